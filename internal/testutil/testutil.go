@@ -1,0 +1,26 @@
+// Package testutil holds helpers shared by debredist's tests: finding the
+// real Debian tools the tests cross-check against.
+package testutil
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// RequireTool returns the path of an external tool such as dpkg-deb. When the
+// tool is missing the test is skipped with a message, or fails when the
+// environment sets DEBREDIST_REQUIRE_TOOLS=1 (as CI does), so that a
+// cross-check never silently stops running.
+func RequireTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p
+	}
+	if os.Getenv("DEBREDIST_REQUIRE_TOOLS") == "1" {
+		t.Fatalf("required tool %q not found on PATH (DEBREDIST_REQUIRE_TOOLS=1): %v", name, err)
+	}
+	t.Skipf("tool %q not found on PATH; skipping cross-check (set DEBREDIST_REQUIRE_TOOLS=1 to make this fail)", name)
+	return ""
+}
