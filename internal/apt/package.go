@@ -1,5 +1,7 @@
 package apt
 
+import "strings"
+
 // Package is one stanza of a Packages index: a binary deb that can be
 // downloaded from a repository.
 type Package struct {
@@ -33,4 +35,31 @@ type Package struct {
 	Fields map[string]string `json:"-"`
 	// Line is the 1-based line number where the stanza starts in its index.
 	Line int `json:"-"`
+}
+
+// Field returns the value of the named stanza field, matching the name
+// case-insensitively as deb822 does, or "" when absent.
+func (p *Package) Field(name string) string {
+	if v, ok := p.Fields[name]; ok {
+		return v
+	}
+	for k, v := range p.Fields {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
+// IsMeta reports a meta-package: any line of the full Description field (or
+// of Description when Fields is not set) mentions "meta-package",
+// "metapackage" or "meta package", in any case.
+func (p *Package) IsMeta() bool {
+	d := p.Field("Description")
+	if d == "" {
+		d = p.Description
+	}
+	d = strings.ToLower(strings.Join(strings.Fields(d), " "))
+	return strings.Contains(d, "meta-package") || strings.Contains(d, "metapackage") ||
+		strings.Contains(d, "meta package")
 }

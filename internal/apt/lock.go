@@ -1,0 +1,234 @@
+package apt
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// LockVersion is the format version WriteLock writes and ReadLock accepts.
+const LockVersion = 1
+
+// maxLockBytes bounds a lock file read by ReadLock.
+const maxLockBytes = 64 << 20
+
+// Lock is the exact deb set of a conversion, so that it can be repeated after
+// the repository index moves on. Each package carries Repo, Name, Version,
+// Filename, SHA256, Size (0 when unknown), Source and SourceVersion.
+type Lock struct {
+	Suite    string    `json:"suite"`
+	Base     string    `json:"base,omitempty"`
+	Packages []Package `json:"packages"`
+}
+
+// LockError reports an invalid lock entry.
+type LockError struct {
+	Repo, Package string
+	Reason        string
+}
+
+func (e *LockError) Error() string {
+	return fmt.Sprintf("apt: lock entry %s/%s: %s", e.Repo, e.Package, e.Reason)
+}
+
+// lockFile is the on-disk form written by WriteLock.
+type lockFile struct {
+	Version  int         `json:"version"`
+	Suite    string      `json:"suite"`
+	Base     string      `json:"base,omitempty"`
+	Packages []lockEntry `json:"packages"`
+}
+
+type lockEntry struct {
+	Repo          string `json:"repo"`
+	Name          string `json:"package"`
+	Version       string `json:"version"`
+	Filename      string `json:"filename"`
+	SHA256        string `json:"sha256"`
+	Size          int64  `json:"size"`
+	Source        string `json:"source"`
+	SourceVersion string `json:"source_version,omitempty"`
+}
+
+// sourceInfoEntry is one package of jetpack-nixos' sourceinfo format.
+type sourceInfoEntry struct {
+	Filename string  `json:"filename"`
+	SHA256   string  `json:"sha256"`
+	Version  string  `json:"version"`
+	Source   *string `json:"source"`
+}
+
+// ReadLock reads a lock file in debredist's own format (an object with
+// "version" and a "packages" array) or in jetpack-nixos' sourceinfo format
+// ({repo: {package: {filename, sha256, version, source?}}}); the format is
+// told by shape. Sourceinfo has no suite and no sizes: Suite stays empty for
+// the caller to set and Size is 0. Every entry is validated like an index
+// stanza; Source is split into Source and SourceVersion, and defaults to the
+// package name. Packages come back sorted by Repo, then Name.
+func ReadLock(r io.Reader) (*Lock, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxLockBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("apt: reading lock: %w", err)
+	}
+	if len(data) > maxLockBytes {
+		return nil, fmt.Errorf("apt: lock file larger than %d bytes", maxLockBytes)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("apt: lock: %w", err)
+	}
+	if raw, ok := top["packages"]; ok && bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) {
+		return readOwnLock(data)
+	}
+	return readSourceInfo(top)
+}
+
+func readOwnLock(data []byte) (*Lock, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var lf lockFile
+	if err := dec.Decode(&lf); err != nil {
+		return nil, fmt.Errorf("apt: lock: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("apt: lock: trailing data after the JSON object")
+	}
+	if lf.Version != LockVersion {
+		return nil, fmt.Errorf("apt: lock: format version %d, want %d", lf.Version, LockVersion)
+	}
+	l := &Lock{Suite: lf.Suite, Base: lf.Base, Packages: make([]Package, 0, len(lf.Packages))}
+	for _, e := range lf.Packages {
+		l.Packages = append(l.Packages, Package{
+			Repo: e.Repo, Name: e.Name, Version: e.Version, Filename: e.Filename,
+			SHA256: e.SHA256, Size: e.Size, Source: e.Source, SourceVersion: e.SourceVersion,
+		})
+	}
+	if err := checkLock(l); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func readSourceInfo(top map[string]json.RawMessage) (*Lock, error) {
+	l := &Lock{}
+	for repo, raw := range top {
+		var pkgs map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &pkgs); err != nil {
+			return nil, fmt.Errorf("apt: lock (sourceinfo format): repo %q: want an object of packages: %w", repo, err)
+		}
+		for name, praw := range pkgs {
+			dec := json.NewDecoder(bytes.NewReader(praw))
+			dec.DisallowUnknownFields()
+			var e sourceInfoEntry
+			if err := dec.Decode(&e); err != nil {
+				return nil, &LockError{Repo: repo, Package: name, Reason: err.Error()}
+			}
+			p := Package{Repo: repo, Name: name, Version: e.Version, Filename: e.Filename, SHA256: e.SHA256, Source: name}
+			if e.Source != nil {
+				src, ver, err := SplitSource(*e.Source)
+				if err != nil {
+					return nil, &LockError{Repo: repo, Package: name, Reason: err.Error()}
+				}
+				p.Source, p.SourceVersion = src, ver
+			}
+			l.Packages = append(l.Packages, p)
+		}
+	}
+	if err := checkLock(l); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// checkLock validates every entry, sorts the packages and rejects
+// duplicates of (Repo, Name).
+func checkLock(l *Lock) error {
+	if l.Suite != "" && !ValidSuite(l.Suite) {
+		return fmt.Errorf("apt: lock: invalid suite %q", l.Suite)
+	}
+	for i := range l.Packages {
+		p := &l.Packages[i]
+		fail := func(reason string) error { return &LockError{Repo: p.Repo, Package: p.Name, Reason: reason} }
+		if msg := filenameProblem(p.Repo); msg != "" || strings.Contains(p.Repo, "/") {
+			return fail(fmt.Sprintf("invalid repo name %q", p.Repo))
+		}
+		if msg := nameProblem(p.Name); msg != "" {
+			return fail(msg)
+		}
+		if msg := versionProblem(p.Version); msg != "" {
+			return fail(msg)
+		}
+		if msg := filenameProblem(p.Filename); msg != "" {
+			return fail(fmt.Sprintf("unsafe filename %q: %s", p.Filename, msg))
+		}
+		sum, msg := sha256Problem(p.SHA256)
+		if msg != "" {
+			return fail(msg)
+		}
+		p.SHA256 = sum
+		if p.Size < 0 {
+			return fail(fmt.Sprintf("negative size %d", p.Size))
+		}
+		if p.Source == "" {
+			p.Source = p.Name
+		}
+		if msg := nameProblem(p.Source); msg != "" {
+			return fail("source: " + msg)
+		}
+		if p.SourceVersion != "" {
+			if msg := versionProblem(p.SourceVersion); msg != "" {
+				return fail("source version: " + msg)
+			}
+		}
+	}
+	sortPackages(l.Packages)
+	for i := 1; i < len(l.Packages); i++ {
+		a, b := l.Packages[i-1], l.Packages[i]
+		if a.Repo == b.Repo && a.Name == b.Name {
+			return &LockError{Repo: b.Repo, Package: b.Name, Reason: "listed twice"}
+		}
+	}
+	return nil
+}
+
+func sortPackages(ps []Package) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Repo != ps[j].Repo {
+			return ps[i].Repo < ps[j].Repo
+		}
+		return ps[i].Name < ps[j].Name
+	})
+}
+
+// WriteLock writes l in debredist's lock format: JSON with a "version" field,
+// packages sorted by Repo then Name, two-space indent, a trailing newline. The
+// same Lock always gives the same bytes. Entries are validated as ReadLock
+// does; l is not modified.
+func WriteLock(w io.Writer, l *Lock) error {
+	c := &Lock{Suite: l.Suite, Base: l.Base, Packages: append([]Package(nil), l.Packages...)}
+	if err := checkLock(c); err != nil {
+		return err
+	}
+	lf := lockFile{Version: LockVersion, Suite: c.Suite, Base: c.Base, Packages: make([]lockEntry, 0, len(c.Packages))}
+	for _, p := range c.Packages {
+		lf.Packages = append(lf.Packages, lockEntry{
+			Repo: p.Repo, Name: p.Name, Version: p.Version, Filename: p.Filename,
+			SHA256: p.SHA256, Size: p.Size, Source: p.Source, SourceVersion: p.SourceVersion,
+		})
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&lf); err != nil {
+		return fmt.Errorf("apt: encoding lock: %w", err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("apt: writing lock: %w", err)
+	}
+	return nil
+}

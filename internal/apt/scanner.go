@@ -1,0 +1,252 @@
+package apt
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// DefaultMaxStanzaBytes is the stanza size limit when ParseOptions leaves it
+// zero.
+const DefaultMaxStanzaBytes = 1 << 20
+
+// DefaultMaxProblems is the problem count limit when ParseOptions leaves it
+// zero.
+const DefaultMaxProblems = 1000
+
+// ParseOptions tunes Packages parsing. The zero value is ready to use.
+type ParseOptions struct {
+	// MaxStanzaBytes bounds one stanza (and so one line); a larger one is a
+	// *SyntaxError. Zero means DefaultMaxStanzaBytes.
+	MaxStanzaBytes int
+	// MaxProblems bounds how many unsafe stanzas are recorded; one more is a
+	// *TooManyProblemsError, so that memory stays bounded on hostile input.
+	// Zero means DefaultMaxProblems.
+	MaxProblems int
+}
+
+// Problem reports a well-formed stanza that cannot be downloaded safely: no
+// Filename, missing or malformed SHA256, bad Size, unsafe Filename, missing
+// or invalid Package or Version, duplicate field, malformed Source. The
+// stanza is skipped and parsing goes on.
+type Problem struct {
+	Package string // may be empty when the stanza has no valid Package field
+	Line    int    // 1-based line where the stanza starts
+	Reason  string
+}
+
+func (p Problem) String() string {
+	name := p.Package
+	if name == "" {
+		name = "(unnamed)"
+	}
+	return fmt.Sprintf("line %d: package %s: %s", p.Line, name, p.Reason)
+}
+
+// TooManyProblemsError stops a scan that found more than the allowed number
+// of unsafe stanzas.
+type TooManyProblemsError struct{ Limit int }
+
+func (e *TooManyProblemsError) Error() string {
+	return fmt.Sprintf("apt: more than %d unsafe stanzas in Packages index", e.Limit)
+}
+
+// Scanner streams the stanzas of a Packages index, holding one stanza at a
+// time: memory does not depend on the size of the index.
+//
+// Error policy: text that is not deb822 control syntax (a line without a
+// colon, binary junk, a continuation line before any field, an oversized
+// line or stanza) or a decompression failure (truncated .xz) ends the scan
+// with an error naming the line, because the rest of such a file cannot be
+// trusted to be an index at all. A syntactically fine stanza that fails the
+// safety checks becomes a Problem and is skipped.
+type Scanner struct {
+	rc       io.ReadCloser
+	pr       *paragraphReader
+	para     paragraph
+	problems []Problem
+	maxProbs int
+	err      error
+}
+
+// NewScanner decompresses r as Decompress does and returns a Scanner over it.
+func NewScanner(r io.Reader, opts ParseOptions) (*Scanner, error) {
+	rc, err := Decompress(r)
+	if err != nil {
+		return nil, fmt.Errorf("apt: Packages index: %w", err)
+	}
+	max := opts.MaxStanzaBytes
+	if max <= 0 {
+		max = DefaultMaxStanzaBytes
+	}
+	mp := opts.MaxProblems
+	if mp <= 0 {
+		mp = DefaultMaxProblems
+	}
+	return &Scanner{rc: rc, pr: newParagraphReader(rc, max), maxProbs: mp}, nil
+}
+
+var errClosed = errors.New("apt: Scanner is closed")
+
+// Next returns the next safe stanza, or io.EOF at the end of the index. After
+// any other error, Next keeps returning that error.
+func (s *Scanner) Next() (*Package, error) {
+	for s.err == nil {
+		ok, err := s.pr.next()
+		if err != nil {
+			s.err = fmt.Errorf("apt: Packages index: %w", err)
+			break
+		}
+		if !ok {
+			s.err = io.EOF
+			break
+		}
+		s.pr.decode(&s.para)
+		p, reason := buildPackage(&s.para, s.pr.start)
+		if reason == "" {
+			return p, nil
+		}
+		if len(s.problems) >= s.maxProbs {
+			s.err = &TooManyProblemsError{Limit: s.maxProbs}
+			break
+		}
+		s.problems = append(s.problems, Problem{Package: p.Name, Line: s.pr.start, Reason: reason})
+	}
+	return nil, s.err
+}
+
+// Problems returns the stanzas skipped so far.
+func (s *Scanner) Problems() []Problem { return s.problems }
+
+// Close releases the decompressor. It does not close the reader given to
+// NewScanner.
+func (s *Scanner) Close() error {
+	if s.err == nil || s.err == io.EOF {
+		s.err = errClosed
+	}
+	return s.rc.Close()
+}
+
+// ParsePackages reads a whole Packages index (any compression Decompress
+// knows) and returns its safe packages in index order plus the problems.
+func ParsePackages(r io.Reader, opts ParseOptions) ([]Package, []Problem, error) {
+	s, err := NewScanner(r, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	var pkgs []Package
+	for {
+		p, err := s.Next()
+		if err == io.EOF {
+			return pkgs, s.Problems(), nil
+		}
+		if err != nil {
+			return nil, s.Problems(), err
+		}
+		pkgs = append(pkgs, *p)
+	}
+}
+
+// Field indexes of the fields buildPackage understands.
+const (
+	fOther = iota
+	fPackage
+	fVersion
+	fArchitecture
+	fFilename
+	fSize
+	fSHA256
+	fMD5sum
+	fSHA1
+	fSource
+	fDescription
+	fDepends
+	fProvides
+	fCount
+)
+
+var knownNames = [fCount]string{"", "Package", "Version", "Architecture", "Filename", "Size", "SHA256", "MD5sum", "SHA1", "Source", "Description", "Depends", "Provides"}
+
+func knownField(name string) int {
+	for i := 1; i < fCount; i++ {
+		if len(name) == len(knownNames[i]) && strings.EqualFold(name, knownNames[i]) {
+			return i
+		}
+	}
+	return fOther
+}
+
+// buildPackage fills a Package from a decoded stanza and returns the reason
+// it is unsafe, or "". The returned Package always has Name set when the
+// stanza has a Package field.
+func buildPackage(para *paragraph, line int) (*Package, string) {
+	p := &Package{Line: line, Fields: make(map[string]string, len(para.names))}
+	var vals [fCount]string
+	var seen [fCount]bool
+	dup := ""
+	for i, name := range para.names {
+		v := para.values[i]
+		if _, exists := p.Fields[name]; exists && dup == "" {
+			dup = name
+		}
+		p.Fields[name] = v
+		k := knownField(name)
+		if k == fOther {
+			continue
+		}
+		if seen[k] && dup == "" {
+			dup = name
+		}
+		seen[k] = true
+		vals[k] = v
+	}
+	p.Name = vals[fPackage]
+	p.Version = vals[fVersion]
+	p.Architecture = vals[fArchitecture]
+	p.Filename = vals[fFilename]
+	p.MD5sum = vals[fMD5sum]
+	p.SHA1 = vals[fSHA1]
+	p.Depends = vals[fDepends]
+	p.Provides = vals[fProvides]
+	desc, _, _ := strings.Cut(vals[fDescription], "\n")
+	p.Description = desc
+
+	if dup != "" {
+		return p, fmt.Sprintf("duplicate field %s", dup)
+	}
+	if msg := nameProblem(p.Name); msg != "" {
+		p.Name = ""
+		return p, msg
+	}
+	if msg := versionProblem(p.Version); msg != "" {
+		return p, msg
+	}
+	if p.Filename == "" {
+		return p, "missing Filename field"
+	}
+	if msg := filenameProblem(p.Filename); msg != "" {
+		return p, fmt.Sprintf("unsafe Filename %q: %s", truncateString(p.Filename, 200), msg)
+	}
+	size, msg := parseSize(vals[fSize])
+	if msg != "" {
+		return p, msg
+	}
+	p.Size = size
+	sum, msg := sha256Problem(vals[fSHA256])
+	if msg != "" {
+		return p, msg
+	}
+	p.SHA256 = sum
+	if src := vals[fSource]; src != "" {
+		name, ver, err := SplitSource(src)
+		if err != nil {
+			return p, fmt.Sprintf("malformed Source %q", truncateString(src, 200))
+		}
+		p.Source, p.SourceVersion = name, ver
+	} else {
+		p.Source = p.Name
+	}
+	return p, ""
+}
