@@ -1,0 +1,518 @@
+package layout
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/debredist/debredist/internal/profile"
+)
+
+// Type is the kind of a filesystem entry.
+type Type int
+
+const (
+	File Type = iota
+	Dir
+	Symlink
+	Hardlink
+)
+
+var typeNames = map[string]Type{"file": File, "dir": Dir, "symlink": Symlink, "hardlink": Hardlink}
+
+func (t Type) String() string {
+	for k, v := range typeNames {
+		if v == t {
+			return k
+		}
+	}
+	return fmt.Sprintf("type(%d)", int(t))
+}
+
+// Input is one entry of a deb's data, in Debian's filesystem layout.
+type Input struct {
+	Deb  string // binary package (or deb file) it comes from
+	Path string // clean, relative, slash-separated path inside data.tar
+	Type Type
+	Mode fs.FileMode
+	Size int64
+	// Link is a symlink's target as written, or a hardlink's target path
+	// (a Path of an earlier entry of the same deb).
+	Link string
+	// Digest identifies the content of a regular file (e.g. its sha256);
+	// two files at the same output path conflict when digests differ.
+	Digest string
+	// Ref is the caller's handle on the content, carried to the output.
+	Ref string
+}
+
+// Origin names where an output path came from.
+type Origin struct {
+	Deb  string `json:"deb"`
+	Path string `json:"path"`
+}
+
+// Node is one entry of a redist tree.
+type Node struct {
+	Path    string
+	Type    Type
+	Mode    fs.FileMode
+	Size    int64
+	Link    string // symlink target (relative), or hardlink target (a tree path)
+	Digest  string
+	Ref     string // content handle of a file from a deb
+	Data    []byte // inline content of a generated file (LICENSE)
+	Origins []Origin
+}
+
+// Dropped is an input left out on purpose by a drop rule.
+type Dropped struct {
+	Origin
+	Reason string `json:"reason"`
+}
+
+// Tree is the normalized content of one redist package.
+type Tree struct {
+	PName   string
+	Nodes   []Node // sorted by Path
+	Dropped []Dropped
+}
+
+// ContentReader returns the content of a file input by its Ref; the engine
+// uses it only for the small license files it merges into LICENSE.
+type ContentReader func(ref string) ([]byte, error)
+
+// MaxLicenseBytes bounds one copyright/EULA file read into LICENSE.
+const MaxLicenseBytes = 4 << 20
+
+// Engine applies one profile's rules.
+type Engine struct {
+	rules []rule
+	links []linkRule
+}
+
+// New compiles the profile's path and link rules (profile first, then the
+// built-in defaults). The profile must be resolved (CUDA set).
+func New(p profile.Profile) (*Engine, error) {
+	if p.CUDA == "" {
+		return nil, fmt.Errorf("layout: profile %s has no CUDA version", p.Name)
+	}
+	m := p.Merged()
+	rs, err := compileRules(p, m.Paths)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := compileLinks(m.Links)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{rules: rs, links: ls}, nil
+}
+
+// UnplacedError lists every deb path no rule places (exit 1 in the CLI).
+type UnplacedError struct {
+	PName string
+	Paths []Origin
+}
+
+func (e *UnplacedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "redist package %s: %d deb path(s) have no place in the redist layout (add a rule to a --profile file to place or drop them):", e.PName, len(e.Paths))
+	for _, o := range e.Paths {
+		fmt.Fprintf(&b, "\n  %s: %s", o.Deb, o.Path)
+	}
+	return b.String()
+}
+
+// ConflictError reports two debs putting different things at one path.
+type ConflictError struct {
+	PName, Path string
+	A, B        Origin
+	Reason      string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("redist package %s: %s: %s (%s:%s) conflicts with %s (%s:%s)", e.PName, e.Path, e.Reason, e.A.Deb, e.A.Path, e.Reason, e.B.Deb, e.B.Path)
+}
+
+// LinkError reports a symlink or hardlink whose target is not in the tree.
+type LinkError struct {
+	PName  string
+	Origin Origin
+	Target string
+	Reason string
+}
+
+func (e *LinkError) Error() string {
+	return fmt.Sprintf("redist package %s: %s: %s -> %s: %s", e.PName, e.Origin.Deb, e.Origin.Path, e.Target, e.Reason)
+}
+
+type placed struct {
+	in   Input
+	dest string
+}
+
+// Build normalizes the inputs of one redist package into a tree.
+func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree, error) {
+	t := &Tree{PName: pname}
+	inputs = followDirSymlinks(inputs)
+
+	var unplaced []Origin
+	var licenses []Input
+	var places []placed
+	debToTree := map[string]string{} // deb path -> tree path, for link targets
+	for _, in := range inputs {
+		r, dest, ok := e.place(pname, in.Type, in.Path)
+		switch {
+		case !ok:
+			if in.Type != Dir { // structural directories (usr/, usr/local/) carry nothing
+				unplaced = append(unplaced, Origin{in.Deb, in.Path})
+			}
+		case r.src.Drop != "":
+			if in.Type != Dir {
+				t.Dropped = append(t.Dropped, Dropped{Origin{in.Deb, in.Path}, r.src.Drop})
+			}
+		case r.src.License:
+			if in.Type == File || in.Type == Hardlink {
+				licenses = append(licenses, in)
+			}
+		default:
+			if dest == "" {
+				if in.Type == Dir {
+					continue
+				}
+				unplaced = append(unplaced, Origin{in.Deb, in.Path})
+				continue
+			}
+			places = append(places, placed{in, dest})
+			debToTree[in.Path] = dest
+		}
+	}
+	if len(unplaced) > 0 {
+		return nil, &UnplacedError{PName: pname, Paths: unplaced}
+	}
+
+	nodes := map[string]*Node{}
+	for _, p := range places {
+		n := Node{Path: p.dest, Type: p.in.Type, Mode: p.in.Mode, Size: p.in.Size, Digest: p.in.Digest, Ref: p.in.Ref,
+			Origins: []Origin{{p.in.Deb, p.in.Path}}}
+		switch p.in.Type {
+		case Symlink:
+			target, err := e.relink(pname, p, debToTree)
+			if err != nil {
+				return nil, err
+			}
+			n.Link = target
+		case Hardlink:
+			dst, ok := debToTree[path.Clean(p.in.Link)]
+			if !ok {
+				return nil, &LinkError{PName: pname, Origin: Origin{p.in.Deb, p.in.Path}, Target: p.in.Link, Reason: "hardlink target is not placed in the redist tree"}
+			}
+			n.Link = dst
+		}
+		if err := add(nodes, pname, n); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.addLinks(pname, nodes); err != nil {
+		return nil, err
+	}
+	if len(licenses) > 0 {
+		text, origins, err := mergeLicenses(licenses, read)
+		if err != nil {
+			return nil, fmt.Errorf("redist package %s: %w", pname, err)
+		}
+		if err := add(nodes, pname, Node{Path: "LICENSE", Type: File, Mode: 0o644, Size: int64(len(text)), Data: text, Origins: origins}); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkParents(pname, nodes); err != nil {
+		return nil, err
+	}
+	for _, n := range nodes {
+		t.Nodes = append(t.Nodes, *n)
+	}
+	sort.Slice(t.Nodes, func(i, j int) bool { return t.Nodes[i].Path < t.Nodes[j].Path })
+	return t, nil
+}
+
+// place finds the first rule for a path.
+func (e *Engine) place(pname string, ty Type, p string) (*rule, string, bool) {
+	for i := range e.rules {
+		if dest, ok := e.rules[i].match(pname, ty, p); ok {
+			return &e.rules[i], dest, true
+		}
+	}
+	return nil, "", false
+}
+
+// relink re-points a symlink at its target's place in the tree, relative
+// to the link's own new location.
+func (e *Engine) relink(pname string, p placed, debToTree map[string]string) (string, error) {
+	origin := Origin{p.in.Deb, p.in.Path}
+	target, ok := resolveDeb(p.in.Path, p.in.Link)
+	if !ok {
+		return "", &LinkError{PName: pname, Origin: origin, Target: p.in.Link, Reason: "points outside the package's filesystem"}
+	}
+	dest, ok := debToTree[target]
+	if !ok {
+		// A target no deb of this package ships (dangling, as in the deb):
+		// place it by the rules as if it were a file.
+		r, d, found := e.place(pname, File, target)
+		if !found || r.src.Drop != "" || r.src.License || d == "" {
+			return "", &LinkError{PName: pname, Origin: origin, Target: p.in.Link, Reason: "target has no place in the redist tree"}
+		}
+		dest = d
+	}
+	rel := relative(path.Dir(p.dest), dest)
+	return rel, nil
+}
+
+// resolveDeb turns a symlink target into a clean deb path.
+func resolveDeb(linkPath, target string) (string, bool) {
+	if target == "" || strings.ContainsRune(target, 0) {
+		return "", false
+	}
+	var p string
+	if strings.HasPrefix(target, "/") {
+		p = path.Clean(target)[1:]
+	} else {
+		p = path.Join(path.Dir(linkPath), target)
+		if p == ".." || strings.HasPrefix(p, "../") {
+			return "", false
+		}
+	}
+	if p == "" || p == "." {
+		return "", false
+	}
+	return p, true
+}
+
+// relative returns the path of target relative to dir (both tree paths).
+func relative(dir, target string) string {
+	if dir == "." {
+		dir = ""
+	}
+	var ds, ts []string
+	if dir != "" {
+		ds = strings.Split(dir, "/")
+	}
+	ts = strings.Split(target, "/")
+	i := 0
+	for i < len(ds) && i < len(ts)-1 && ds[i] == ts[i] {
+		i++
+	}
+	var parts []string
+	for range ds[i:] {
+		parts = append(parts, "..")
+	}
+	parts = append(parts, ts[i:]...)
+	return strings.Join(parts, "/")
+}
+
+func add(nodes map[string]*Node, pname string, n Node) error {
+	old, ok := nodes[n.Path]
+	if !ok {
+		nodes[n.Path] = &n
+		return nil
+	}
+	same := old.Type == n.Type
+	reason := "different entry types"
+	if same {
+		switch n.Type {
+		case File:
+			same, reason = old.Digest == n.Digest && old.Digest != "", "different content"
+		case Symlink, Hardlink:
+			same, reason = old.Link == n.Link, "different link targets"
+		}
+	}
+	if !same {
+		return &ConflictError{PName: pname, Path: n.Path, A: old.Origins[0], B: n.Origins[0], Reason: reason}
+	}
+	old.Origins = append(old.Origins, n.Origins...)
+	if n.Type == File || n.Type == Dir {
+		old.Mode |= n.Mode & 0o111
+	}
+	return nil
+}
+
+// checkParents rejects a path whose parent is not a directory in the tree.
+func checkParents(pname string, nodes map[string]*Node) error {
+	for p, n := range nodes {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			parent, ok := nodes[d]
+			if ok && parent.Type != Dir {
+				return &ConflictError{PName: pname, Path: d, A: parent.Origins[0], B: n.Origins[0], Reason: "a " + parent.Type.String() + " where a directory is needed"}
+			}
+		}
+	}
+	return nil
+}
+
+// addLinks applies the link rules (update-alternatives style), in order,
+// each seeing the links the previous ones made.
+func (e *Engine) addLinks(pname string, nodes map[string]*Node) error {
+	for _, lr := range e.links {
+		if len(lr.packages) > 0 && !contains(lr.packages, pname) {
+			continue
+		}
+		paths := make([]string, 0, len(nodes))
+		for p := range nodes {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			n := nodes[p]
+			if n.Type == Dir || !lr.re.MatchString(p) {
+				continue
+			}
+			name := path.Clean(lr.re.ReplaceAllString(p, lr.name))
+			if name == p || name == "." || strings.HasPrefix(name, "../") {
+				continue
+			}
+			if _, exists := nodes[name]; exists {
+				continue
+			}
+			nodes[name] = &Node{Path: name, Type: Symlink, Mode: 0o777, Link: relative(path.Dir(name), p),
+				Origins: []Origin{{Deb: "update-alternatives", Path: lr.re.String()}}}
+		}
+	}
+	return nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeLicenses builds the root LICENSE from copyright and EULA files:
+// each distinct text once, headed by the debs that ship it.
+func mergeLicenses(ins []Input, read ContentReader) ([]byte, []Origin, error) {
+	if read == nil {
+		return nil, nil, fmt.Errorf("license files present but no content reader given")
+	}
+	type text struct {
+		body  []byte
+		debs  []string
+		eula  bool
+		order string
+	}
+	byBody := map[string]*text{}
+	var origins []Origin
+	for _, in := range ins {
+		if in.Size > MaxLicenseBytes {
+			return nil, nil, fmt.Errorf("%s: %s: license file of %d bytes exceeds %d", in.Deb, in.Path, in.Size, MaxLicenseBytes)
+		}
+		b, err := read(in.Ref)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %s: %w", in.Deb, in.Path, err)
+		}
+		b = bytes.TrimRight(bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")), "\n ")
+		origins = append(origins, Origin{in.Deb, in.Path})
+		k := string(b)
+		tx := byBody[k]
+		if tx == nil {
+			tx = &text{body: b, eula: strings.HasSuffix(in.Path, "EULA.txt")}
+			byBody[k] = tx
+		}
+		if !contains(tx.debs, in.Deb) {
+			tx.debs = append(tx.debs, in.Deb)
+		}
+	}
+	var texts []*text
+	for _, tx := range byBody {
+		sort.Strings(tx.debs)
+		tx.order = tx.debs[0]
+		if tx.eula {
+			tx.order = "\x00" + tx.order
+		}
+		texts = append(texts, tx)
+	}
+	sort.Slice(texts, func(i, j int) bool {
+		if texts[i].order != texts[j].order {
+			return texts[i].order < texts[j].order
+		}
+		return string(texts[i].body) < string(texts[j].body)
+	})
+	var buf bytes.Buffer
+	for i, tx := range texts {
+		if i > 0 {
+			buf.WriteString("\n\n")
+		}
+		kind := "Copyright and license of"
+		if tx.eula {
+			kind = "End User License Agreement shipped in"
+		}
+		fmt.Fprintf(&buf, "==> %s %s <==\n\n", kind, strings.Join(tx.debs, ", "))
+		buf.Write(tx.body)
+		buf.WriteString("\n")
+	}
+	sort.Slice(origins, func(i, j int) bool {
+		if origins[i].Deb != origins[j].Deb {
+			return origins[i].Deb < origins[j].Deb
+		}
+		return origins[i].Path < origins[j].Path
+	})
+	return buf.Bytes(), origins, nil
+}
+
+// followDirSymlinks applies dpkg's rule for a directory in one deb where
+// another ships a symlink: the symlink wins and the directory's content is
+// placed under the symlink's target.
+func followDirSymlinks(inputs []Input) []Input {
+	links := map[string]string{}
+	for _, in := range inputs {
+		if in.Type == Symlink {
+			if t, ok := resolveDeb(in.Path, in.Link); ok {
+				links[in.Path] = t
+			}
+		}
+	}
+	if len(links) == 0 {
+		return inputs
+	}
+	out := make([]Input, 0, len(inputs))
+	for _, in := range inputs {
+		if in.Type == Dir {
+			if _, isLink := links[in.Path]; isLink {
+				continue // the symlink wins
+			}
+		}
+		p := in.Path
+		for range 16 { // bounded: symlink chains and loops
+			np := throughLinks(p, links)
+			if np == p {
+				break
+			}
+			p = np
+		}
+		if p != in.Path {
+			in.Path = p
+			if in.Type == Hardlink {
+				in.Link = throughLinks(in.Link, links)
+			}
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// throughLinks rewrites the first proper prefix of p that is a symlink.
+func throughLinks(p string, links map[string]string) string {
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		if t, ok := links[p[:i]]; ok {
+			return t + p[i:]
+		}
+	}
+	return p
+}

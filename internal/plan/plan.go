@@ -1,0 +1,267 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/internal/profile"
+)
+
+// CommonRepo is the repository whose debs are grouped into redist packages.
+const CommonRepo = "common"
+
+// Plan is the outcome of grouping: what will be converted and what not.
+type Plan struct {
+	Profile  profile.Profile `json:"profile"`
+	Packages []Package       `json:"packages"`
+	Skipped  []Skipped       `json:"skipped"`
+}
+
+// Package is one redist package: the debs that become one archive.
+type Package struct {
+	PName   string `json:"pname"`
+	Product string `json:"product"`
+	Name    string `json:"name"`
+	License string `json:"license"`
+	// Version is the Debian version without epoch, revision and +cudaX.Y.
+	Version  string `json:"version"`
+	Platform string `json:"platform"`
+	// CUDAVariant is the CUDA major the artifact is nested under in the
+	// manifest ("12" -> "cuda12"), empty for packages without variants.
+	CUDAVariant string        `json:"cuda_variant,omitempty"`
+	Debs        []apt.Package `json:"debs"`
+}
+
+// Skipped is a binary deb of the common repo that is not converted.
+type Skipped struct {
+	Package string `json:"package"`
+	Source  string `json:"source"`
+	Version string `json:"version"`
+	Reason  string `json:"reason"`
+}
+
+// VersionError reports a redist package whose debs disagree on the version.
+type VersionError struct {
+	PName    string
+	Versions map[string][]string // normalized version -> debs
+}
+
+func (e *VersionError) Error() string {
+	var parts []string
+	for _, v := range sortedKeys(e.Versions) {
+		parts = append(parts, fmt.Sprintf("%s (%s)", v, strings.Join(e.Versions[v], ", ")))
+	}
+	return fmt.Sprintf("redist package %s: its debs carry %d versions, want one: %s", e.PName, len(e.Versions), strings.Join(parts, "; "))
+}
+
+// Build groups pkgs (the newest version per package of every repo of the
+// profile) into redist packages. The profile must be resolved (CUDA set).
+func Build(p profile.Profile, pkgs []apt.Package) (*Plan, error) {
+	if p.CUDA == "" {
+		return nil, fmt.Errorf("plan: profile %s has no CUDA version (resolve it from the index first)", p.Name)
+	}
+	rules := p.Merged()
+	out := &Plan{Profile: p, Packages: []Package{}, Skipped: []Skipped{}}
+	groups := map[string]*Package{}
+	versions := map[string]map[string][]string{}
+	otherVersion := regexp.MustCompile(`-([0-9]+)-([0-9]+)$`)
+	otherVariant := regexp.MustCompile(`-cuda-([0-9]+)$`)
+
+	sorted := append([]apt.Package(nil), pkgs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	for _, d := range sorted {
+		if d.Repo != CommonRepo {
+			continue
+		}
+		src := d.Source
+		if src == "" {
+			src = d.Name
+		}
+		skip := func(reason string) {
+			out.Skipped = append(out.Skipped, Skipped{Package: d.Name, Source: src, Version: d.Version, Reason: reason})
+		}
+		if d.IsMeta() || matchAny(rules.MetaPackages, d.Name) {
+			skip("meta-package")
+			continue
+		}
+		if r := dropReason(rules.DropBinaries, d.Name); r != "" {
+			skip(r)
+			continue
+		}
+		c, ok := component(rules.Components, src, d.Name)
+		if !ok {
+			skip("not a redist component")
+			continue
+		}
+		if m := otherVersion.FindStringSubmatch(d.Name); m != nil && m[1]+"."+m[2] != p.CUDA && looksLikeCUDA(m[1]) {
+			skip(fmt.Sprintf("built for CUDA %s.%s, the set is CUDA %s", m[1], m[2], p.CUDA))
+			continue
+		}
+		if m := otherVariant.FindStringSubmatch(d.Name); m != nil && m[1] != p.CUDAMajor() {
+			skip(fmt.Sprintf("CUDA %s variant, the set is CUDA %s", m[1], p.CUDA))
+			continue
+		}
+		pname := c.PName
+		if pname == "" {
+			pname = strings.ReplaceAll(c.Source, "-", "_")
+		}
+		if strings.ContainsAny(pname, "*?[") {
+			return nil, fmt.Errorf("plan: component rule for source %q needs an explicit pname", c.Source)
+		}
+		g := groups[pname]
+		if g == nil {
+			platform := p.Platform
+			if c.Platform != "" {
+				platform = c.Platform
+			}
+			g = &Package{PName: pname, Product: c.Product, Name: c.Name, License: c.License, Platform: platform}
+			if c.CUDAVariant {
+				g.CUDAVariant = p.CUDAMajor()
+			}
+			groups[pname] = g
+			versions[pname] = map[string][]string{}
+		}
+		g.Debs = append(g.Debs, d)
+		v := NormalizeVersion(d.Version)
+		versions[pname][v] = append(versions[pname][v], d.Name)
+	}
+	var errs []error
+	for _, pname := range sortedKeys(groups) {
+		g := groups[pname]
+		vs := versions[pname]
+		if len(vs) != 1 {
+			errs = append(errs, &VersionError{PName: pname, Versions: vs})
+			continue
+		}
+		g.Version = sortedKeys(vs)[0]
+		out.Packages = append(out.Packages, *g)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	sort.SliceStable(out.Packages, func(i, j int) bool {
+		a, b := out.Packages[i], out.Packages[j]
+		if a.Product != b.Product {
+			return productOrder(a.Product) < productOrder(b.Product)
+		}
+		return a.PName < b.PName
+	})
+	return out, nil
+}
+
+// looksLikeCUDA tells CUDA majors (10-19) from other numeric suffixes.
+func looksLikeCUDA(major string) bool { return len(major) == 2 && major[0] == '1' }
+
+func productOrder(p string) string {
+	switch p {
+	case "cuda":
+		return "0"
+	case "cudnn":
+		return "1"
+	case "tensorrt":
+		return "2"
+	}
+	return "3" + p
+}
+
+var cudaTagRE = regexp.MustCompile(`\+cuda[0-9.]+`)
+
+// NormalizeVersion turns a Debian version into a redist version: no epoch,
+// no +cudaX.Y tag, no Debian revision ("8.5.2-1+cuda11.4" -> "8.5.2",
+// "1:12.6.68-1" -> "12.6.68").
+func NormalizeVersion(v string) string {
+	if i := strings.Index(v, ":"); i >= 0 {
+		v = v[i+1:]
+	}
+	v = cudaTagRE.ReplaceAllString(v, "")
+	if i := strings.LastIndex(v, "-"); i >= 0 {
+		v = v[:i]
+	}
+	return v
+}
+
+// Label cuts a version to its first three dotted parts ("9.3.0.75" -> "9.3.0").
+func Label(v string) string {
+	parts := strings.Split(v, ".")
+	if len(parts) > 3 {
+		parts = parts[:3]
+	}
+	return strings.Join(parts, ".")
+}
+
+// Products lists the products of the plan with their release labels.
+func (p *Plan) Products() []ProductLabel {
+	rules := p.Profile.Merged()
+	seen := map[string]bool{}
+	var out []ProductLabel
+	for _, pkg := range p.Packages {
+		if seen[pkg.Product] {
+			continue
+		}
+		seen[pkg.Product] = true
+		label := ""
+		if from := rules.Products[pkg.Product].LabelFrom; from != "" {
+			for _, q := range p.Packages {
+				if q.PName == from {
+					label = Label(q.Version)
+				}
+			}
+		}
+		if label == "" { // no designated component: the first one of the product
+			label = Label(pkg.Version)
+		}
+		out = append(out, ProductLabel{Product: pkg.Product, Label: label})
+	}
+	return out
+}
+
+// ProductLabel is a manifest family and its release_label.
+type ProductLabel struct {
+	Product string `json:"product"`
+	Label   string `json:"label"`
+}
+
+func component(cs []profile.Component, source, binary string) (profile.Component, bool) {
+	for _, c := range cs {
+		if ok, _ := path.Match(c.Source, source); !ok {
+			continue
+		}
+		if len(c.Binaries) > 0 && !matchAny(c.Binaries, binary) {
+			continue
+		}
+		return c, true
+	}
+	return profile.Component{}, false
+}
+
+func matchAny(globs []string, name string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func dropReason(ds []profile.DropBinary, name string) string {
+	for _, d := range ds {
+		if ok, _ := path.Match(d.Match, name); ok {
+			return d.Reason
+		}
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,9 @@
+// Package profile holds debredist's release data: which L4T suite, repos,
+// CUDA version, redist platform and target directory make up a JetPack
+// release, plus the grouping table (Debian source -> redist package) and the
+// normalization rules the layout engine applies. Everything here is data,
+// embedded with go:embed and overridable by a user's profile file, so adding
+// an L4T release needs a data change, never a code change.
+//
+// It does not group, fetch or normalize anything itself.
+package profile

@@ -1,0 +1,343 @@
+package profile
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Profile describes one JetPack/L4T release: where its debs are and what
+// the redist output looks like. Fields left empty in a profile file are
+// derived from the index (CUDA, ReleaseDate) or taken from the built-in
+// profile of the same L4T major.
+type Profile struct {
+	Name        string   `json:"name"`
+	Aliases     []string `json:"aliases,omitempty"`
+	JetPack     string   `json:"jetpack,omitempty"`
+	Description string   `json:"description,omitempty"`
+	// Suite is the L4T apt suite, "rMAJOR.MINOR".
+	Suite string   `json:"l4t"`
+	Repos []string `json:"repos"`
+	// CUDA is the CUDA major.minor of the set ("12.6").
+	CUDA string `json:"cuda,omitempty"`
+	// Platform is the redist platform ("linux-aarch64", "linux-sbsa").
+	Platform string `json:"platform"`
+	// Target is the directory below usr/local/cuda-X.Y/targets/.
+	Target string `json:"target"`
+	// Triple is the Debian multiarch triple ("aarch64-linux-gnu").
+	Triple string `json:"triple"`
+	// ReleaseDate (YYYY-MM-DD) goes into manifests and, unless
+	// SOURCE_DATE_EPOCH is set, is every archive entry's mtime.
+	ReleaseDate string `json:"release_date,omitempty"`
+
+	// Rules extends the built-in grouping and layout data; entries here
+	// take precedence over the defaults.
+	Rules Rules `json:"rules,omitempty"`
+}
+
+// Rules is the data the plan and layout engines run on.
+type Rules struct {
+	Products     map[string]Product `json:"products,omitempty"`
+	MetaPackages []string           `json:"meta_packages,omitempty"`
+	DropBinaries []DropBinary       `json:"drop_binaries,omitempty"`
+	Components   []Component        `json:"components,omitempty"`
+	Paths        []PathRule         `json:"rules,omitempty"`
+	Links        []LinkRule         `json:"links,omitempty"`
+}
+
+// Product is a manifest family (cuda, cudnn, tensorrt, l4t).
+type Product struct {
+	// LabelFrom names the component whose version, cut to three dotted
+	// parts, is the manifest's release_label.
+	LabelFrom string `json:"label_from"`
+}
+
+// DropBinary excludes binary debs (glob on the package name) on purpose.
+type DropBinary struct {
+	Match  string `json:"match"`
+	Reason string `json:"reason"`
+}
+
+// Component maps Debian sources (glob) to one redist package.
+type Component struct {
+	Source string `json:"source"`
+	// Binaries restricts the entry to binary packages matching one of
+	// these globs; others of the same source fall through to later entries.
+	Binaries []string `json:"binaries,omitempty"`
+	// PName is the redist package name; default: Source with '-' -> '_'.
+	PName   string `json:"pname,omitempty"`
+	Product string `json:"product"`
+	Name    string `json:"name"`
+	License string `json:"license"`
+	// CUDAVariant nests the artifact under "cuda<MAJOR>" in the manifest.
+	CUDAVariant bool `json:"cuda_variant,omitempty"`
+	// Platform overrides the profile platform ("source" for samples).
+	Platform string `json:"platform,omitempty"`
+}
+
+// PathRule places (or drops) deb paths. Match is a slash-separated
+// pattern: '*' matches one path segment, a trailing "/**" matches any
+// rest (which is appended to To); {cuda}, {target} and {triple} are
+// replaced with the profile's values.
+type PathRule struct {
+	Match    string   `json:"match"`
+	To       *string  `json:"to,omitempty"`
+	Drop     string   `json:"drop,omitempty"`
+	License  bool     `json:"license,omitempty"`
+	Packages []string `json:"packages,omitempty"`
+	// Types restricts the rule to entry types: "file", "dir", "symlink", "hardlink".
+	Types []string `json:"types,omitempty"`
+}
+
+// LinkRule adds a symlink, like update-alternatives would, next to every
+// tree path matching the regular expression Match: Name (with $1…
+// expanded) points at the matched path. Existing paths are never replaced.
+type LinkRule struct {
+	Packages []string `json:"packages,omitempty"`
+	Match    string   `json:"match"`
+	Name     string   `json:"name"`
+}
+
+//go:embed profiles/*.json defaults.json
+var files embed.FS
+
+// Defaults returns the built-in grouping and layout data.
+func Defaults() Rules {
+	var r Rules
+	b, err := files.ReadFile("defaults.json")
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	if err := decodeStrict(bytes.NewReader(b), &r); err != nil {
+		panic(fmt.Sprintf("profile: embedded defaults.json: %v", err))
+	}
+	return r
+}
+
+// Builtin returns the embedded profiles, sorted by suite.
+func Builtin() []Profile {
+	entries, err := files.ReadDir("profiles")
+	if err != nil {
+		panic(err)
+	}
+	var out []Profile
+	for _, e := range entries {
+		b, err := files.ReadFile("profiles/" + e.Name())
+		if err != nil {
+			panic(err)
+		}
+		var p Profile
+		if err := decodeStrict(bytes.NewReader(b), &p); err != nil {
+			panic(fmt.Sprintf("profile: embedded %s: %v", e.Name(), err))
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return suiteLess(out[i].Suite, out[j].Suite) })
+	return out
+}
+
+var suiteRE = regexp.MustCompile(`^r([0-9]+)\.([0-9]+)$`)
+
+// ValidSuite reports whether s looks like an L4T suite ("r36.5").
+func ValidSuite(s string) bool { return suiteRE.MatchString(s) }
+
+// Major returns the L4T major of a suite ("r36.5" -> "36").
+func Major(suite string) string {
+	m := suiteRE.FindStringSubmatch(suite)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+func suiteLess(a, b string) bool {
+	ma, mb := suiteRE.FindStringSubmatch(a), suiteRE.FindStringSubmatch(b)
+	if ma == nil || mb == nil {
+		return a < b
+	}
+	var x, y [2]int
+	fmt.Sscan(ma[1], &x[0])
+	fmt.Sscan(ma[2], &x[1])
+	fmt.Sscan(mb[1], &y[0])
+	fmt.Sscan(mb[2], &y[1])
+	if x[0] != y[0] {
+		return x[0] < y[0]
+	}
+	return x[1] < y[1]
+}
+
+// ForJetPack finds a built-in profile by JetPack version or alias
+// ("6", "6.2", "jetpack6", "7.0").
+func ForJetPack(v string) (Profile, error) {
+	v = strings.TrimPrefix(strings.ToLower(v), "jetpack")
+	var names []string
+	for _, p := range Builtin() {
+		names = append(names, strings.TrimPrefix(p.Name, "jetpack"))
+		if strings.TrimPrefix(p.Name, "jetpack") == v || p.JetPack == v || slices.Contains(p.Aliases, v) {
+			return p, nil
+		}
+	}
+	return Profile{}, fmt.Errorf("no built-in profile for JetPack %q (known: %s; see `debredist profiles`)", v, strings.Join(names, ", "))
+}
+
+// ForSuite returns the built-in profile of an L4T suite, or one derived
+// from the built-in profile of the same L4T major with CUDA and the release
+// date left to be derived from the index (see Resolve).
+func ForSuite(suite string) (Profile, error) {
+	if !ValidSuite(suite) {
+		return Profile{}, fmt.Errorf("invalid L4T suite %q: want rMAJOR.MINOR, e.g. r36.5", suite)
+	}
+	var template *Profile
+	for _, p := range Builtin() {
+		if p.Suite == suite {
+			return p, nil
+		}
+		if Major(p.Suite) == Major(suite) {
+			p := p
+			template = &p
+		}
+	}
+	if template == nil {
+		return Profile{}, fmt.Errorf("L4T %s: no built-in profile for L4T major %s (supported: r35, r36, r38, r39); write a profile file and pass --profile", suite, Major(suite))
+	}
+	p := *template
+	p.Name = "l4t-" + suite
+	p.Aliases = nil
+	p.JetPack = ""
+	p.Description = fmt.Sprintf("L4T %s (derived from %s)", suite, template.Name)
+	p.Suite = suite
+	p.CUDA = ""
+	p.ReleaseDate = ""
+	return p, nil
+}
+
+// Load reads a user's profile file. Fields it leaves empty are filled from
+// the built-in profile of the same L4T major.
+func Load(r io.Reader, name string) (Profile, error) {
+	var p Profile
+	if err := decodeStrict(r, &p); err != nil {
+		return Profile{}, fmt.Errorf("profile %s: %w", name, err)
+	}
+	if !ValidSuite(p.Suite) {
+		return Profile{}, fmt.Errorf("profile %s: field \"l4t\" must be an L4T suite like r36.5, got %q", name, p.Suite)
+	}
+	base, err := ForSuite(p.Suite)
+	if err == nil {
+		if p.Name == "" {
+			p.Name = base.Name
+		}
+		if len(p.Repos) == 0 {
+			p.Repos = base.Repos
+		}
+		if p.Platform == "" {
+			p.Platform = base.Platform
+		}
+		if p.Target == "" {
+			p.Target = base.Target
+		}
+		if p.Triple == "" {
+			p.Triple = base.Triple
+		}
+		if p.CUDA == "" && base.Suite == p.Suite {
+			p.CUDA = base.CUDA
+		}
+		if p.ReleaseDate == "" && base.Suite == p.Suite {
+			p.ReleaseDate = base.ReleaseDate
+		}
+	}
+	if p.Name == "" {
+		p.Name = "l4t-" + p.Suite
+	}
+	if p.Platform == "" || p.Target == "" || p.Triple == "" || len(p.Repos) == 0 {
+		return Profile{}, fmt.Errorf("profile %s: platform, target, triple and repos are required for L4T %s (no built-in profile of that major to inherit from)", name, p.Suite)
+	}
+	return p, p.validate(name)
+}
+
+// LoadFile reads a profile file from disk.
+func LoadFile(path string) (Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Profile{}, fmt.Errorf("profile: %w", err)
+	}
+	defer f.Close()
+	return Load(f, path)
+}
+
+var cudaRE = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
+var dateRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+
+func (p Profile) validate(name string) error {
+	if p.CUDA != "" && !cudaRE.MatchString(p.CUDA) {
+		return fmt.Errorf("profile %s: cuda must be MAJOR.MINOR, got %q", name, p.CUDA)
+	}
+	if p.ReleaseDate != "" && !dateRE.MatchString(p.ReleaseDate) {
+		return fmt.Errorf("profile %s: release_date must be YYYY-MM-DD, got %q", name, p.ReleaseDate)
+	}
+	for _, s := range []string{p.Platform, p.Target, p.Triple} {
+		if strings.ContainsAny(s, "/\\ ") || s == ".." {
+			return fmt.Errorf("profile %s: invalid platform/target/triple %q", name, s)
+		}
+	}
+	for _, c := range p.Rules.Components {
+		if c.Source == "" || c.Product == "" {
+			return fmt.Errorf("profile %s: component rule needs source and product: %+v", name, c)
+		}
+	}
+	for _, l := range p.Rules.Links {
+		if _, err := regexp.Compile(l.Match); err != nil {
+			return fmt.Errorf("profile %s: link rule %q: %v", name, l.Match, err)
+		}
+	}
+	return nil
+}
+
+// Merged returns the profile's rules in front of the defaults (profile
+// entries win: they are matched first).
+func (p Profile) Merged() Rules {
+	d := Defaults()
+	r := p.Rules
+	out := Rules{
+		Products:     map[string]Product{},
+		MetaPackages: append(slices.Clone(r.MetaPackages), d.MetaPackages...),
+		DropBinaries: append(slices.Clone(r.DropBinaries), d.DropBinaries...),
+		Components:   append(slices.Clone(r.Components), d.Components...),
+		Paths:        append(slices.Clone(r.Paths), d.Paths...),
+		Links:        append(slices.Clone(r.Links), d.Links...),
+	}
+	for k, v := range d.Products {
+		out.Products[k] = v
+	}
+	for k, v := range r.Products {
+		out.Products[k] = v
+	}
+	return out
+}
+
+// CUDAMajor returns the major of the profile's CUDA version ("12").
+func (p Profile) CUDAMajor() string {
+	major, _, _ := strings.Cut(p.CUDA, ".")
+	return major
+}
+
+// CUDADashed returns the CUDA version as Debian package names carry it ("12-6").
+func (p Profile) CUDADashed() string { return strings.ReplaceAll(p.CUDA, ".", "-") }
+
+func decodeStrict(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data after the JSON object")
+	}
+	return nil
+}

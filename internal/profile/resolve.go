@@ -1,0 +1,69 @@
+package profile
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Binary is what Resolve needs to know of an index entry.
+type Binary struct {
+	Name, Version string
+}
+
+var cudartRE = regexp.MustCompile(`^cuda-cudart-([0-9]+)-([0-9]+)$`)
+
+// Resolve fills what the profile leaves to the index: the CUDA version
+// (from the cuda-cudart-X-Y package; the newest when several exist) and the
+// release date (the newest build timestamp in the versions of the suite's
+// nvidia-l4t-* packages, e.g. 36.5.0-20260115194252 -> 2026-01-15).
+func (p Profile) Resolve(pkgs []Binary) (Profile, error) {
+	if p.CUDA == "" {
+		var found []string
+		for _, b := range pkgs {
+			if m := cudartRE.FindStringSubmatch(b.Name); m != nil {
+				found = append(found, m[1]+"."+m[2])
+			}
+		}
+		if len(found) == 0 {
+			return p, fmt.Errorf("L4T %s: cannot derive the CUDA version: no cuda-cudart-X-Y package in the index (set \"cuda\" in a --profile file)", p.Suite)
+		}
+		sort.Slice(found, func(i, j int) bool { return versionLess(found[i], found[j]) })
+		p.CUDA = found[len(found)-1]
+	}
+	if p.ReleaseDate == "" {
+		p.ReleaseDate = l4tDate(p.Suite, pkgs)
+	}
+	return p, nil
+}
+
+var l4tVerRE = regexp.MustCompile(`^([0-9]+\.[0-9]+)\.[0-9]+-([0-9]{4})([0-9]{2})([0-9]{2})[0-9]{6}$`)
+
+func l4tDate(suite string, pkgs []Binary) string {
+	want := strings.TrimPrefix(suite, "r")
+	best := ""
+	for _, b := range pkgs {
+		if !strings.HasPrefix(b.Name, "nvidia-l4t-") {
+			continue
+		}
+		m := l4tVerRE.FindStringSubmatch(b.Version)
+		if m == nil || m[1] != want {
+			continue
+		}
+		if d := m[2] + "-" + m[3] + "-" + m[4]; d > best {
+			best = d
+		}
+	}
+	return best
+}
+
+func versionLess(a, b string) bool {
+	var x, y [2]int
+	fmt.Sscanf(a, "%d.%d", &x[0], &x[1])
+	fmt.Sscanf(b, "%d.%d", &y[0], &y[1])
+	if x[0] != y[0] {
+		return x[0] < y[0]
+	}
+	return x[1] < y[1]
+}
