@@ -81,6 +81,9 @@ func (pr *paragraphReader) next() (bool, error) {
 			last.multi = true
 			continue
 		}
+		if b[0] == '#' {
+			return false, &SyntaxError{Line: pr.line, Msg: "line starts with '#' (comments are not allowed in indexes)"}
+		}
 		colon := -1
 		for i, c := range b {
 			if c == ':' {

@@ -93,7 +93,7 @@ func Decompress(r io.Reader) (io.ReadCloser, error) {
 type zstdCloser struct{ d *zstd.Decoder }
 
 func (z zstdCloser) Read(p []byte) (int, error) { return z.d.Read(p) }
-func (z zstdCloser) Close() error                { z.d.Close(); return nil }
+func (z zstdCloser) Close() error               { z.d.Close(); return nil }
 
 // isBzip2 requires "BZh", a block size digit and a block or end-of-stream
 // magic, so that text starting with "BZh" is not mistaken for bzip2.

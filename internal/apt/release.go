@@ -24,7 +24,7 @@ type FileHash struct {
 // Release is a parsed Release file, or the signed content of an InRelease.
 type Release struct {
 	Origin, Label, Suite, Codename, Date string
-	Architectures, Components           []string
+	Architectures, Components            []string
 	// SHA256 maps a path to its size and hash.
 	SHA256 map[string]FileHash
 	// Fields holds every field as written (see Package.Fields).
