@@ -1,0 +1,254 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/debredist/debredist/internal/apt"
+)
+
+const (
+	// maxReleaseBytes bounds InRelease/Release; maxSigBytes Release.gpg.
+	maxReleaseBytes = 16 << 20
+	maxSigBytes     = 1 << 20
+	// maxIndexBytes bounds a (compressed) Packages file as downloaded and
+	// maxIndexPlainBytes its decompressed text.
+	maxIndexBytes      = 128 << 20
+	maxIndexPlainBytes = 1 << 30
+)
+
+// indexNames are the Packages variants in order of preference.
+var indexNames = [...]string{"Packages.xz", "Packages.gz", "Packages"}
+
+// IndexInfo describes the Packages file Index used.
+type IndexInfo struct {
+	Repo   string // repo name
+	URL    string // URL (or path) of the Packages file
+	SHA256 string // of the Packages file as downloaded (compressed)
+	// Release is true when the Packages file was checked (size and sha256)
+	// against an InRelease or Release file.
+	Release bool
+	// Signed is true when that Release's OpenPGP signature was verified with
+	// the keyring. Without a keyring it is always false.
+	Signed bool
+}
+
+// Index fetches one repo's Packages index for its suite. It tries InRelease,
+// then Release (+ Release.gpg when a keyring is set), both optional, then
+// Packages.xz, Packages.gz and Packages in that order, taking the first that
+// exists. When a Release lists any of them only the listed ones are tried and
+// the one used must match the Release's size and sha256 (an *apt.MismatchError
+// otherwise); when it lists none, all are tried and IndexInfo.Release stays
+// false. Without a keyring signatures are not checked (Signed is false); with
+// one a bad or missing signature, or a Packages file the signed Release does
+// not cover, is an error (a *SignatureError for signatures). Index sets
+// Package.Repo to repo.Name on every package. An empty repo.Base means the
+// Fetcher's base. Offline, only file and directory mirrors can be read.
+func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, []apt.Problem, IndexInfo, error) {
+	info := IndexInfo{Repo: repo.Name}
+	if repo.Base == "" {
+		repo.Base = f.base
+	}
+	if repo.Component == "" {
+		repo.Component = "main"
+	}
+	if repo.Arch == "" {
+		repo.Arch = "arm64"
+	}
+	if err := repo.Validate(); err != nil {
+		return nil, nil, info, fmt.Errorf("index: %w", err)
+	}
+	if f.opts.Offline && isHTTP(repo.Base) {
+		return nil, nil, info, fmt.Errorf("index %s %s: offline: cannot fetch from %s", repo.Name, repo.Suite, repo.Base)
+	}
+	rel, signed, err := f.release(ctx, repo)
+	if err != nil {
+		return nil, nil, info, fmt.Errorf("index %s %s: %w", repo.Name, repo.Suite, err)
+	}
+
+	var try []string
+	if rel != nil {
+		for _, n := range indexNames {
+			if rel.Has(repo.IndexPath(n)) {
+				try = append(try, n)
+			}
+		}
+	}
+	listed := len(try) > 0
+	if !listed {
+		if f.keyring != nil {
+			return nil, nil, info, fmt.Errorf("index %s %s: the signed Release lists no %s/Packages{.xz,.gz,}; cannot verify the index",
+				repo.Name, repo.Suite, strings.TrimSuffix(repo.IndexPath(""), "/"))
+		}
+		try = indexNames[:]
+	}
+	var absent []string
+	for _, n := range try {
+		u := repo.IndexURL(n)
+		data, err := f.get(ctx, u, maxIndexBytes)
+		if isNotFound(err) {
+			absent = append(absent, u)
+			continue
+		}
+		if err != nil {
+			return nil, nil, info, fmt.Errorf("index %s %s: %w", repo.Name, repo.Suite, err)
+		}
+		if listed {
+			if err := rel.Verify(repo.IndexPath(n), bytes.NewReader(data)); err != nil {
+				return nil, nil, info, fmt.Errorf("index %s %s: %s: %w", repo.Name, repo.Suite, u, err)
+			}
+		}
+		pkgs, probs, err := parseIndex(data)
+		if err != nil {
+			return nil, nil, info, fmt.Errorf("index %s %s: %s: %w", repo.Name, repo.Suite, u, err)
+		}
+		for i := range pkgs {
+			pkgs[i].Repo = repo.Name
+		}
+		sum := sha256.Sum256(data)
+		info.URL, info.SHA256 = u, hex.EncodeToString(sum[:])
+		info.Release, info.Signed = listed, listed && signed
+		return pkgs, probs, info, nil
+	}
+	return nil, nil, info, fmt.Errorf("index %s %s: no Packages index found (tried %s)",
+		repo.Name, repo.Suite, strings.Join(absent, ", "))
+}
+
+// parseIndex decompresses (bounded) and parses a Packages file.
+func parseIndex(data []byte) ([]apt.Package, []apt.Problem, error) {
+	rc, err := apt.Decompress(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rc.Close()
+	return apt.ParsePackages(&capReader{r: rc, left: maxIndexPlainBytes}, apt.ParseOptions{})
+}
+
+// capReader fails, instead of truncating, past its limit.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+var errTooLarge = errors.New("decompressed index is too large")
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, fmt.Errorf("%w (more than %d bytes)", errTooLarge, int64(maxIndexPlainBytes))
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+// release fetches and checks InRelease, or Release (+ Release.gpg). It
+// returns nil when the repo has neither and no keyring demands one.
+func (f *Fetcher) release(ctx context.Context, repo apt.Repo) (*apt.Release, bool, error) {
+	inURL := repo.DistURL("InRelease")
+	data, err := f.get(ctx, inURL, maxReleaseBytes)
+	if err == nil {
+		text, signed, err := f.inRelease(data)
+		if err != nil {
+			return nil, false, &SignatureError{URL: inURL, Err: err}
+		}
+		rel, err := apt.ParseRelease(bytes.NewReader(text))
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: %w", inURL, err)
+		}
+		return rel, signed, nil
+	}
+	if !isNotFound(err) {
+		return nil, false, err
+	}
+
+	relURL := repo.DistURL("Release")
+	data, err = f.get(ctx, relURL, maxReleaseBytes)
+	if isNotFound(err) {
+		if f.keyring != nil {
+			return nil, false, &SignatureError{URL: inURL, Err: errors.New("neither InRelease nor Release exists")}
+		}
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	signed := false
+	if f.keyring != nil {
+		sigURL := repo.DistURL("Release.gpg")
+		sig, err := f.get(ctx, sigURL, maxSigBytes)
+		if isNotFound(err) {
+			return nil, false, &SignatureError{URL: sigURL, Err: errors.New("no InRelease and no Release.gpg")}
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if err := f.checkDetached(data, sig); err != nil {
+			return nil, false, &SignatureError{URL: sigURL, Err: err}
+		}
+		signed = true
+	}
+	rel, err := apt.ParseRelease(bytes.NewReader(data))
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", relURL, err)
+	}
+	return rel, signed, nil
+}
+
+// get downloads a small file into memory with the usual retries, timeouts
+// and stall detection. A file larger than limit is an error.
+func (f *Fetcher) get(ctx context.Context, u string, limit int64) ([]byte, error) {
+	var buf bytes.Buffer
+	err := f.retry(ctx, "", u, func() int64 { return 0 }, func(int) error {
+		buf.Reset()
+		actx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		rc, _, err := f.open(actx, cancel, "", u, 0)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		stall := time.AfterFunc(f.opts.StallTimeout, func() { cancel(errStalled) })
+		defer stall.Stop()
+		n, err := buf.ReadFrom(io.LimitReader(&stallReader{r: rc, t: stall, d: f.opts.StallTimeout}, limit+1))
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return context.Cause(ctx)
+		case err != nil && errors.Is(context.Cause(actx), errStalled):
+			return retryable(fmt.Errorf("%s: after %d bytes: %w", u, n, errStalled))
+		case err != nil:
+			return retryable(fmt.Errorf("%s: reading body after %d bytes: %w", u, n, err))
+		case n > limit:
+			return fmt.Errorf("%s: larger than %d bytes", u, limit)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// stallReader pushes the stall deadline back on every read that got bytes.
+type stallReader struct {
+	r io.Reader
+	t *time.Timer
+	d time.Duration
+}
+
+func (s *stallReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		s.t.Reset(s.d)
+	}
+	return n, err
+}
