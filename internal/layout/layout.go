@@ -165,8 +165,13 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 	var places []placed
 	debToTree := map[string]string{} // deb path -> tree path, for link targets
 	for _, in := range inputs {
-		r, dest, ok := e.place(pname, in.Type, in.Path)
+		r, dest, whole, ok := e.place(pname, in.Type, in.Path)
 		switch {
+		case ok && whole && in.Type == Symlink && r.src.To != nil:
+			// A link standing for a directory the layout flattens
+			// (lib/tegra -> nvidia): its content lands in place anyway.
+			t.Dropped = append(t.Dropped, Dropped{Origin{in.Deb, in.Path}, "symlink to a directory the layout flattens"})
+			continue
 		case !ok:
 			if in.Type != Dir { // structural directories (usr/, usr/local/) carry nothing
 				unplaced = append(unplaced, Origin{in.Deb, in.Path})
@@ -240,13 +245,13 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 }
 
 // place finds the first rule for a path.
-func (e *Engine) place(pname string, ty Type, p string) (*rule, string, bool) {
+func (e *Engine) place(pname string, ty Type, p string) (*rule, string, bool, bool) {
 	for i := range e.rules {
-		if dest, ok := e.rules[i].match(pname, ty, p); ok {
-			return &e.rules[i], dest, true
+		if dest, whole, ok := e.rules[i].match(pname, ty, p); ok {
+			return &e.rules[i], dest, whole, true
 		}
 	}
-	return nil, "", false
+	return nil, "", false, false
 }
 
 // relink re-points a symlink at its target's place in the tree, relative
@@ -261,7 +266,7 @@ func (e *Engine) relink(pname string, p placed, debToTree map[string]string) (st
 	if !ok {
 		// A target no deb of this package ships (dangling, as in the deb):
 		// place it by the rules as if it were a file.
-		r, d, found := e.place(pname, File, target)
+		r, d, _, found := e.place(pname, File, target)
 		if !found || r.src.Drop != "" || r.src.License || d == "" {
 			return "", &LinkError{PName: pname, Origin: origin, Target: p.in.Link, Reason: "target has no place in the redist tree"}
 		}

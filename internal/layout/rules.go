@@ -92,29 +92,30 @@ func compileLinks(ls []profile.LinkRule) ([]linkRule, error) {
 
 // match reports whether the rule applies to p (a clean deb path) and, for
 // placing rules, where it goes.
-func (r *rule) match(pname string, t Type, p string) (dest string, ok bool) {
+// A prefix rule matching the path itself (nothing after the prefix) reports
+// whole=true: the entry is the directory being flattened.
+func (r *rule) match(pname string, t Type, p string) (dest string, whole, ok bool) {
 	if len(r.packages) > 0 && !slices.Contains(r.packages, pname) {
-		return "", false
+		return "", false, false
 	}
 	if len(r.types) > 0 && !slices.Contains(r.types, t) {
-		return "", false
+		return "", false, false
 	}
 	segs := strings.Split(p, "/")
 	if r.prefix {
 		if len(segs) < len(r.segs) {
-			return "", false
+			return "", false, false
 		}
 	} else if len(segs) != len(r.segs) {
-		return "", false
+		return "", false, false
 	}
 	for i, s := range r.segs {
 		if ok, _ := path.Match(s, segs[i]); !ok {
-			return "", false
+			return "", false, false
 		}
 	}
-	rest := strings.Join(segs[len(r.segs):], "/")
 	if r.prefix {
-		return path.Join(r.to, rest), true
+		return path.Join(r.to, strings.Join(segs[len(r.segs):], "/")), len(segs) == len(r.segs), true
 	}
-	return r.to, true
+	return r.to, false, true
 }
