@@ -1,0 +1,298 @@
+package deb
+
+import (
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+	"github.com/ulikunitz/xz/lzma"
+)
+
+var (
+	magicGzip = []byte{0x1f, 0x8b}
+	magicXZ   = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
+	magicZstd = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	magicBz2  = []byte("BZh")
+)
+
+// compressionOf returns the compression suffix of a member name such as
+// "data.tar.xz" ("" for "data.tar"), or ok=false if prefix does not match.
+func compressionOf(member, prefix string) (suffix string, ok bool) {
+	if !strings.HasPrefix(member, prefix) {
+		return "", false
+	}
+	return member[len(prefix):], true
+}
+
+// decoder is a decompressed member stream.
+type decoder struct {
+	r     io.Reader
+	close func() error
+}
+
+func (d *decoder) Read(p []byte) (int, error) { return d.r.Read(p) }
+
+func (d *decoder) Close() error {
+	if d.close == nil {
+		return nil
+	}
+	c := d.close
+	d.close = nil
+	return c()
+}
+
+// newDecoder returns a decompressing reader for a member with the given
+// compression suffix, after checking the stream's magic bytes.
+func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, opts *Options) (*decoder, error) {
+	fail := func(kind Kind, err error) (*decoder, error) {
+		return nil, e.with(kind, err)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	checked := func(name string, magic []byte) (*decoder, error) {
+		got, err := br.Peek(len(magic))
+		var de *Error
+		switch {
+		case errors.As(err, &de):
+			return nil, err
+		case errors.Is(err, io.EOF):
+			return fail(KindTruncated, fmt.Errorf("%s stream too short for magic: %w", name, io.ErrUnexpectedEOF))
+		case err != nil:
+			return fail(KindIO, err)
+		case !bytes.Equal(got, magic):
+			return fail(KindCompression, fmt.Errorf("member suffix says %s but magic is %x", name, got))
+		}
+		return nil, nil
+	}
+	maxWindow := opts.Limits.maxWindow()
+	switch suffix {
+	case "":
+		return &decoder{r: br}, nil
+	case ".gz":
+		if d, err := checked("gzip", magicGzip); err != nil {
+			return d, err
+		}
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return fail(KindCompression, fmt.Errorf("gzip: %w", err))
+		}
+		return &decoder{r: zr, close: zr.Close}, nil
+	case ".xz":
+		if d, err := checked("xz", magicXZ); err != nil {
+			return d, err
+		}
+		head, _ := br.Peek(12 + 1024)
+		if dict, ok := xzDictSize(head); ok && dict > maxWindow {
+			return fail(KindLimit, fmt.Errorf("xz dictionary size %d exceeds limit %d", dict, maxWindow))
+		}
+		if opts.SystemXZ {
+			if path, err := exec.LookPath("xz"); err == nil {
+				return newSystemXZ(ctx, path, br)
+			}
+		}
+		xr, err := xz.ReaderConfig{DictCap: 1 << 20}.NewReader(br)
+		if err != nil {
+			return fail(KindCompression, fmt.Errorf("xz: %w", err))
+		}
+		return &decoder{r: xr}, nil
+	case ".zst":
+		if d, err := checked("zstd", magicZstd); err != nil {
+			return d, err
+		}
+		zr, err := zstd.NewReader(br,
+			zstd.WithDecoderMaxMemory(uint64(maxWindow)),
+			zstd.WithDecoderMaxWindow(uint64(maxWindow)),
+			zstd.WithDecoderConcurrency(opts.zstdConcurrency()))
+		if err != nil {
+			return fail(KindCompression, fmt.Errorf("zstd: %w", err))
+		}
+		return &decoder{r: zr, close: func() error { zr.Close(); return nil }}, nil
+	case ".bz2":
+		if d, err := checked("bzip2", magicBz2); err != nil {
+			return d, err
+		}
+		return &decoder{r: bzip2.NewReader(br)}, nil
+	case ".lzma":
+		head, err := br.Peek(13)
+		if err != nil {
+			return fail(KindCompression, fmt.Errorf("lzma: header: %w", err))
+		}
+		if head[0] >= 9*5*5 {
+			return fail(KindCompression, fmt.Errorf("lzma: invalid properties byte %#x", head[0]))
+		}
+		dict := int64(head[1]) | int64(head[2])<<8 | int64(head[3])<<16 | int64(head[4])<<24
+		if dict > maxWindow {
+			return fail(KindLimit, fmt.Errorf("lzma dictionary size %d exceeds limit %d", dict, maxWindow))
+		}
+		lr, err := lzma.ReaderConfig{DictCap: int(max(dict, lzma.MinDictCap))}.NewReader(br)
+		if err != nil {
+			return fail(KindCompression, fmt.Errorf("lzma: %w", err))
+		}
+		return &decoder{r: lr}, nil
+	}
+	return fail(KindCompression, fmt.Errorf("unknown compression suffix %q", suffix))
+}
+
+// xzDictSize returns the LZMA2 dictionary size declared in the first block
+// header of an xz stream (head starts at the stream header).
+func xzDictSize(head []byte) (int64, bool) {
+	if len(head) < 14 {
+		return 0, false
+	}
+	b := head[12:]
+	if b[0] == 0 { // index indicator: empty stream
+		return 0, false
+	}
+	size := (int(b[0]) + 1) * 4
+	if len(b) < size {
+		return 0, false
+	}
+	hdr := b[1:size]
+	flags := hdr[0]
+	nfilters := int(flags&3) + 1
+	p := 1
+	uvarint := func() (uint64, bool) {
+		var v uint64
+		for i := 0; i < 9; i++ {
+			if p >= len(hdr) {
+				return 0, false
+			}
+			c := hdr[p]
+			p++
+			v |= uint64(c&0x7f) << (7 * i)
+			if c&0x80 == 0 {
+				return v, true
+			}
+		}
+		return 0, false
+	}
+	if flags&0x40 != 0 {
+		if _, ok := uvarint(); !ok {
+			return 0, false
+		}
+	}
+	if flags&0x80 != 0 {
+		if _, ok := uvarint(); !ok {
+			return 0, false
+		}
+	}
+	for i := 0; i < nfilters; i++ {
+		id, ok := uvarint()
+		if !ok {
+			return 0, false
+		}
+		n, ok := uvarint()
+		if !ok || n > uint64(len(hdr)-p) {
+			return 0, false
+		}
+		props := hdr[p : p+int(n)]
+		p += int(n)
+		if id == 0x21 && len(props) == 1 {
+			code := props[0] & 0x3f
+			if code > 40 {
+				return 1 << 40, true // invalid; treat as huge
+			}
+			if code == 40 {
+				return 1<<32 - 1, true
+			}
+			return int64(2|(code&1)) << (code/2 + 11), true
+		}
+	}
+	return 0, false
+}
+
+// systemXZ decodes through an `xz -dc` child process.
+type systemXZ struct {
+	cmd    *exec.Cmd
+	out    io.ReadCloser
+	stderr *capBuffer
+	once   sync.Once
+	werr   error
+	done   bool
+}
+
+func newSystemXZ(ctx context.Context, path string, in io.Reader) (*decoder, error) {
+	cmd := exec.CommandContext(ctx, path, "-dc", "-q")
+	cmd.Stdin = in
+	s := &systemXZ{cmd: cmd, stderr: &capBuffer{max: 4096}}
+	cmd.Stderr = s.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("xz -dc: %w", err)
+	}
+	s.out = out
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start xz -dc: %w", err)
+	}
+	return &decoder{r: s, close: s.Close}, nil
+}
+
+func (s *systemXZ) wait() error {
+	s.once.Do(func() {
+		err := s.cmd.Wait()
+		if err != nil {
+			msg := strings.TrimSpace(s.stderr.String())
+			if msg != "" {
+				err = fmt.Errorf("xz -dc: %w: %s", err, msg)
+			} else {
+				err = fmt.Errorf("xz -dc: %w", err)
+			}
+		}
+		s.werr = err
+	})
+	return s.werr
+}
+
+func (s *systemXZ) Read(p []byte) (int, error) {
+	if s.done {
+		return 0, io.EOF
+	}
+	n, err := s.out.Read(p)
+	if err == io.EOF {
+		if werr := s.wait(); werr != nil {
+			return n, &Error{Kind: KindCompression, Err: werr}
+		}
+		s.done = true
+	}
+	return n, err
+}
+
+// Close kills the child if it still runs and waits for it.
+func (s *systemXZ) Close() error {
+	if s.cmd.ProcessState == nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Kill()
+	}
+	_ = s.wait()
+	return nil
+}
+
+// capBuffer keeps the first max bytes written to it.
+type capBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   bytes.Buffer
+}
+
+func (c *capBuffer) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.b.Len(); room > 0 {
+		c.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+func (c *capBuffer) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.b.String()
+}

@@ -1,0 +1,530 @@
+package deb
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+	"time"
+)
+
+// Limits bounds what a deb may make this package consume. Zero fields take
+// the defaults.
+type Limits struct {
+	MaxBytes        int64 // total uncompressed data.tar bytes (headers included); default 16 GiB
+	MaxEntries      int   // data.tar entries; default 1_000_000
+	MaxNameLen      int   // entry name and link target length; default 4096
+	MaxControlBytes int64 // control.tar uncompressed; default 16 MiB
+	MaxWindow       int64 // xz/lzma dictionary and zstd window; default 256 MiB
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = 16 << 30
+	}
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = 1_000_000
+	}
+	if l.MaxNameLen <= 0 {
+		l.MaxNameLen = 4096
+	}
+	if l.MaxControlBytes <= 0 {
+		l.MaxControlBytes = 16 << 20
+	}
+	if l.MaxWindow <= 0 {
+		l.MaxWindow = 256 << 20
+	}
+	return l
+}
+
+func (l Limits) maxWindow() int64 { return l.withDefaults().MaxWindow }
+
+// Options configures a Reader. The zero value is ready to use.
+type Options struct {
+	Limits Limits
+	// SystemXZ pipes xz members through the system `xz -dc` when it is on
+	// PATH (faster; output is identical); pure Go otherwise.
+	SystemXZ bool
+	// Name is used in errors (deb file name or package); defaults to "deb".
+	Name string
+}
+
+func (o *Options) zstdConcurrency() int { return 2 }
+
+// EntryType is the kind of a data.tar entry.
+type EntryType int
+
+// Entry types. Devices, FIFOs and other types are rejected.
+const (
+	Regular EntryType = iota + 1
+	Dir
+	Symlink
+	Hardlink
+)
+
+func (t EntryType) String() string {
+	switch t {
+	case Regular:
+		return "regular"
+	case Dir:
+		return "dir"
+	case Symlink:
+		return "symlink"
+	case Hardlink:
+		return "hardlink"
+	}
+	return fmt.Sprintf("EntryType(%d)", int(t))
+}
+
+// Entry is a checked data.tar entry.
+type Entry struct {
+	// Name is cleaned, relative, slash-separated, without leading "./" or
+	// "/" and without trailing "/". The root entry "./" is skipped.
+	Name string
+	Type EntryType
+	// Mode holds the permission bits plus fs.ModeSetuid, fs.ModeSetgid and
+	// fs.ModeSticky when set (no type bits).
+	Mode fs.FileMode
+	Size int64 // content size of a regular file; 0 otherwise
+	// Linkname is the symlink target as written, or the hardlink target
+	// cleaned like Name (always an earlier regular entry).
+	Linkname string
+	ModTime  time.Time
+}
+
+// SetID reports whether the entry is setuid or setgid.
+func (e *Entry) SetID() bool { return e.Mode&(fs.ModeSetuid|fs.ModeSetgid) != 0 }
+
+// Reader streams the entries of a deb's data.tar. It is not safe for
+// concurrent use. Always Close it.
+type Reader struct {
+	ctx          context.Context
+	opts         Options
+	lim          Limits
+	name         string
+	ar           *arReader
+	control      Control
+	controlFiles map[string][]byte
+	dataMember   string
+	dec          *decoder
+	tr           *tar.Reader
+	cur          *Entry
+	curRaw       string
+	entries      int
+	regular      map[string]bool // names of earlier regular entries (hardlink targets)
+	err          error           // sticky
+}
+
+// NewReader reads the ar container up to the start of data.tar: the
+// debian-binary member and the control member (parsed and kept in memory,
+// bounded by Limits.MaxControlBytes). Entries are then read with Next.
+func NewReader(ctx context.Context, r io.Reader, opts Options) (*Reader, error) {
+	name := opts.Name
+	if name == "" {
+		name = "deb"
+	}
+	rd := &Reader{ctx: ctx, opts: opts, lim: opts.Limits.withDefaults(), name: name, regular: map[string]bool{}}
+	if err := ctx.Err(); err != nil {
+		return nil, rd.errorf(KindIO, "", "", err)
+	}
+	a, err := newArReader(name, r)
+	if err != nil {
+		return nil, err
+	}
+	rd.ar = a
+	if err := rd.readHead(); err != nil {
+		rd.Close()
+		return nil, err
+	}
+	return rd, nil
+}
+
+func (r *Reader) errorf(kind Kind, member, entry string, err error) *Error {
+	return &Error{Deb: r.name, Member: member, Entry: entry, Kind: kind, Err: err}
+}
+
+// readHead reads debian-binary and control, and positions at data.
+func (r *Reader) readHead() error {
+	h, err := r.ar.next()
+	if err == io.EOF {
+		return r.errorf(KindFormat, "", "", errors.New("empty ar archive: missing debian-binary member"))
+	} else if err != nil {
+		return err
+	}
+	if h.Name != "debian-binary" {
+		return r.errorf(KindFormat, h.Name, "", fmt.Errorf("first member is %q, want debian-binary", h.Name))
+	}
+	var vb bytes.Buffer
+	if _, err := io.Copy(&vb, io.LimitReader(r.ar, 1024)); err != nil {
+		return err
+	}
+	line, _, _ := strings.Cut(vb.String(), "\n")
+	if !validFormatVersion(line) || !strings.Contains(vb.String(), "\n") {
+		return r.errorf(KindFormat, h.Name, "", fmt.Errorf("unsupported deb format version %q, want 2.x", vb.String()))
+	}
+
+	// control.tar*
+	for {
+		h, err = r.ar.next()
+		if err == io.EOF {
+			return r.errorf(KindFormat, "", "", errors.New("missing control.tar member"))
+		} else if err != nil {
+			return err
+		}
+		if strings.HasPrefix(h.Name, "_") {
+			continue
+		}
+		if suffix, ok := compressionOf(h.Name, "control.tar"); ok {
+			if err := r.readControl(h.Name, suffix); err != nil {
+				return err
+			}
+			break
+		}
+		if strings.HasPrefix(h.Name, "data.tar") {
+			return r.errorf(KindFormat, h.Name, "", fmt.Errorf("member %q comes before control.tar", h.Name))
+		}
+		return r.errorf(KindFormat, h.Name, "", fmt.Errorf("unexpected member %q, want control.tar", h.Name))
+	}
+
+	// data.tar*
+	for {
+		h, err = r.ar.next()
+		if err == io.EOF {
+			return r.errorf(KindFormat, "", "", errors.New("missing data.tar member"))
+		} else if err != nil {
+			return err
+		}
+		if strings.HasPrefix(h.Name, "_") {
+			continue
+		}
+		if suffix, ok := compressionOf(h.Name, "data.tar"); ok {
+			r.dataMember = h.Name
+			dec, err := newDecoder(r.ctx, r.errorf(0, h.Name, "", nil), suffix, r.ar, &r.opts)
+			if err != nil {
+				return err
+			}
+			r.dec = dec
+			r.tr = tar.NewReader(&countReader{ctx: r.ctx, r: dec, max: r.lim.MaxBytes, e: r.errorf(0, h.Name, "", nil), what: "MaxBytes"})
+			return nil
+		}
+		if strings.HasPrefix(h.Name, "control.tar") {
+			return r.errorf(KindFormat, h.Name, "", errors.New("second control.tar member"))
+		}
+		return r.errorf(KindFormat, h.Name, "", fmt.Errorf("unexpected member %q, want data.tar", h.Name))
+	}
+}
+
+func validFormatVersion(s string) bool {
+	rest, ok := strings.CutPrefix(s, "2.")
+	if !ok || rest == "" {
+		return false
+	}
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Reader) readControl(member, suffix string) error {
+	dec, err := newDecoder(r.ctx, r.errorf(0, member, "", nil), suffix, r.ar, &r.opts)
+	if err != nil {
+		return err
+	}
+	defer dec.Close()
+	cr := &countReader{ctx: r.ctx, r: dec, max: r.lim.MaxControlBytes, e: r.errorf(0, member, "", nil), what: "MaxControlBytes"}
+	tr := tar.NewReader(cr)
+	files := map[string][]byte{}
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return r.tarError(member, "", err)
+		}
+		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA {
+			continue
+		}
+		name, kind, err := cleanName(hdr.Name, r.lim.MaxNameLen)
+		if err != nil {
+			return r.errorf(kind, member, hdr.Name, err)
+		}
+		if name == "" {
+			return r.errorf(KindFormat, member, hdr.Name, errors.New("regular file with empty name"))
+		}
+		// The countReader bounds the total, so ReadAll cannot grow past it.
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return r.tarError(member, hdr.Name, err)
+		}
+		files[name] = b
+	}
+	// Read to the end of the compressed stream so its checksum is verified.
+	if _, err := io.Copy(io.Discard, cr); err != nil {
+		return r.tarError(member, "", err)
+	}
+	ctl, ok := files["control"]
+	if !ok {
+		return r.errorf(KindFormat, member, "", errors.New("control.tar has no control file"))
+	}
+	c, err := parseControl(string(ctl))
+	if err != nil {
+		return r.errorf(KindFormat, member, "control", err)
+	}
+	r.control, r.controlFiles = c, files
+	return nil
+}
+
+// tarError classifies an error from archive/tar reading a counted stream.
+func (r *Reader) tarError(member, entry string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		x := *e
+		x.Deb, x.Member = r.name, member
+		if x.Entry == "" {
+			x.Entry = entry
+		}
+		return &x
+	}
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return r.errorf(KindTruncated, member, entry, fmt.Errorf("tar stream cut short: %w", err))
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return r.errorf(KindIO, member, entry, err)
+	}
+	return r.errorf(KindFormat, member, entry, fmt.Errorf("tar: %w", err))
+}
+
+// Control returns the parsed control stanza.
+func (r *Reader) Control() Control { return r.control }
+
+// ControlFiles returns the regular files of control.tar (control, md5sums,
+// conffiles, maintainer scripts, ...) by cleaned name.
+func (r *Reader) ControlFiles() map[string][]byte { return r.controlFiles }
+
+// DataMember returns the name of the data member, e.g. "data.tar.xz".
+func (r *Reader) DataMember() string { return r.dataMember }
+
+// Next returns the next checked data.tar entry, or io.EOF after the last.
+// Unread content of the previous entry is skipped. An entry that fails a
+// safety check ends the stream with an *Error.
+func (r *Reader) Next() (*Entry, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	e, err := r.next()
+	if err != nil {
+		r.err = err
+		r.cur = nil
+		return nil, err
+	}
+	return e, nil
+}
+
+func (r *Reader) next() (*Entry, error) {
+	m := r.dataMember
+	for {
+		if err := r.ctx.Err(); err != nil {
+			return nil, r.errorf(KindIO, m, "", err)
+		}
+		hdr, err := r.tr.Next()
+		if err == io.EOF {
+			// Drain the rest so that the decompressor verifies its checksum
+			// (and a system xz reports its exit status).
+			if _, err := io.Copy(io.Discard, r.tr); err != nil {
+				return nil, r.tarError(m, "", err)
+			}
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, r.tarError(m, r.curRaw, err)
+		}
+		r.curRaw = hdr.Name
+		r.entries++
+		if r.entries > r.lim.MaxEntries {
+			return nil, r.errorf(KindLimit, m, hdr.Name, fmt.Errorf("more than MaxEntries=%d entries", r.lim.MaxEntries))
+		}
+		var typ EntryType
+		switch hdr.Typeflag {
+		case tar.TypeReg, tar.TypeRegA:
+			typ = Regular
+		case tar.TypeDir:
+			typ = Dir
+		case tar.TypeSymlink:
+			typ = Symlink
+		case tar.TypeLink:
+			typ = Hardlink
+		case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
+			return nil, r.errorf(KindDevice, m, hdr.Name, fmt.Errorf("entry type %q (device or fifo) is not allowed", hdr.Typeflag))
+		case tar.TypeXGlobalHeader:
+			continue
+		default:
+			return nil, r.errorf(KindFormat, m, hdr.Name, fmt.Errorf("unsupported entry type %q", hdr.Typeflag))
+		}
+		name, kind, err := cleanName(hdr.Name, r.lim.MaxNameLen)
+		if err != nil {
+			return nil, r.errorf(kind, m, hdr.Name, err)
+		}
+		if name == "" {
+			if typ == Dir {
+				continue
+			}
+			return nil, r.errorf(KindFormat, m, hdr.Name, fmt.Errorf("%s entry with empty name", typ))
+		}
+		e := &Entry{Name: name, Type: typ, Mode: modeOf(hdr.Mode), ModTime: hdr.ModTime}
+		switch typ {
+		case Regular:
+			if hdr.Size < 0 {
+				return nil, r.errorf(KindFormat, m, hdr.Name, fmt.Errorf("negative size %d", hdr.Size))
+			}
+			e.Size = hdr.Size
+			r.regular[name] = true
+		case Symlink:
+			if hdr.Linkname == "" {
+				return nil, r.errorf(KindUnsafePath, m, hdr.Name, errors.New("symlink with empty target"))
+			}
+			if strings.IndexByte(hdr.Linkname, 0) >= 0 {
+				return nil, r.errorf(KindUnsafePath, m, hdr.Name, errors.New("symlink target contains NUL"))
+			}
+			if len(hdr.Linkname) > r.lim.MaxNameLen {
+				return nil, r.errorf(KindLimit, m, hdr.Name, fmt.Errorf("symlink target longer than MaxNameLen=%d", r.lim.MaxNameLen))
+			}
+			e.Linkname = hdr.Linkname
+			delete(r.regular, name)
+		case Hardlink:
+			target, kind, err := cleanName(hdr.Linkname, r.lim.MaxNameLen)
+			if err != nil {
+				return nil, r.errorf(kind, m, hdr.Name, fmt.Errorf("hardlink target: %w", err))
+			}
+			if !r.regular[target] {
+				return nil, r.errorf(KindUnsafePath, m, hdr.Name, fmt.Errorf("hardlink target %q is not an earlier regular file", hdr.Linkname))
+			}
+			e.Linkname = target
+			r.regular[name] = true
+		case Dir:
+			delete(r.regular, name)
+		}
+		r.cur = e
+		return e, nil
+	}
+}
+
+// Read reads the content of the current regular entry; it returns io.EOF at
+// its end and for other entry types.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.err != nil {
+		if r.err == io.EOF {
+			return 0, io.EOF
+		}
+		return 0, r.err
+	}
+	if r.cur == nil || r.cur.Type != Regular {
+		return 0, io.EOF
+	}
+	n, err := r.tr.Read(p)
+	if err != nil && err != io.EOF {
+		err = r.tarError(r.dataMember, r.curRaw, err)
+		r.err = err
+	}
+	return n, err
+}
+
+// Close releases the decompressor (and kills an `xz -dc` child). It does
+// not close the underlying io.Reader.
+func (r *Reader) Close() error {
+	if r.err == nil || r.err == io.EOF {
+		r.err = r.errorf(KindIO, r.dataMember, "", errors.New("reader is closed"))
+	}
+	if r.dec != nil {
+		err := r.dec.Close()
+		r.dec = nil
+		return err
+	}
+	return nil
+}
+
+func modeOf(m int64) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	if m&0o4000 != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&0o2000 != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&0o1000 != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
+}
+
+// cleanName checks a tar entry name and returns it cleaned; "" for the root.
+func cleanName(raw string, maxLen int) (string, Kind, error) {
+	if len(raw) > maxLen {
+		return "", KindLimit, fmt.Errorf("name longer than MaxNameLen=%d (%d bytes)", maxLen, len(raw))
+	}
+	if strings.IndexByte(raw, 0) >= 0 {
+		return "", KindUnsafePath, errors.New("name contains NUL")
+	}
+	if strings.HasPrefix(raw, "/") {
+		return "", KindUnsafePath, errors.New("absolute path")
+	}
+	name := path.Clean(raw)
+	if name == "." {
+		return "", 0, nil
+	}
+	if name == ".." || strings.HasPrefix(name, "../") {
+		return "", KindUnsafePath, errors.New("path escapes the archive root")
+	}
+	return name, 0, nil
+}
+
+// countReader bounds and counts a decompressed stream, checks the context,
+// and classifies decoder errors.
+type countReader struct {
+	ctx  context.Context
+	r    io.Reader
+	n    int64
+	max  int64
+	e    *Error // template naming deb and member
+	what string
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, c.e.with(KindIO, err)
+	}
+	if c.n > c.max {
+		return 0, c.e.with(KindLimit, fmt.Errorf("uncompressed size exceeds %s=%d", c.what, c.max))
+	}
+	if room := c.max - c.n + 1; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.n > c.max {
+		return 0, c.e.with(KindLimit, fmt.Errorf("uncompressed size exceeds %s=%d", c.what, c.max))
+	}
+	if err != nil && err != io.EOF {
+		var e *Error
+		switch {
+		case errors.As(err, &e):
+			if e.Deb == "" {
+				x := *c.e
+				x.Kind, x.Err = e.Kind, e.Err
+				return n, &x
+			}
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return n, c.e.with(KindTruncated, fmt.Errorf("compressed stream cut short: %w", err))
+		default:
+			return n, c.e.with(KindCompression, err)
+		}
+	}
+	return n, err
+}
