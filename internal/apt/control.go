@@ -31,6 +31,7 @@ type fieldSpan struct {
 // paragraphReader splits deb822 text into paragraphs (stanzas) without
 // holding more than one paragraph in memory.
 type paragraphReader struct {
+	src   *errRecorder
 	sc    *bufio.Scanner
 	max   int
 	line  int // number of the last line read
@@ -40,13 +41,14 @@ type paragraphReader struct {
 }
 
 func newParagraphReader(r io.Reader, max int) *paragraphReader {
-	sc := bufio.NewScanner(r)
+	src := &errRecorder{r: r}
+	sc := bufio.NewScanner(src)
 	initial := 64 << 10
 	if initial > max+1 {
 		initial = max + 1
 	}
 	sc.Buffer(make([]byte, initial), max+1)
-	return &paragraphReader{sc: sc, max: max}
+	return &paragraphReader{src: src, sc: sc, max: max}
 }
 
 // next reads the next paragraph into buf and spans. It returns false at the
@@ -57,6 +59,11 @@ func (pr *paragraphReader) next() (bool, error) {
 	pr.spans = pr.spans[:0]
 	for pr.sc.Scan() {
 		pr.line++
+		if pr.src.err != nil {
+			// bufio.Scanner hands out the partial last line after a read
+			// error: report the error, not the truncated line.
+			break
+		}
 		b := pr.sc.Bytes()
 		if isBlank(b) {
 			if len(pr.spans) > 0 {
@@ -110,6 +117,9 @@ func (pr *paragraphReader) next() (bool, error) {
 			nameStart: off, nameEnd: off + colon, valStart: off + colon + 1,
 			end: len(pr.buf), line: pr.line,
 		})
+	}
+	if err := pr.src.err; err != nil {
+		return false, fmt.Errorf("apt: reading line %d: %w", pr.line, err)
 	}
 	if err := pr.sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -209,4 +219,18 @@ func (pr *paragraphReader) decode(p *paragraph) {
 		p.values = append(p.values, fieldValue(s[sp.valStart:sp.end], sp.multi))
 		p.lines = append(p.lines, sp.line)
 	}
+}
+
+// errRecorder remembers the first read error other than io.EOF.
+type errRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errRecorder) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }

@@ -14,8 +14,9 @@ const DefaultBase = "https://repo.download.nvidia.com/jetson"
 //
 // Base is an http(s) URL, a file:// URL, or a plain directory path. For URLs
 // the methods return URLs with every path segment escaped (url.PathEscape,
-// so "+" becomes "%2B"); for a directory path they return filesystem paths
-// joined with filepath, unescaped.
+// and "+" as "%2B": url.PathEscape keeps it, but some object-store servers
+// read a literal "+" as a space). For a directory path they return
+// filesystem paths joined with filepath, unescaped.
 type Repo struct {
 	Base      string
 	Name      string // common, t234, t194, som
@@ -94,7 +95,7 @@ func (r Repo) join(parts ...string) string {
 				continue
 			}
 			sb.WriteByte('/')
-			sb.WriteString(url.PathEscape(seg))
+			sb.WriteString(escapeSegment(seg))
 		}
 	}
 	return sb.String()
@@ -123,4 +124,9 @@ func (r Repo) PoolURL(filename string) (string, error) {
 		return "", fmt.Errorf("apt: repo %s: %w", r.Name, err)
 	}
 	return r.join(r.Name, filename), nil
+}
+
+// escapeSegment escapes one path segment: url.PathEscape, and "+" too.
+func escapeSegment(seg string) string {
+	return strings.ReplaceAll(url.PathEscape(seg), "+", "%2B")
 }
