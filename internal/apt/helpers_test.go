@@ -57,3 +57,23 @@ func lineOf(t *testing.T, s, marker string) int {
 	}
 	return strings.Count(s[:i], "\n") + 1
 }
+
+// checkGoldenBytes compares got with testdata/name, or rewrites it with
+// -update.
+func checkGoldenBytes(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the output (run go test -update and review the diff):\n%s", path, got)
+	}
+}
