@@ -65,14 +65,23 @@ func (r Repo) Validate() error {
 	for _, f := range []struct{ what, v string }{
 		{"name", r.Name}, {"suite", r.Suite}, {"component", r.Component}, {"arch", r.Arch},
 	} {
-		if msg := filenameProblem(f.v); msg != "" || strings.Contains(f.v, "/") {
-			if msg == "" {
-				msg = "contains a slash"
-			}
-			return fmt.Errorf("apt: repo %q: %s %q: %s", r.Name, f.what, f.v, msg)
+		if msg := segmentProblem(f.what, f.v); msg != "" {
+			return fmt.Errorf("apt: repo %q: %s", r.Name, msg)
 		}
 	}
 	return nil
+}
+
+// segmentProblem checks that v is a single safe path segment.
+func segmentProblem(what, v string) string {
+	msg := filenameProblem(v)
+	if msg == "" && strings.Contains(v, "/") {
+		msg = "contains a slash"
+	}
+	if msg != "" {
+		return fmt.Sprintf("%s %q: %s", what, v, msg)
+	}
+	return ""
 }
 
 func (r Repo) isURL() bool { return strings.Contains(r.Base, "://") }
@@ -118,8 +127,12 @@ func (r Repo) IndexURL(file string) string {
 }
 
 // PoolURL returns <base>/<name>/<filename> for a stanza's Filename, after
-// checking it with CheckFilename.
+// checking it with CheckFilename and checking that Name is one safe path
+// segment.
 func (r Repo) PoolURL(filename string) (string, error) {
+	if err := segmentProblem("name", r.Name); err != "" {
+		return "", fmt.Errorf("apt: repo %q: %s", r.Name, err)
+	}
 	if err := CheckFilename(filename); err != nil {
 		return "", fmt.Errorf("apt: repo %s: %w", r.Name, err)
 	}

@@ -55,6 +55,14 @@ func TestRepoURLs(t *testing.T) {
 	}
 }
 
+func TestPoolURLRepoName(t *testing.T) {
+	for _, name := range []string{"", ".", "..", "a/b", "a\\b"} {
+		if u, err := NewRepo("https://x", name, "r36.5").PoolURL("pool/a.deb"); err == nil {
+			t.Errorf("repo name %q accepted: %s", name, u)
+		}
+	}
+}
+
 func TestValidSuite(t *testing.T) {
 	for s, want := range map[string]bool{
 		"r36.5": true, "r35.6": true, "r39.2": true, "r100.10": true,
