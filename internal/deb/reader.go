@@ -112,6 +112,7 @@ type Reader struct {
 	controlFiles map[string][]byte
 	dataMember   string
 	dec          *decoder
+	data         *countReader // decompressed data.tar stream
 	tr           *tar.Reader
 	cur          *Entry
 	curRaw       string
@@ -209,7 +210,8 @@ func (r *Reader) readHead() error {
 				return err
 			}
 			r.dec = dec
-			r.tr = tar.NewReader(&countReader{ctx: r.ctx, r: dec, max: r.lim.MaxBytes, e: r.errorf(0, h.Name, "", nil), what: "MaxBytes"})
+			r.data = &countReader{ctx: r.ctx, r: dec, max: r.lim.MaxBytes, e: r.errorf(0, h.Name, "", nil), what: "MaxBytes"}
+			r.tr = tar.NewReader(r.data)
 			return nil
 		}
 		if strings.HasPrefix(h.Name, "control.tar") {
@@ -338,7 +340,7 @@ func (r *Reader) next() (*Entry, error) {
 		if err == io.EOF {
 			// Drain the rest so that the decompressor verifies its checksum
 			// (and a system xz reports its exit status).
-			if _, err := io.Copy(io.Discard, r.tr); err != nil {
+			if _, err := io.Copy(io.Discard, r.data); err != nil {
 				return nil, r.tarError(m, "", err)
 			}
 			return nil, io.EOF
