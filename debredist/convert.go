@@ -1,0 +1,455 @@
+package debredist
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/gofrs/flock"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/layout"
+)
+
+// Result summarizes a conversion.
+type Result struct {
+	Out      string          `json:"out"`
+	Profile  Profile         `json:"profile"`
+	Products []ProductResult `json:"products"`
+	Packages []PackageResult `json:"packages"`
+}
+
+// ProductResult is one manifest written.
+type ProductResult struct {
+	Product  string `json:"product"`
+	Label    string `json:"label"`
+	Manifest string `json:"manifest"` // relative to Out
+}
+
+// PackageResult is one redist archive.
+type PackageResult struct {
+	PName       string `json:"pname"`
+	Product     string `json:"product"`
+	Version     string `json:"version"`
+	Platform    string `json:"platform"`
+	CUDAVariant string `json:"cuda_variant,omitempty"`
+	Archive     string `json:"archive"` // relative to Out
+	Size        int64  `json:"size"`
+	SHA256      string `json:"sha256"`
+	MD5         string `json:"md5"`
+	NAR         string `json:"nar_hash"`
+	Debs        int    `json:"debs"`
+	UpToDate    bool   `json:"up_to_date"`
+}
+
+const (
+	lockName = ".debredist.lock"
+	tmpName  = ".debredist-tmp"
+)
+
+// Convert plans the release, fetches its debs, builds every redist
+// package's archive, writes the manifests, LICENSE files and provenance
+// under o.Out, and verifies the result. Archives whose inputs did not
+// change are kept (reported UpToDate). A failure or cancellation leaves no
+// partial archive or manifest in o.Out: everything is written to a
+// temporary directory inside it and renamed into place, manifests last.
+func Convert(ctx context.Context, o Options) (*Result, error) {
+	if o.Out == "" {
+		return nil, usagef("no output directory (--out)")
+	}
+	comp, err := compression(o.Compression)
+	if err != nil {
+		return nil, err
+	}
+	if o.Jobs <= 0 {
+		o.Jobs = 4
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	unlock, err := lockOut(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	tmp := filepath.Join(o.Out, tmpName)
+	if err := os.RemoveAll(tmp); err != nil { // leftovers of a killed run
+		return nil, fmt.Errorf("removing stale %s: %w", tmp, err)
+	}
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+
+	pl, err := Plan(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if len(pl.Packages) == 0 {
+		return nil, fmt.Errorf("L4T %s: nothing to convert (no redist package in the plan)", pl.Profile.Suite)
+	}
+	mtime := o.MTime
+	if mtime.IsZero() {
+		mtime, err = time.Parse("2006-01-02", pl.Profile.ReleaseDate)
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: release_date: %w", pl.Profile.Name, err)
+		}
+	}
+	old := readProvenances(o.Out)
+
+	// Decide what must be built.
+	jobs := make([]*job, 0, len(pl.Packages))
+	var need []apt.Package
+	for _, p := range pl.Packages {
+		j := &job{pkg: p, profile: pl.Profile, comp: comp, mtime: mtime}
+		j.key = inputKey(pl.Profile, p, comp, mtime)
+		j.rel = path.Join(p.PName, p.Platform, ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
+		j.productDir = filepath.Join(o.Out, p.Product, "redist")
+		if rec, ok := old[j.key]; ok && rec.RelativePath == j.rel && fileSize(filepath.Join(j.productDir, rec.RelativePath)) == rec.Size &&
+			fileSize(filepath.Join(j.productDir, p.PName, "LICENSE.txt")) >= 0 {
+			j.res = rec
+			j.upToDate = true
+			o.emit(Event{Kind: EventUpToDate, Package: p.PName})
+		} else {
+			need = append(need, p.Debs...)
+		}
+		jobs = append(jobs, j)
+	}
+
+	var paths map[string]string
+	if len(need) > 0 {
+		f, err := o.fetcher()
+		if err != nil {
+			return nil, err
+		}
+		if paths, err = f.Fetch(ctx, need); err != nil {
+			return nil, err
+		}
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.Jobs)
+	for i, j := range jobs {
+		if j.upToDate {
+			continue
+		}
+		work := filepath.Join(tmp, strconv.Itoa(i))
+		g.Go(func() error {
+			o.emit(Event{Kind: EventBuildStart, Package: j.pkg.PName, Total: int64(len(j.pkg.Debs))})
+			if err := j.build(gctx, o, paths, work); err != nil {
+				return fmt.Errorf("redist package %s: %w", j.pkg.PName, err)
+			}
+			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size})
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+
+	if o.LockOut != "" {
+		if err := writeLockOut(o.LockOut, pl); err != nil {
+			return nil, err
+		}
+	}
+	res, err := writeManifests(o, pl, jobs, tmp, old)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := Verify(ctx, o.Out)
+	if err != nil {
+		return nil, err
+	}
+	if err := rep.Err(); err != nil {
+		return nil, fmt.Errorf("verifying the output: %w", err)
+	}
+	return res, nil
+}
+
+// job is one redist package to build (or to keep).
+type job struct {
+	pkg        PlanPackage
+	profile    Profile
+	comp       archive.Compression
+	mtime      time.Time
+	key        string
+	rel        string // archive path relative to productDir
+	productDir string
+	upToDate   bool
+	res        provArchive
+	license    []byte
+}
+
+func (j *job) build(ctx context.Context, o Options, paths map[string]string, work string) error {
+	if err := os.MkdirAll(filepath.Join(work, "blobs"), 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	var inputs []layout.Input
+	debs := append([]apt.Package(nil), j.pkg.Debs...)
+	sort.Slice(debs, func(a, b int) bool { return debs[a].Name < debs[b].Name })
+	n := 0
+	for _, d := range debs {
+		p, ok := paths[d.SHA256]
+		if !ok {
+			return fmt.Errorf("deb %s (%s) is not in the cache", d.Name, d.SHA256)
+		}
+		ins, err := stage(ctx, o, d, p, filepath.Join(work, "blobs"), &n)
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, ins...)
+	}
+	eng, err := layout.New(j.profile)
+	if err != nil {
+		return err
+	}
+	tree, err := eng.Build(j.pkg.PName, inputs, readBlob)
+	if err != nil {
+		return err
+	}
+	entries := make([]archive.Entry, 0, len(tree.Nodes))
+	for _, nd := range tree.Nodes {
+		e := archive.Entry{Name: nd.Path, Mode: nd.Mode, Size: nd.Size, Linkname: nd.Link}
+		switch nd.Type {
+		case layout.Dir:
+			e.Type = archive.Dir
+		case layout.Symlink:
+			e.Type = archive.Symlink
+		case layout.Hardlink:
+			e.Type = archive.Hardlink
+		default:
+			e.Type = archive.Regular
+			if nd.Data != nil {
+				data := nd.Data
+				e.Open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+			} else {
+				ref := nd.Ref
+				e.Open = func() (io.ReadCloser, error) { return os.Open(ref) }
+			}
+		}
+		if nd.Path == "LICENSE" {
+			j.license = nd.Data
+		}
+		entries = append(entries, e)
+	}
+	if j.license == nil {
+		return fmt.Errorf("no copyright file in any of its debs: cannot write LICENSE")
+	}
+	name := path.Base(j.rel)
+	tmpArchive := filepath.Join(work, name)
+	f, err := os.Create(tmpArchive)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	r, err := archive.Write(ctx, bw, entries, archive.Options{Top: topDir(name, j.comp), MTime: j.mtime, Compression: j.comp})
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	final := filepath.Join(j.productDir, filepath.FromSlash(j.rel))
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(j.productDir, j.pkg.PName, "LICENSE.txt"), j.license, work); err != nil {
+		return err
+	}
+	if err := os.Rename(tmpArchive, final); err != nil {
+		return err
+	}
+	j.res = provArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
+		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: j.key}
+	for _, d := range debs {
+		j.res.Debs = append(j.res.Debs, provDeb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
+	}
+	return nil
+}
+
+// stage streams one deb apart: every regular file is copied to a blob file
+// under dir (hashed on the way), everything else is metadata.
+func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n *int) ([]layout.Input, error) {
+	f, err := os.Open(debPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(d.Filename), Limits: o.Limits, SystemXZ: true})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var out []layout.Input
+	buf := make([]byte, 1<<20)
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		in := layout.Input{Deb: d.Name, Path: e.Name, Mode: e.Mode, Size: e.Size, Link: e.Linkname}
+		switch e.Type {
+		case deb.Dir:
+			in.Type = layout.Dir
+		case deb.Symlink:
+			in.Type = layout.Symlink
+		case deb.Hardlink:
+			in.Type = layout.Hardlink
+		default:
+			in.Type = layout.File
+			*n++
+			blob := filepath.Join(dir, strconv.Itoa(*n))
+			digest, err := copyBlob(blob, r, e.Size, buf)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", path.Base(d.Filename), e.Name, err)
+			}
+			in.Digest, in.Ref = digest, blob
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+func copyBlob(dst string, r io.Reader, size int64, buf []byte) (string, error) {
+	f, err := os.Create(dst)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	n, err := io.CopyBuffer(io.MultiWriter(f, h), r, buf)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	if n != size {
+		return "", fmt.Errorf("read %d bytes, header says %d", n, size)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func readBlob(ref string) ([]byte, error) {
+	f, err := os.Open(ref)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, layout.MaxLicenseBytes+1))
+}
+
+func topDir(name string, c archive.Compression) string { return name[:len(name)-len(c.Ext())] }
+
+func compression(s string) (archive.Compression, error) {
+	switch s {
+	case "", "xz":
+		return archive.XZ, nil
+	case "zstd", "zst":
+		return archive.Zstd, nil
+	}
+	return 0, usagef("unknown compression %q (want xz or zstd)", s)
+}
+
+// inputKey identifies everything an archive's bytes depend on.
+func inputKey(p Profile, pkg PlanPackage, c archive.Compression, mtime time.Time) string {
+	type deb struct{ Name, SHA256 string }
+	var debs []deb
+	for _, d := range pkg.Debs {
+		debs = append(debs, deb{d.Name, d.SHA256})
+	}
+	sort.Slice(debs, func(i, j int) bool { return debs[i].Name < debs[j].Name })
+	b, err := json.Marshal(struct {
+		Tool     string
+		Block    int
+		Comp     string
+		MTime    int64
+		Profile  Profile
+		Rules    any
+		PName    string
+		Platform string
+		Variant  string
+		Version  string
+		Product  string
+		Debs     []deb
+	}{"debredist " + Version, archive.BlockSize, c.Ext(), mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform, pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
+	if err != nil {
+		panic(err)
+	}
+	return sha256hex(b)
+}
+
+func fileSize(p string) int64 {
+	st, err := os.Stat(p)
+	if err != nil || !st.Mode().IsRegular() {
+		return -1
+	}
+	return st.Size()
+}
+
+// writeAtomic writes data to a temp file in tmpDir and renames it to dst.
+func writeAtomic(dst string, data []byte, tmpDir string) error {
+	f, err := os.CreateTemp(tmpDir, ".write-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(dst), 0o755)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), dst)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", dst, err)
+	}
+	return nil
+}
+
+func lockOut(ctx context.Context, o Options) (func(), error) {
+	l := flock.New(filepath.Join(o.Out, lockName))
+	ok, err := l.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("locking %s: %w", o.Out, err)
+	}
+	if !ok {
+		o.emit(Event{Kind: EventLockWait, Message: "another debredist process is writing " + o.Out + "; waiting for it to finish"})
+		if _, err := l.TryLockContext(ctx, 200*time.Millisecond); err != nil {
+			return nil, fmt.Errorf("waiting for the lock on %s held by another debredist process: %w", o.Out, err)
+		}
+	}
+	return func() { l.Unlock() }, nil
+}

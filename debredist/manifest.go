@@ -1,0 +1,298 @@
+package debredist
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+)
+
+// Manifest is an NVIDIA redistrib_<label>.json: a release of one product
+// (cuda, cudnn, tensorrt, …) and the archives of its components.
+//
+// It unmarshals NVIDIA's real manifests and marshals in NVIDIA's layout:
+// release_date, release_label, release_product first, then components by
+// name; inside a component name, license, license_path, version,
+// cuda_variant, then platforms; 4-space indentation.
+type Manifest struct {
+	ReleaseDate    string
+	ReleaseLabel   string
+	ReleaseProduct string
+	Components     map[string]*Component
+}
+
+// Component is one redist package of a manifest.
+type Component struct {
+	Name        string
+	License     string
+	LicensePath string
+	Version     string
+	// CUDAVariant lists the CUDA majors the component is built for
+	// ("cuda_variant": ["12"]); its platforms then hold Variants.
+	CUDAVariant []string
+	Platforms   map[string]*Platform
+	// Extra keeps fields debredist does not know, verbatim.
+	Extra map[string]json.RawMessage
+}
+
+// Platform holds either one artifact or, for components with CUDA
+// variants, one artifact per "cuda<MAJOR>" key.
+type Platform struct {
+	Artifact *Artifact
+	Variants map[string]*Artifact
+}
+
+// Artifact is one archive: its path relative to the manifest's directory
+// and its size and digests.
+type Artifact struct {
+	RelativePath string `json:"relative_path"`
+	SHA256       string `json:"sha256"`
+	MD5          string `json:"md5,omitempty"`
+	Size         string `json:"size"`
+}
+
+// Artifacts lists every artifact of the component with its platform and
+// variant ("" when the component has none), in a stable order.
+func (c *Component) Artifacts() []PlatformArtifact {
+	var out []PlatformArtifact
+	for _, p := range sortedKeys(c.Platforms) {
+		pl := c.Platforms[p]
+		if pl.Artifact != nil {
+			out = append(out, PlatformArtifact{Platform: p, Artifact: pl.Artifact})
+		}
+		for _, v := range sortedKeys(pl.Variants) {
+			out = append(out, PlatformArtifact{Platform: p, Variant: v, Artifact: pl.Variants[v]})
+		}
+	}
+	return out
+}
+
+// PlatformArtifact is an artifact with the keys it sits under.
+type PlatformArtifact struct {
+	Platform, Variant string
+	Artifact          *Artifact
+}
+
+var variantKeyRE = regexp.MustCompile(`^cuda[0-9]+$`)
+
+// UnmarshalJSON reads NVIDIA's manifest format.
+func (m *Manifest) UnmarshalJSON(b []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return err
+	}
+	*m = Manifest{Components: map[string]*Component{}}
+	for k, raw := range top {
+		switch k {
+		case "release_date":
+			if err := json.Unmarshal(raw, &m.ReleaseDate); err != nil {
+				return fmt.Errorf("release_date: %w", err)
+			}
+		case "release_label":
+			if err := json.Unmarshal(raw, &m.ReleaseLabel); err != nil {
+				return fmt.Errorf("release_label: %w", err)
+			}
+		case "release_product":
+			if err := json.Unmarshal(raw, &m.ReleaseProduct); err != nil {
+				return fmt.Errorf("release_product: %w", err)
+			}
+		default:
+			c := &Component{}
+			if err := json.Unmarshal(raw, c); err != nil {
+				return fmt.Errorf("component %s: %w", k, err)
+			}
+			m.Components[k] = c
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSON reads one component.
+func (c *Component) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	*c = Component{Platforms: map[string]*Platform{}}
+	str := map[string]*string{"name": &c.Name, "license": &c.License, "license_path": &c.LicensePath, "version": &c.Version}
+	for k, raw := range fields {
+		if dst, ok := str[k]; ok {
+			if err := json.Unmarshal(raw, dst); err != nil {
+				return fmt.Errorf("%s: %w", k, err)
+			}
+			continue
+		}
+		if k == "cuda_variant" {
+			if err := json.Unmarshal(raw, &c.CUDAVariant); err != nil {
+				return fmt.Errorf("cuda_variant: %w", err)
+			}
+			continue
+		}
+		trimmed := bytes.TrimSpace(raw)
+		if len(trimmed) == 0 || trimmed[0] != '{' {
+			if c.Extra == nil {
+				c.Extra = map[string]json.RawMessage{}
+			}
+			c.Extra[k] = raw
+			continue
+		}
+		// Every object-valued key is a platform (as nixpkgs reads it).
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return fmt.Errorf("platform %s: %w", k, err)
+		}
+		p := &Platform{}
+		if _, ok := obj["relative_path"]; ok {
+			p.Artifact = &Artifact{}
+			if err := json.Unmarshal(raw, p.Artifact); err != nil {
+				return fmt.Errorf("platform %s: %w", k, err)
+			}
+		} else {
+			p.Variants = map[string]*Artifact{}
+			for v, vraw := range obj {
+				if !variantKeyRE.MatchString(v) {
+					return fmt.Errorf("platform %s: unexpected key %q (want relative_path or cuda<N>)", k, v)
+				}
+				a := &Artifact{}
+				if err := json.Unmarshal(vraw, a); err != nil {
+					return fmt.Errorf("platform %s/%s: %w", k, v, err)
+				}
+				p.Variants[v] = a
+			}
+		}
+		c.Platforms[k] = p
+	}
+	return nil
+}
+
+// MarshalJSON writes NVIDIA's layout (see Manifest).
+func (m *Manifest) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	w := &objWriter{buf: &buf}
+	w.open()
+	w.field("release_date", m.ReleaseDate)
+	w.field("release_label", m.ReleaseLabel)
+	w.field("release_product", m.ReleaseProduct)
+	for _, k := range sortedKeys(m.Components) {
+		b, err := m.Components[k].MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("component %s: %w", k, err)
+		}
+		w.raw(k, b)
+	}
+	w.close()
+	return buf.Bytes(), nil
+}
+
+// MarshalJSON writes one component in NVIDIA's key order.
+func (c *Component) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	w := &objWriter{buf: &buf}
+	w.open()
+	w.field("name", c.Name)
+	w.field("license", c.License)
+	if c.LicensePath != "" {
+		w.field("license_path", c.LicensePath)
+	}
+	w.field("version", c.Version)
+	if c.CUDAVariant != nil {
+		w.field("cuda_variant", c.CUDAVariant)
+	}
+	for _, k := range sortedKeys(c.Extra) {
+		w.raw(k, c.Extra[k])
+	}
+	for _, p := range sortedKeys(c.Platforms) {
+		pl := c.Platforms[p]
+		if pl.Artifact != nil {
+			w.field(p, pl.Artifact)
+			continue
+		}
+		vs := &objWriter{buf: &bytes.Buffer{}}
+		vs.open()
+		for _, v := range sortedKeys(pl.Variants) {
+			vs.field(v, pl.Variants[v])
+		}
+		vs.close()
+		w.raw(p, vs.buf.Bytes())
+	}
+	w.close()
+	return buf.Bytes(), nil
+}
+
+type objWriter struct {
+	buf *bytes.Buffer
+	n   int
+}
+
+func (w *objWriter) open()  { w.buf.WriteByte('{') }
+func (w *objWriter) close() { w.buf.WriteByte('}') }
+func (w *objWriter) raw(k string, v []byte) {
+	if w.n > 0 {
+		w.buf.WriteByte(',')
+	}
+	w.n++
+	kb, _ := json.Marshal(k)
+	w.buf.Write(kb)
+	w.buf.WriteByte(':')
+	w.buf.Write(v)
+}
+func (w *objWriter) field(k string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // strings, slices and Artifacts always marshal
+	}
+	w.raw(k, b)
+}
+
+// WriteManifest writes m as NVIDIA formats it: 4-space indentation and a
+// trailing newline.
+func WriteManifest(w io.Writer, m *Manifest) error {
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "    "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err = w.Write(out.Bytes())
+	return err
+}
+
+// ReadManifest parses a manifest.
+func ReadManifest(r io.Reader) (*Manifest, error) {
+	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{}
+	if err := json.Unmarshal(b, m); err != nil {
+		return nil, err
+	}
+	if m.ReleaseProduct == "" && m.ReleaseLabel == "" {
+		return nil, fmt.Errorf("not a redist manifest: no release_label or release_product")
+	}
+	return m, nil
+}
+
+// ArchiveName is the file name of a redist archive:
+// <pname>-<platform>-<version>[_cuda<N>]-archive<ext>.
+func ArchiveName(pname, platform, version, cudaVariant, ext string) string {
+	name := pname + "-" + platform + "-" + version
+	if cudaVariant != "" {
+		name += "_cuda" + cudaVariant
+	}
+	return name + "-archive" + ext
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

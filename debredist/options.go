@@ -1,0 +1,126 @@
+package debredist
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/fetch"
+	"github.com/debredist/debredist/internal/profile"
+)
+
+// Version is debredist's version. It is part of every archive's input key:
+// a new version rebuilds everything (archive bytes may change with it).
+const Version = "0.1.0"
+
+// Profile describes one JetPack/L4T release (see Profiles).
+type Profile = profile.Profile
+
+// Profiles lists the built-in release profiles.
+func Profiles() []Profile { return profile.Builtin() }
+
+// LoadProfile reads a user's profile file; empty fields are inherited from
+// the built-in profile of the same L4T major.
+func LoadProfile(path string) (Profile, error) { return profile.LoadFile(path) }
+
+// Options selects a release and says where inputs and outputs live. Exactly
+// one of JetPack, L4T, ProfileFile and LockFile selects the release (a lock
+// file may be combined with JetPack/L4T/ProfileFile to pick the profile).
+type Options struct {
+	JetPack     string // "5", "6", "7", "7.0", …
+	L4T         string // "r36.5"
+	ProfileFile string // a user's profile (JSON)
+	// LockFile pins the exact debs (debredist lock or jetpack-nixos
+	// sourceinfo format) instead of reading live indexes.
+	LockFile string
+	// LockOut, when set, receives the lock of the debs this run used.
+	LockOut string
+
+	Mirror      string // base URL or directory; default NVIDIA's repository
+	CacheDir    string // default $XDG_CACHE_HOME/debredist
+	Jobs        int    // parallel downloads and packages; default 4
+	Offline     bool   // use the cache only
+	VerifyCache bool   // re-hash cache hits
+	Keyring     string // OpenPGP keyring for InRelease/Release.gpg
+
+	Out         string   // output directory (Convert)
+	Compression string   // "xz" (default) or "zstd"
+	Only        []string // convert only these redist packages (pnames)
+	// MTime is every archive entry's mtime; zero means the profile's
+	// release date (the CLI sets it from SOURCE_DATE_EPOCH).
+	MTime time.Time
+
+	// Limits bound what one deb may expand to.
+	Limits deb.Limits
+
+	// OnEvent receives progress; it is called from several goroutines.
+	OnEvent    func(Event)
+	HTTPClient *http.Client
+}
+
+// EventKind says what an Event reports.
+type EventKind string
+
+const (
+	EventIndex       EventKind = "index"        // an index was read
+	EventWarning     EventKind = "warning"      // something the user should know
+	EventFetchStart  EventKind = "fetch-start"  // a download started
+	EventFetchBytes  EventKind = "fetch-bytes"  // download progress
+	EventFetchDone   EventKind = "fetch-done"   // a deb is in the cache
+	EventFetchRetry  EventKind = "fetch-retry"  // a download is retried
+	EventFetchFailed EventKind = "fetch-failed" // a download failed for good
+	EventCacheHit    EventKind = "cache-hit"    // a deb was already cached
+	EventBuildStart  EventKind = "build-start"  // a redist package is being built
+	EventBuildDone   EventKind = "build-done"   // its archive is written
+	EventUpToDate    EventKind = "up-to-date"   // its archive is current: skipped
+	EventLockWait    EventKind = "lock-wait"    // waiting for another process's lock on Out
+)
+
+// Event is one progress report.
+type Event struct {
+	Kind    EventKind
+	Package string // redist package or deb package
+	URL     string
+	Bytes   int64
+	Total   int64
+	Attempt int
+	Message string
+	Err     error
+}
+
+func (o *Options) emit(e Event) {
+	if o.OnEvent != nil {
+		o.OnEvent(e)
+	}
+}
+
+func (o *Options) fetcher() (*fetch.Fetcher, error) {
+	return fetch.New(fetch.Options{
+		Base:        o.Mirror,
+		CacheDir:    o.CacheDir,
+		Jobs:        o.Jobs,
+		Offline:     o.Offline,
+		VerifyCache: o.VerifyCache,
+		Keyring:     o.Keyring,
+		HTTPClient:  o.HTTPClient,
+		OnEvent: func(e fetch.Event) {
+			kinds := map[fetch.EventKind]EventKind{
+				fetch.Started: EventFetchStart, fetch.Progress: EventFetchBytes, fetch.Done: EventFetchDone,
+				fetch.CacheHit: EventCacheHit, fetch.Retried: EventFetchRetry, fetch.Failed: EventFetchFailed,
+			}
+			k, ok := kinds[e.Kind]
+			if !ok {
+				return
+			}
+			o.emit(Event{Kind: k, Package: e.Package, URL: e.URL, Bytes: e.Bytes, Total: e.Total, Attempt: e.Attempt, Err: e.Err})
+		},
+	})
+}
+
+// UsageError reports options that do not make sense together.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }

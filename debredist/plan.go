@@ -1,0 +1,176 @@
+package debredist
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/internal/plan"
+	"github.com/debredist/debredist/internal/profile"
+)
+
+// PlanResult is what a conversion would build, without downloading debs.
+type PlanResult struct {
+	Profile  Profile        `json:"profile"`
+	Products []ProductLabel `json:"products"`
+	Packages []PlanPackage  `json:"packages"`
+	Skipped  []SkippedDeb   `json:"skipped"`
+	// Inputs are the debs of every repo the release reads, newest
+	// version per package (what a lock file pins).
+	Inputs []apt.Package `json:"-"`
+	// Indexes identify where the package lists came from.
+	Indexes []IndexInfo `json:"indexes"`
+}
+
+// IndexInfo identifies one index (or the lock file) a plan was made from.
+type IndexInfo struct {
+	Repo   string `json:"repo"`
+	URL    string `json:"url"`
+	SHA256 string `json:"sha256"`
+	Signed bool   `json:"signed"`
+}
+
+type (
+	// PlanPackage is one redist package and its source debs.
+	PlanPackage = plan.Package
+	// SkippedDeb is a deb of the common repo that is not converted, and why.
+	SkippedDeb = plan.Skipped
+	// ProductLabel is a manifest family and its release_label.
+	ProductLabel = plan.ProductLabel
+)
+
+// Plan selects the release, reads its indexes (or lock file) and groups
+// the debs into redist packages.
+func Plan(ctx context.Context, o Options) (*PlanResult, error) {
+	prof, err := selectProfile(o)
+	if err != nil {
+		return nil, err
+	}
+	var pkgs []apt.Package
+	var indexes []IndexInfo
+	if o.LockFile != "" {
+		l, sum, err := readLock(o.LockFile)
+		if err != nil {
+			return nil, err
+		}
+		if l.Suite != "" && l.Suite != prof.Suite {
+			return nil, usagef("lock file %s pins L4T %s but the profile is for %s", o.LockFile, l.Suite, prof.Suite)
+		}
+		pkgs = l.Packages
+		indexes = append(indexes, IndexInfo{Repo: "lock", URL: o.LockFile, SHA256: sum})
+	} else {
+		f, err := o.fetcher()
+		if err != nil {
+			return nil, err
+		}
+		unsigned := false
+		for _, repo := range prof.Repos {
+			r := apt.NewRepo(o.Mirror, repo, prof.Suite)
+			ps, problems, info, err := f.Index(ctx, r)
+			if err != nil {
+				return nil, fmt.Errorf("index of %s %s: %w", repo, prof.Suite, err)
+			}
+			for _, p := range problems {
+				o.emit(Event{Kind: EventWarning, Package: p.Package, URL: info.URL, Message: "skipped unsafe index stanza: " + p.String()})
+			}
+			if !info.Signed {
+				unsigned = true
+			}
+			o.emit(Event{Kind: EventIndex, Package: repo, URL: info.URL, Total: int64(len(ps))})
+			indexes = append(indexes, IndexInfo{Repo: repo, URL: info.URL, SHA256: info.SHA256, Signed: info.Signed})
+			pkgs = append(pkgs, ps...)
+		}
+		if unsigned {
+			msg := "index signatures were not checked (no --keyring given)"
+			if o.Keyring != "" {
+				msg = "the repository publishes no signed Release: index signatures could not be checked"
+			}
+			o.emit(Event{Kind: EventWarning, Message: msg})
+		}
+		pkgs = apt.Newest(pkgs)
+	}
+	var bins []profile.Binary
+	for _, p := range pkgs {
+		bins = append(bins, profile.Binary{Name: p.Name, Version: p.Version})
+	}
+	prof, err = prof.Resolve(bins)
+	if err != nil {
+		return nil, err
+	}
+	if prof.ReleaseDate == "" {
+		prof.ReleaseDate = "1970-01-01"
+		if o.MTime.IsZero() {
+			return nil, fmt.Errorf("L4T %s: no release date in the profile and none derivable from nvidia-l4t-* versions; set SOURCE_DATE_EPOCH or release_date in a --profile file", prof.Suite)
+		}
+		prof.ReleaseDate = o.MTime.UTC().Format("2006-01-02")
+	}
+	p, err := plan.Build(prof, pkgs)
+	if err != nil {
+		return nil, err
+	}
+	res := &PlanResult{Profile: prof, Products: p.Products(), Packages: p.Packages, Skipped: p.Skipped, Inputs: pkgs, Indexes: indexes}
+	if len(o.Only) > 0 {
+		var keep []PlanPackage
+		for _, name := range o.Only {
+			i := slices.IndexFunc(p.Packages, func(q PlanPackage) bool { return q.PName == name })
+			if i < 0 {
+				var names []string
+				for _, q := range p.Packages {
+					names = append(names, q.PName)
+				}
+				return nil, usagef("--only %s: no such redist package in %s (have: %s)", name, prof.Suite, strings.Join(names, ", "))
+			}
+		}
+		for _, q := range p.Packages {
+			if slices.Contains(o.Only, q.PName) {
+				keep = append(keep, q)
+			}
+		}
+		res.Packages = keep
+	}
+	return res, nil
+}
+
+func selectProfile(o Options) (Profile, error) {
+	n := 0
+	for _, s := range []string{o.JetPack, o.L4T, o.ProfileFile} {
+		if s != "" {
+			n++
+		}
+	}
+	switch {
+	case n > 1:
+		return Profile{}, usagef("give only one of --jetpack, --l4t and --profile")
+	case o.ProfileFile != "":
+		return profile.LoadFile(o.ProfileFile)
+	case o.JetPack != "":
+		return profile.ForJetPack(o.JetPack)
+	case o.L4T != "":
+		return profile.ForSuite(o.L4T)
+	case o.LockFile != "":
+		l, _, err := readLock(o.LockFile)
+		if err != nil {
+			return Profile{}, err
+		}
+		if l.Suite == "" {
+			return Profile{}, usagef("lock file %s does not name its L4T suite (jetpack-nixos format): add --l4t or --jetpack", o.LockFile)
+		}
+		return profile.ForSuite(l.Suite)
+	}
+	return Profile{}, usagef("select a release with --jetpack, --l4t, --profile or --lock")
+}
+
+func readLock(path string) (*apt.Lock, string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("lock file: %w", err)
+	}
+	l, err := apt.ReadLock(strings.NewReader(string(b)))
+	if err != nil {
+		return nil, "", fmt.Errorf("lock file %s: %w", path, err)
+	}
+	return l, sha256hex(b), nil
+}

@@ -1,0 +1,83 @@
+package debredist
+
+import (
+	"context"
+	"io"
+
+	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/internal/deb"
+)
+
+type (
+	// IndexPackage is one stanza of an apt Packages index.
+	IndexPackage = apt.Package
+	// IndexProblem is a stanza that cannot be downloaded safely.
+	IndexProblem = apt.Problem
+	// Lock pins the exact debs of a conversion.
+	Lock = apt.Lock
+	// DebLimits bound what one deb may expand to.
+	DebLimits = deb.Limits
+)
+
+// ReadIndex parses a Packages index (plain, gzip, xz or zstd, detected by
+// content). Unsafe stanzas are returned as problems; the rest is parsed.
+func ReadIndex(r io.Reader) ([]IndexPackage, []IndexProblem, error) {
+	return apt.ParsePackages(r, apt.ParseOptions{})
+}
+
+// ExtractDeb safely extracts a deb's data into dir: no path or symlink may
+// escape it, and an existing non-empty dir is refused unless force.
+func ExtractDeb(ctx context.Context, debPath, dir string, force bool, limits DebLimits) error {
+	return deb.Extract(ctx, debPath, dir, force, deb.Options{Limits: limits, SystemXZ: true})
+}
+
+// FetchResult lists the debs a Fetch made available in the cache.
+type FetchResult struct {
+	Plan  *PlanResult       `json:"plan"`
+	Debs  []IndexPackage    `json:"debs"`
+	Paths map[string]string `json:"paths"` // sha256 -> cache file
+}
+
+// Fetch plans the release like Convert and makes sure every deb the plan
+// needs is in the cache (or, with packages given, those binary packages of
+// the release's repos). With Options.LockOut it writes the lock of the debs.
+func Fetch(ctx context.Context, o Options, packages ...string) (*FetchResult, error) {
+	pl, err := Plan(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	var debs []apt.Package
+	if len(packages) > 0 {
+		want := map[string]bool{}
+		for _, p := range packages {
+			want[p] = true
+		}
+		for _, d := range pl.Inputs {
+			if want[d.Name] {
+				debs = append(debs, d)
+				delete(want, d.Name)
+			}
+		}
+		for p := range want {
+			return nil, usagef("package %s is not in the %s indexes", p, pl.Profile.Suite)
+		}
+	} else {
+		for _, p := range pl.Packages {
+			debs = append(debs, p.Debs...)
+		}
+	}
+	f, err := o.fetcher()
+	if err != nil {
+		return nil, err
+	}
+	paths, err := f.Fetch(ctx, debs)
+	if err != nil {
+		return nil, err
+	}
+	if o.LockOut != "" {
+		if err := writeLockOut(o.LockOut, pl); err != nil {
+			return nil, err
+		}
+	}
+	return &FetchResult{Plan: pl, Debs: debs, Paths: paths}, nil
+}
