@@ -1,0 +1,307 @@
+package deb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Extract writes a deb's data safely into dir. It refuses an existing
+// non-empty dir unless force (which then replaces it). Symlinks may only
+// point inside dir (checked against the final tree, so chains of links
+// cannot escape either); it never follows a symlink when writing. It writes
+// to a temporary directory beside dir and renames it into place, so a
+// failure leaves nothing half-written. Permission bits are kept; setuid,
+// setgid and sticky bits, owners and mtimes are not.
+func Extract(ctx context.Context, debPath, dir string, force bool, opts Options) (err error) {
+	if opts.Name == "" {
+		opts.Name = debPath
+	}
+	fail := func(kind Kind, entry string, err error) error {
+		return &Error{Deb: opts.Name, Entry: entry, Kind: kind, Err: err}
+	}
+	dir = filepath.Clean(dir)
+	exists := false
+	if st, err := os.Lstat(dir); err == nil {
+		exists = true
+		if !force {
+			if !st.IsDir() {
+				return fail(KindExists, "", fmt.Errorf("destination %s exists and is not a directory", dir))
+			}
+			empty, err := isEmptyDir(dir)
+			if err != nil {
+				return fail(KindIO, "", err)
+			}
+			if !empty {
+				return fail(KindExists, "", fmt.Errorf("destination %s is not empty (use force to replace it)", dir))
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fail(KindIO, "", fmt.Errorf("destination: %w", err))
+	}
+
+	f, err := os.Open(debPath)
+	if err != nil {
+		return fail(KindIO, "", err)
+	}
+	defer f.Close()
+	rd, err := NewReader(ctx, f, opts)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".extract-")
+	if err != nil {
+		return fail(KindIO, "", fmt.Errorf("create temporary directory: %w", err))
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	root, err := os.OpenRoot(tmp)
+	if err != nil {
+		return fail(KindIO, "", err)
+	}
+	x := &extractor{rd: rd, root: root, deb: opts.Name, member: rd.DataMember(), symlinks: map[string]string{}, dirModes: map[string]fs.FileMode{}}
+	err = x.run()
+	if cerr := root.Close(); err == nil && cerr != nil {
+		err = fail(KindIO, "", cerr)
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fail(KindIO, "", err)
+	}
+
+	// Move into place.
+	if !exists {
+		if err := os.Rename(tmp, dir); err != nil {
+			return fail(KindIO, "", fmt.Errorf("move into place: %w", err))
+		}
+		return nil
+	}
+	if !force {
+		// An empty directory: remove it (fails if someone filled it
+		// meanwhile) and move the new tree into its place.
+		if err := os.Remove(dir); err != nil {
+			return fail(KindExists, "", fmt.Errorf("replace empty destination: %w", err))
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			return fail(KindExists, "", fmt.Errorf("move into place: %w", err))
+		}
+		return nil
+	}
+	old, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".old-")
+	if err != nil {
+		return fail(KindIO, "", err)
+	}
+	oldPath := filepath.Join(old, "d")
+	if err := os.Rename(dir, oldPath); err != nil {
+		os.Remove(old)
+		return fail(KindIO, "", fmt.Errorf("move old destination aside: %w", err))
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if rerr := os.Rename(oldPath, dir); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		os.RemoveAll(old)
+		return fail(KindIO, "", fmt.Errorf("move into place: %w", err))
+	}
+	if err := os.RemoveAll(old); err != nil {
+		return fail(KindIO, "", fmt.Errorf("remove old destination: %w", err))
+	}
+	return nil
+}
+
+func isEmptyDir(dir string) (bool, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	_, err = f.Readdirnames(1)
+	if err == io.EOF {
+		return true, nil
+	}
+	return false, err
+}
+
+type extractor struct {
+	rd       *Reader
+	root     *os.Root
+	deb      string
+	member   string
+	symlinks map[string]string // created symlinks: name -> target
+	dirModes map[string]fs.FileMode
+}
+
+func (x *extractor) fail(kind Kind, entry string, err error) error {
+	return &Error{Deb: x.deb, Member: x.member, Entry: entry, Kind: kind, Err: err}
+}
+
+func (x *extractor) run() error {
+	for {
+		e, err := x.rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := x.entry(e); err != nil {
+			return err
+		}
+	}
+	// Every symlink must resolve inside the tree as finally built.
+	names := make([]string, 0, len(x.symlinks))
+	for n := range x.symlinks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := resolveInside(x.symlinks, path.Dir(n), x.symlinks[n]); err != nil {
+			return x.fail(KindUnsafePath, n, fmt.Errorf("symlink to %q: %w", x.symlinks[n], err))
+		}
+	}
+	// Directory modes last, deepest first, so read-only dirs do not block
+	// their children.
+	dirs := make([]string, 0, len(x.dirModes))
+	for d := range x.dirModes {
+		dirs = append(dirs, d)
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
+	for _, d := range dirs {
+		if err := x.root.Chmod(d, x.dirModes[d]); err != nil {
+			return x.fail(KindIO, d, err)
+		}
+	}
+	return nil
+}
+
+func (x *extractor) entry(e *Entry) error {
+	// No parent may be a symlink: we never write through one.
+	for p := path.Dir(e.Name); p != "."; p = path.Dir(p) {
+		if _, ok := x.symlinks[p]; ok {
+			return x.fail(KindUnsafePath, e.Name, fmt.Errorf("parent %q is a symlink", p))
+		}
+	}
+	if parent := path.Dir(e.Name); parent != "." {
+		if err := x.root.MkdirAll(parent, 0o755); err != nil {
+			return x.fail(KindIO, e.Name, err)
+		}
+	}
+	if e.Type != Dir {
+		// Replace an earlier non-directory entry of the same name.
+		if st, err := x.root.Lstat(e.Name); err == nil {
+			if st.IsDir() {
+				return x.fail(KindFormat, e.Name, fmt.Errorf("%s entry replaces a directory", e.Type))
+			}
+			if err := x.root.Remove(e.Name); err != nil {
+				return x.fail(KindIO, e.Name, err)
+			}
+			delete(x.symlinks, e.Name)
+		}
+	}
+	perm := e.Mode.Perm()
+	switch e.Type {
+	case Dir:
+		if _, ok := x.symlinks[e.Name]; ok {
+			if err := x.root.Remove(e.Name); err != nil {
+				return x.fail(KindIO, e.Name, err)
+			}
+			delete(x.symlinks, e.Name)
+		}
+		if err := x.root.Mkdir(e.Name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return x.fail(KindIO, e.Name, err)
+		}
+		if st, err := x.root.Lstat(e.Name); err != nil || !st.IsDir() {
+			return x.fail(KindFormat, e.Name, errors.New("directory entry replaces a non-directory"))
+		}
+		x.dirModes[e.Name] = perm
+	case Regular:
+		f, err := x.root.OpenFile(e.Name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return x.fail(KindIO, e.Name, err)
+		}
+		_, err = io.Copy(f, x.rd)
+		if err == nil {
+			err = f.Chmod(perm)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			var de *Error
+			if errors.As(err, &de) {
+				return err
+			}
+			return x.fail(KindIO, e.Name, err)
+		}
+	case Symlink:
+		if err := resolveInside(nil, path.Dir(e.Name), e.Linkname); err != nil {
+			return x.fail(KindUnsafePath, e.Name, fmt.Errorf("symlink to %q: %w", e.Linkname, err))
+		}
+		if err := x.root.Symlink(e.Linkname, e.Name); err != nil {
+			return x.fail(KindIO, e.Name, err)
+		}
+		x.symlinks[e.Name] = e.Linkname
+	case Hardlink:
+		if err := x.root.Link(e.Linkname, e.Name); err != nil {
+			return x.fail(KindIO, e.Name, err)
+		}
+	}
+	return nil
+}
+
+// resolveInside resolves target relative to dir (both slash paths relative
+// to the root) through the known symlinks and fails if the walk ever leaves
+// the root, meets an absolute target, or loops.
+func resolveInside(links map[string]string, dir, target string) error {
+	if strings.HasPrefix(target, "/") {
+		return errors.New("absolute target points outside the extraction directory")
+	}
+	var cur []string
+	if dir != "." && dir != "" {
+		cur = strings.Split(dir, "/")
+	}
+	rest := strings.Split(target, "/")
+	hops := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(cur) == 0 {
+				return errors.New("target points outside the extraction directory")
+			}
+			cur = cur[:len(cur)-1]
+			continue
+		}
+		cur = append(cur, c)
+		t, ok := links[strings.Join(cur, "/")]
+		if !ok {
+			continue
+		}
+		if hops++; hops > 40 {
+			return errors.New("too many levels of symbolic links")
+		}
+		if strings.HasPrefix(t, "/") {
+			return fmt.Errorf("through symlink %q: absolute target points outside the extraction directory", strings.Join(cur, "/"))
+		}
+		cur = cur[:len(cur)-1]
+		rest = append(strings.Split(t, "/"), rest...)
+	}
+	return nil
+}
