@@ -1,0 +1,135 @@
+package mirrorgen
+
+import (
+	"archive/tar"
+	"bytes"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/debredist/debredist/internal/deb/debtest"
+)
+
+// node is one entry of a deb's data tree before payloads are filled in.
+type node struct {
+	typ  byte // tar.TypeReg, tar.TypeDir, tar.TypeSymlink
+	mode int64
+	link string
+	body []byte // fixed content; nil with synth=true means "payload"
+	// synth marks files whose content is synthetic payload (Options.Payload).
+	synth bool
+}
+
+// tree collects the files of one binary package.
+type tree struct {
+	pkg   string
+	nodes map[string]*node
+}
+
+func newTree(pkg string) *tree { return &tree{pkg: pkg, nodes: map[string]*node{}} }
+
+// blob adds a payload file with mode 0644.
+func (t *tree) blob(p string) { t.nodes[p] = &node{typ: tar.TypeReg, mode: 0o644, synth: true} }
+
+// exe adds a payload file with mode 0755 (binaries, shared objects).
+func (t *tree) exe(p string) { t.nodes[p] = &node{typ: tar.TypeReg, mode: 0o755, synth: true} }
+
+// text adds a file with fixed content and mode 0644.
+func (t *tree) text(p, body string) {
+	t.nodes[p] = &node{typ: tar.TypeReg, mode: 0o644, body: []byte(body)}
+}
+
+// link adds a symlink.
+func (t *tree) link(p, target string) {
+	t.nodes[p] = &node{typ: tar.TypeSymlink, mode: 0o777, link: target}
+}
+
+// blobs adds payload files dir/name for each name.
+func (t *tree) blobs(dir string, names ...string) {
+	for _, n := range names {
+		t.blob(path.Join(dir, n))
+	}
+}
+
+// exes adds executable payload files dir/name for each name.
+func (t *tree) exes(dir string, names ...string) {
+	for _, n := range names {
+		t.exe(path.Join(dir, n))
+	}
+}
+
+// lib adds a versioned shared library dir/base.so.ver and, when soname
+// differs, the soname link dir/base.so.soname -> base.so.ver.
+func (t *tree) lib(dir, base, ver, soname string) {
+	real := base + ".so." + ver
+	t.exe(path.Join(dir, real))
+	if soname != "" && soname != ver {
+		t.link(path.Join(dir, base+".so."+soname), real)
+	}
+}
+
+// devlink adds the development link dir/base.so -> base.so.soname.
+func (t *tree) devlink(dir, base, soname string) {
+	t.link(path.Join(dir, base+".so"), base+".so."+soname)
+}
+
+// hasPrefix reports whether any entry lives under dir.
+func (t *tree) hasPrefix(dir string) bool {
+	for p := range t.nodes {
+		if strings.HasPrefix(p, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// files returns the deb entries: every parent directory made explicit, sorted
+// by path in byte order (the order dpkg-deb --build writes), with payloads
+// filled in from payload/sizeOf.
+func (t *tree) files(payload func(pkg, path string, size int64) []byte, sizeOf func(pkg, path string) int64) []debtest.File {
+	all := map[string]*node{}
+	for p, n := range t.nodes {
+		all[p] = n
+		for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
+			if _, ok := all[d]; ok {
+				if all[d].typ == tar.TypeDir {
+					break
+				}
+				continue
+			}
+			all[d] = &node{typ: tar.TypeDir, mode: 0o755}
+		}
+	}
+	names := make([]string, 0, len(all))
+	for p := range all {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	out := make([]debtest.File, 0, len(names))
+	for _, p := range names {
+		n := all[p]
+		f := debtest.File{Name: p, Type: n.typ, Mode: n.mode, Linkname: n.link}
+		if n.typ == tar.TypeReg {
+			f.Body = n.body
+			if n.synth {
+				f.Body = payload(t.pkg, p, sizeOf(t.pkg, p))
+			}
+			if f.Body == nil {
+				f.Body = []byte{}
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// gzipBytes compresses b deterministically (no name, zero mtime).
+func gzipBytes(b []byte) []byte {
+	var buf bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	w.Write(b) //nolint:errcheck // bytes.Buffer cannot fail
+	w.Close()  //nolint:errcheck
+	return buf.Bytes()
+}
