@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
@@ -110,7 +111,7 @@ func describe(p apt.Package, u string, err error) error {
 		hm *HashMismatchError
 		sm *SizeMismatchError
 	)
-	if errors.As(err, &he) || errors.As(err, &hm) || errors.As(err, &sm) {
+	if errors.As(err, &he) || errors.As(err, &hm) || errors.As(err, &sm) || strings.Contains(err.Error(), u) {
 		return fmt.Errorf("%s %s: %w", p.Name, p.Version, err)
 	}
 	return fmt.Errorf("%s %s: %s: %w", p.Name, p.Version, u, err)

@@ -133,12 +133,11 @@ func New(opts Options) (*Fetcher, error) {
 	if f.base == "" {
 		f.base = apt.DefaultBase
 	}
-	f.base = strings.TrimRight(f.base, "/")
-	if f.base == "" {
-		f.base = "/"
-	}
 	if err := checkBase(f.base); err != nil {
 		return nil, fmt.Errorf("fetch: %w", err)
+	}
+	if b := strings.TrimRight(f.base, "/"); b != "" {
+		f.base = b
 	}
 	if f.cache == "" {
 		dir, err := os.UserCacheDir()
