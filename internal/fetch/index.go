@@ -49,13 +49,12 @@ type IndexInfo struct {
 // false. Without a keyring signatures are not checked (Signed is false); with
 // one a bad or missing signature, or a Packages file the signed Release does
 // not cover, is an error (a *SignatureError for signatures). Index sets
-// Package.Repo to repo.Name on every package. An empty repo.Base means the
-// Fetcher's base. Offline, only file and directory mirrors can be read.
+// Package.Repo to repo.Name on every package. repo.Base is ignored: indexes,
+// like debs, come from the Fetcher's mirror (Options.Base). Offline, only
+// file and directory mirrors can be read.
 func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, []apt.Problem, IndexInfo, error) {
 	info := IndexInfo{Repo: repo.Name}
-	if repo.Base == "" {
-		repo.Base = f.base
-	}
+	repo.Base = f.base
 	if repo.Component == "" {
 		repo.Component = "main"
 	}
