@@ -1,0 +1,572 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/debredist/debredist/debredist"
+)
+
+// writeJSON prints v indented, with a trailing newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func noArgs(args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// humanBytes renders n as "12.3 MiB".
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// ---- profiles
+
+var profilesCmd = &command{
+	name:    "profiles",
+	args:    "[--json]",
+	summary: "list the built-in release profiles",
+	help: `Lists the built-in release profiles: name, aliases, JetPack version, L4T apt suite,
+CUDA version, redist platform, target directory, apt repositories, release date and
+description. Any name, alias, JetPack version or L4T suite shown here selects a
+release in plan, fetch and convert (--jetpack, --l4t). With --json the profiles are
+printed in the format --profile reads, so one can be copied and edited.`,
+	example: `debredist profiles
+debredist profiles --json > jetpack6.json`,
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		asJSON := fs.Bool("json", false, "print the profiles as a JSON array")
+		return func(args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			ps := debredist.Profiles()
+			if *asJSON {
+				if ps == nil {
+					ps = []debredist.Profile{}
+				}
+				return writeJSON(a.stdout, ps)
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tALIASES\tJETPACK\tL4T\tCUDA\tPLATFORM\tTARGET\tREPOS\tRELEASED\tDESCRIPTION")
+			for _, p := range ps {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, orDash(strings.Join(p.Aliases, ",")), orDash(p.JetPack),
+					p.Suite, orDash(p.CUDA), p.Platform, p.Target, strings.Join(p.Repos, ","), orDash(p.ReleaseDate), p.Description)
+			}
+			return tw.Flush()
+		}
+	},
+}
+
+// ---- index
+
+var indexCmd = &command{
+	name:    "index",
+	args:    "--file PATH [--json]",
+	summary: "list the packages of a local apt Packages index",
+	help: `Parses a local apt Packages index (plain, gzip, xz or zstd, detected by content) and
+prints its packages, one per line:
+  name version architecture filename size sha256 source
+or, with --json, a JSON array with every parsed field (source_version, description,
+depends, provides, md5sum, sha1, ...). Stanzas that cannot be downloaded safely are
+reported on stderr with their package and line and left out. Exits 1 when the file
+cannot be read or parsed.`,
+	example: `debredist index --file Packages.gz
+debredist index --file Packages.xz --json | jq '.[].package'`,
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		file := fs.String("file", "", "the Packages index to read (required)")
+		asJSON := fs.Bool("json", false, "print a JSON array of packages")
+		return func(args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *file == "" {
+				return usagef("missing required flag --file")
+			}
+			f, err := os.Open(*file)
+			if err != nil {
+				return fmt.Errorf("index: %w", err)
+			}
+			defer f.Close()
+			pkgs, problems, err := debredist.ReadIndex(f)
+			for _, p := range problems {
+				fmt.Fprintf(a.stderr, "debredist: warning: %s: %s\n", *file, p.String())
+			}
+			if err != nil {
+				return fmt.Errorf("index %s: %w", *file, err)
+			}
+			if *asJSON {
+				if pkgs == nil {
+					pkgs = []debredist.IndexPackage{}
+				}
+				return writeJSON(a.stdout, pkgs)
+			}
+			for _, p := range pkgs {
+				fmt.Fprintf(a.stdout, "%s %s %s %s %d %s %s\n", p.Name, p.Version, orDash(p.Architecture), p.Filename, p.Size, p.SHA256, orDash(p.Source))
+			}
+			return nil
+		}
+	},
+}
+
+// ---- extract
+
+var extractCmd = &command{
+	name:    "extract",
+	args:    "DEB DIR [--force]",
+	summary: "safely extract a .deb's files into a directory",
+	help: `Extracts the data of a .deb into DIR. No path or symlink may escape DIR; setuid,
+setgid and sticky bits, owners and mtimes are dropped. The extraction is written
+beside DIR and renamed into place, so a failure leaves nothing half-written. An
+existing non-empty DIR is refused unless --force (which replaces it).`,
+	example: `debredist extract cuda-cudart-12-6_12.6.68-1_arm64.deb ./cudart
+debredist extract pkg.deb ./pkg --force`,
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		force := fs.Bool("force", false, "replace DIR if it exists and is not empty")
+		return func(args []string) error {
+			if len(args) != 2 {
+				return usagef("want 2 arguments, DEB and DIR; got %d", len(args))
+			}
+			if err := debredist.ExtractDeb(a.ctx, args[0], args[1], *force, debredist.DebLimits{}); err != nil {
+				return err
+			}
+			if !a.quiet {
+				fmt.Fprintf(a.stdout, "extracted %s into %s\n", args[0], args[1])
+			}
+			return nil
+		}
+	},
+}
+
+// ---- release selection shared by plan, fetch and convert
+
+// selection holds the flags that select a release and where its debs
+// come from.
+type selection struct {
+	jetpack, l4t, lock, profile string
+	mirror, cache, keyring      string
+	offline                     bool
+}
+
+func (s *selection) register(fs *flagSet) {
+	fs.StringVar(&s.jetpack, "jetpack", "", "select the release by JetPack `version` or profile name (5, 6, 7, 6.2, jetpack6; see 'debredist profiles')")
+	fs.StringVar(&s.l4t, "l4t", "", "select the release by L4T apt `suite` (rMAJOR.MINOR, e.g. r36.5)")
+	fs.StringVar(&s.lock, "lock", "", "pin the exact debs with a lock `file` (debredist lock or jetpack-nixos sourceinfo); may be combined with --jetpack/--l4t/--profile")
+	fs.StringVar(&s.profile, "profile", "", "select the release with a profile `file` (JSON, see 'debredist profiles --json')")
+	fs.StringVar(&s.mirror, "mirror", "", "apt mirror: base `URL` (https, http, file) or directory (default NVIDIA's repository)")
+	fs.StringVar(&s.cache, "cache", "", "deb cache `dir` (default $XDG_CACHE_HOME/debredist)")
+	fs.StringVar(&s.keyring, "keyring", "", "OpenPGP keyring `file` to check InRelease/Release.gpg signatures (unchecked without it)")
+	fs.BoolVar(&s.offline, "offline", false, "use only the cache; fail listing the debs that are missing")
+}
+
+// options checks the selection and turns it into Options.
+func (s *selection) options(a *app) (debredist.Options, error) {
+	n := 0
+	for _, v := range []string{s.jetpack, s.l4t, s.profile} {
+		if v != "" {
+			n++
+		}
+	}
+	if n > 1 {
+		return debredist.Options{}, usagef("give only one of --jetpack, --l4t and --profile")
+	}
+	if n == 0 && s.lock == "" {
+		return debredist.Options{}, usagef("select a release with --jetpack, --l4t, --profile or --lock")
+	}
+	o := debredist.Options{
+		JetPack: s.jetpack, L4T: s.l4t, ProfileFile: s.profile, LockFile: s.lock,
+		Mirror: s.mirror, CacheDir: s.cache, Keyring: s.keyring, Offline: s.offline,
+	}
+	if v := a.getenv("SOURCE_DATE_EPOCH"); v != "" {
+		sec, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || sec < 0 {
+			return o, usagef("SOURCE_DATE_EPOCH=%q: want a non-negative integer number of seconds", v)
+		}
+		o.MTime = time.Unix(sec, 0).UTC()
+	}
+	return o, nil
+}
+
+func jobsFlag(fs *flagSet) *int {
+	return fs.Int("jobs", 0, "`N` parallel downloads and package builds (default 4)")
+}
+
+func checkJobs(n int) error {
+	if n < 0 {
+		return usagef("--jobs %d: want a positive number", n)
+	}
+	return nil
+}
+
+// ---- plan
+
+var planCmd = &command{
+	name:    "plan",
+	args:    "(--jetpack N | --l4t rXX.Y | --lock FILE | --profile FILE) [flags]",
+	summary: "show which redist packages a conversion would build, from which debs",
+	help: `Reads the release's apt indexes (or a lock file) and prints, per redist package, its
+product, pname, version, platform, CUDA variant and source debs; then the debs that
+are not converted (a count, or each one with its reason with -v); then the product
+labels (the release_label of each manifest). Downloads no debs.`,
+	example: `debredist plan --jetpack 6
+debredist plan --l4t r36.5 --only cuda_nvcc,cudnn -v
+debredist plan --lock jetpack6.lock --offline --json`,
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		var sel selection
+		var only listFlag
+		sel.register(fs)
+		fs.Var(&only, "only", "plan only these redist packages (`pnames`, comma-separated or repeated)")
+		asJSON := fs.Bool("json", false, "print the plan as JSON on stdout")
+		return func(args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			o, err := sel.options(a)
+			if err != nil {
+				return err
+			}
+			o.Only = only
+			pr := a.newProgress()
+			o.OnEvent = pr.handle
+			pl, err := debredist.Plan(a.ctx, o)
+			pr.close()
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return writeJSON(a.stdout, pl)
+			}
+			return printPlan(a, pl)
+		}
+	},
+}
+
+func printPlan(a *app, pl *debredist.PlanResult) error {
+	w := a.stdout
+	p := pl.Profile
+	fmt.Fprintf(w, "%s: L4T %s, CUDA %s, platform %s, release date %s\n", p.Name, p.Suite, orDash(p.CUDA), p.Platform, orDash(p.ReleaseDate))
+	fmt.Fprintf(w, "\nRedist packages (%d):\n", len(pl.Packages))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  PRODUCT\tPNAME\tVERSION\tPLATFORM\tCUDA\tDEBS")
+	for _, pkg := range pl.Packages {
+		var debs []string
+		for _, d := range pkg.Debs {
+			s := d.Name
+			if a.verbose {
+				s += "=" + d.Version
+			}
+			debs = append(debs, s)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", pkg.Product, pkg.PName, pkg.Version, pkg.Platform, orDash(pkg.CUDAVariant), strings.Join(debs, " "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if a.verbose {
+		fmt.Fprintf(w, "\nSkipped debs (%d):\n", len(pl.Skipped))
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  PACKAGE\tVERSION\tSOURCE\tREASON")
+		for _, s := range pl.Skipped {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Package, s.Version, orDash(s.Source), s.Reason)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(w, "\nSkipped debs: %d (-v lists them with their reasons)\n", len(pl.Skipped))
+	}
+	fmt.Fprintln(w, "\nProducts:")
+	for _, pr := range pl.Products {
+		fmt.Fprintf(w, "  %s %s\n", pr.Product, pr.Label)
+	}
+	return nil
+}
+
+// ---- fetch
+
+var fetchCmd = &command{
+	name:    "fetch",
+	args:    "(--jetpack N | --l4t rXX.Y | --lock FILE | --profile FILE) [flags]",
+	summary: "download the debs a conversion needs into the cache",
+	help: `Plans the release like convert and makes sure every deb it needs is in the verified
+cache (or, with --package, only those binary packages of the release's repositories).
+Prints how many debs and bytes are available and where the cache is. With --lock-out
+it writes a lock file pinning the exact debs, for later --lock --offline runs.`,
+	example: `debredist fetch --jetpack 6 --lock-out jetpack6.lock
+debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12`,
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		var sel selection
+		var pkgs listFlag
+		sel.register(fs)
+		jobs := jobsFlag(fs)
+		verifyCache := fs.Bool("verify-cache", false, "re-hash debs already in the cache")
+		lockOut := fs.String("lock-out", "", "write the lock of the debs used to `file`")
+		fs.Var(&pkgs, "package", "fetch only these binary `packages` (comma-separated or repeated)")
+		asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
+		return func(args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if err := checkJobs(*jobs); err != nil {
+				return err
+			}
+			o, err := sel.options(a)
+			if err != nil {
+				return err
+			}
+			o.Jobs, o.VerifyCache, o.LockOut = *jobs, *verifyCache, *lockOut
+			pr := a.newProgress()
+			o.OnEvent = pr.handle
+			res, err := debredist.Fetch(a.ctx, o, pkgs...)
+			stats := pr.close()
+			if err != nil {
+				return err
+			}
+			var total int64
+			for _, d := range res.Debs {
+				total += d.Size
+			}
+			cache := cacheDir(sel.cache)
+			if *asJSON {
+				return writeJSON(a.stdout, struct {
+					*debredist.FetchResult
+					CacheDir string `json:"cache_dir"`
+					Bytes    int64  `json:"bytes"`
+				}{res, cache, total})
+			}
+			fmt.Fprintf(a.stdout, "%d debs (%s) in %s: %d downloaded (%s), %d already cached\n",
+				len(res.Debs), humanBytes(total), cache, stats.Downloaded, humanBytes(stats.Bytes), stats.Cached)
+			if *lockOut != "" {
+				fmt.Fprintf(a.stdout, "lock written to %s\n", *lockOut)
+			}
+			return nil
+		}
+	},
+}
+
+// cacheDir is the cache directory for display: the flag, or the default
+// the fetcher uses.
+func cacheDir(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "debredist")
+	}
+	return "the default cache"
+}
+
+// ---- convert
+
+var convertCmd = &command{
+	name:    "convert",
+	args:    "(--jetpack 5|6|7 | --l4t rXX.Y | --lock FILE | --profile FILE) --out DIR [flags]",
+	summary: "build redist archives and manifests from the release's debs",
+	help: `Plans the release, fetches its debs into the cache, builds one archive per redist
+package in NVIDIA's layout, writes redistrib_<label>.json manifests, LICENSE files
+and provenance under --out, and verifies the result. Archives whose inputs did not
+change are kept ("up to date"). An interrupted or failed run leaves no partial
+archive or manifest in --out.
+
+Archive entry mtimes are the profile's release date, or SOURCE_DATE_EPOCH (integer
+seconds) when set. The output is byte-reproducible from the debs, the profile and
+the debredist version. With --json the Result is printed on stdout and nothing else.`,
+	example: `debredist convert --jetpack 6 --out ./redist
+debredist convert --l4t r36.5 --out ./redist --only cuda_cudart,cuda_nvcc --compress zstd
+SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --out ./redist --json`,
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		var sel selection
+		var only listFlag
+		sel.register(fs)
+		out := fs.String("out", "", "output `dir` (required)")
+		jobs := jobsFlag(fs)
+		verifyCache := fs.Bool("verify-cache", false, "re-hash debs already in the cache")
+		compress := fs.String("compress", "xz", "archive compression: `xz` or zstd")
+		fs.Var(&only, "only", "convert only these redist packages (`pnames`, comma-separated or repeated)")
+		lockOut := fs.String("lock-out", "", "write the lock of the debs used to `file`")
+		asJSON := fs.Bool("json", false, "print the result as JSON on stdout (nothing else)")
+		return func(args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *out == "" {
+				return usagef("missing required flag --out")
+			}
+			if err := checkJobs(*jobs); err != nil {
+				return err
+			}
+			switch *compress {
+			case "xz", "zstd":
+			default:
+				return usagef("--compress %q: want xz or zstd", *compress)
+			}
+			o, err := sel.options(a)
+			if err != nil {
+				return err
+			}
+			o.Out, o.Jobs, o.VerifyCache, o.Compression, o.Only, o.LockOut = *out, *jobs, *verifyCache, *compress, only, *lockOut
+			pr := a.newProgress()
+			o.OnEvent = pr.handle
+			res, err := debredist.Convert(a.ctx, o)
+			stats := pr.close()
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return writeJSON(a.stdout, res)
+			}
+			return printResult(a.stdout, res, stats)
+		}
+	},
+}
+
+func printResult(w io.Writer, res *debredist.Result, stats runStats) error {
+	labels := map[string]string{}
+	for _, p := range res.Products {
+		labels[p.Product] = p.Label
+	}
+	pkgs := append([]debredist.PackageResult(nil), res.Packages...)
+	sort.SliceStable(pkgs, func(i, j int) bool {
+		if pkgs[i].Product != pkgs[j].Product {
+			return pkgs[i].Product < pkgs[j].Product
+		}
+		return pkgs[i].PName < pkgs[j].PName
+	})
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PRODUCT\tLABEL\tPNAME\tVERSION\tSIZE\tSTATUS")
+	built, current := 0, 0
+	for _, p := range pkgs {
+		status := "built"
+		if p.UpToDate {
+			status = "up to date"
+			current++
+		} else {
+			built++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Product, labels[p.Product], p.PName, p.Version, humanBytes(p.Size), status)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%d built, %d up to date in %s", built, current, res.Out)
+	if stats.Downloaded > 0 {
+		fmt.Fprintf(w, " (%d debs downloaded, %s)", stats.Downloaded, humanBytes(stats.Bytes))
+	}
+	fmt.Fprintln(w)
+	for _, p := range res.Products {
+		fmt.Fprintf(w, "manifest %s\n", filepath.Join(res.Out, filepath.FromSlash(p.Manifest)))
+	}
+	return nil
+}
+
+// ---- verify
+
+var verifyCmd = &command{
+	name:    "verify",
+	args:    "OUT [--json]",
+	summary: "re-check an output directory against its manifests",
+	help: `Re-reads every redistrib_*.json under OUT and checks each archive it names: size,
+sha256 and md5, the single top-level directory named like the file, entry safety,
+the license file and the provenance record. Prints "ok" or "FAIL: <problems>" per
+archive. Exits 1 when anything is wrong.`,
+	example: `debredist verify ./redist
+debredist verify ./redist --json`,
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
+		return func(args []string) error {
+			if len(args) != 1 {
+				return usagef("want 1 argument, the output directory; got %d", len(args))
+			}
+			rep, err := debredist.Verify(a.ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				if err := writeJSON(a.stdout, rep); err != nil {
+					return err
+				}
+			} else {
+				for _, ar := range rep.Artifacts {
+					p := path.Join(path.Dir(ar.Manifest), ar.Path)
+					if len(ar.Problems) == 0 {
+						fmt.Fprintf(a.stdout, "ok    %s\n", p)
+					} else {
+						fmt.Fprintf(a.stdout, "FAIL  %s: %s\n", p, strings.Join(ar.Problems, "; "))
+					}
+				}
+				for _, pb := range rep.Problems {
+					fmt.Fprintf(a.stdout, "FAIL  %s\n", pb)
+				}
+			}
+			var ve *debredist.VerifyError
+			if err := rep.Err(); errors.As(err, &ve) {
+				return &exitError{code: exitFailure, msg: fmt.Sprintf("verify %s: %d problem(s)", args[0], len(ve.Problems))}
+			} else if err != nil {
+				return err
+			}
+			if !*asJSON && !a.quiet {
+				fmt.Fprintf(a.stdout, "%d archives in %d manifests: all ok\n", len(rep.Artifacts), len(rep.Manifests))
+			}
+			return nil
+		}
+	},
+}
+
+// ---- nix
+
+var nixCmd = &command{
+	name:    "nix",
+	args:    "OUT",
+	summary: "print a Nix overlay that uses an output directory's manifests",
+	help: `Prints a Nix overlay for the output directory OUT: it overrides the cudaPackages set
+of the CUDA version in OUT's cuda manifest so that its manifests are OUT's
+redistrib_*.json files. Comments list the nix-store --add-fixed commands that put the
+archives into the Nix store (fetchurl then finds them offline by name and sha256)
+and how to point _cuda.lib.mkRedistUrl at OUT instead.`,
+	example: `debredist nix ./redist > redist-overlay.nix`,
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		return func(args []string) error {
+			if len(args) != 1 {
+				return usagef("want 1 argument, the output directory; got %d", len(args))
+			}
+			s, err := debredist.NixSnippet(args[0])
+			if err != nil {
+				return err
+			}
+			_, err = io.WriteString(a.stdout, s)
+			return err
+		}
+	},
+}

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/debredist/debredist/debredist"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitInterrupted = 130 // SIGINT/SIGTERM: the run was cancelled and cleaned up
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// app is one invocation: where output goes and the global flags.
+type app struct {
+	ctx            context.Context
+	stdout, stderr io.Writer
+	verbose, quiet bool
+	getenv         func(string) string
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string // synopsis after the name
+	summary string // one line for the command list
+	help    string // what it does (paragraphs)
+	example string
+	// flags registers the command's flags and returns the function that
+	// runs it with the positional arguments.
+	flags func(a *app, fs *flagSet) func(args []string) error
+}
+
+// usageError is a bad command line (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, v ...any) error { return &usageError{fmt.Sprintf(format, v...)} }
+
+// exitError carries an exit code for a failure that was already reported
+// (e.g. verify problems, printed one per artifact).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// errHelp means help was printed on request.
+var errHelp = errors.New("help requested")
+
+var commands []*command
+
+func init() {
+	commands = []*command{
+		profilesCmd, indexCmd, extractCmd, planCmd, fetchCmd, convertCmd, verifyCmd, nixCmd, versionCmd, helpCmd,
+	}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// run is the whole program: it parses args, runs one command and returns
+// the exit code. It never calls os.Exit, so tests run it in-process.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	g := newFlagSet("debredist")
+	a.globalFlags(g)
+	showVersion := g.Bool("version", false, "print the version and exit")
+	pos, err := g.parse(args, true)
+	switch {
+	case errors.Is(err, errHelp):
+		a.topUsage(stdout)
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(stderr, "debredist: %v\n", err)
+		fmt.Fprintln(stderr, "Run 'debredist help' for usage.")
+		return exitUsage
+	case *showVersion:
+		return a.exit(nil, versionCmd, nil)
+	case len(pos) == 0:
+		a.topUsage(stderr)
+		return exitUsage
+	}
+	cmd := lookup(pos[0])
+	if cmd == nil {
+		fmt.Fprintf(stderr, "debredist: unknown command %q\nRun 'debredist help' for the list of commands.\n", pos[0])
+		return exitUsage
+	}
+	if a.verbose && a.quiet {
+		return a.exit(usagef("give only one of --verbose and --quiet"), cmd, nil)
+	}
+	fs := newFlagSet("debredist " + cmd.name)
+	a.globalFlags(fs)
+	runCmd := cmd.flags(a, fs)
+	cpos, err := fs.parse(pos[1:], false)
+	if errors.Is(err, errHelp) {
+		a.commandUsage(stdout, cmd, fs)
+		return exitOK
+	}
+	if err == nil && a.verbose && a.quiet {
+		err = usagef("give only one of --verbose and --quiet")
+	}
+	if err != nil {
+		return a.exit(err, cmd, fs)
+	}
+	return a.exit(runCmd(cpos), cmd, fs)
+}
+
+// globalFlags registers -v/--verbose and --quiet, accepted before the
+// command and among its flags.
+func (a *app) globalFlags(fs *flagSet) {
+	// The current values are the defaults: flags given before the command
+	// stay set when the command's flag set registers them again.
+	fs.BoolVar(&a.verbose, "verbose", a.verbose, "log more (every cached deb; plan lists every skipped deb)")
+	fs.alias("v", "verbose")
+	fs.BoolVar(&a.quiet, "quiet", a.quiet, "show warnings and errors only")
+}
+
+// exit maps err to an exit code, printing it.
+func (a *app) exit(err error, cmd *command, fs *flagSet) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	var due *debredist.UsageError
+	var ee *exitError
+	switch {
+	case errors.Is(err, errHelp):
+		return exitOK
+	case errors.As(err, &ue) || errors.As(err, &due):
+		fmt.Fprintf(a.stderr, "debredist %s: %v\n", cmd.name, err)
+		fmt.Fprintf(a.stderr, "Run 'debredist %s --help' for usage.\n", cmd.name)
+		return exitUsage
+	case a.ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintln(a.stderr, "debredist: interrupted")
+		return exitInterrupted
+	case errors.As(err, &ee):
+		if ee.msg != "" {
+			fmt.Fprintf(a.stderr, "debredist: %s\n", ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(a.stderr, "debredist: %v\n", err)
+	return exitFailure
+}
+
+func (a *app) topUsage(w io.Writer) {
+	fmt.Fprint(w, `debredist turns NVIDIA Jetson (L4T) .deb packages into NVIDIA-style CUDA
+redistributables: redist archives and redistrib_*.json manifests, byte-reproducibly.
+
+Usage:
+  debredist [-v|--quiet] <command> [flags] [args]
+
+Commands:
+`)
+	names := make([]string, 0, len(commands))
+	width := 0
+	for _, c := range commands {
+		names = append(names, c.name)
+		width = max(width, len(c.name))
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, n, lookup(n).summary)
+	}
+	fmt.Fprint(w, `
+Global flags (before the command or among its flags):
+  -v, --verbose   log more
+  --quiet         show warnings and errors only
+  -h, --help      help for debredist or a command
+  --version       print the version
+
+Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted (SIGINT/SIGTERM;
+the run is cancelled and leaves no partial output behind).
+
+Example:
+  debredist convert --jetpack 6 --out ./redist
+  debredist nix ./redist
+
+Run 'debredist help <command>' for a command's flags and examples.
+`)
+}
+
+func (a *app) commandUsage(w io.Writer, c *command, fs *flagSet) {
+	fmt.Fprintf(w, "Usage: debredist %s %s\n\n", c.name, c.args)
+	fmt.Fprintln(w, strings.TrimSpace(c.help))
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Flags:")
+	fs.printDefaults(w)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Example:")
+	for _, l := range strings.Split(strings.TrimSpace(c.example), "\n") {
+		fmt.Fprintf(w, "  %s\n", strings.TrimSpace(l))
+	}
+}
+
+var versionCmd = &command{
+	name:    "version",
+	summary: "print debredist's version",
+	help:    "Prints debredist's version (part of every archive's input key) and the Go toolchain.",
+	example: "debredist version",
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		return func(args []string) error {
+			if len(args) > 0 {
+				return usagef("unexpected argument %q", args[0])
+			}
+			fmt.Fprintf(a.stdout, "debredist %s (%s %s/%s)\n", debredist.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return nil
+		}
+	},
+}
+
+var helpCmd = &command{
+	name:    "help",
+	args:    "[command]",
+	summary: "show help for debredist or a command",
+	help:    "Shows the list of commands, or the flags and an example of one command.",
+	example: "debredist help convert",
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		return func(args []string) error {
+			switch len(args) {
+			case 0:
+				a.topUsage(a.stdout)
+				return nil
+			case 1:
+				c := lookup(args[0])
+				if c == nil {
+					return usagef("unknown command %q", args[0])
+				}
+				cfs := newFlagSet("debredist " + c.name)
+				a.globalFlags(cfs)
+				c.flags(a, cfs)
+				a.commandUsage(a.stdout, c, cfs)
+				return nil
+			}
+			return usagef("give at most one command")
+		}
+	},
+}
