@@ -16,9 +16,9 @@ import (
 
 // testDeb describes a deb built with dpkg-deb for the cross-checks.
 type testDeb struct {
-	name, version, source string // source as written in the control file
-	wantSource, wantSrcVer    string
-	dir                       string // pool directory
+	name, version, source  string // source as written in the control file
+	wantSource, wantSrcVer string
+	dir                    string // pool directory
 }
 
 var testDebs = []testDeb{
