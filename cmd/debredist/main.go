@@ -103,7 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Run 'debredist help' for usage.")
 		return exitUsage
 	case *showVersion:
-		return a.exit(nil, versionCmd, nil)
+		return a.exit(versionCmd.flags(a, newFlagSet("version"))(nil), versionCmd, nil)
 	case len(pos) == 0:
 		a.topUsage(stderr)
 		return exitUsage

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -181,6 +182,10 @@ func (pr *progress) logEvent(e debredist.Event) {
 	case debredist.EventFetchRetry:
 		l.Warn("retrying download", "package", e.Package, "url", e.URL, "attempt", e.Attempt, "err", e.Err)
 	case debredist.EventFetchFailed:
+		if errors.Is(e.Err, context.Canceled) {
+			l.Debug("download cancelled", "package", e.Package)
+			return
+		}
 		l.Error("download failed", "package", e.Package, "url", e.URL, "err", e.Err)
 	case debredist.EventCacheHit:
 		l.Debug("cached", "package", e.Package, "bytes", e.Bytes)

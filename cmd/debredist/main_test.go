@@ -1,0 +1,632 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/internal/deb/debtest"
+)
+
+// cli runs the command in-process and returns its exit code and outputs.
+func cli(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	return cliCtx(t, context.Background(), args...)
+}
+
+func cliCtx(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	tests := []struct {
+		args []string
+		want string // in stderr
+	}{
+		{nil, "Usage:"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"--bogus"}, "-bogus"},
+		{[]string{"-v", "--quiet", "profiles"}, "only one of --verbose and --quiet"},
+		{[]string{"profiles", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"profiles", "extra"}, `unexpected argument "extra"`},
+		{[]string{"index"}, "missing required flag --file"},
+		{[]string{"index", "--file"}, "flag needs an argument: -file"},
+		{[]string{"extract", "only-one.deb"}, "want 2 arguments"},
+		{[]string{"extract", "a.deb", "dir", "--forse"}, "-forse"},
+		{[]string{"plan"}, "select a release with --jetpack, --l4t, --profile or --lock"},
+		{[]string{"plan", "--jetpack", "6", "--l4t", "r36.5"}, "give only one of --jetpack, --l4t and --profile"},
+		{[]string{"plan", "--jetpack", "6", "stray"}, `unexpected argument "stray"`},
+		{[]string{"plan", "--only"}, "flag needs an argument: -only"},
+		{[]string{"fetch", "--jetpack", "6", "--jobs", "-1"}, "--jobs -1"},
+		{[]string{"fetch", "--jetpack", "6", "--jobs", "many"}, `invalid value "many" for flag -jobs`},
+		{[]string{"convert", "--jetpack", "6"}, "missing required flag --out"},
+		{[]string{"convert", "--out", out}, "select a release"},
+		{[]string{"convert", "--out", out, "--jetpack", "6", "--profile", "p.json"}, "give only one of"},
+		{[]string{"convert", "--out", out, "--jetpack", "6", "--compress", "gzip"}, `--compress "gzip"`},
+		{[]string{"verify"}, "want 1 argument"},
+		{[]string{"verify", "a", "b"}, "want 1 argument"},
+		{[]string{"nix"}, "want 1 argument"},
+		{[]string{"help", "nosuch"}, `unknown command "nosuch"`},
+		{[]string{"version", "x"}, `unexpected argument "x"`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := cli(t, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, exitUsage, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("usage error printed on stdout:\n%s", stdout)
+			}
+		})
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a usage error created the output directory (stat: %v)", err)
+	}
+}
+
+// A debredist.UsageError from the library also exits 2.
+func TestLibraryUsageErrorExits2(t *testing.T) {
+	lock := writeLock(t, "") // no suite: the library asks for --l4t/--jetpack
+	code, _, stderr := cli(t, "plan", "--lock", lock, "--offline", "--cache", t.TempDir())
+	if code != exitUsage || !strings.Contains(stderr, "does not name its L4T suite") {
+		t.Fatalf("code %d, stderr:\n%s", code, stderr)
+	}
+}
+
+func TestSourceDateEpoch(t *testing.T) {
+	tests := []struct {
+		env     string
+		want    time.Time
+		wantErr bool
+	}{
+		{"", time.Time{}, false},
+		{"1700000000", time.Unix(1700000000, 0).UTC(), false},
+		{"0", time.Unix(0, 0).UTC(), false},
+		{"abc", time.Time{}, true},
+		{"-5", time.Time{}, true},
+		{"1.5", time.Time{}, true},
+	}
+	for _, tc := range tests {
+		a := &app{getenv: func(k string) string {
+			if k == "SOURCE_DATE_EPOCH" {
+				return tc.env
+			}
+			return ""
+		}}
+		sel := selection{jetpack: "6"}
+		o, err := sel.options(a)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("SOURCE_DATE_EPOCH=%q: err = %v, want error %v", tc.env, err, tc.wantErr)
+			continue
+		}
+		if !o.MTime.Equal(tc.want) {
+			t.Errorf("SOURCE_DATE_EPOCH=%q: MTime = %v, want %v", tc.env, o.MTime, tc.want)
+		}
+	}
+	t.Setenv("SOURCE_DATE_EPOCH", "yesterday")
+	code, _, stderr := cli(t, "plan", "--jetpack", "6")
+	if code != exitUsage || !strings.Contains(stderr, "SOURCE_DATE_EPOCH") {
+		t.Errorf("invalid SOURCE_DATE_EPOCH: code %d, stderr:\n%s", code, stderr)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, c := range commands {
+		for _, args := range [][]string{{c.name, "--help"}, {c.name, "-h"}, {"help", c.name}} {
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				code, stdout, stderr := cli(t, args...)
+				if code != exitOK {
+					t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+				}
+				for _, want := range []string{"Usage: debredist " + c.name, "Example:\n  debredist ", "Flags:", "--verbose"} {
+					if !strings.Contains(stdout, want) {
+						t.Errorf("help lacks %q:\n%s", want, stdout)
+					}
+				}
+			})
+		}
+	}
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		code, stdout, _ := cli(t, args...)
+		if code != exitOK || !strings.Contains(stdout, "Commands:") || !strings.Contains(stdout, "Example:") {
+			t.Errorf("%v: code %d, stdout:\n%s", args, code, stdout)
+		}
+		for _, c := range commands {
+			if !strings.Contains(stdout, "  "+c.name+" ") {
+				t.Errorf("%v: command list lacks %s", args, c.name)
+			}
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, stdout, _ := cli(t, args...)
+		if code != exitOK || !strings.HasPrefix(stdout, "debredist "+debredist.Version+" ") {
+			t.Errorf("%v: code %d, stdout %q", args, code, stdout)
+		}
+	}
+}
+
+func TestProfiles(t *testing.T) {
+	code, stdout, stderr := cli(t, "profiles", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var ps []debredist.Profile
+	if err := json.Unmarshal([]byte(stdout), &ps); err != nil {
+		t.Fatalf("profiles --json is not a JSON array of profiles: %v\n%s", err, stdout)
+	}
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+		if p.Suite == "" || p.Platform == "" || len(p.Repos) == 0 {
+			t.Errorf("profile %s lacks suite, platform or repos: %+v", p.Name, p)
+		}
+	}
+	for _, want := range []string{"jetpack5", "jetpack6", "jetpack7"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("profiles --json lacks %s (have %v)", want, names)
+		}
+	}
+
+	code, stdout, _ = cli(t, "profiles")
+	if code != exitOK {
+		t.Fatalf("profiles: exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != len(ps)+1 || !strings.HasPrefix(lines[0], "NAME") {
+		t.Fatalf("profiles table: want a header and %d rows, got:\n%s", len(ps), stdout)
+	}
+	for _, p := range ps {
+		row := strings.Fields(lines[1+slices.IndexFunc(ps, func(q debredist.Profile) bool { return q.Name == p.Name })])
+		if len(row) < 9 || row[0] != p.Name || row[3] != p.Suite || row[5] != p.Platform || row[7] != strings.Join(p.Repos, ",") {
+			t.Errorf("profiles row for %s: %v", p.Name, row)
+		}
+	}
+}
+
+const sampleIndex = `Package: cuda-cudart-12-6
+Source: cuda-cudart (12.6.68-1)
+Version: 12.6.68-1
+Architecture: arm64
+Filename: pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb
+Size: 1234
+MD5sum: 0123456789abcdef0123456789abcdef
+SHA1: 0123456789abcdef0123456789abcdef01234567
+SHA256: 1111111111111111111111111111111111111111111111111111111111111111
+Depends: cuda-toolkit-config-common
+Description: CUDA Runtime native Libraries
+ The runtime.
+
+Package: evil
+Version: 1.0
+Architecture: arm64
+Filename: ../../etc/passwd
+Size: 1
+SHA256: 2222222222222222222222222222222222222222222222222222222222222222
+Description: hostile
+
+Package: libcudnn9-cuda-12
+Source: cudnn
+Version: 9.3.0.75-1
+Architecture: arm64
+Filename: pool/main/c/cudnn/libcudnn9-cuda-12_9.3.0.75-1_arm64.deb
+Size: 99
+SHA256: 3333333333333333333333333333333333333333333333333333333333333333
+Provides: libcudnn
+Description: cuDNN runtime libraries
+`
+
+func TestIndex(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "Packages")
+	if err := os.WriteFile(plain, []byte(sampleIndex), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(sampleIndex))
+	zw.Close()
+	gzFile := filepath.Join(dir, "Packages.gz")
+	if err := os.WriteFile(gzFile, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantLines := "cuda-cudart-12-6 12.6.68-1 arm64 pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb 1234 1111111111111111111111111111111111111111111111111111111111111111 cuda-cudart\n" +
+		"libcudnn9-cuda-12 9.3.0.75-1 arm64 pool/main/c/cudnn/libcudnn9-cuda-12_9.3.0.75-1_arm64.deb 99 3333333333333333333333333333333333333333333333333333333333333333 cudnn\n"
+	for _, file := range []string{plain, gzFile} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			code, stdout, stderr := cli(t, "index", "--file", file)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if stdout != wantLines {
+				t.Errorf("index output:\n%s\nwant:\n%s", stdout, wantLines)
+			}
+			if !strings.Contains(stderr, "package evil") || !strings.Contains(stderr, "line 14") {
+				t.Errorf("the unsafe stanza is not reported with its package and line:\n%s", stderr)
+			}
+
+			code, stdout, _ = cli(t, "index", "--json", "--file", file)
+			if code != exitOK {
+				t.Fatalf("--json: exit %d", code)
+			}
+			var got []map[string]any
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+				t.Fatalf("--json output: %v\n%s", err, stdout)
+			}
+			if len(got) != 2 {
+				t.Fatalf("--json: %d packages, want 2", len(got))
+			}
+			want := map[string]any{
+				"package": "cuda-cudart-12-6", "source": "cuda-cudart", "source_version": "12.6.68-1",
+				"depends": "cuda-toolkit-config-common", "description": "CUDA Runtime native Libraries",
+				"md5sum": "0123456789abcdef0123456789abcdef", "sha1": "0123456789abcdef0123456789abcdef01234567", "size": 1234.0,
+			}
+			for k, v := range want {
+				if got[0][k] != v {
+					t.Errorf("--json [0].%s = %v, want %v", k, got[0][k], v)
+				}
+			}
+			if got[1]["provides"] != "libcudnn" {
+				t.Errorf("--json [1].provides = %v", got[1]["provides"])
+			}
+		})
+	}
+
+	t.Run("failures", func(t *testing.T) {
+		bad := filepath.Join(dir, "bad.gz")
+		if err := os.WriteFile(bad, append([]byte{0x1f, 0x8b, 8, 0}, bytes.Repeat([]byte{0xff}, 64)...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range []string{filepath.Join(dir, "missing"), bad} {
+			code, stdout, stderr := cli(t, "index", "--file", file)
+			if code != exitFailure || !strings.HasPrefix(stderr, "debredist: ") || !strings.Contains(stderr, file) {
+				t.Errorf("%s: code %d, stderr %q", file, code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("%s: stdout %q", file, stdout)
+			}
+		}
+	})
+}
+
+func TestExtract(t *testing.T) {
+	dir := t.TempDir()
+	b, err := debtest.Build(debtest.Deb{
+		Control:    "Package: hello\nVersion: 1.0\nArchitecture: arm64\nMaintainer: x\nDescription: test",
+		AddParents: true,
+		Files: []debtest.File{
+			{Name: "usr/share/hello/greeting", Body: []byte("hi\n")},
+			{Name: "usr/bin/hello", Body: []byte("#!/bin/sh\n"), Mode: 0o755},
+			{Name: "usr/share/hello/link", Type: '2', Linkname: "greeting"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	debFile := filepath.Join(dir, "hello.deb")
+	if err := os.WriteFile(debFile, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "x")
+	code, stdout, stderr := cli(t, "extract", debFile, target)
+	if code != exitOK {
+		t.Fatalf("extract: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "extracted") {
+		t.Errorf("stdout %q", stdout)
+	}
+	if got, err := os.ReadFile(filepath.Join(target, "usr/share/hello/greeting")); err != nil || string(got) != "hi\n" {
+		t.Errorf("greeting = %q, %v", got, err)
+	}
+	if l, err := os.Readlink(filepath.Join(target, "usr/share/hello/link")); err != nil || l != "greeting" {
+		t.Errorf("link = %q, %v", l, err)
+	}
+	if st, err := os.Stat(filepath.Join(target, "usr/bin/hello")); err != nil || st.Mode().Perm()&0o100 == 0 {
+		t.Errorf("usr/bin/hello not executable: %v %v", st, err)
+	}
+
+	// A non-empty target is refused without --force, replaced with it
+	// (given after the positional arguments).
+	code, _, stderr = cli(t, "extract", debFile, target)
+	if code != exitFailure || !strings.HasPrefix(stderr, "debredist: ") {
+		t.Errorf("second extract without --force: code %d, stderr %q", code, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(target, "stale"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = cli(t, "extract", debFile, target, "--force", "--quiet")
+	if code != exitOK || stdout != "" {
+		t.Fatalf("extract --force --quiet: code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(target, "stale")); !os.IsNotExist(err) {
+		t.Errorf("--force kept a stale file (stat: %v)", err)
+	}
+
+	code, _, stderr = cli(t, "extract", filepath.Join(dir, "nope.deb"), filepath.Join(dir, "y"))
+	if code != exitFailure || !strings.Contains(stderr, "nope.deb") {
+		t.Errorf("missing deb: code %d, stderr %q", code, stderr)
+	}
+}
+
+// writeLock writes a lock file pinning a few CUDA debs of r36.5 (suite ""
+// leaves it out).
+func writeLock(t *testing.T, suite string) string {
+	t.Helper()
+	sha := strings.Repeat("ab", 32)
+	pkgs := []map[string]any{
+		{"repo": "common", "package": "cuda-cudart-12-6", "version": "12.6.68-1", "filename": "pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb", "sha256": sha, "size": 10, "source": "cuda-cudart"},
+		{"repo": "common", "package": "cuda-cudart-dev-12-6", "version": "12.6.68-1", "filename": "pool/main/c/cuda-cudart/cuda-cudart-dev-12-6_12.6.68-1_arm64.deb", "sha256": sha, "size": 10, "source": "cuda-cudart"},
+		{"repo": "common", "package": "cuda-nvcc-12-6", "version": "12.6.68-1", "filename": "pool/main/c/cuda-nvcc/cuda-nvcc-12-6_12.6.68-1_arm64.deb", "sha256": sha, "size": 10, "source": "cuda-nvcc"},
+	}
+	doc := map[string]any{"version": 1, "packages": pkgs}
+	if suite != "" {
+		doc["suite"] = suite
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "test.lock")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPlanFromLock(t *testing.T) {
+	lock := writeLock(t, "r36.5")
+	cache := t.TempDir()
+	code, stdout, stderr := cli(t, "plan", "--lock", lock, "--offline", "--cache", cache)
+	if code != exitOK {
+		t.Fatalf("plan: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"jetpack6: L4T r36.5, CUDA 12.6, platform linux-aarch64",
+		"PRODUCT", "PNAME",
+		"cuda", "cuda_cudart", "12.6.68", "cuda-cudart-12-6 cuda-cudart-dev-12-6",
+		"cuda_nvcc", "Skipped debs: 0", "Products:",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = cli(t, "plan", "--lock", lock, "--offline", "--cache", cache, "--only", "cuda_nvcc", "--json", "-v")
+	if code != exitOK {
+		t.Fatalf("plan --json: exit %d", code)
+	}
+	var pl debredist.PlanResult
+	if err := json.Unmarshal([]byte(stdout), &pl); err != nil {
+		t.Fatalf("plan --json: %v\n%s", err, stdout)
+	}
+	if len(pl.Packages) != 1 || pl.Packages[0].PName != "cuda_nvcc" || pl.Profile.Suite != "r36.5" {
+		t.Errorf("plan --json --only cuda_nvcc: %+v", pl.Packages)
+	}
+
+	code, _, stderr = cli(t, "plan", "--lock", lock, "--only", "nonesuch")
+	if code != exitUsage || !strings.Contains(stderr, "nonesuch") {
+		t.Errorf("--only nonesuch: code %d, stderr %q", code, stderr)
+	}
+}
+
+func TestVerifyFailures(t *testing.T) {
+	empty := t.TempDir()
+	code, stdout, stderr := cli(t, "verify", empty)
+	if code != exitFailure || !strings.Contains(stdout, "FAIL  no redistrib_*.json manifest") || !strings.Contains(stderr, "1 problem(s)") {
+		t.Errorf("empty dir: code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	out := writeManifests(t)
+	code, stdout, stderr = cli(t, "verify", out, "--json")
+	if code != exitFailure {
+		t.Errorf("missing archive: code %d, want 1; stderr %q", code, stderr)
+	}
+	var rep debredist.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("verify --json: %v\n%s", err, stdout)
+	}
+	if len(rep.Artifacts) != 1 || len(rep.Artifacts[0].Problems) == 0 {
+		t.Errorf("verify --json report: %+v", rep)
+	}
+	code, stdout, _ = cli(t, "verify", out)
+	if code != exitFailure || !strings.Contains(stdout, "FAIL  cuda/redist/cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz: ") {
+		t.Errorf("missing archive: code %d, stdout:\n%s", code, stdout)
+	}
+}
+
+// writeManifests writes a cuda manifest naming one (absent) archive.
+func writeManifests(t *testing.T) string {
+	t.Helper()
+	out := t.TempDir()
+	m := &debredist.Manifest{ReleaseDate: "2026-01-15", ReleaseLabel: "12.6.68", ReleaseProduct: "cuda", Components: map[string]*debredist.Component{
+		"cuda_nvcc": {Name: "CUDA NVCC", License: "CUDA Toolkit", Version: "12.6.68", Platforms: map[string]*debredist.Platform{
+			"linux-aarch64": {Artifact: &debredist.Artifact{RelativePath: "cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz", SHA256: strings.Repeat("c", 64), Size: "5"}},
+		}},
+	}}
+	dir := filepath.Join(out, "cuda", "redist")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := debredist.WriteManifest(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "redistrib_12.6.68.json"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestNix(t *testing.T) {
+	out := writeManifests(t)
+	code, stdout, stderr := cli(t, "nix", out)
+	if code != exitOK {
+		t.Fatalf("nix: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"cudaPackages_12_6 = prev.cudaPackages_12_6.override",
+		"cuda = final.lib.importJSON " + filepath.Join(out, "cuda/redist/redistrib_12.6.68.json") + ";",
+		"nix-store --add-fixed sha256 " + filepath.Join(out, "cuda/redist/cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz"),
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("nix output lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, _, stderr = cli(t, "nix", t.TempDir())
+	if code != exitFailure || !strings.Contains(stderr, "no redistrib_*.json manifest") {
+		t.Errorf("nix on an empty dir: code %d, stderr %q", code, stderr)
+	}
+}
+
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	code, _, stderr := cliCtx(t, ctx, "verify", writeManifests(t))
+	if code != exitInterrupted || !strings.Contains(stderr, "interrupted") {
+		t.Errorf("cancelled verify: code %d, stderr %q", code, stderr)
+	}
+}
+
+func TestParseInterleaved(t *testing.T) {
+	tests := []struct {
+		args     []string
+		wantPos  []string
+		wantJSON bool
+	}{
+		{[]string{"a", "b"}, []string{"a", "b"}, false},
+		{[]string{"a", "--json", "b"}, []string{"a", "b"}, true},
+		{[]string{"--json", "a"}, []string{"a"}, true},
+		{[]string{"a", "b", "-json"}, []string{"a", "b"}, true},
+		{[]string{"a", "--", "--json"}, []string{"a", "--json"}, false},
+		{[]string{"--", "-x", "y"}, []string{"-x", "y"}, false},
+		{[]string{}, nil, false},
+	}
+	for _, tc := range tests {
+		fs := newFlagSet("t")
+		j := fs.Bool("json", false, "")
+		pos, err := fs.parse(tc.args, false)
+		if err != nil {
+			t.Errorf("%q: %v", tc.args, err)
+			continue
+		}
+		if !slices.Equal(pos, tc.wantPos) || *j != tc.wantJSON {
+			t.Errorf("%q: pos %q json %v, want %q %v", tc.args, pos, *j, tc.wantPos, tc.wantJSON)
+		}
+	}
+}
+
+func TestListFlag(t *testing.T) {
+	var l listFlag
+	for _, s := range []string{"a,b", " c ", ",,d,"} {
+		if err := l.Set(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"a", "b", "c", "d"}; !slices.Equal(l, want) {
+		t.Errorf("listFlag = %q, want %q", l, want)
+	}
+}
+
+func TestProgressLog(t *testing.T) {
+	events := []debredist.Event{
+		{Kind: debredist.EventIndex, Package: "common", URL: "https://m/Packages.gz", Total: 1200},
+		{Kind: debredist.EventWarning, Message: "index signatures were not checked"},
+		{Kind: debredist.EventFetchStart, Package: "cuda-nvcc-12-6", URL: "https://m/n.deb", Total: 100},
+		{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 50, Total: 100},
+		{Kind: debredist.EventFetchRetry, Package: "cuda-nvcc-12-6", Attempt: 2, Err: context.DeadlineExceeded},
+		{Kind: debredist.EventFetchDone, Package: "cuda-nvcc-12-6", Bytes: 100},
+		{Kind: debredist.EventCacheHit, Package: "cuda-cudart-12-6", Bytes: 7},
+		{Kind: debredist.EventBuildStart, Package: "cuda_nvcc", Total: 1},
+		{Kind: debredist.EventBuildDone, Package: "cuda_nvcc", Bytes: 4096},
+		{Kind: debredist.EventUpToDate, Package: "cuda_cudart"},
+		{Kind: debredist.EventFetchFailed, Package: "x", URL: "https://m/x.deb", Err: errors.New("HTTP 404")},
+		{Kind: debredist.EventFetchFailed, Package: "y", URL: "https://m/y.deb", Err: fmt.Errorf("y: %w", context.Canceled)},
+	}
+	tests := []struct {
+		name           string
+		quiet, verbose bool
+		want, notWant  []string
+	}{
+		{
+			name: "default",
+			want: []string{`msg="index read" repo=common`, "packages=1200", `level=WARN msg="index signatures were not checked"`,
+				"msg=download package=cuda-nvcc-12-6", `msg="retrying download"`, "attempt=2", "msg=downloaded", "msg=built package=cuda_nvcc bytes=4096",
+				`msg="up to date" package=cuda_cudart`, `level=ERROR msg="download failed" package=x`, `err="HTTP 404"`},
+			notWant: []string{"msg=cached", "msg=building", "time=", "package=y"},
+		},
+		{
+			name: "verbose", verbose: true,
+			want: []string{"msg=cached package=cuda-cudart-12-6", "msg=building package=cuda_nvcc", `msg="download cancelled" package=y`},
+		},
+		{
+			name: "quiet", quiet: true,
+			want:    []string{"level=WARN", "level=ERROR"},
+			notWant: []string{"level=INFO", "msg=downloaded"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			a := &app{stderr: &stderr, quiet: tc.quiet, verbose: tc.verbose}
+			pr := a.newProgress()
+			if pr.p != nil {
+				t.Fatal("progress bars on a bytes.Buffer")
+			}
+			var wg sync.WaitGroup
+			for _, e := range events { // OnEvent is called from several goroutines
+				wg.Go(func() { pr.handle(e) })
+			}
+			wg.Wait()
+			stats := pr.close()
+			pr.handle(events[5]) // ignored after close
+			want := runStats{Downloaded: 1, Bytes: 100, Cached: 1, Built: 1, UpToDate: 1, Warnings: 1}
+			if stats != want {
+				t.Errorf("stats = %+v, want %+v", stats, want)
+			}
+			got := stderr.String()
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("log lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(got, w) {
+					t.Errorf("log has %q:\n%s", w, got)
+				}
+			}
+			if strings.Count(got, "\n") != strings.Count(got, "level=") {
+				t.Errorf("interleaved log lines:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestHumanBytes(t *testing.T) {
+	tests := map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 5 << 20: "5.0 MiB", 3 << 30: "3.0 GiB"}
+	for n, want := range tests {
+		if got := humanBytes(n); got != want {
+			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
