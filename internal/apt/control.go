@@ -143,8 +143,10 @@ func isBlank(b []byte) bool {
 // tab, or -1. UTF-8 text passes.
 func badByte(b []byte) int {
 	for i, c := range b {
-		if (c < 0x20 && c != '\t') || c == 0x7f {
-			return i
+		if c < 0x20 || c == 0x7f {
+			if c != '\t' {
+				return i
+			}
 		}
 	}
 	return -1

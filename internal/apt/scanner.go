@@ -92,6 +92,15 @@ var errClosed = errors.New("apt: Scanner is closed")
 // Next returns the next safe stanza, or io.EOF at the end of the index. After
 // any other error, Next keeps returning that error.
 func (s *Scanner) Next() (*Package, error) {
+	p := new(Package)
+	if err := s.next(p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// next fills p with the next safe stanza.
+func (s *Scanner) next(p *Package) error {
 	for s.err == nil {
 		ok, err := s.pr.next()
 		if err != nil {
@@ -103,9 +112,10 @@ func (s *Scanner) Next() (*Package, error) {
 			break
 		}
 		s.pr.decode(&s.para)
-		p, reason := buildPackage(&s.para, s.pr.start)
+		*p = Package{}
+		reason := buildPackage(p, &s.para, s.pr.start)
 		if reason == "" {
-			return p, nil
+			return nil
 		}
 		if len(s.problems) >= s.maxProbs {
 			s.err = &TooManyProblemsError{Limit: s.maxProbs}
@@ -113,7 +123,7 @@ func (s *Scanner) Next() (*Package, error) {
 		}
 		s.problems = append(s.problems, Problem{Package: p.Name, Line: s.pr.start, Reason: reason})
 	}
-	return nil, s.err
+	return s.err
 }
 
 // Problems returns the stanzas skipped so far.
@@ -138,14 +148,14 @@ func ParsePackages(r io.Reader, opts ParseOptions) ([]Package, []Problem, error)
 	defer s.Close()
 	var pkgs []Package
 	for {
-		p, err := s.Next()
+		pkgs = append(pkgs, Package{})
+		err := s.next(&pkgs[len(pkgs)-1])
 		if err == io.EOF {
-			return pkgs, s.Problems(), nil
+			return pkgs[:len(pkgs)-1], s.Problems(), nil
 		}
 		if err != nil {
 			return nil, s.Problems(), err
 		}
-		pkgs = append(pkgs, *p)
 	}
 }
 
@@ -169,20 +179,30 @@ const (
 
 var knownNames = [fCount]string{"", "Package", "Version", "Architecture", "Filename", "Size", "SHA256", "MD5sum", "SHA1", "Source", "Description", "Depends", "Provides"}
 
+// knownByLen lists the known fields by name length (read-only).
+var knownByLen = [13][]int{
+	4: {fSHA1, fSize}, 6: {fSHA256, fMD5sum, fSource}, 7: {fPackage, fVersion, fDepends},
+	8: {fFilename, fProvides}, 11: {fDescription}, 12: {fArchitecture},
+}
+
 func knownField(name string) int {
-	for i := 1; i < fCount; i++ {
-		if len(name) == len(knownNames[i]) && strings.EqualFold(name, knownNames[i]) {
-			return i
+	if len(name) >= len(knownByLen) {
+		return fOther
+	}
+	for _, k := range knownByLen[len(name)] {
+		if name == knownNames[k] || strings.EqualFold(name, knownNames[k]) {
+			return k
 		}
 	}
 	return fOther
 }
 
-// buildPackage fills a Package from a decoded stanza and returns the reason
-// it is unsafe, or "". The returned Package always has Name set when the
-// stanza has a Package field.
-func buildPackage(para *paragraph, line int) (*Package, string) {
-	p := &Package{Line: line, Fields: make(map[string]string, len(para.names))}
+// buildPackage fills the zero Package p from a decoded stanza and returns the
+// reason it is unsafe, or "". p.Name is set when the stanza has a valid
+// Package field.
+func buildPackage(p *Package, para *paragraph, line int) string {
+	p.Line = line
+	p.Fields = make(map[string]string, len(para.names))
 	var vals [fCount]string
 	var seen [fCount]bool
 	dup := ""
@@ -214,39 +234,39 @@ func buildPackage(para *paragraph, line int) (*Package, string) {
 	p.Description = desc
 
 	if dup != "" {
-		return p, fmt.Sprintf("duplicate field %s", dup)
+		return fmt.Sprintf("duplicate field %s", dup)
 	}
 	if msg := nameProblem(p.Name); msg != "" {
 		p.Name = ""
-		return p, msg
+		return msg
 	}
 	if msg := versionProblem(p.Version); msg != "" {
-		return p, msg
+		return msg
 	}
 	if p.Filename == "" {
-		return p, "missing Filename field"
+		return "missing Filename field"
 	}
 	if msg := filenameProblem(p.Filename); msg != "" {
-		return p, fmt.Sprintf("unsafe Filename %q: %s", truncateString(p.Filename, 200), msg)
+		return fmt.Sprintf("unsafe Filename %q: %s", truncateString(p.Filename, 200), msg)
 	}
 	size, msg := parseSize(vals[fSize])
 	if msg != "" {
-		return p, msg
+		return msg
 	}
 	p.Size = size
 	sum, msg := sha256Problem(vals[fSHA256])
 	if msg != "" {
-		return p, msg
+		return msg
 	}
 	p.SHA256 = sum
 	if src := vals[fSource]; src != "" {
 		name, ver, err := SplitSource(src)
 		if err != nil {
-			return p, fmt.Sprintf("malformed Source %q", truncateString(src, 200))
+			return fmt.Sprintf("malformed Source %q", truncateString(src, 200))
 		}
 		p.Source, p.SourceVersion = name, ver
 	} else {
 		p.Source = p.Name
 	}
-	return p, ""
+	return ""
 }

@@ -322,3 +322,18 @@ func TestSplitSource(t *testing.T) {
 		}
 	}
 }
+
+func TestKnownField(t *testing.T) {
+	for i := 1; i < fCount; i++ {
+		for _, n := range []string{knownNames[i], strings.ToLower(knownNames[i]), strings.ToUpper(knownNames[i])} {
+			if got := knownField(n); got != i {
+				t.Errorf("knownField(%q) = %d, want %d", n, got, i)
+			}
+		}
+	}
+	for _, n := range []string{"", "Packages", "SHA512", "X-Package", "Descriptio"} {
+		if got := knownField(n); got != fOther {
+			t.Errorf("knownField(%q) = %d, want fOther", n, got)
+		}
+	}
+}
