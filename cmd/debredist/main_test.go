@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -629,4 +630,27 @@ func TestHumanBytes(t *testing.T) {
 			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
 		}
 	}
+}
+
+// BenchmarkProgressHandle measures the OnEvent path in plain log mode for a
+// typical mix: many byte-progress events, a few log lines.
+func BenchmarkProgressHandle(b *testing.B) {
+	a := &app{stderr: io.Discard}
+	pr := a.newProgress()
+	events := []debredist.Event{
+		{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 1 << 20, Total: 50 << 20},
+		{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 2 << 20, Total: 50 << 20},
+		{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 3 << 20, Total: 50 << 20},
+		{Kind: debredist.EventFetchDone, Package: "cuda-nvcc-12-6", Bytes: 50 << 20},
+		{Kind: debredist.EventBuildDone, Package: "cuda_nvcc", Bytes: 40 << 20},
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			pr.handle(events[i%len(events)])
+			i++
+		}
+	})
+	pr.close()
 }
