@@ -68,7 +68,8 @@ type sourceInfoEntry struct {
 // told by shape. Sourceinfo has no suite and no sizes: Suite stays empty for
 // the caller to set and Size is 0. Every entry is validated like an index
 // stanza; Source is split into Source and SourceVersion, and defaults to the
-// package name. Packages come back sorted by Repo, then Name.
+// package name. Unknown keys are rejected in both formats. Packages come back
+// sorted by Repo, then Name.
 func ReadLock(r io.Reader) (*Lock, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxLockBytes+1))
 	if err != nil {

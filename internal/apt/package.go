@@ -29,9 +29,10 @@ type Package struct {
 	Depends     string `json:"depends,omitempty"`
 	Provides    string `json:"provides,omitempty"`
 
-	// Fields holds every field of the stanza as written (continuation lines
-	// joined with "\n"), including the ones above, so that unknown fields
-	// stay reachable.
+	// Fields holds every field of the stanza, keyed by the name as written,
+	// including the ones above, so that unknown fields stay reachable (use
+	// Field for a case-insensitive lookup). Values are trimmed; continuation
+	// lines are trimmed and joined with "\n", a " ." line becoming "".
 	Fields map[string]string `json:"-"`
 	// Line is the 1-based line number where the stanza starts in its index.
 	Line int `json:"-"`
