@@ -25,6 +25,12 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal the library cleans up; a second one
+		// kills the process the default way.
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -197,8 +203,9 @@ Global flags (before the command or among its flags):
   -h, --help      help for debredist or a command
   --version       print the version
 
-Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted (SIGINT/SIGTERM;
-the run is cancelled and leaves no partial output behind).
+Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted (SIGINT/SIGTERM:
+the run is cancelled and leaves no partial output behind; a second interrupt kills
+debredist at once).
 
 Example:
   debredist convert --jetpack 6 --out ./redist
