@@ -237,6 +237,7 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 	if err := checkParents(pname, nodes); err != nil {
 		return nil, err
 	}
+	pruneEmptyDirs(nodes)
 	for _, n := range nodes {
 		t.Nodes = append(t.Nodes, *n)
 	}
@@ -355,6 +356,25 @@ func checkParents(pname string, nodes map[string]*Node) error {
 		}
 	}
 	return nil
+}
+
+// pruneEmptyDirs removes directories left empty by flattening (usr/share
+// once its doc/ is dropped, targets/ once its content moved up).
+func pruneEmptyDirs(nodes map[string]*Node) {
+	used := map[string]bool{}
+	for p, n := range nodes {
+		if n.Type == Dir {
+			continue
+		}
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			used[d] = true
+		}
+	}
+	for p, n := range nodes {
+		if n.Type == Dir && !used[p] {
+			delete(nodes, p)
+		}
+	}
 }
 
 // addLinks applies the link rules (update-alternatives style), in order,
