@@ -654,3 +654,31 @@ func BenchmarkProgressHandle(b *testing.B) {
 	})
 	pr.close()
 }
+
+func TestPrintResult(t *testing.T) {
+	res := &debredist.Result{
+		Out:      "/o",
+		Products: []debredist.ProductResult{{Product: "cuda", Label: "12.6.68", Manifest: "cuda/redist/redistrib_12.6.68.json"}, {Product: "cudnn", Label: "9.3.0", Manifest: "cudnn/redist/redistrib_9.3.0.json"}},
+		Packages: []debredist.PackageResult{
+			{PName: "cudnn", Product: "cudnn", Version: "9.3.0.75", Size: 3 << 20},
+			{PName: "cuda_nvcc", Product: "cuda", Version: "12.6.68", Size: 1536, UpToDate: true},
+			{PName: "cuda_cudart", Product: "cuda", Version: "12.6.68", Size: 10},
+		},
+	}
+	var b bytes.Buffer
+	if err := printResult(&b, res, runStats{Downloaded: 2, Bytes: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	want := `PRODUCT  LABEL    PNAME        VERSION   SIZE     STATUS
+cuda     12.6.68  cuda_cudart  12.6.68   10 B     built
+cuda     12.6.68  cuda_nvcc    12.6.68   1.5 KiB  up to date
+cudnn    9.3.0    cudnn        9.3.0.75  3.0 MiB  built
+
+2 built, 1 up to date in /o (2 debs downloaded, 2.0 KiB)
+manifest /o/cuda/redist/redistrib_12.6.68.json
+manifest /o/cudnn/redist/redistrib_9.3.0.json
+`
+	if got := b.String(); got != want {
+		t.Errorf("printResult:\n%s\nwant:\n%s", got, want)
+	}
+}
