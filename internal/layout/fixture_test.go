@@ -17,6 +17,7 @@ import (
 	"github.com/debredist/debredist/internal/mirrorgen"
 	"github.com/debredist/debredist/internal/plan"
 	"github.com/debredist/debredist/internal/profile"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // convertSuite generates a fake mirror for a suite, plans it and builds
@@ -168,10 +169,10 @@ func shapeOf(tr *layout.Tree) shape {
 // Jetson debs and NVIDIA's linux-aarch64 archives (12.2 feature manifest).
 // Keys are "<suite>/<pname>" or "*/<pname>".
 var shapeExceptions = map[string]string{
-	"*/cuda_cupti":   "the cupti-dev debs carry lib/libcupti_static.a (as NVIDIA's x86_64 and sbsa archives do); the linux-aarch64 12.2 archive had no static library",
-	"*/libcublas":    "the libcublas-dev debs ship src/ (Fortran binding sources under usr/local/cuda-X.Y/src); NVIDIA's archive omits it; kept, since nothing is dropped silently",
-	"*/libnvjitlink": "the debs carry nothing for res/ (NVIDIA's archive has a res/ directory)",
-	"*/libcufile":    "the libcufile/gds-tools debs carry no etc/ or man/ content (NVIDIA's archive has etc/cufile.json and man pages)",
+	"*/cuda_cupti":    "the cupti-dev debs carry lib/libcupti_static.a (as NVIDIA's x86_64 and sbsa archives do); the linux-aarch64 12.2 archive had no static library",
+	"*/libcublas":     "the libcublas-dev debs ship src/ (Fortran binding sources under usr/local/cuda-X.Y/src); NVIDIA's archive omits it; kept, since nothing is dropped silently",
+	"*/libnvjitlink":  "the debs carry nothing for res/ (NVIDIA's archive has a res/ directory)",
+	"*/libcufile":     "the libcufile/gds-tools debs carry no etc/ or man/ content (NVIDIA's archive has etc/cufile.json and man pages)",
 	"r39.2/cuda_nvcc": "CUDA 13 moved nvvm/ and libnvptxcompiler_static.a into the libnvvm and libnvptxcompiler components; the reference table is CUDA 12.2's",
 	"r39.2/cuda_nvtx": "CUDA 13's NVTX is header-only (libnvToolsExt and its .pc are gone); the reference table is CUDA 12.2's",
 }
@@ -268,5 +269,37 @@ func TestFixtureTrees(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFixtureWithRealDpkgDeb builds the JetPack 6 fixture with the real
+// dpkg-deb and checks the engine yields the same trees as from debtest's
+// debs: same paths, types, link targets and content.
+func TestFixtureWithRealDpkgDeb(t *testing.T) {
+	testutil.RequireTool(t, "dpkg-deb")
+	if testing.Short() {
+		t.Skip("builds ~100 debs with dpkg-deb")
+	}
+	ours := convertSuite(t, "r36.5", false)
+	real := convertSuite(t, "r36.5", true)
+	if len(ours) != len(real) {
+		t.Fatalf("%d trees from debtest debs, %d from dpkg-deb debs", len(ours), len(real))
+	}
+	for pname, a := range ours {
+		b := real[pname]
+		if b == nil {
+			t.Errorf("%s missing from the dpkg-deb conversion", pname)
+			continue
+		}
+		sig := func(tr *layout.Tree) []string {
+			var out []string
+			for _, n := range tr.Nodes {
+				out = append(out, n.Path+"|"+n.Type.String()+"|"+n.Link+"|"+n.Digest+"|"+string(n.Data))
+			}
+			return out
+		}
+		if x, y := strings.Join(sig(a), "\n"), strings.Join(sig(b), "\n"); x != y {
+			t.Errorf("%s: trees differ:\n--- debtest\n%s\n--- dpkg-deb\n%s", pname, x, y)
+		}
 	}
 }
