@@ -111,7 +111,10 @@ func describe(p apt.Package, u string, err error) error {
 		hm *HashMismatchError
 		sm *SizeMismatchError
 	)
-	if errors.As(err, &he) || errors.As(err, &hm) || errors.As(err, &sm) || strings.Contains(err.Error(), u) {
+	if errors.As(err, &he) || errors.As(err, &hm) || errors.As(err, &sm) {
+		return err // these name package and URL themselves
+	}
+	if strings.Contains(err.Error(), u) {
 		return fmt.Errorf("%s %s: %w", p.Name, p.Version, err)
 	}
 	return fmt.Errorf("%s %s: %s: %w", p.Name, p.Version, u, err)
@@ -358,7 +361,7 @@ func (f *Fetcher) retry(ctx context.Context, pkg, u string, progress func() int6
 			used++
 		}
 		if used > f.opts.Retries {
-			return re.err
+			return fmt.Errorf("%w (gave up after %d attempts)", re.err, attempt)
 		}
 		var d time.Duration
 		if f.opts.Backoff != nil {

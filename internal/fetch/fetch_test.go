@@ -489,3 +489,44 @@ func TestHeaderTimeout(t *testing.T) {
 		t.Errorf("%d requests, want 2", n)
 	}
 }
+
+// TestFetchUnknownSize covers packages from a lock file without Size: the
+// hash alone decides, resume still works.
+func TestFetchUnknownSize(t *testing.T) {
+	body := randomBytes(testSize, 11)
+	tests := []struct {
+		name     string
+		faults   []fault
+		requests int
+		wantErr  func(error) bool
+	}{
+		{name: "ok", requests: 1},
+		{name: "reset then resume", faults: []fault{resetAfter(100 << 10)}, requests: 2},
+		{name: "wrong bytes twice", faults: []fault{serveBytes(corrupted(body)), serveBytes(corrupted(body))}, requests: 2, wantErr: isHashMismatch},
+		{name: "truncated file twice", faults: []fault{serveBytes(body[:1000]), serveBytes(body[:1000])}, requests: 2, wantErr: isHashMismatch},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t)
+			pkg, path := testPkg("cuda-foo", body)
+			pkg.Size = 0
+			srv.put(path, body, tc.faults...)
+			o := testOptions(t, srv.URL, nil)
+			f := mustNew(t, o)
+			_, err := f.Fetch(context.Background(), []apt.Package{pkg})
+			switch {
+			case tc.wantErr == nil && err != nil:
+				t.Fatal(err)
+			case tc.wantErr != nil && (err == nil || !tc.wantErr(err)):
+				t.Fatalf("err = %v, want a matching error", err)
+			}
+			if got := srv.requests(path); got != tc.requests {
+				t.Errorf("%d requests, want %d", got, tc.requests)
+			}
+			if tc.wantErr == nil && len(f.Missing([]apt.Package{pkg})) != 0 {
+				t.Error("Missing reports the fetched deb")
+			}
+			assertCleanCache(t, o.CacheDir)
+		})
+	}
+}
