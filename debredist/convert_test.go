@@ -1,0 +1,240 @@
+package debredist
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/mirrorgen"
+)
+
+// mirror generates a fake Jetson mirror for the given suites once per test.
+func mirror(t *testing.T, opts mirrorgen.Options) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := mirrorgen.Generate(context.Background(), dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func convert(t *testing.T, o Options) *Result {
+	t.Helper()
+	res, err := Convert(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// archiveEntries lists the entries (relative to the top dir) of an archive.
+func archiveEntries(t *testing.T, file string) map[string]archive.Header {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := archive.Inspect(context.Background(), f)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	out := map[string]archive.Header{}
+	for _, h := range r.Entries {
+		out[h.Name] = h
+	}
+	return out
+}
+
+// snapshot maps every file under dir (except the lock) to its content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || d.Name() == lockName {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func keys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// TestConvertJetPacks converts JetPack 5, 6 and 7 fixture mirrors and checks
+// packages, versions, paths inside the archives, and that verify passes.
+func TestConvertJetPacks(t *testing.T) {
+	cases := []struct {
+		jetpack string
+		suite   string
+		product map[string]string // product -> manifest
+		paths   map[string][]string
+	}{
+		{"5", "r35.6", map[string]string{"cuda": "cuda/redist/redistrib_11.4.298.json", "cudnn": "cudnn/redist/redistrib_8.6.0.json", "tensorrt": "tensorrt/redist/redistrib_8.5.2.json"},
+			map[string][]string{
+				"cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-11.4.298-archive.tar.xz":      {"include/cuda_runtime.h", "lib/libcudart.so.11.4.298", "lib/stubs/libcuda.so", "pkg-config/cudart-11.4.pc", "LICENSE"},
+				"cudnn/redist/cudnn/linux-aarch64/cudnn-linux-aarch64-8.6.0.166_cuda11-archive.tar.xz":         {"include/cudnn.h", "lib/libcudnn.so"},
+				"cuda/redist/cuda_compat/linux-aarch64/cuda_compat-linux-aarch64-11.4.31478197-archive.tar.xz": {"compat/libcuda.so.1.1"},
+			}},
+		{"6", "r36.5", map[string]string{"cuda": "cuda/redist/redistrib_12.6.68.json", "cudnn": "cudnn/redist/redistrib_9.3.0.json", "tensorrt": "tensorrt/redist/redistrib_10.3.0.json", "l4t": "l4t/redist/redistrib_36.5.0.json"},
+			map[string][]string{
+				"cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz":        {"include/cuda_runtime.h", "lib/libcudart.so.12.6.68", "lib/stubs/libcuda.so", "pkg-config/cudart-12.6.pc", "LICENSE"},
+				"cudnn/redist/cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz":           {"include/cudnn.h", "lib/libcudnn.so", "lib/libcudnn.so.9"},
+				"cuda/redist/cuda_compat/linux-aarch64/cuda_compat-linux-aarch64-12.6.36890662-archive.tar.xz":  {"compat/libcuda.so.1.1"},
+				"tensorrt/redist/tensorrt/linux-aarch64/tensorrt-linux-aarch64-10.3.0.30_cuda12-archive.tar.xz": {"bin/trtexec", "include/NvInfer.h"},
+			}},
+		{"7", "r39.2", map[string]string{"cuda": "cuda/redist/redistrib_13.2.75.json", "cudnn": "cudnn/redist/redistrib_9.20.0.json", "tensorrt": "tensorrt/redist/redistrib_10.16.2.json"},
+			map[string][]string{
+				"cuda/redist/cuda_cudart/linux-sbsa/cuda_cudart-linux-sbsa-13.2.75-archive.tar.xz": {"include/cuda_runtime.h", "lib/libcudart.so.13.2.75", "lib/stubs/libcuda.so", "pkg-config/cudart-13.2.pc"},
+				"cudnn/redist/cudnn/linux-sbsa/cudnn-linux-sbsa-9.20.0.46_cuda13-archive.tar.xz":   {"include/cudnn.h", "lib/libcudnn.so"},
+			}},
+	}
+	for _, c := range cases {
+		t.Run("jetpack"+c.jetpack, func(t *testing.T) {
+			t.Parallel()
+			m := mirror(t, mirrorgen.Options{Suites: []string{c.suite}})
+			out := t.TempDir()
+			res := convert(t, Options{JetPack: c.jetpack, Mirror: m, Out: out, CacheDir: t.TempDir()})
+			for product, manifest := range c.product {
+				f, err := os.Open(filepath.Join(out, manifest))
+				if err != nil {
+					t.Errorf("%s manifest: %v", product, err)
+					continue
+				}
+				mf, err := ReadManifest(f)
+				f.Close()
+				if err != nil || mf.ReleaseProduct != product {
+					t.Errorf("%s: %v %+v", manifest, err, mf)
+				}
+			}
+			for file, paths := range c.paths {
+				ents := archiveEntries(t, filepath.Join(out, file))
+				for _, p := range paths {
+					if _, ok := ents[p]; !ok {
+						t.Errorf("%s: missing %s", file, p)
+					}
+				}
+			}
+			for _, p := range res.Packages {
+				if p.UpToDate || p.Size <= 0 || len(p.SHA256) != 64 || !strings.HasPrefix(p.NAR, "sha256-") {
+					t.Errorf("package result %+v", p)
+				}
+				if _, err := os.Stat(filepath.Join(out, p.Product, "redist", p.PName, "LICENSE.txt")); err != nil {
+					t.Errorf("%s: LICENSE.txt: %v", p.PName, err)
+				}
+			}
+			rep, err := Verify(context.Background(), out)
+			if err != nil || rep.Err() != nil {
+				t.Fatalf("verify: %v %v", err, rep.Err())
+			}
+			if _, err := os.Stat(filepath.Join(out, tmpName)); !os.IsNotExist(err) {
+				t.Errorf("temporary directory left in OUT")
+			}
+		})
+	}
+}
+
+// TestConvertReproducibleAndIncremental: byte-identical output across runs
+// and --jobs, a no-op rerun, a changed deb rebuilding one package, and an
+// interrupted run that a rerun completes to the same bytes.
+func TestConvertReproducibleAndIncremental(t *testing.T) {
+	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
+	cache := t.TempDir()
+	outA, outB := t.TempDir(), t.TempDir()
+	convert(t, Options{JetPack: "6", Mirror: m, Out: outA, CacheDir: cache, Jobs: 1})
+	convert(t, Options{JetPack: "6", Mirror: m, Out: outB, CacheDir: t.TempDir(), Jobs: 4})
+	a, b := snapshot(t, outA), snapshot(t, outB)
+	if strings.Join(keys(a), "\n") != strings.Join(keys(b), "\n") {
+		t.Fatalf("different file sets:\n%v\n%v", keys(a), keys(b))
+	}
+	for k := range a {
+		if a[k] != b[k] {
+			t.Errorf("%s differs between --jobs 1 and --jobs 4", k)
+		}
+	}
+
+	// A rerun is a no-op.
+	res := convert(t, Options{JetPack: "6", Mirror: m, Out: outA, CacheDir: cache})
+	for _, p := range res.Packages {
+		if !p.UpToDate {
+			t.Errorf("rerun rebuilt %s", p.PName)
+		}
+	}
+	if after := snapshot(t, outA); len(after) != len(a) {
+		t.Errorf("rerun changed the file set")
+	}
+
+	// One changed deb rebuilds exactly its package.
+	m2 := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}, Payload: func(pkg, path string, size int64) []byte {
+		b := mirrorgen.DefaultPayload(pkg, path, size)
+		if pkg == "libcublas-12-6" {
+			b = append([]byte("changed "), b...)
+		}
+		return b
+	}})
+	res = convert(t, Options{JetPack: "6", Mirror: m2, Out: outA, CacheDir: cache})
+	var rebuilt []string
+	for _, p := range res.Packages {
+		if !p.UpToDate {
+			rebuilt = append(rebuilt, p.PName)
+		}
+	}
+	if strings.Join(rebuilt, ",") != "libcublas" {
+		t.Errorf("rebuilt %v, want only libcublas", rebuilt)
+	}
+
+	// Interrupt after the first package is built, then rerun.
+	outC := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	_, err := Convert(ctx, Options{JetPack: "6", Mirror: m, Out: outC, CacheDir: cache, Jobs: 1, OnEvent: func(e Event) {
+		if e.Kind == EventBuildDone {
+			once.Do(cancel)
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted convert: want context.Canceled, got %v", err)
+	}
+	for k := range snapshot(t, outC) {
+		if strings.HasPrefix(k, tmpName) || strings.Contains(k, "redistrib_") {
+			t.Errorf("interrupted run left %s (no manifest may be written before all archives)", k)
+		}
+	}
+	convert(t, Options{JetPack: "6", Mirror: m, Out: outC, CacheDir: cache})
+	c := snapshot(t, outC)
+	for k := range a {
+		if c[k] != a[k] {
+			t.Errorf("%s: interrupted-then-rerun output differs from an uninterrupted run", k)
+		}
+	}
+	if !bytes.Equal([]byte(strings.Join(keys(c), "\n")), []byte(strings.Join(keys(a), "\n"))) {
+		t.Errorf("file sets differ after interrupt+rerun:\n%v\n%v", keys(c), keys(a))
+	}
+}
