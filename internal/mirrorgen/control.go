@@ -3,6 +3,7 @@ package mirrorgen
 import (
 	"archive/tar"
 	"fmt"
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -68,9 +69,12 @@ func (pi *pkgInfo) compression() string {
 	return "xz"
 }
 
+// architecture is taken from the real Filename ("..._all.deb" for the
+// config-common and sample debs), arm64 otherwise.
 func (pi *pkgInfo) architecture() string {
-	if strings.HasSuffix(pi.name, "-config-common") {
-		return "all"
+	base := strings.TrimSuffix(path.Base(pi.e.Filename), ".deb")
+	if i := strings.LastIndex(base, "_"); i >= 0 && base[i+1:] != "" {
+		return base[i+1:]
 	}
 	return "arm64"
 }

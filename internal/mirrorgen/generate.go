@@ -80,8 +80,10 @@ func (o Options) sizeOf() func(string, string) int64 {
 }
 
 // Files returns the in-deb file list mirrorgen uses for one package with the
-// default payloads: every entry of data.tar in order, including the parent
-// directories (but not "./"), with bodies for regular files.
+// default payloads: every entry of data.tar in order (as dpkg-deb orders
+// them: directories and files sorted by path, then symlinks sorted by path),
+// including the parent directories but not "./", with bodies for regular
+// files.
 func Files(suite, repo, pkg string) ([]debtest.File, error) {
 	s, err := loadSuite(suite)
 	if err != nil {
@@ -229,14 +231,35 @@ func (pi *pkgInfo) buildDeb(ctx context.Context, opts Options) ([]field, []byte,
 		deb, err := dpkgDebBuild(ctx, control, md5sums, files, pi.compression())
 		return fields, deb, err
 	}
-	deb, err := debtest.Build(debtest.Deb{
+	d := debtest.Deb{
 		Control:      control,
 		ControlFiles: map[string][]byte{"md5sums": md5sums},
 		Files:        files,
 		AddParents:   true,
-		Compression:  pi.compression(),
 		MTime:        MTime(),
-	})
+	}
+	// debtest lays out the tars and the ar archive; mirrorgen compresses the
+	// members itself (see compress).
+	ctar, err := d.ControlTar(MTime())
+	if err != nil {
+		return nil, nil, err
+	}
+	dtar, err := d.BuildDataTar()
+	if err != nil {
+		return nil, nil, err
+	}
+	comp := pi.compression()
+	csuf, cmem, err := compress(comp, ctar)
+	if err != nil {
+		return nil, nil, fmt.Errorf("control.tar: %w", err)
+	}
+	dsuf, dmem, err := compress(comp, dtar)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data.tar: %w", err)
+	}
+	d.ControlMember, d.ControlName = cmem, "control.tar"+csuf
+	d.DataMember, d.DataName = dmem, "data.tar"+dsuf
+	deb, err := debtest.Build(d)
 	return fields, deb, err
 }
 

@@ -74,6 +74,10 @@ func Suites() []string {
 	return out
 }
 
+// SampleSuites returns the suites of the committed sample mirror
+// (testdata/sample-mirror): one per CUDA generation (11.4, 12.6, 13.2).
+func SampleSuites() []string { return []string{"r35.6", "r36.5", "r39.2"} }
+
 // loadSuite parses an embedded inventory and derives the suite facts
 // (CUDA version, target dir, Python version, ...) from its package names.
 func loadSuite(name string) (*suite, error) {

@@ -181,7 +181,7 @@ func cudaLibSpecs(major int) map[string]cudaLibSpec {
 
 var (
 	cudnnRE = regexp.MustCompile(`^libcudnn(\d+)(-jit)?(-dev|-static|-headers|-samples)?(-cuda-(\d+))?$`)
-	trtRE   = regexp.MustCompile(`^libnv(infer|onnxparsers|parsers)(-[a-z-]+?)?(\d+)?(-dev)?$`)
+	trtRE   = regexp.MustCompile(`^libnv(infer|onnxparsers|parsers)(-[a-z-]+)?(\d+)?$`)
 )
 
 // build returns the file tree of one binary package.
@@ -276,7 +276,7 @@ func (pi *pkgInfo) buildCUDA(t *tree) {
 		}
 		t.pcFile(s, "cudart", "CUDA Runtime Library", "-lcudart")
 	case "cuda-driver-dev":
-		t.blob(p.lib + "/stubs/libcuda.so")
+		t.exe(p.lib + "/stubs/libcuda.so")
 		t.pcFile(s, "cuda", "CUDA Driver Library", "-lcuda")
 	case "cuda-culibos":
 		// The runtime half of a static-only library: docs only.
@@ -361,7 +361,7 @@ func (pi *pkgInfo) buildCUDA(t *tree) {
 		t.blob(p.root + "/extras/cuda-gdb-" + v + ".src.tar.gz")
 	case "cuda-nvml-dev":
 		t.blob(p.inc + "/nvml.h")
-		t.blob(p.lib + "/stubs/libnvidia-ml.so")
+		t.exe(p.lib + "/stubs/libnvidia-ml.so")
 		t.blobs(p.root+"/nvml/example", "Makefile", "example.c", "supportedVgpus.c")
 		t.pcFile(s, "nvidia-ml", "NVIDIA Management Library", "-lnvidia-ml")
 	case "cuda-profiler-api":
@@ -638,7 +638,8 @@ func (pi *pkgInfo) buildTensorRT(t *tree) {
 		t.text(py+"/onnx_graphsurgeon/__init__.py", "# synthetic onnx_graphsurgeon\n")
 		return
 	}
-	m := trtRE.FindStringSubmatch(pi.name)
+	core, dev := strings.CutSuffix(pi.name, "-dev")
+	m := trtRE.FindStringSubmatch(core)
 	if m == nil {
 		t.blob("usr/share/" + pi.name + "/README")
 		return
@@ -647,7 +648,7 @@ func (pi *pkgInfo) buildTensorRT(t *tree) {
 	if m[2] != "" {
 		lib += "_" + strings.ReplaceAll(strings.Trim(m[2], "-"), "-", "_")
 	}
-	if m[4] == "" {
+	if !dev {
 		t.lib(libDir, lib, ver, major)
 		if lib == "libnvinfer" {
 			t.exe(libDir + "/libnvinfer_builder_resource.so." + ver)

@@ -85,9 +85,10 @@ func (t *tree) hasPrefix(dir string) bool {
 	return false
 }
 
-// files returns the deb entries: every parent directory made explicit, sorted
-// by path in byte order (the order dpkg-deb --build writes), with payloads
-// filled in from payload/sizeOf.
+// files returns the deb entries in the order dpkg-deb --build writes them:
+// every parent directory made explicit, directories and files sorted by path
+// in byte order, then all symlinks sorted by path; payloads are filled in
+// from payload/sizeOf.
 func (t *tree) files(payload func(pkg, path string, size int64) []byte, sizeOf func(pkg, path string) int64) []debtest.File {
 	all := map[string]*node{}
 	for p, n := range t.nodes {
@@ -106,7 +107,13 @@ func (t *tree) files(payload func(pkg, path string, size int64) []byte, sizeOf f
 	for p := range all {
 		names = append(names, p)
 	}
-	sort.Strings(names)
+	sort.SliceStable(names, func(i, j int) bool {
+		li, lj := all[names[i]].typ == tar.TypeSymlink, all[names[j]].typ == tar.TypeSymlink
+		if li != lj {
+			return lj
+		}
+		return names[i] < names[j]
+	})
 	out := make([]debtest.File, 0, len(names))
 	for _, p := range names {
 		n := all[p]
