@@ -75,7 +75,7 @@ type Options struct {
 	// CacheDir is the cache root; "" means $XDG_CACHE_HOME/debredist (or
 	// ~/.cache/debredist).
 	CacheDir string
-	// Jobs is the number of parallel downloads; default 4.
+	// Jobs is the number of parallel downloads per Fetch call; default 4.
 	Jobs int
 	// Offline uses the cache only; missing debs yield a *MissingError
 	// listing them all.

@@ -41,7 +41,8 @@ type IndexInfo struct {
 }
 
 // Index fetches one repo's Packages index for its suite. It tries InRelease,
-// then Release (+ Release.gpg when a keyring is set), both optional, then
+// then Release (+ Release.gpg when a keyring is set), both optional (404, 410
+// and 403 mean absent), then
 // Packages.xz, Packages.gz and Packages in that order, taking the first that
 // exists. When a Release lists any of them only the listed ones are tried and
 // the one used must match the Release's size and sha256 (an *apt.MismatchError

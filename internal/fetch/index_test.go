@@ -369,3 +369,33 @@ func TestKeyringErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexForbiddenMeansAbsent: S3-style servers answer 403 for missing
+// objects; InRelease/Release/Packages.xz may be absent that way. Other
+// errors are not mistaken for absence.
+func TestIndexForbiddenMeansAbsent(t *testing.T) {
+	plain := packagesText()
+	srv := newServer(t)
+	for _, n := range []string{distDir + "InRelease", distDir + "Release", indexDir + "Packages.xz"} {
+		srv.put("/"+n, nil, status(403))
+	}
+	srv.put("/"+indexDir+"Packages.gz", gzipped(t, plain))
+	f := mustNew(t, testOptions(t, srv.URL, nil))
+	pkgs, _, info, err := f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
+	if err != nil || len(pkgs) != 2 || !strings.HasSuffix(info.URL, "Packages.gz") || info.Release {
+		t.Fatalf("Index = %d pkgs, %+v, %v", len(pkgs), info, err)
+	}
+
+	o := testOptions(t, srv.URL, nil)
+	o.Retries = 1
+	f = mustNew(t, o)
+	srv.put("/"+distDir+"InRelease", nil, status(500), status(500), status(500)) // faults[0] was used above
+	_, _, _, err = f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status != 500 {
+		t.Fatalf("err = %v, want HTTP 500", err)
+	}
+	if n := srv.requests("/" + distDir + "InRelease"); n != 2+1 {
+		t.Errorf("%d InRelease requests, want 3 (1 earlier + 2 attempts)", n)
+	}
+}

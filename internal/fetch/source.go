@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -130,6 +131,10 @@ func classifyNetErr(ctx context.Context, loc string, err error) error {
 	if errors.As(err, &cve) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci) {
 		return err
 	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) && dns.IsNotFound {
+		return err // a wrong host name does not heal by waiting
+	}
 	return retryable(err)
 }
 
@@ -183,11 +188,13 @@ func openLocal(loc string, offset int64) (io.ReadCloser, int64, error) {
 	return fh, offset, nil
 }
 
-// isNotFound reports whether err means the file does not exist on the mirror.
+// isNotFound reports whether err means an optional index file does not
+// exist on the mirror. 403 counts: S3-backed servers such as NVIDIA's answer
+// 403 for missing objects.
 func isNotFound(err error) bool {
 	var he *HTTPError
 	if errors.As(err, &he) {
-		return he.NotFound()
+		return he.NotFound() || he.Status == http.StatusForbidden
 	}
 	return errors.Is(err, fs.ErrNotExist)
 }
