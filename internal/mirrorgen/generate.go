@@ -96,6 +96,17 @@ func Files(suite, repo, pkg string) ([]debtest.File, error) {
 	return pi.build().files(DefaultPayload, DefaultSizeOf), nil
 }
 
+// DefaultSelection returns, sorted, the packages of a suite's repo that
+// Generate writes when Options.Only is nil (repo "common", or the SoC repo
+// "t234"/"som"). It lets an Only function extend the default selection.
+func DefaultSelection(suite, repo string) ([]string, error) {
+	s, err := loadSuite(suite)
+	if err != nil {
+		return nil, err
+	}
+	return s.selection(repo, Options{}), nil
+}
+
 // built is one generated deb.
 type built struct {
 	pi    *pkgInfo
