@@ -54,7 +54,7 @@ type Options struct {
 	Name string
 }
 
-func (o *Options) zstdConcurrency() int { return 2 }
+func (o *Options) zstdConcurrency() int { return 1 }
 
 // EntryType is the kind of a data.tar entry.
 type EntryType int
