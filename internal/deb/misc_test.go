@@ -1,0 +1,83 @@
+package deb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/debredist/debredist/internal/deb/debtest"
+	"github.com/debredist/debredist/internal/testutil"
+)
+
+func TestSystemXZCloseKillsChild(t *testing.T) {
+	testutil.RequireTool(t, "xz")
+	big := make([]byte, 8<<20)
+	for i := range big {
+		big[i] = byte(i * 7 / 5)
+	}
+	d := mini(debtest.File{Name: "a", Body: []byte("a")}, debtest.File{Name: "big", Body: big})
+	rd, err := NewReader(context.Background(), bytes.NewReader(mustBuild(t, d)), Options{SystemXZ: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sx, ok := rd.dec.r.(*systemXZ)
+	if !ok {
+		t.Fatalf("decoder is %T, want *systemXZ", rd.dec.r)
+	}
+	if _, err := rd.Next(); err != nil {
+		t.Fatal(err)
+	}
+	// Stop half-way: the child is still running (blocked on its output pipe).
+	if err := rd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if sx.cmd.ProcessState == nil {
+		t.Fatal("xz child was not waited for")
+	}
+	if _, err := rd.Next(); err == nil || err == io.EOF {
+		t.Errorf("Next after Close = %v, want an error", err)
+	}
+	if err := rd.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestEntryModTime(t *testing.T) {
+	mt := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	d := mini(debtest.File{Name: "a"})
+	d.MTime = mt
+	rd, err := NewReader(context.Background(), bytes.NewReader(mustBuild(t, d)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	e, err := rd.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.ModTime.Equal(mt) {
+		t.Errorf("ModTime = %v, want %v", e.ModTime, mt)
+	}
+}
+
+type panicReader struct{ after []byte }
+
+func (p *panicReader) Read(b []byte) (int, error) {
+	if len(p.after) == 0 {
+		panic("boom")
+	}
+	n := copy(b, p.after)
+	p.after = p.after[n:]
+	return n, nil
+}
+
+func TestArPanicBecomesError(t *testing.T) {
+	_, err := NewReader(context.Background(), &panicReader{after: []byte("!<arch>\n")}, Options{Name: "p.deb"})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindFormat || e.Deb != "p.deb" {
+		t.Fatalf("err = %v, want KindFormat *Error", err)
+	}
+}
