@@ -1,0 +1,239 @@
+package archive
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EntryType is the kind of an archive entry.
+type EntryType int
+
+// Entry types. Devices, FIFOs and sockets are never written and are rejected
+// by Inspect.
+const (
+	Dir EntryType = iota
+	Regular
+	Symlink
+	Hardlink
+)
+
+func (t EntryType) String() string {
+	switch t {
+	case Dir:
+		return "dir"
+	case Regular:
+		return "regular"
+	case Symlink:
+		return "symlink"
+	case Hardlink:
+		return "hardlink"
+	}
+	return "EntryType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Entry is one file, directory or link to write below the archive's top
+// directory.
+type Entry struct {
+	// Name is relative to the top directory, slash-separated, without "./"
+	// or trailing "/".
+	Name string
+	Type EntryType
+	// Mode: only the 0111 bits matter for regular files (any set -> 0755,
+	// else 0644); directories are 0755, symlinks 0777; setuid, setgid and
+	// sticky bits are dropped.
+	Mode fs.FileMode
+	// Size is the exact content length of a regular file.
+	Size int64
+	// Linkname is a symlink's target (kept as is, must stay inside the top
+	// directory) or a hardlink's target (the Name of an entry that sorts
+	// before it).
+	Linkname string
+	// Open returns a regular file's content. Write calls it once per file in
+	// write order, and once more per hardlink to the file (the NAR
+	// serialisation repeats hardlinked content).
+	Open func() (io.ReadCloser, error)
+}
+
+// Compression selects the archive compressor.
+type Compression int
+
+// Compressions. The zero value is XZ.
+const (
+	XZ Compression = iota
+	Zstd
+)
+
+// Ext returns the archive file extension for c: ".tar.xz" or ".tar.zst".
+func (c Compression) Ext() string {
+	if c == Zstd {
+		return ".tar.zst"
+	}
+	return ".tar.xz"
+}
+
+func (c Compression) String() string {
+	switch c {
+	case XZ:
+		return "xz"
+	case Zstd:
+		return "zstd"
+	}
+	return "Compression(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Options controls Write. The zero value writes xz with the default preset
+// on all cores, mtime 1970-01-01, but Top must be set.
+type Options struct {
+	// Top is the single top-level directory (the archive file name without
+	// its extension).
+	Top string
+	// MTime is every entry's mtime, truncated to seconds; the zero value
+	// means the Unix epoch.
+	MTime       time.Time
+	Compression Compression
+	// Workers is the number of parallel compression workers; 0 means
+	// runtime.GOMAXPROCS(0). The output is identical for any value.
+	Workers int
+	// Preset selects the compression strength. XZ: 1..6 select an LZMA2
+	// dictionary of 256 KiB, 512 KiB, 1, 2, 4, 8 MiB; 0 means DefaultPreset
+	// (1 MiB). Zstd: 1..4 select klauspost levels fastest, default, better,
+	// best; 0 means best.
+	Preset int
+}
+
+// Result describes a written archive.
+type Result struct {
+	Size   int64  // compressed bytes written
+	SHA256 string // hex sha256 of the compressed bytes
+	MD5    string // hex md5 of the compressed bytes
+	NAR    string // SRI "sha256-<base64>" of the NAR serialisation of the top dir
+	Files  int    // non-directory entries (regular files, symlinks, hardlinks)
+}
+
+// Sentinel reasons carried by *EntryError (use errors.Is).
+var (
+	ErrUnsafeName = errors.New("unsafe name")
+	ErrDuplicate  = errors.New("duplicate entry")
+	ErrNotDir     = errors.New("parent is not a directory")
+	ErrHardlink   = errors.New("invalid hardlink")
+	ErrSymlink    = errors.New("symlink escapes the top directory")
+	ErrSize       = errors.New("content size mismatch")
+	ErrType       = errors.New("unsupported entry type")
+	ErrTopDir     = errors.New("not exactly one top-level directory")
+	ErrFormat     = errors.New("unrecognised archive format")
+	ErrLimit      = errors.New("archive limit exceeded")
+)
+
+// EntryError reports a problem with one named archive entry.
+type EntryError struct {
+	Name string // entry name as given (Write) or as stored in the tar (Inspect)
+	Err  error  // wraps one of the Err* sentinels, possibly with detail
+}
+
+func (e *EntryError) Error() string {
+	return "archive: entry " + strconv.Quote(e.Name) + ": " + e.Err.Error()
+}
+
+func (e *EntryError) Unwrap() error { return e.Err }
+
+// checkName validates a slash-separated relative name.
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("empty name")
+	case strings.IndexByte(name, 0) >= 0:
+		return errors.New("NUL byte in name")
+	case strings.HasPrefix(name, "/"):
+		return errors.New("absolute name")
+	}
+	for c := range strings.SplitSeq(name, "/") {
+		switch c {
+		case "":
+			return errors.New("empty path component")
+		case ".", "..":
+			return errors.New(`"." or ".." path component`)
+		}
+	}
+	return nil
+}
+
+// checkTop validates the top directory name: a single safe component.
+func checkTop(top string) error {
+	if err := checkName(top); err != nil {
+		return err
+	}
+	if strings.Contains(top, "/") {
+		return errors.New("top directory must be a single component")
+	}
+	return nil
+}
+
+// linkNode is the part of an entry symlink resolution needs.
+type linkNode struct {
+	typ    EntryType
+	target string
+}
+
+// maxSymlinkHops bounds symlink resolution like the kernel's ELOOP limit.
+const maxSymlinkHops = 40
+
+// checkSymlinkTarget reports whether the symlink name -> target, resolved
+// inside a tree whose nodes are known, stays inside the top directory,
+// following other symlinks on the way (a lexical check alone misses "s/.."
+// where s -> ".").
+func checkSymlinkTarget(name, target string, nodes map[string]linkNode) error {
+	if target == "" {
+		return errors.New("empty symlink target")
+	}
+	if strings.IndexByte(target, 0) >= 0 {
+		return errors.New("NUL byte in symlink target")
+	}
+	if strings.HasPrefix(target, "/") {
+		return errors.New("absolute symlink target " + strconv.Quote(target))
+	}
+	dir := path.Dir(name)
+	var stack []string
+	if dir != "." {
+		stack = strings.Split(dir, "/")
+	}
+	hops := 0
+	var walk func(stack []string, target string) ([]string, error)
+	walk = func(stack []string, target string) ([]string, error) {
+		for c := range strings.SplitSeq(target, "/") {
+			switch c {
+			case "", ".":
+				continue
+			case "..":
+				if len(stack) == 0 {
+					return nil, errors.New("target " + strconv.Quote(target) + " leaves the top directory")
+				}
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			stack = append(stack, c)
+			n, ok := nodes[strings.Join(stack, "/")]
+			if !ok || n.typ != Symlink {
+				continue
+			}
+			if hops++; hops > maxSymlinkHops {
+				return nil, errors.New("too many levels of symbolic links")
+			}
+			if strings.HasPrefix(n.target, "/") {
+				return nil, errors.New("resolves through absolute symlink " + strconv.Quote(strings.Join(stack, "/")))
+			}
+			var err error
+			if stack, err = walk(slices.Clone(stack[:len(stack)-1]), n.target); err != nil {
+				return nil, err
+			}
+		}
+		return stack, nil
+	}
+	_, err := walk(stack, target)
+	return err
+}

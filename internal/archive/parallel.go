@@ -1,0 +1,166 @@
+package archive
+
+import (
+	"errors"
+)
+
+// errWriterClosed is returned by writes after Close.
+var errWriterClosed = errors.New("archive: write to closed compressor")
+
+// blockResult is what a block compressor produces for one input block.
+type blockResult struct {
+	out      []byte // bytes to emit, in stream order
+	unpadded int64  // xz: unpadded block size for the index; unused otherwise
+}
+
+// job is one block travelling through the pipeline.
+type job struct {
+	src  []byte
+	res  blockResult
+	err  error
+	done chan struct{}
+}
+
+// parallelWriter cuts its input into BlockSize blocks, compresses up to
+// workers blocks concurrently with a pure function of the block bytes, and
+// emits the results strictly in input order. Because every block is compressed
+// independently with fixed settings, the output does not depend on workers.
+//
+// Memory is bounded: at most 2*workers blocks are in flight (input plus
+// compressed output), plus the block being filled.
+type parallelWriter struct {
+	compress func(src []byte) (blockResult, error)
+	emit     func(uncompressed int64, res blockResult) error
+	finish   func() error
+
+	workers int
+	sem     chan struct{}
+	cur     []byte
+	pending []*job
+	free    [][]byte
+	err     error
+	closed  bool
+}
+
+func newParallelWriter(workers int, compress func([]byte) (blockResult, error),
+	emit func(int64, blockResult) error, finish func() error) *parallelWriter {
+	if workers < 1 {
+		workers = 1
+	}
+	return &parallelWriter{
+		compress: compress,
+		emit:     emit,
+		finish:   finish,
+		workers:  workers,
+		sem:      make(chan struct{}, workers),
+	}
+}
+
+func (p *parallelWriter) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	if p.closed {
+		return 0, errWriterClosed
+	}
+	n := 0
+	for len(b) > 0 {
+		if p.cur == nil {
+			if k := len(p.free); k > 0 {
+				p.cur = p.free[k-1][:0]
+				p.free = p.free[:k-1]
+			} else {
+				p.cur = make([]byte, 0, BlockSize)
+			}
+		}
+		k := min(len(b), BlockSize-len(p.cur))
+		p.cur = append(p.cur, b[:k]...)
+		b = b[k:]
+		n += k
+		if len(p.cur) == BlockSize {
+			if err := p.dispatch(); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// dispatch hands the current block to a worker and, when the queue is full,
+// emits the oldest finished block.
+func (p *parallelWriter) dispatch() error {
+	j := &job{src: p.cur, done: make(chan struct{})}
+	p.cur = nil
+	go func() {
+		p.sem <- struct{}{}
+		j.res, j.err = p.compress(j.src)
+		<-p.sem
+		close(j.done)
+	}()
+	p.pending = append(p.pending, j)
+	for len(p.pending) >= 2*p.workers {
+		if err := p.emitOldest(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parallelWriter) emitOldest() error {
+	j := p.pending[0]
+	p.pending[0] = nil
+	p.pending = p.pending[1:]
+	<-j.done
+	if j.err != nil {
+		p.err = j.err
+		return j.err
+	}
+	if err := p.emit(int64(len(j.src)), j.res); err != nil {
+		p.err = err
+		return err
+	}
+	if len(p.free) < 2 {
+		p.free = append(p.free, j.src)
+	}
+	return nil
+}
+
+// Close flushes the partial block, waits for all blocks and writes the
+// format trailer. It does not close the underlying writer.
+func (p *parallelWriter) Close() error {
+	if p.closed {
+		return p.err
+	}
+	p.closed = true
+	if p.err != nil {
+		p.drain()
+		return p.err
+	}
+	if len(p.cur) > 0 {
+		if err := p.dispatch(); err != nil {
+			p.drain()
+			return err
+		}
+	}
+	for len(p.pending) > 0 {
+		if err := p.emitOldest(); err != nil {
+			p.drain()
+			return err
+		}
+	}
+	if p.finish != nil {
+		if err := p.finish(); err != nil {
+			p.err = err
+			return err
+		}
+	}
+	return nil
+}
+
+// drain waits for in-flight workers so no goroutine outlives Close.
+func (p *parallelWriter) drain() {
+	for _, j := range p.pending {
+		<-j.done
+	}
+	p.pending = nil
+}

@@ -1,0 +1,279 @@
+package archive
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"path"
+	"slices"
+	"time"
+)
+
+// item is a validated entry in write order.
+type item struct {
+	Entry
+	mode int64
+	root *item // hardlinks: the regular file whose content the link shares
+}
+
+// plan validates entries, synthesises missing parent directories and
+// returns them in canonical (tar --sort=name) order.
+func plan(entries []Entry) ([]*item, error) {
+	byName := make(map[string]*item, len(entries))
+	items := make([]*item, 0, len(entries))
+	for _, e := range entries {
+		if err := checkName(e.Name); err != nil {
+			return nil, &EntryError{Name: e.Name, Err: fmt.Errorf("%w: %v", ErrUnsafeName, err)}
+		}
+		it := &item{Entry: e}
+		switch e.Type {
+		case Dir:
+			it.mode = 0o755
+		case Regular:
+			it.mode = 0o644
+			if e.Mode&0o111 != 0 {
+				it.mode = 0o755
+			}
+			if e.Size < 0 {
+				return nil, &EntryError{Name: e.Name, Err: fmt.Errorf("%w: negative size %d", ErrSize, e.Size)}
+			}
+			if e.Open == nil {
+				return nil, &EntryError{Name: e.Name, Err: fmt.Errorf("%w: regular file without Open", ErrType)}
+			}
+		case Symlink:
+			it.mode = 0o777
+		case Hardlink:
+			if err := checkName(e.Linkname); err != nil {
+				return nil, &EntryError{Name: e.Name, Err: fmt.Errorf("%w: target %q: %v", ErrHardlink, e.Linkname, err)}
+			}
+		default:
+			return nil, &EntryError{Name: e.Name, Err: fmt.Errorf("%w: %v", ErrType, e.Type)}
+		}
+		if _, dup := byName[e.Name]; dup {
+			return nil, &EntryError{Name: e.Name, Err: ErrDuplicate}
+		}
+		byName[e.Name] = it
+		items = append(items, it)
+	}
+	// Parents: must be directories; synthesise missing ones.
+	for i := 0; i < len(items); i++ { // items grows while iterating
+		for dir := path.Dir(items[i].Name); dir != "."; dir = path.Dir(dir) {
+			p, ok := byName[dir]
+			if !ok {
+				p = &item{Entry: Entry{Name: dir, Type: Dir}, mode: 0o755}
+				byName[dir] = p
+				items = append(items, p)
+				continue
+			}
+			if p.Type != Dir {
+				return nil, &EntryError{Name: items[i].Name, Err: fmt.Errorf("%w: %q is a %v", ErrNotDir, dir, p.Type)}
+			}
+		}
+	}
+	slices.SortFunc(items, func(a, b *item) int { return compareNames(a.Name, b.Name) })
+	pos := make(map[string]int, len(items))
+	for i, it := range items {
+		pos[it.Name] = i
+	}
+	nodes := make(map[string]linkNode, len(items))
+	for _, it := range items {
+		nodes[it.Name] = linkNode{typ: it.Type, target: it.Linkname}
+	}
+	for i, it := range items {
+		switch it.Type {
+		case Symlink:
+			if err := checkSymlinkTarget(it.Name, it.Linkname, nodes); err != nil {
+				return nil, &EntryError{Name: it.Name, Err: fmt.Errorf("%w: %v", ErrSymlink, err)}
+			}
+		case Hardlink:
+			j, ok := pos[it.Linkname]
+			switch {
+			case !ok:
+				return nil, &EntryError{Name: it.Name, Err: fmt.Errorf("%w: target %q missing", ErrHardlink, it.Linkname)}
+			case j >= i:
+				return nil, &EntryError{Name: it.Name, Err: fmt.Errorf("%w: target %q sorts after the link", ErrHardlink, it.Linkname)}
+			}
+			t := items[j]
+			switch t.Type {
+			case Regular:
+				it.root = t
+			case Hardlink:
+				it.root = t.root // resolved already: t sorts earlier
+			default:
+				return nil, &EntryError{Name: it.Name, Err: fmt.Errorf("%w: target %q is a %v", ErrHardlink, it.Linkname, t.Type)}
+			}
+			it.mode = it.root.mode
+		}
+	}
+	return items, nil
+}
+
+// countWriter counts bytes and feeds hashes of the compressed output.
+type countWriter struct {
+	w   io.Writer
+	sha hash.Hash
+	md5 hash.Hash
+	n   int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.sha.Write(p[:n])
+	c.md5.Write(p[:n])
+	c.n += int64(n)
+	return n, err
+}
+
+// Write writes a reproducible archive of entries below opts.Top to w.
+//
+// Entries are sorted as tar --sort=name walks a tree (a directory's children
+// by byte order of name, recursively); missing parent directories are
+// synthesised. The tar is PAX format with uid/gid 0, empty user/group names,
+// no atime/ctime, mtime opts.MTime and normalised modes. Sizes, sha256/md5 of
+// the compressed bytes and the NAR hash of the content are computed in the
+// same pass. Unsafe names (absolute, "..", NUL), duplicates, non-directory
+// parents, escaping symlinks and hardlinks to missing or later entries are
+// rejected with *EntryError before anything is written.
+func Write(ctx context.Context, w io.Writer, entries []Entry, opts Options) (Result, error) {
+	if err := checkTop(opts.Top); err != nil {
+		return Result{}, &EntryError{Name: opts.Top, Err: fmt.Errorf("%w: top directory: %v", ErrUnsafeName, err)}
+	}
+	items, err := plan(entries)
+	if err != nil {
+		return Result{}, err
+	}
+	cw := &countWriter{w: w, sha: sha256.New(), md5: md5.New()}
+	var zw io.WriteCloser
+	switch opts.Compression {
+	case XZ:
+		zw, err = newXZWriter(cw, opts.Workers, opts.Preset)
+	case Zstd:
+		zw, err = newZstdWriter(cw, opts.Workers, opts.Preset)
+	default:
+		err = fmt.Errorf("archive: unknown compression %v", opts.Compression)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	// On error, still stop the workers; the first error wins.
+	res, err := writeTar(ctx, zw, items, opts)
+	if cerr := zw.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("archive: %s: compress: %w", opts.Top, cerr)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	res.Size = cw.n
+	res.SHA256 = hex.EncodeToString(cw.sha.Sum(nil))
+	res.MD5 = hex.EncodeToString(cw.md5.Sum(nil))
+	return res, nil
+}
+
+func writeTar(ctx context.Context, zw io.Writer, items []*item, opts Options) (Result, error) {
+	mtime := time.Unix(0, 0)
+	if !opts.MTime.IsZero() {
+		mtime = time.Unix(opts.MTime.Unix(), 0)
+	}
+	tw := tar.NewWriter(zw)
+	nar := newNARWriter()
+	hdr := func(name string, typ byte, mode int64) *tar.Header {
+		return &tar.Header{Name: name, Typeflag: typ, Mode: mode, ModTime: mtime, Format: tar.FormatPAX}
+	}
+	top := opts.Top
+	if err := tw.WriteHeader(hdr(top+"/", tar.TypeDir, 0o755)); err != nil {
+		return Result{}, fmt.Errorf("archive: %s: %w", top, err)
+	}
+	var res Result
+	for _, it := range items {
+		if err := ctx.Err(); err != nil {
+			return Result{}, fmt.Errorf("archive: %s: %w", top, err)
+		}
+		full := top + "/" + it.Name
+		var h *tar.Header
+		switch it.Type {
+		case Dir:
+			h = hdr(full+"/", tar.TypeDir, it.mode)
+			nar.dir(it.Name)
+		case Regular:
+			h = hdr(full, tar.TypeReg, it.mode)
+			h.Size = it.Size
+		case Symlink:
+			h = hdr(full, tar.TypeSymlink, it.mode)
+			h.Linkname = it.Linkname
+			nar.symlink(it.Name, it.Linkname)
+		case Hardlink:
+			h = hdr(full, tar.TypeLink, it.mode)
+			h.Linkname = top + "/" + it.Linkname
+		}
+		if it.Type != Dir {
+			res.Files++
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return Result{}, &EntryError{Name: it.Name, Err: err}
+		}
+		switch it.Type {
+		case Regular:
+			nar.beginFile(it.Name, it.mode&0o111 != 0, it.Size)
+			if err := copyContent(ctx, io.MultiWriter(tw, nar), it.Entry); err != nil {
+				return Result{}, err
+			}
+			nar.endFile()
+		case Hardlink:
+			nar.beginFile(it.Name, it.mode&0o111 != 0, it.root.Size)
+			if err := copyContent(ctx, nar, it.root.Entry); err != nil {
+				return Result{}, &EntryError{Name: it.Name, Err: fmt.Errorf("hardlink target: %w", err)}
+			}
+			nar.endFile()
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return Result{}, fmt.Errorf("archive: %s: %w", top, err)
+	}
+	res.NAR = nar.sum()
+	return res, nil
+}
+
+// ctxReader stops a long copy when ctx is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// copyContent copies exactly e.Size bytes of e's content to w and fails if
+// the content is shorter or longer.
+func copyContent(ctx context.Context, w io.Writer, e Entry) (err error) {
+	rc, err := e.Open()
+	if err != nil {
+		return &EntryError{Name: e.Name, Err: fmt.Errorf("open: %w", err)}
+	}
+	defer func() {
+		if cerr := rc.Close(); err == nil && cerr != nil {
+			err = &EntryError{Name: e.Name, Err: fmt.Errorf("close: %w", cerr)}
+		}
+	}()
+	n, err := io.CopyN(w, ctxReader{ctx, rc}, e.Size)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return &EntryError{Name: e.Name, Err: fmt.Errorf("%w: got %d bytes, want %d", ErrSize, n, e.Size)}
+		}
+		return &EntryError{Name: e.Name, Err: fmt.Errorf("read: %w", err)}
+	}
+	var one [1]byte
+	if k, _ := io.ReadFull(rc, one[:]); k > 0 {
+		return &EntryError{Name: e.Name, Err: fmt.Errorf("%w: more than %d bytes", ErrSize, e.Size)}
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+package archive
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// zstdLevels maps Options.Preset (1..4) to klauspost zstd encoder levels.
+// The default (Preset 0) is zstd.SpeedBestCompression.
+var zstdLevels = [...]zstd.EncoderLevel{
+	1: zstd.SpeedFastest, 2: zstd.SpeedDefault, 3: zstd.SpeedBetterCompression, 4: zstd.SpeedBestCompression,
+}
+
+// newZstdWriter returns a parallel deterministic zstd encoder: every
+// BlockSize block becomes an independent zstd frame (with content checksum),
+// compressed by EncodeAll, which is a pure function of the block bytes and the
+// level. Concatenated frames are a valid zstd stream for zstd(1) and tar.
+func newZstdWriter(w io.Writer, workers, preset int) (io.WriteCloser, error) {
+	if preset == 0 {
+		preset = 4
+	}
+	if preset < 1 || preset >= len(zstdLevels) {
+		return nil, fmt.Errorf("archive: zstd preset %d out of range 1..%d", preset, len(zstdLevels)-1)
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	enc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(zstdLevels[preset]),
+		zstd.WithEncoderConcurrency(workers),
+		zstd.WithEncoderCRC(true),
+		zstd.WithWindowSize(BlockSize),
+		zstd.WithSingleSegment(false),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("archive: zstd: %w", err)
+	}
+	compress := func(src []byte) (blockResult, error) {
+		return blockResult{out: enc.EncodeAll(src, make([]byte, 0, len(src)/2+64))}, nil
+	}
+	emit := func(_ int64, res blockResult) error {
+		_, err := w.Write(res.out)
+		return err
+	}
+	finish := func() error { return enc.Close() }
+	return newParallelWriter(workers, compress, emit, finish), nil
+}
