@@ -73,7 +73,10 @@ func (h *hashReader) Read(p []byte) (int, error) {
 
 // decompressor detects xz or zstd by magic and returns the decoded stream.
 func decompressor(br *bufio.Reader) (io.Reader, func(), error) {
-	magic, _ := br.Peek(6)
+	magic, err := br.Peek(6)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, nil, err
+	}
 	switch {
 	case bytes.HasPrefix(magic, magicXZ):
 		x, err := newXZReader(br)
