@@ -147,9 +147,17 @@ func selectProfile(o Options) (Profile, error) {
 	case o.ProfileFile != "":
 		return profile.LoadFile(o.ProfileFile)
 	case o.JetPack != "":
-		return profile.ForJetPack(o.JetPack)
+		p, err := profile.ForJetPack(o.JetPack)
+		if err != nil {
+			return p, &UsageError{Msg: err.Error()}
+		}
+		return p, nil
 	case o.L4T != "":
-		return profile.ForSuite(o.L4T)
+		p, err := profile.ForSuite(o.L4T)
+		if err != nil {
+			return p, &UsageError{Msg: err.Error()}
+		}
+		return p, nil
 	case o.LockFile != "":
 		l, _, err := readLock(o.LockFile)
 		if err != nil {
