@@ -128,7 +128,9 @@ type member struct {
 func reg(name, body string) member {
 	return member{tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(body))}, body}
 }
-func mdir(name string) member { return member{h: tar.Header{Name: name, Typeflag: tar.TypeDir, Mode: 0o755}} }
+func mdir(name string) member {
+	return member{h: tar.Header{Name: name, Typeflag: tar.TypeDir, Mode: 0o755}}
+}
 func mlink(typ byte, name, target string) member {
 	return member{h: tar.Header{Name: name, Typeflag: typ, Mode: 0o777, Linkname: target}}
 }

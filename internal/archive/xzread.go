@@ -16,9 +16,9 @@ import (
 )
 
 // MaxDictCap is the largest LZMA2 dictionary Inspect accepts in an xz block
-// header (xz -9 uses 64 MiB); larger values are rejected before any
+// header (xz -9 uses 64 MiB; the same bound applies to zstd windows); larger values are rejected before any
 // allocation, bounding decoder memory on untrusted input.
-const MaxDictCap = 128 << 20
+const MaxDictCap = 64 << 20
 
 // xzReader is a strict, memory-bounded decoder for the .xz container with
 // LZMA2 as the only filter. It verifies header, block and index CRCs, the
@@ -185,6 +185,11 @@ func (x *xzReader) next() error {
 	dc, err := lzma.DecodeDictCap(prop)
 	if err != nil || dc > MaxDictCap {
 		return xzErr("LZMA2 dictionary %d bytes exceeds limit %d: %w", dc, MaxDictCap, ErrLimit)
+	}
+	// A dictionary larger than the block's declared content is never used:
+	// cap it so tiny hostile blocks cannot each allocate MaxDictCap bytes.
+	if bh.uncompressed >= 0 && bh.uncompressed < dc {
+		dc = bh.uncompressed
 	}
 	bh.dictCap = int(max(dc, lzma.MinDictCap))
 	for body.Len() > 0 {
