@@ -213,6 +213,7 @@ func xzDictSize(head []byte) (int64, bool) {
 // systemXZ decodes through an `xz -dc` child process.
 type systemXZ struct {
 	cmd    *exec.Cmd
+	in     *inputRecorder
 	out    io.ReadCloser
 	stderr *capBuffer
 	once   sync.Once
@@ -222,8 +223,9 @@ type systemXZ struct {
 
 func newSystemXZ(ctx context.Context, path string, in io.Reader) (*decoder, error) {
 	cmd := exec.CommandContext(ctx, path, "-dc", "-q")
-	cmd.Stdin = in
-	s := &systemXZ{cmd: cmd, stderr: &capBuffer{max: 4096}}
+	rec := &inputRecorder{r: in}
+	cmd.Stdin = rec
+	s := &systemXZ{cmd: cmd, in: rec, stderr: &capBuffer{max: 4096}}
 	cmd.Stderr = s.stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -239,6 +241,12 @@ func newSystemXZ(ctx context.Context, path string, in io.Reader) (*decoder, erro
 func (s *systemXZ) wait() error {
 	s.once.Do(func() {
 		err := s.cmd.Wait()
+		if ierr := s.in.error(); ierr != nil {
+			// The member itself failed (cut short, past the end of the
+			// deb): that, not xz's view of it, is the cause.
+			s.werr = ierr
+			return
+		}
 		if err != nil {
 			msg := strings.TrimSpace(s.stderr.String())
 			if msg != "" {
@@ -259,6 +267,10 @@ func (s *systemXZ) Read(p []byte) (int, error) {
 	n, err := s.out.Read(p)
 	if err == io.EOF {
 		if werr := s.wait(); werr != nil {
+			var e *Error
+			if errors.As(werr, &e) {
+				return n, werr
+			}
 			return n, &Error{Kind: KindCompression, Err: werr}
 		}
 		s.done = true
@@ -273,6 +285,32 @@ func (s *systemXZ) Close() error {
 	}
 	_ = s.wait()
 	return nil
+}
+
+// inputRecorder remembers the first error reading the compressed member,
+// which exec's stdin copier would otherwise hide behind xz's exit status.
+type inputRecorder struct {
+	r   io.Reader
+	mu  sync.Mutex
+	err error
+}
+
+func (i *inputRecorder) Read(p []byte) (int, error) {
+	n, err := i.r.Read(p)
+	if err != nil && err != io.EOF {
+		i.mu.Lock()
+		if i.err == nil {
+			i.err = err
+		}
+		i.mu.Unlock()
+	}
+	return n, err
+}
+
+func (i *inputRecorder) error() error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.err
 }
 
 // capBuffer keeps the first max bytes written to it.

@@ -346,7 +346,13 @@ func (r *Reader) next() (*Entry, error) {
 			return nil, io.EOF
 		}
 		if err != nil {
-			return nil, r.tarError(m, r.curRaw, err)
+			if errors.Is(err, io.ErrUnexpectedEOF) || r.curRaw == "" {
+				// Cut short while skipping the current entry's content.
+				return nil, r.tarError(m, r.curRaw, err)
+			}
+			// The next header is bad: it has no trustworthy name, so say
+			// where it is rather than blaming the previous entry.
+			return nil, r.tarError(m, "", fmt.Errorf("header after entry %s: %w", quoteName(r.curRaw), err))
 		}
 		r.curRaw = hdr.Name
 		r.entries++

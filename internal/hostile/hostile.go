@@ -343,7 +343,7 @@ func Cases() []Case {
 		build(plus(debtest.File{Name: Lib + "libevil.so", Type: tar.TypeSymlink, Linkname: "../../../../../../../../etc/passwd"})))
 	reject("symlink-absolute-system", ErrLayoutLink, "", Lib+"libevil.so", "a library symlink to /etc/passwd: no place in the redist tree",
 		build(plus(debtest.File{Name: Lib + "libevil.so", Type: tar.TypeSymlink, Linkname: "/etc/passwd"})))
-	reject("symlink-nul-target", ErrDebUnsafePath, dataXZ, "", "a symlink target with a NUL byte (PAX linkpath)", func() ([]byte, error) {
+	reject("symlink-nul-target", ErrDebFormat, dataXZ, "", "a symlink target with a NUL byte (PAX linkpath): archive/tar refuses the header", func() ([]byte, error) {
 		d := base()
 		dt, err := d.BuildDataTar()
 		if err != nil {
@@ -497,7 +497,7 @@ func Cases() []Case {
 			debtest.File{Name: longGNU, Body: []byte("g\n")},
 			debtest.File{Name: Lib + "libg.so", Type: tar.TypeSymlink, Linkname: strings.Repeat("g", 180) + ".so"})
 	})), "lib/"+strings.Repeat("g", 180)+".so", "lib/libg.so")
-	reject("nul-in-name", ErrDebUnsafePath, dataXZ, "", "a PAX path with a NUL byte (C code would see a different name)", func() ([]byte, error) {
+	reject("nul-in-name", ErrDebFormat, dataXZ, "", "a PAX path with a NUL byte (C code would see a different name): archive/tar refuses the header", func() ([]byte, error) {
 		dt, err := paxFileTar("./"+Lib+"libnul.so\x00/../../../etc/passwd", []byte("nul\n"))
 		if err != nil {
 			return nil, err
@@ -506,6 +506,26 @@ func Cases() []Case {
 		d.DataTar = dt
 		return debtest.Build(d)
 	})
+	accept("nul-in-gnu-longname", "a GNU long name is a C string: it ends at the NUL, as GNU tar and dpkg read it; the bytes after it (/../../../etc/passwd) are never a path",
+		func() ([]byte, error) {
+			d := base()
+			dt, err := d.BuildDataTar()
+			if err != nil {
+				return nil, err
+			}
+			var b bytes.Buffer
+			b.Write(dt[:len(dt)-1024])
+			name := "./" + Lib + strings.Repeat("n", 100) + ".so\x00/../../../../../../etc/passwd\x00"
+			b.Write(rawTarHeader("././@LongLink", 'L', len(name)))
+			b.WriteString(name)
+			pad(&b)
+			b.Write(rawTarHeader("./placeholder", tar.TypeReg, 4))
+			b.WriteString("nul\n")
+			pad(&b)
+			b.Write(make([]byte, 1024))
+			d.DataTar = b.Bytes()
+			return debtest.Build(d)
+		}, "lib/"+strings.Repeat("n", 100)+".so")
 	accept("lookalike-unicode", "Cyrillic 'а' (U+0430) in libcublаs and NFC vs NFD 'é' are distinct, valid byte strings: all are kept, none collides with another",
 		build(plus(
 			debtest.File{Name: Lib + "libcubl\u0430s.so.12.6.1.4", Body: []byte("cyrillic\n")},

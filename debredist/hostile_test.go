@@ -1,0 +1,469 @@
+package debredist
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/hostile"
+	"github.com/debredist/debredist/internal/layout"
+)
+
+const hostileDir = "../testdata/hostile"
+
+// hostileEnv is one case's world: a one-deb mirror and lock, OUT, the
+// cache, and a sentinel directory next to OUT.
+type hostileEnv struct {
+	root, out, cache, sentinel string
+	opts                       Options
+}
+
+// newHostileEnv puts debBytes into a directory mirror as libcublas-12-6 of
+// r36.5 and writes a lock naming it, so that Convert reads it through the
+// real fetch → deb → layout → archive path.
+func newHostileEnv(t *testing.T, debBytes []byte, lim *hostile.Limits) *hostileEnv {
+	t.Helper()
+	root := t.TempDir()
+	e := &hostileEnv{root: root, out: filepath.Join(root, "out"), cache: filepath.Join(root, "cache"), sentinel: filepath.Join(root, "sentinel")}
+	mirror := filepath.Join(root, "mirror")
+	p := filepath.Join(mirror, hostile.Repo, filepath.FromSlash(hostile.Filename))
+	mustWrite(t, p, debBytes)
+	mustWrite(t, filepath.Join(e.sentinel, "keep.txt"), []byte("sentinel\n"))
+	sum := sha256.Sum256(debBytes)
+	lock := map[string]any{
+		"version": apt.LockVersion, "suite": hostile.Suite,
+		"packages": []map[string]any{{
+			"repo": hostile.Repo, "package": hostile.Package, "version": hostile.Version, "filename": hostile.Filename,
+			"sha256": hex.EncodeToString(sum[:]), "size": len(debBytes), "source": hostile.Source,
+		}},
+	}
+	lb, err := json.Marshal(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lockFile := filepath.Join(root, "lock.json")
+	mustWrite(t, lockFile, lb)
+	e.opts = Options{JetPack: "6", LockFile: lockFile, Mirror: mirror, CacheDir: e.cache, Out: e.out, Jobs: 2}
+	if lim != nil {
+		e.opts.Limits = deb.Limits{MaxBytes: lim.MaxBytes, MaxEntries: lim.MaxEntries, MaxNameLen: lim.MaxNameLen}
+	}
+	return e
+}
+
+func mustWrite(t *testing.T, p string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// treeState lists every path under dir with its type and content hash,
+// skipping the named subdirectories.
+func treeState(t *testing.T, dir string, skip ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		for _, s := range skip {
+			if rel == s {
+				return filepath.SkipDir
+			}
+		}
+		switch {
+		case d.IsDir():
+			out[rel] = "dir"
+		case d.Type()&fs.ModeSymlink != 0:
+			l, _ := os.Readlink(p)
+			out[rel] = "link:" + l
+		default:
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			s := sha256.Sum256(b)
+			out[rel] = "file:" + hex.EncodeToString(s[:])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func diffState(a, b map[string]string) []string {
+	var d []string
+	for k, v := range a {
+		if b[k] != v {
+			d = append(d, fmt.Sprintf("%s: %q -> %q", k, v, b[k]))
+		}
+	}
+	for k, v := range b {
+		if _, ok := a[k]; !ok {
+			d = append(d, fmt.Sprintf("%s: new %q", k, v))
+		}
+	}
+	return d
+}
+
+// errKind names err the way cases.json does.
+func errKind(err error) string {
+	var de *deb.Error
+	var ce *layout.ConflictError
+	var le *layout.LinkError
+	var ue *layout.UnplacedError
+	switch {
+	case errors.As(err, &de):
+		return "deb:" + map[deb.Kind]string{deb.KindFormat: "format", deb.KindUnsafePath: "unsafe-path", deb.KindDevice: "device",
+			deb.KindLimit: "limit", deb.KindCompression: "compression", deb.KindTruncated: "truncated", deb.KindExists: "exists", deb.KindIO: "io"}[de.Kind]
+	case errors.As(err, &ce):
+		return hostile.ErrLayoutConflict
+	case errors.As(err, &le):
+		return hostile.ErrLayoutLink
+	case errors.As(err, &ue):
+		return hostile.ErrLayoutUnplaced
+	}
+	return fmt.Sprintf("untyped %T", err)
+}
+
+func kindOK(want, got string) bool {
+	for _, w := range strings.Split(want, "|") {
+		if w == got {
+			return true
+		}
+	}
+	return false
+}
+
+// checkNames asserts the error names the deb, the member and the entry the
+// case expects, in its fields and in its message.
+func checkNames(t *testing.T, c hostile.Case, err error) {
+	t.Helper()
+	msg := err.Error()
+	debFile := path.Base(hostile.Filename)
+	var de *deb.Error
+	if errors.As(err, &de) {
+		if de.Deb != debFile {
+			t.Errorf("deb.Error.Deb = %q, want %q", de.Deb, debFile)
+		}
+		if c.Member != "" && de.Member != c.Member {
+			t.Errorf("deb.Error.Member = %q, want %q", de.Member, c.Member)
+		}
+		if c.Entry != "" && de.Entry != c.Entry {
+			t.Errorf("deb.Error.Entry = %q, want %q", de.Entry, c.Entry)
+		}
+		for _, s := range []string{debFile, de.Member} {
+			if !strings.Contains(msg, s) {
+				t.Errorf("message %q does not name %q", msg, s)
+			}
+		}
+		if de.Entry != "" && !strings.Contains(msg, strings.Trim(fmt.Sprintf("%q", de.Entry), `"`)) && !strings.Contains(msg, de.Entry) {
+			t.Errorf("message %q does not name entry %q", msg, de.Entry)
+		}
+		return
+	}
+	// Layout errors name the binary package and the deb path.
+	var origins []layout.Origin
+	var ce *layout.ConflictError
+	var le *layout.LinkError
+	var ue *layout.UnplacedError
+	switch {
+	case errors.As(err, &ce):
+		origins = []layout.Origin{ce.A, ce.B}
+	case errors.As(err, &le):
+		origins = []layout.Origin{le.Origin}
+	case errors.As(err, &ue):
+		origins = ue.Paths
+	}
+	found := false
+	for _, o := range origins {
+		if o.Deb != hostile.Package {
+			t.Errorf("layout error origin deb %q, want %q", o.Deb, hostile.Package)
+		}
+		if c.Entry == "" || o.Path == c.Entry {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("layout error origins %v do not name %q", origins, c.Entry)
+	}
+	if !strings.Contains(msg, hostile.Package) || (c.Entry != "" && !strings.Contains(msg, c.Entry)) {
+		t.Errorf("message %q does not name %s and %s", msg, hostile.Package, c.Entry)
+	}
+}
+
+// TestHostileDebs runs every deb of the corpus through Convert.
+func TestHostileDebs(t *testing.T) {
+	cases, err := hostile.Load(hostileDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range cases {
+		if c.Kind != hostile.KindDeb {
+			continue
+		}
+		n++
+		t.Run(c.Name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join(hostileDir, c.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := newHostileEnv(t, b, c.Limits)
+			before := treeState(t, e.root, "out", "cache")
+			rootBefore := rootListing(t)
+			res, err := Convert(context.Background(), e.opts)
+
+			// Nothing outside OUT and the cache changes, whatever the verdict.
+			if d := diffState(before, treeState(t, e.root, "out", "cache")); len(d) > 0 {
+				t.Errorf("files outside OUT changed:\n%s", strings.Join(d, "\n"))
+			}
+			if d := diffState(rootBefore, rootListing(t)); len(d) > 0 {
+				t.Errorf("/ or /tmp changed:\n%s", strings.Join(d, "\n"))
+			}
+			checkCacheClean(t, e.cache)
+
+			switch c.Expect {
+			case hostile.Reject:
+				if err == nil {
+					t.Fatalf("converted (%d packages), want a %s rejection: %s", len(res.Packages), c.Error, c.Reason)
+				}
+				if got := errKind(err); !kindOK(c.Error, got) {
+					t.Fatalf("error kind %s, want %s: %v", got, c.Error, err)
+				}
+				checkNames(t, c, err)
+				for rel, v := range treeState(t, e.out) {
+					if v != "dir" && rel != lockName {
+						t.Errorf("rejected conversion left %s in OUT", rel)
+					}
+				}
+			case hostile.Accept:
+				if err != nil {
+					t.Fatalf("rejected, want accepted (%s): %v", c.Reason, err)
+				}
+				rep, err := Verify(context.Background(), e.out)
+				if err != nil || rep.Err() != nil {
+					t.Fatalf("verify: %v %v", err, rep.Err())
+				}
+				var arch string
+				for _, p := range res.Packages {
+					if p.PName == "libcublas" {
+						arch = filepath.Join(e.out, filepath.FromSlash(p.Archive))
+					}
+				}
+				if arch == "" {
+					t.Fatalf("no libcublas archive in %+v", res.Packages)
+				}
+				ents := archiveEntries(t, arch)
+				for _, p := range c.Present {
+					if _, ok := ents[p]; !ok {
+						t.Errorf("archive lacks %q", p)
+					}
+				}
+				for name, h := range ents {
+					if h.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
+						t.Errorf("%s: mode %v keeps setuid/setgid/sticky", name, h.Mode)
+					}
+					if strings.HasPrefix(name, "/") || name == ".." || strings.HasPrefix(name, "../") || strings.Contains(name, "/../") {
+						t.Errorf("unsafe archive name %q", name)
+					}
+				}
+			}
+		})
+	}
+	if n < 40 {
+		t.Errorf("only %d deb cases", n)
+	}
+}
+
+// rootListing records the escape targets a hostile deb could aim at.
+func rootListing(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, p := range []string{"/" + hostile.Escape, "/tmp/" + hostile.Escape, filepath.Join(os.TempDir(), hostile.Escape), "/etc/" + hostile.Escape} {
+		if st, err := os.Lstat(p); err == nil {
+			out[p] = st.Mode().String()
+		}
+	}
+	return out
+}
+
+// checkCacheClean asserts the cache holds no partial download.
+func checkCacheClean(t *testing.T, cache string) {
+	t.Helper()
+	_ = filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		n := d.Name()
+		if strings.Contains(n, ".part") || strings.Contains(n, ".tmp") || strings.HasPrefix(n, ".download") {
+			t.Errorf("partial file left in the cache: %s", p)
+		}
+		return nil
+	})
+}
+
+// TestHostileIndexes parses every index of the corpus.
+func TestHostileIndexes(t *testing.T) {
+	cases, err := hostile.Load(hostileDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if c.Kind != hostile.KindIndex {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join(hostileDir, c.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pkgs, probs, err := apt.ParsePackages(bytes.NewReader(b), apt.ParseOptions{})
+			if c.Expect == hostile.Reject {
+				if err == nil {
+					t.Fatalf("parsed %d packages, want %s", len(pkgs), c.Error)
+				}
+				var se *apt.SyntaxError
+				var ue *apt.UnsupportedCompressionError
+				got := "untyped"
+				switch {
+				case errors.As(err, &se):
+					got = hostile.ErrIndexSyntax
+					if se.Line < 1 {
+						t.Errorf("syntax error without a line: %v", err)
+					}
+				case errors.As(err, &ue):
+					got = hostile.ErrIndexCompress
+				case errors.Is(err, io.ErrUnexpectedEOF):
+					got = hostile.ErrIndexTruncated
+				case strings.Contains(err.Error(), "gzip") || strings.Contains(err.Error(), "xz") || strings.Contains(err.Error(), "flate"):
+					got = hostile.ErrIndexCompress
+				}
+				if !kindOK(c.Error, got) {
+					t.Fatalf("error %v (%T) classified %s, want %s", err, err, got, c.Error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("want accepted: %v", err)
+			}
+			if len(pkgs) != c.Packages || len(probs) != c.Problems {
+				t.Errorf("%d packages, %d problems; want %d, %d (%v)", len(pkgs), len(probs), c.Packages, c.Problems, probs)
+			}
+			for _, p := range probs {
+				if p.Reason == "" || p.Line < 1 {
+					t.Errorf("problem without reason or line: %+v", p)
+				}
+			}
+			if c.Newest != "" {
+				nw := apt.Newest(pkgs)
+				if len(nw) != 1 || nw[0].Version != c.Newest {
+					t.Errorf("Newest = %+v, want version %s", nw, c.Newest)
+				}
+			}
+		})
+	}
+}
+
+// TestHostileBombLimits runs the same bomb with a small limit (rejected
+// with KindLimit) and with the defaults (converted).
+func TestHostileBombLimits(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(hostileDir, "xz-bomb-default.deb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := newHostileEnv(t, b, &hostile.Limits{MaxBytes: 1 << 20})
+	_, err = Convert(context.Background(), small.opts)
+	if !errors.Is(err, deb.ErrLimit) {
+		t.Fatalf("MaxBytes=1MiB: %v, want deb.ErrLimit", err)
+	}
+	def := newHostileEnv(t, b, nil)
+	if _, err := Convert(context.Background(), def.opts); err != nil {
+		t.Fatalf("default limits: %v", err)
+	}
+}
+
+// TestHostileLargeIndex streams a ~64 MiB generated index through the
+// scanner and checks the heap stays far below the index size.
+func TestHostileLargeIndex(t *testing.T) {
+	const n = 120_000
+	src := &stanzaStream{n: n}
+	s, err := apt.NewScanner(src, apt.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	var peak uint64
+	count := 0
+	for {
+		_, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		count++
+		if count%10000 == 0 {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak {
+				peak = m.HeapInuse
+			}
+		}
+	}
+	if count != n {
+		t.Fatalf("%d stanzas, want %d", count, n)
+	}
+	if src.read < 50<<20 {
+		t.Fatalf("index only %d bytes", src.read)
+	}
+	if peak > base.HeapInuse+16<<20 {
+		t.Errorf("heap grew to %d MiB (base %d MiB) streaming a %d MiB index", peak>>20, base.HeapInuse>>20, src.read>>20)
+	}
+}
+
+// stanzaStream generates n valid stanzas without holding them.
+type stanzaStream struct {
+	n, i int
+	buf  []byte
+	read int64
+}
+
+func (s *stanzaStream) Read(p []byte) (int, error) {
+	for len(s.buf) == 0 {
+		if s.i >= s.n {
+			return 0, io.EOF
+		}
+		s.buf = fmt.Appendf(s.buf[:0], "Package: libpkg%06d\nVersion: 1.%d-1\nArchitecture: arm64\nFilename: pool/main/l/libpkg%06d_1.%d-1_arm64.deb\nSize: %d\nSHA256: %064x\nDescription: generated %s\n\n",
+			s.i, s.i, s.i, s.i, 1000+s.i, s.i, strings.Repeat("x", 300))
+		s.i++
+	}
+	n := copy(p, s.buf)
+	s.buf = s.buf[n:]
+	s.read += int64(n)
+	return n, nil
+}
