@@ -19,8 +19,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
-// bigSize spans several blocks so that parallel compression really runs.
-const bigSize = 2*BlockSize + 12345
+// bigSize spans two blocks so that parallel compression really runs.
+const bigSize = BlockSize + BlockSize/2
 
 func TestWriteDeterministic(t *testing.T) {
 	base := sampleEntries(bigSize)

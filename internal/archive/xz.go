@@ -15,7 +15,7 @@ import (
 // BlockSize is the number of uncompressed bytes in each independently
 // compressed xz block or zstd frame. It is a constant, never derived from the
 // machine, so that the output bytes do not depend on where they are produced.
-const BlockSize = 4 << 20
+const BlockSize = 8 << 20
 
 // xz container constants (https://tukaani.org/xz/xz-file-format.txt).
 var (

@@ -1,0 +1,210 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// benchCorpusDir returns a directory holding at least size bytes of real
+// shared libraries and Go tool binaries (copied once into os.TempDir(), the
+// same corpus bench/compress.sh uses), and the entries for it.
+func benchCorpus(b *testing.B, size int64) []Entry {
+	b.Helper()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("debredist-bench-corpus-%dM", size>>20))
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
+		if err := buildCorpus(dir, size); err != nil {
+			b.Skipf("cannot build benchmark corpus: %v", err)
+		}
+	}
+	var es []Entry
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == ".complete" {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		es = append(es, Entry{Name: filepath.ToSlash(rel), Type: Regular, Mode: fi.Mode(), Size: fi.Size(),
+			Open: func() (io.ReadCloser, error) { return os.Open(p) }})
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return es
+}
+
+func buildCorpus(dir string, size int64) error {
+	var srcs []string
+	for _, pat := range []string{"/usr/lib/x86_64-linux-gnu/*.so*", "/usr/lib/aarch64-linux-gnu/*.so*", "/usr/local/go/pkg/tool/*/*", "/usr/local/go/bin/*"} {
+		m, _ := filepath.Glob(pat)
+		srcs = append(srcs, m...)
+	}
+	sort.Strings(srcs)
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
+		return err
+	}
+	var total int64
+	for round := 0; total < size; round++ {
+		before := total
+		for _, s := range srcs {
+			if total >= size {
+				break
+			}
+			fi, err := os.Stat(s)
+			if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+				continue
+			}
+			data, err := os.ReadFile(s)
+			if err != nil {
+				continue
+			}
+			name := filepath.Join(dir, "lib", fmt.Sprintf("r%d-%s", round, filepath.Base(s)))
+			if err := os.WriteFile(name, data, 0o755); err != nil {
+				return err
+			}
+			total += int64(len(data))
+		}
+		if total == before {
+			return fmt.Errorf("no source binaries found")
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644)
+}
+
+type countingDiscard struct{ n int64 }
+
+func (c *countingDiscard) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// peakHeap samples the in-use heap while f runs.
+func peakHeap(f func()) uint64 {
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	f()
+	close(stop)
+	wg.Wait()
+	return peak.Load()
+}
+
+func benchWrite(b *testing.B, es []Entry, opts Options) {
+	var in int64
+	for _, e := range es {
+		in += e.Size
+	}
+	b.SetBytes(in)
+	b.ReportAllocs()
+	var out countingDiscard
+	runtime.GC()
+	peak := peakHeap(func() {
+		for b.Loop() {
+			out.n = 0
+			if _, err := Write(context.Background(), &out, es, opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.ReportMetric(float64(out.n)/float64(in), "ratio")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+}
+
+// BenchmarkWriteXZ measures the whole Write path (tar + NAR + parallel xz)
+// over 256 MiB of binaries. Run with -benchtime=1x; compare workers=1/2.
+func BenchmarkWriteXZ(b *testing.B) {
+	es := benchCorpus(b, 256<<20)
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			benchWrite(b, es, Options{Top: "bench", Workers: w})
+		})
+	}
+}
+
+// BenchmarkWriteZstd is the zstd counterpart of BenchmarkWriteXZ.
+func BenchmarkWriteZstd(b *testing.B) {
+	es := benchCorpus(b, 256<<20)
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			benchWrite(b, es, Options{Top: "bench", Workers: w, Compression: Zstd})
+		})
+	}
+}
+
+// BenchmarkXZPresets compares the xz presets (dictionary sizes) on 64 MiB.
+func BenchmarkXZPresets(b *testing.B) {
+	es := benchCorpus(b, 64<<20)
+	for p := 1; p < len(xzDictCaps); p++ {
+		b.Run(fmt.Sprintf("preset=%d", p), func(b *testing.B) {
+			benchWrite(b, es, Options{Top: "bench", Workers: 2, Preset: p})
+		})
+	}
+}
+
+// BenchmarkXZBlock measures one block through the LZMA2 encoder alone.
+func BenchmarkXZBlock(b *testing.B) {
+	src := content(9, BlockSize)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := compressXZBlock(src, xzDictCaps[DefaultPreset]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkInspect measures reading back (xz decode + tar + hashes + NAR).
+func BenchmarkInspect(b *testing.B) {
+	es := benchCorpus(b, 64<<20)
+	f, err := os.CreateTemp(b.TempDir(), "*.tar.xz")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := Write(context.Background(), f, es, Options{Top: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	var in int64
+	for _, e := range es {
+		in += e.Size
+	}
+	b.SetBytes(in)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Inspect(context.Background(), f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
