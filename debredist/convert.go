@@ -78,6 +78,14 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	if o.Jobs <= 0 {
 		o.Jobs = 4
 	}
+	pl, err := Plan(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if len(pl.Packages) == 0 {
+		return nil, fmt.Errorf("L4T %s: nothing to convert (no redist package in the plan)", pl.Profile.Suite)
+	}
+	o.emit(Event{Kind: EventPlan, Total: int64(len(pl.Packages)), Message: pl.Profile.Name})
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
@@ -94,14 +102,6 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-
-	pl, err := Plan(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	if len(pl.Packages) == 0 {
-		return nil, fmt.Errorf("L4T %s: nothing to convert (no redist package in the plan)", pl.Profile.Suite)
-	}
 	mtime := o.MTime
 	if mtime.IsZero() {
 		mtime, err = time.Parse("2006-01-02", pl.Profile.ReleaseDate)

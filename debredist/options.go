@@ -64,6 +64,7 @@ type EventKind string
 
 const (
 	EventIndex       EventKind = "index"        // an index was read
+	EventPlan        EventKind = "plan"         // the plan is made: Total redist packages
 	EventWarning     EventKind = "warning"      // something the user should know
 	EventFetchStart  EventKind = "fetch-start"  // a download started
 	EventFetchBytes  EventKind = "fetch-bytes"  // download progress

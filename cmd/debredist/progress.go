@@ -137,19 +137,16 @@ func (pr *progress) bar(e debredist.Event) bool {
 			delete(pr.bars, e.Package)
 		}
 		return false // and log the failure
-	case debredist.EventBuildStart, debredist.EventBuildDone, debredist.EventUpToDate:
+	case debredist.EventPlan, debredist.EventBuildStart, debredist.EventBuildDone, debredist.EventUpToDate:
 		if pr.overall == nil {
 			pr.overall = pr.p.AddBar(0, mpb.BarPriority(1<<30),
 				mpb.PrependDecorators(decor.Name("packages", decor.WCSyncSpaceR)),
 				mpb.AppendDecorators(decor.CountersNoUnit("%d / %d", decor.WCSyncSpace)))
 		}
 		switch e.Kind {
-		case debredist.EventBuildStart:
-			pr.total++
-		case debredist.EventBuildDone:
-			pr.done++
-		default:
-			pr.total++
+		case debredist.EventPlan: // the whole count is known up front
+			pr.total = e.Total
+		case debredist.EventBuildDone, debredist.EventUpToDate:
 			pr.done++
 		}
 		pr.overall.SetTotal(pr.total, false)
