@@ -338,6 +338,7 @@ func TestHostileIndexes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkIndexPlan(t, c, b)
 			pkgs, probs, err := apt.ParsePackages(bytes.NewReader(b), apt.ParseOptions{})
 			if c.Expect == hostile.Reject {
 				if err == nil {
@@ -382,6 +383,44 @@ func TestHostileIndexes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkIndexPlan serves the index as the common repo of r36.5 (t234 from
+// the sample mirror) and runs Plan: a reject fails naming the index URL; an
+// accept plans, with one warning per skipped stanza.
+func checkIndexPlan(t *testing.T, c hostile.Case, b []byte) {
+	t.Helper()
+	mirror := t.TempDir()
+	name := "Packages"
+	for _, ext := range []string{".xz", ".gz"} { // anything else is sniffed by its magic
+		if strings.HasSuffix(c.File, ext) {
+			name += ext
+		}
+	}
+	mustWrite(t, filepath.Join(mirror, "common/dists/r36.5/main/binary-arm64", name), b)
+	t234 := "t234/dists/r36.5/main/binary-arm64/Packages"
+	tb, err := os.ReadFile(filepath.Join("../testdata/sample-mirror", t234))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(mirror, t234), tb)
+	warnings := 0
+	_, err = Plan(context.Background(), Options{JetPack: "6", Mirror: mirror, CacheDir: filepath.Join(t.TempDir(), "cache"), OnEvent: func(e Event) {
+		if e.Kind == EventWarning && strings.Contains(e.Message, "unsafe index stanza") {
+			warnings++
+		}
+	}})
+	t.Logf("Plan: %d warnings, error: %v", warnings, err)
+	switch {
+	case c.Expect == hostile.Reject && err == nil:
+		t.Errorf("Plan accepted the index, want %s", c.Error)
+	case c.Expect == hostile.Reject && !strings.Contains(err.Error(), "common"):
+		t.Errorf("Plan error does not name the repo/index: %v", err)
+	case c.Expect == hostile.Accept && err != nil && !strings.Contains(err.Error(), "nothing"):
+		t.Errorf("Plan: %v", err)
+	case c.Expect == hostile.Accept && warnings != c.Problems:
+		t.Errorf("Plan warned %d times, want %d (one per skipped stanza)", warnings, c.Problems)
 	}
 }
 
