@@ -43,6 +43,11 @@ type Options struct {
 	Offline     bool   // use the cache only
 	VerifyCache bool   // re-hash cache hits
 	Keyring     string // OpenPGP keyring for InRelease/Release.gpg
+	// Retries bounds retries per download (default 5; negative: none).
+	Retries int
+	// StallTimeout aborts (and retries) a download that receives no bytes
+	// for this long (default 30s).
+	StallTimeout time.Duration
 
 	Out         string   // output directory (Convert)
 	Compression string   // "xz" (default) or "zstd"
@@ -98,13 +103,15 @@ func (o *Options) emit(e Event) {
 
 func (o *Options) fetcher() (*fetch.Fetcher, error) {
 	return fetch.New(fetch.Options{
-		Base:        o.Mirror,
-		CacheDir:    o.CacheDir,
-		Jobs:        o.Jobs,
-		Offline:     o.Offline,
-		VerifyCache: o.VerifyCache,
-		Keyring:     o.Keyring,
-		HTTPClient:  o.HTTPClient,
+		Base:         o.Mirror,
+		CacheDir:     o.CacheDir,
+		Jobs:         o.Jobs,
+		Offline:      o.Offline,
+		VerifyCache:  o.VerifyCache,
+		Keyring:      o.Keyring,
+		Retries:      o.Retries,
+		StallTimeout: o.StallTimeout,
+		HTTPClient:   o.HTTPClient,
 		OnEvent: func(e fetch.Event) {
 			kinds := map[fetch.EventKind]EventKind{
 				fetch.Started: EventFetchStart, fetch.Progress: EventFetchBytes, fetch.Done: EventFetchDone,

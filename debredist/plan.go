@@ -71,7 +71,7 @@ func Plan(ctx context.Context, o Options) (*PlanResult, error) {
 			r := apt.NewRepo(o.Mirror, repo, prof.Suite)
 			ps, problems, info, err := f.Index(ctx, r)
 			if err != nil {
-				return nil, fmt.Errorf("index of %s %s: %w", repo, prof.Suite, err)
+				return nil, err // names the repo, suite and URL already
 			}
 			for _, p := range problems {
 				o.emit(Event{Kind: EventWarning, Package: p.Package, URL: info.URL, Message: "skipped unsafe index stanza: " + p.String()})
