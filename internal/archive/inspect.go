@@ -19,8 +19,11 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// MaxEntries bounds the number of tar entries Inspect accepts.
-const MaxEntries = 1 << 20
+// Limits Inspect applies to untrusted archives.
+const (
+	MaxEntries   = 1 << 20  // tar entries
+	MaxNameBytes = 64 << 20 // total bytes of entry names and link targets
+)
 
 // Header describes one entry of an inspected archive.
 type Header struct {
@@ -147,6 +150,7 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 	nar := newNARWriter()
 	narOK := true
 	prev := ""
+	nameBytes := 0
 	tr := tar.NewReader(dec)
 	for {
 		h, err := tr.Next()
@@ -198,6 +202,9 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 		}
 		if len(rep.Entries) >= MaxEntries {
 			return nil, fmt.Errorf("archive: inspect: %w: more than %d entries", ErrLimit, MaxEntries)
+		}
+		if nameBytes += len(h.Name) + len(h.Linkname); nameBytes > MaxNameBytes {
+			return nil, fmt.Errorf("archive: inspect: %w: more than %d bytes of names", ErrLimit, MaxNameBytes)
 		}
 		if n, ok := nodes[rel]; ok {
 			if !(n.implicit && hd.Type == Dir) {

@@ -157,6 +157,13 @@ func (p *parallelWriter) Close() error {
 	return nil
 }
 
+// abort stops the pipeline after a failure upstream: in-flight blocks are
+// waited for but nothing more is written.
+func (p *parallelWriter) abort() {
+	p.closed = true
+	p.drain()
+}
+
 // drain waits for in-flight workers so no goroutine outlives Close.
 func (p *parallelWriter) drain() {
 	for _, j := range p.pending {

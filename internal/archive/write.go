@@ -161,13 +161,13 @@ func Write(ctx context.Context, w io.Writer, entries []Entry, opts Options) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	// On error, still stop the workers; the first error wins.
 	res, err := writeTar(ctx, zw, items, opts)
-	if cerr := zw.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("archive: %s: compress: %w", opts.Top, cerr)
-	}
 	if err != nil {
+		zw.(*parallelWriter).abort() // stop workers, write no trailer
 		return Result{}, err
+	}
+	if err := zw.Close(); err != nil {
+		return Result{}, fmt.Errorf("archive: %s: compress: %w", opts.Top, err)
 	}
 	res.Size = cw.n
 	res.SHA256 = hex.EncodeToString(cw.sha.Sum(nil))
