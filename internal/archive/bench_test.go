@@ -11,6 +11,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -127,6 +128,7 @@ func benchWrite(b *testing.B, es []Entry, opts Options) {
 	b.ReportAllocs()
 	var out countingDiscard
 	runtime.GC()
+	cpu0 := cpuTime()
 	peak := peakHeap(func() {
 		for b.Loop() {
 			out.n = 0
@@ -137,6 +139,18 @@ func benchWrite(b *testing.B, es []Entry, opts Options) {
 	})
 	b.ReportMetric(float64(out.n)/float64(in), "ratio")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	// CPU seconds per op: unlike ns/op, not inflated by other processes
+	// competing for the cores.
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// cpuTime is the user+system CPU time of this process.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkWriteXZ measures the whole Write path (tar + NAR + parallel xz)
@@ -207,4 +221,19 @@ func BenchmarkInspect(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkXZBlockParallel shows how the bare LZMA2 block encoder scales
+// with cores (run with -cpu 1,2): the ceiling for Write's worker speedup.
+func BenchmarkXZBlockParallel(b *testing.B) {
+	src := content(9, BlockSize)
+	b.SetBytes(int64(len(src)))
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := compressXZBlock(src, xzDictCaps[DefaultPreset]); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
