@@ -1,0 +1,161 @@
+// Command corpus writes a JetPack-6-shaped benchmark mirror for bench/e2e.sh:
+// the r36.5 package names, versions and in-deb paths of internal/mirrorgen's
+// default selection, with large deterministic payloads. It is a benchmark
+// helper, not a tool.
+//
+//	corpus [-scale MiB] [-jobs N] DIR
+//
+// The payload totals about -scale MiB uncompressed (default 1280): three
+// files of 0.20, 0.18 and 0.16 x scale (libcudnn_engines_precompiled,
+// libnvinfer_builder_resource, libnvinfer: >= 200 MiB each at the default),
+// the other shared and static libraries share 0.40 x scale, executables get
+// 64 KiB..2 MiB, headers and other small files 1..48 KiB. Libraries and
+// executables are machine-code-like bytes from a seeded generator calibrated
+// to an xz -6 ratio of ~0.25 (see elfLike); headers are text. The output is a
+// pure function of -scale (same bytes on every machine).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/debredist/debredist/internal/mirrorgen"
+)
+
+const suite = "r36.5"
+
+// big maps the basenames of the few very large libraries to their share of
+// the scale.
+var big = map[string]float64{
+	"libcudnn_engines_precompiled.so.9.3.0": 0.20,
+	"libnvinfer_builder_resource.so.10.3.0": 0.18,
+	"libnvinfer.so.10.3.0":                  0.16,
+}
+
+const libShare = 0.40 // of the scale, for every other library
+
+var libRE = regexp.MustCompile(`(\.so(\.[0-9]+)*|\.a)$`)
+
+func main() {
+	scale := flag.Int64("scale", 1280, "uncompressed payload in MiB (approximate)")
+	jobs := flag.Int("jobs", 0, "debs built concurrently (0: all cores); the output does not depend on it")
+	flag.Parse()
+	if flag.NArg() != 1 || *scale <= 0 {
+		fmt.Fprintln(os.Stderr, "usage: corpus [-scale MiB] [-jobs N] DIR")
+		os.Exit(2)
+	}
+	total, err := run(context.Background(), flag.Arg(0), *scale<<20, *jobs)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "corpus:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("corpus: %s: suite %s, %d MiB of payload\n", flag.Arg(0), suite, total>>20)
+}
+
+// sizer decides every file's size up front, from the file lists of the
+// default selection, so that the total matches the scale.
+type sizer struct {
+	scale int64
+	libs  map[string]int64 // pkg + "\x00" + path -> size, for libraries
+}
+
+func newSizer(scale int64) (*sizer, error) {
+	s := &sizer{scale: scale, libs: map[string]int64{}}
+	var keys []string
+	weights := map[string]float64{}
+	var sum float64
+	for _, repo := range []string{"common", "t234"} {
+		names, err := mirrorgen.DefaultSelection(suite, repo)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			files, err := mirrorgen.Files(suite, repo, n)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range files {
+				if f.Type != '0' || !libRE.MatchString(f.Name) || big[path.Base(f.Name)] > 0 {
+					continue
+				}
+				k := n + "\x00" + f.Name
+				// Weights 1..16, skewed toward small.
+				w := float64(1 + (seedOf(k)%16)*(seedOf(k, "w")%16)/15)
+				keys = append(keys, k)
+				weights[k] = w
+				sum += w
+			}
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s.libs[k] = int64(libShare * float64(scale) * weights[k] / sum)
+	}
+	return s, nil
+}
+
+func (s *sizer) sizeOf(pkg, p string) int64 {
+	if f := big[path.Base(p)]; f > 0 {
+		return int64(f * float64(s.scale))
+	}
+	if n, ok := s.libs[pkg+"\x00"+p]; ok {
+		return n
+	}
+	h := seedOf(pkg, p)
+	if strings.Contains(p, "/bin/") {
+		return 64<<10 + int64(h%(2<<20-64<<10))
+	}
+	return 1<<10 + int64(h%(47<<10))
+}
+
+func payload(pkg, p string, size int64) []byte {
+	base := path.Base(p)
+	if libRE.MatchString(base) || strings.Contains(p, "/bin/") {
+		return elfLike(seedOf(pkg, p), size)
+	}
+	return mirrorgen.DefaultPayload(pkg, p, size)
+}
+
+func run(ctx context.Context, dir string, scale int64, jobs int) (int64, error) {
+	sz, err := newSizer(scale)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	sizeOf := func(pkg, p string) int64 {
+		n := sz.sizeOf(pkg, p)
+		return n
+	}
+	// Sum what will be generated (file lists are cheap with default payloads).
+	for _, repo := range []string{"common", "t234"} {
+		names, err := mirrorgen.DefaultSelection(suite, repo)
+		if err != nil {
+			return 0, err
+		}
+		for _, n := range names {
+			files, err := mirrorgen.Files(suite, repo, n)
+			if err != nil {
+				return 0, err
+			}
+			for _, f := range files {
+				if f.Type == '0' {
+					total += sizeOf(n, f.Name)
+				}
+			}
+		}
+	}
+	err = mirrorgen.Generate(ctx, dir, mirrorgen.Options{
+		Suites:  []string{suite},
+		Payload: payload,
+		SizeOf:  sizeOf,
+		Jobs:    jobs,
+		Indexes: []string{"Packages", "Packages.gz", "Packages.xz", "Release"},
+	})
+	return total, err
+}
