@@ -36,8 +36,10 @@ var crc64Table = crc64.MakeTable(crc64.ECMA)
 
 // xzDictCaps maps Options.Preset (1..len) to the LZMA2 dictionary capacity.
 // Larger dictionaries are slower with ulikunitz/xz's HashTable4 matcher and
-// barely help on binaries once blocks are independent (see bench figures in
-// the package tests).
+// barely help on binaries once blocks are independent. Measured with
+// BenchmarkXZPresets (114 MB of .so files, 2 workers): ratio 0.256, 0.247,
+// 0.244, 0.243, 0.243, 0.243 at 31, 30, 24, 17, 19, 13 MB/s for presets 1-6
+// (xz -6: 0.189).
 var xzDictCaps = [...]int{1: 256 << 10, 2: 512 << 10, 3: 1 << 20, 4: 2 << 20, 5: 4 << 20, 6: 8 << 20}
 
 // DefaultPreset is the xz preset used when Options.Preset is 0: LZMA2 with a
