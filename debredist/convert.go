@@ -63,8 +63,10 @@ const (
 
 // Convert plans the release, fetches its debs, builds every redist
 // package's archive, writes the manifests, LICENSE files and provenance
-// under o.Out, and verifies the result. Archives whose inputs did not
-// change are kept (reported UpToDate). A failure or cancellation leaves no
+// under o.Out, and checks the manifests against the sizes and hashes computed
+// while writing (Verify additionally decodes every archive). Archives whose
+// inputs did not change and whose size and sha256 still match are kept
+// (reported UpToDate). A failure or cancellation leaves no
 // partial archive or manifest in o.Out: everything is written to a
 // temporary directory inside it and renamed into place, manifests last.
 func Convert(ctx context.Context, o Options) (*Result, error) {
@@ -111,23 +113,40 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	}
 	old := readProvenances(o.Out)
 
-	// Decide what must be built.
+	// Decide what must be built: an archive is kept when the provenance
+	// records the same inputs and the file still has the recorded size and
+	// sha256 (hashed in parallel; a damaged archive is rebuilt).
 	jobs := make([]*job, 0, len(pl.Packages))
-	var need []apt.Package
+	kg, kctx := errgroup.WithContext(ctx)
+	kg.SetLimit(o.Jobs)
 	for _, p := range pl.Packages {
 		j := &job{pkg: p, profile: pl.Profile, comp: comp, mtime: mtime}
 		j.key = inputKey(pl.Profile, p, comp, mtime)
 		j.rel = path.Join(p.PName, p.Platform, ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
 		j.productDir = filepath.Join(o.Out, p.Product, "redist")
-		if rec, ok := old[j.key]; ok && rec.RelativePath == j.rel && fileSize(filepath.Join(j.productDir, rec.RelativePath)) == rec.Size &&
-			fileSize(filepath.Join(j.productDir, p.PName, "LICENSE.txt")) >= 0 {
-			j.res = rec
-			j.upToDate = true
-			o.emit(Event{Kind: EventUpToDate, Package: p.PName})
-		} else {
-			need = append(need, p.Debs...)
-		}
 		jobs = append(jobs, j)
+		rec, ok := old[j.key]
+		file := filepath.Join(j.productDir, filepath.FromSlash(rec.RelativePath))
+		if !ok || rec.RelativePath != j.rel || fileSize(file) != rec.Size || fileSize(filepath.Join(j.productDir, p.PName, "LICENSE.txt")) < 0 {
+			continue
+		}
+		kg.Go(func() error {
+			if sum, err := sha256File(kctx, file); err == nil && sum == rec.SHA256 {
+				j.res, j.upToDate = rec, true
+			}
+			return kctx.Err()
+		})
+	}
+	if err := kg.Wait(); err != nil {
+		return nil, err
+	}
+	var need []apt.Package
+	for _, j := range jobs {
+		if j.upToDate {
+			o.emit(Event{Kind: EventUpToDate, Package: j.pkg.PName})
+		} else {
+			need = append(need, j.pkg.Debs...)
+		}
 	}
 
 	var paths map[string]string
@@ -170,14 +189,81 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := Verify(ctx, o.Out)
-	if err != nil {
-		return nil, err
-	}
-	if err := rep.Err(); err != nil {
+	if err := checkOutput(o.Out, res, jobs); err != nil {
 		return nil, fmt.Errorf("verifying the output: %w", err)
 	}
 	return res, nil
+}
+
+// checkOutput re-reads the manifests just written and checks that every
+// artifact they name is the file this run built or kept: same size and the
+// sha256 computed while writing it (or re-hashed when it was kept). It does
+// not decode the archives again (Verify does; `debredist verify`).
+func checkOutput(out string, res *Result, jobs []*job) error {
+	byPath := map[string]provArchive{}
+	for _, j := range jobs {
+		byPath[filepath.Join(j.productDir, filepath.FromSlash(j.rel))] = j.res
+	}
+	var problems []string
+	for _, pr := range res.Products {
+		mf := filepath.Join(out, filepath.FromSlash(pr.Manifest))
+		f, err := os.Open(mf)
+		if err != nil {
+			return err
+		}
+		m, err := ReadManifest(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", pr.Manifest, err)
+		}
+		for _, name := range sortedKeys(m.Components) {
+			for _, pa := range m.Components[name].Artifacts() {
+				a := pa.Artifact
+				p, ok := safeRel(a.RelativePath)
+				if !ok {
+					problems = append(problems, fmt.Sprintf("%s: %s: unsafe relative_path %q", pr.Manifest, name, a.RelativePath))
+					continue
+				}
+				file := filepath.Join(filepath.Dir(mf), p)
+				rec, ok := byPath[file]
+				size := fileSize(file)
+				switch {
+				case !ok:
+					problems = append(problems, fmt.Sprintf("%s: %s: %s was not built by this run", pr.Manifest, name, a.RelativePath))
+				case a.SHA256 != rec.SHA256 || a.Size != strconv.FormatInt(rec.Size, 10) || size != rec.Size:
+					problems = append(problems, fmt.Sprintf("%s: %s: %s is %d bytes, manifest says %s bytes sha256 %s, written %d bytes sha256 %s",
+						pr.Manifest, name, a.RelativePath, size, a.Size, a.SHA256, rec.Size, rec.SHA256))
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return &VerifyError{Problems: problems}
+	}
+	return nil
+}
+
+func sha256File(ctx context.Context, name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	buf := make([]byte, 1<<20)
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		n, err := f.Read(buf)
+		h.Write(buf[:n])
+		if err == io.EOF {
+			return hex.EncodeToString(h.Sum(nil)), nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("hashing %s: %w", name, err)
+		}
+	}
 }
 
 // job is one redist package to build (or to keep).
