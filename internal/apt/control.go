@@ -236,3 +236,55 @@ func (e *errRecorder) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// Stanza is one deb822 paragraph: field names as written, in order, with
+// their values (continuation lines joined with "\n").
+type Stanza struct {
+	Names  []string
+	Values []string
+}
+
+// Get returns a field's value by case-insensitive name.
+func (s Stanza) Get(name string) (string, bool) {
+	for i, n := range s.Names {
+		if strings.EqualFold(n, name) {
+			return s.Values[i], true
+		}
+	}
+	return "", false
+}
+
+// ParseStanza parses text holding exactly one deb822 paragraph (a deb's
+// control file) with the same strict rules as index stanzas: no comments,
+// no control characters, no field or line above max bytes, no duplicate
+// fields. It is the one deb822 parser of the project: pault.ag's control
+// parser reads lines without a length bound and reads clearsigned input
+// whole into memory, so it is not used on untrusted bytes.
+func ParseStanza(r io.Reader, max int) (Stanza, error) {
+	pr := newParagraphReader(r, max)
+	ok, err := pr.next()
+	if err != nil {
+		return Stanza{}, err
+	}
+	if !ok {
+		return Stanza{}, &SyntaxError{Line: pr.line, Msg: "no stanza"}
+	}
+	var p paragraph
+	pr.decode(&p)
+	st := Stanza{Names: append([]string(nil), p.names...), Values: append([]string(nil), p.values...)}
+	for i, n := range st.Names {
+		for _, m := range st.Names[:i] {
+			if strings.EqualFold(n, m) {
+				return Stanza{}, &SyntaxError{Line: p.lines[i], Msg: fmt.Sprintf("duplicate field %q", n)}
+			}
+		}
+	}
+	more, err := pr.next()
+	if err != nil {
+		return Stanza{}, err
+	}
+	if more {
+		return Stanza{}, &SyntaxError{Line: pr.start, Msg: "more than one stanza"}
+	}
+	return st, nil
+}

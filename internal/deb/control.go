@@ -3,6 +3,8 @@ package deb
 import (
 	"fmt"
 	"strings"
+
+	"github.com/debredist/debredist/internal/apt"
 )
 
 // Control is the parsed control stanza of a deb.
@@ -30,51 +32,16 @@ func (c Control) Field(name string) string {
 	return ""
 }
 
-// parseControl parses a single deb822 stanza (the control file of a binary
-// package). It is strict: one stanza, "Name: value" lines, continuation lines
-// starting with space or tab, no duplicate fields.
+// parseControl parses the control file of a binary package: one strict
+// deb822 stanza (apt.ParseStanza) with Package and Version.
 func parseControl(text string) (Control, error) {
+	st, err := apt.ParseStanza(strings.NewReader(text), len(text)+1)
+	if err != nil {
+		return Control{}, err
+	}
 	c := Control{Fields: map[string]string{}}
-	var last string
-	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	stanzaDone := false
-	for i, line := range lines {
-		line = strings.TrimSuffix(line, "\r")
-		switch {
-		case strings.TrimSpace(line) == "":
-			if len(c.Fields) > 0 {
-				stanzaDone = true
-			}
-			continue
-		case strings.HasPrefix(line, "#"):
-			continue
-		case stanzaDone:
-			return Control{}, fmt.Errorf("control line %d: more than one stanza", i+1)
-		case line[0] == ' ' || line[0] == '\t':
-			if last == "" {
-				return Control{}, fmt.Errorf("control line %d: continuation line before any field", i+1)
-			}
-			cont := strings.TrimSpace(line)
-			if cont == "." {
-				cont = ""
-			}
-			c.Fields[last] += "\n" + cont
-			continue
-		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			return Control{}, fmt.Errorf("control line %d: %q has no ':'", i+1, line)
-		}
-		if name == "" || strings.ContainsAny(name, " \t") {
-			return Control{}, fmt.Errorf("control line %d: invalid field name %q", i+1, name)
-		}
-		for k := range c.Fields {
-			if strings.EqualFold(k, name) {
-				return Control{}, fmt.Errorf("control line %d: duplicate field %q", i+1, name)
-			}
-		}
-		c.Fields[name] = strings.TrimSpace(value)
-		last = name
+	for i, n := range st.Names {
+		c.Fields[n] = st.Values[i]
 	}
 	c.Package = c.Field("Package")
 	c.Version = c.Field("Version")
@@ -87,14 +54,13 @@ func parseControl(text string) (Control, error) {
 	}
 	c.Source, c.SourceVersion = c.Package, c.Version
 	if src := c.Field("Source"); src != "" {
-		name, ver, hasVer := strings.Cut(src, "(")
-		c.Source = strings.TrimSpace(name)
-		if hasVer {
-			ver, ok := strings.CutSuffix(strings.TrimSpace(ver), ")")
-			if !ok || strings.TrimSpace(ver) == "" || c.Source == "" {
-				return Control{}, fmt.Errorf("control of %s: malformed Source field %q", c.Package, src)
-			}
-			c.SourceVersion = strings.TrimSpace(ver)
+		name, ver, err := apt.SplitSource(src)
+		if err != nil {
+			return Control{}, fmt.Errorf("control of %s: malformed Source field: %w", c.Package, err)
+		}
+		c.Source = name
+		if ver != "" {
+			c.SourceVersion = ver
 		}
 	}
 	return c, nil

@@ -435,7 +435,7 @@ func TestParseControl(t *testing.T) {
 		{name: "source without version", in: "Package: a\nVersion: 2\nSource: s\n", src: "s", srcVer: "2"},
 		{name: "multiline", in: "Package: a\nVersion: 1\nDescription: short\n long\n .\n end\n", src: "a", srcVer: "1", desc: "short\nlong\n\nend"},
 		{name: "crlf", in: "Package: a\r\nVersion: 1\r\n", src: "a", srcVer: "1"},
-		{name: "no colon", in: "Package: a\nVersion 1\n", wantErr: "no ':'"},
+		{name: "no colon", in: "Package: a\nVersion 1\n", wantErr: "line without a colon"},
 		{name: "duplicate", in: "Package: a\nVersion: 1\npackage: b\n", wantErr: "duplicate"},
 		{name: "two stanzas", in: "Package: a\nVersion: 1\n\nPackage: b\n", wantErr: "more than one stanza"},
 		{name: "leading continuation", in: " x\nPackage: a\n", wantErr: "continuation"},
