@@ -14,9 +14,10 @@ import (
 )
 
 // Extract writes a deb's data safely into dir. It refuses an existing
-// non-empty dir unless force (which then replaces it). Symlinks may only
-// point inside dir (checked against the final tree, so chains of links
-// cannot escape either); it never follows a symlink when writing. It writes
+// non-empty dir unless force (which then replaces it). Absolute symlink
+// targets are read with dir as the root the deb installs to and written as
+// relative links; symlinks may only point inside dir (checked against the
+// final tree, so chains of links cannot escape either); it never follows a symlink when writing. It writes
 // to a temporary directory beside dir and renames it into place, so a
 // failure leaves nothing half-written. Permission bits are kept; setuid,
 // setgid and sticky bits, owners and mtimes are not.
@@ -248,19 +249,50 @@ func (x *extractor) entry(e *Entry) error {
 			return x.fail(KindIO, e.Name, err)
 		}
 	case Symlink:
-		if err := resolveInside(nil, path.Dir(e.Name), e.Linkname); err != nil {
+		target := rootRelative(e.Name, e.Linkname)
+		if err := resolveInside(nil, path.Dir(e.Name), target); err != nil {
 			return x.fail(KindUnsafePath, e.Name, fmt.Errorf("symlink to %q: %w", e.Linkname, err))
 		}
-		if err := x.root.Symlink(e.Linkname, e.Name); err != nil {
+		if err := x.root.Symlink(target, e.Name); err != nil {
 			return x.fail(KindIO, e.Name, err)
 		}
-		x.symlinks[e.Name] = e.Linkname
+		x.symlinks[e.Name] = target
 	case Hardlink:
 		if err := x.root.Link(e.Linkname, e.Name); err != nil {
 			return x.fail(KindIO, e.Name, err)
 		}
 	}
 	return nil
+}
+
+// rootRelative turns an absolute symlink target into one relative to the
+// link's directory, reading the extraction directory as the root the deb is
+// installed to (/usr/lib/x from usr/lib/y/z becomes ../x). Relative targets
+// are returned as they are.
+func rootRelative(name, target string) string {
+	if !strings.HasPrefix(target, "/") {
+		return target
+	}
+	var from, to []string
+	if d := path.Dir(name); d != "." {
+		from = strings.Split(d, "/")
+	}
+	if t := strings.TrimPrefix(path.Clean(target), "/"); t != "" {
+		to = strings.Split(t, "/")
+	}
+	i := 0
+	for i < len(from) && i < len(to) && from[i] == to[i] {
+		i++
+	}
+	parts := make([]string, 0, len(from)-i+len(to)-i)
+	for range from[i:] {
+		parts = append(parts, "..")
+	}
+	parts = append(parts, to[i:]...)
+	if len(parts) == 0 {
+		return "."
+	}
+	return strings.Join(parts, "/")
 }
 
 // resolveInside resolves target relative to dir (both slash paths relative
