@@ -85,33 +85,63 @@ func plan(entries []Entry) ([]*item, error) {
 	for _, it := range items {
 		nodes[it.Name] = linkNode{typ: it.Type, target: it.Linkname}
 	}
-	for i, it := range items {
-		switch it.Type {
-		case Symlink:
+	for _, it := range items {
+		if it.Type == Symlink {
 			if err := checkSymlinkTarget(it.Name, it.Linkname, nodes); err != nil {
 				return nil, &EntryError{Name: it.Name, Err: fmt.Errorf("%w: %v", ErrSymlink, err)}
 			}
-		case Hardlink:
-			j, ok := pos[it.Linkname]
-			switch {
-			case !ok:
-				return nil, &EntryError{Name: it.Name, Err: fmt.Errorf("%w: target %q missing", ErrHardlink, it.Linkname)}
-			case j >= i:
-				return nil, &EntryError{Name: it.Name, Err: fmt.Errorf("%w: target %q sorts after the link", ErrHardlink, it.Linkname)}
-			}
-			t := items[j]
-			switch t.Type {
-			case Regular:
-				it.root = t
-			case Hardlink:
-				it.root = t.root // resolved already: t sorts earlier
-			default:
-				return nil, &EntryError{Name: it.Name, Err: fmt.Errorf("%w: target %q is a %v", ErrHardlink, it.Linkname, t.Type)}
-			}
-			it.mode = it.root.mode
 		}
 	}
+	if err := groupHardlinks(items, byName, pos); err != nil {
+		return nil, err
+	}
 	return items, nil
+}
+
+// groupHardlinks resolves every hardlink to the regular file it names
+// (through chains of hardlinks) and, per group of names sharing that
+// content, writes the name that comes first in archive order as the regular
+// file and all others as hardlinks to it, whichever name the caller made
+// the target (tar needs the file before its links).
+func groupHardlinks(items []*item, byName map[string]*item, pos map[string]int) error {
+	groups := map[*item][]*item{} // regular file -> hardlinks to it
+	for _, it := range items {
+		if it.Type != Hardlink {
+			continue
+		}
+		t := it
+		for hops := 0; t.Type == Hardlink; hops++ {
+			next, ok := byName[t.Linkname]
+			switch {
+			case !ok:
+				return &EntryError{Name: it.Name, Err: fmt.Errorf("%w: target %q missing", ErrHardlink, t.Linkname)}
+			case hops > len(items):
+				return &EntryError{Name: it.Name, Err: fmt.Errorf("%w: hardlink loop through %q", ErrHardlink, t.Linkname)}
+			}
+			t = next
+		}
+		if t.Type != Regular {
+			return &EntryError{Name: it.Name, Err: fmt.Errorf("%w: target %q is a %v", ErrHardlink, it.Linkname, t.Type)}
+		}
+		groups[t] = append(groups[t], it)
+	}
+	for file, links := range groups {
+		first := file
+		for _, l := range links {
+			if pos[l.Name] < pos[first.Name] {
+				first = l
+			}
+		}
+		content := file.Entry
+		for _, m := range append(links, file) {
+			if m == first {
+				m.Type, m.Size, m.Open, m.Linkname, m.mode, m.root = Regular, content.Size, content.Open, "", file.mode, nil
+				continue
+			}
+			m.Type, m.Linkname, m.mode, m.root = Hardlink, first.Name, file.mode, first
+		}
+	}
+	return nil
 }
 
 // countWriter counts bytes and feeds hashes of the compressed output.

@@ -158,7 +158,7 @@ func TestWriteRejects(t *testing.T) {
 		{"parent is file", "t", []Entry{ok, file("ok/x", 0, nil)}, "ok/x", ErrNotDir},
 		{"parent is symlink", "t", []Entry{symlink("l", "."), file("l/x", 0, nil)}, "l/x", ErrNotDir},
 		{"hardlink missing", "t", []Entry{hardlink("h", "nope")}, "h", ErrHardlink},
-		{"hardlink later", "t", []Entry{hardlink("a", "z"), file("z", 0, nil)}, "a", ErrHardlink},
+		{"hardlink loop", "t", []Entry{hardlink("a", "b"), hardlink("b", "a")}, "a", ErrHardlink},
 		{"hardlink to dir", "t", []Entry{dir("d"), hardlink("e", "d")}, "e", ErrHardlink},
 		{"hardlink to symlink", "t", []Entry{symlink("a", "ok"), ok, hardlink("b", "a")}, "b", ErrHardlink},
 		{"hardlink self", "t", []Entry{hardlink("h", "h")}, "h", ErrHardlink},
@@ -294,5 +294,29 @@ func TestCompareNames(t *testing.T) {
 func TestExt(t *testing.T) {
 	if XZ.Ext() != ".tar.xz" || Zstd.Ext() != ".tar.zst" {
 		t.Errorf("Ext: %q %q", XZ.Ext(), Zstd.Ext())
+	}
+}
+
+// TestHardlinkTargetSortsLater: whichever name the caller makes the target,
+// the name first in archive order carries the content and the others link
+// to it, so a deb's hardlink whose target sorts after it still converts.
+func TestHardlinkTargetSortsLater(t *testing.T) {
+	data := []byte("shared content")
+	b, _ := writeArchive(t, []Entry{hardlink("a", "z"), hardlink("m", "a"), file("z", 0o755, data)}, Options{Top: "t"})
+	rep, err := Inspect(context.Background(), bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Header{}
+	for _, h := range rep.Entries {
+		got[h.Name] = h
+	}
+	if h := got["a"]; h.Type != Regular || h.Size != int64(len(data)) || h.Mode&0o111 == 0 {
+		t.Errorf("a = %+v, want the regular file (executable, %d bytes)", h, len(data))
+	}
+	for _, n := range []string{"m", "z"} {
+		if h := got[n]; h.Type != Hardlink || h.Linkname != "a" {
+			t.Errorf("%s = %+v, want a hardlink to a", n, h)
+		}
 	}
 }
