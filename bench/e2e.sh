@@ -81,7 +81,7 @@ else
 fi
 
 # (b) the reference pipeline, one package after the other.
-"$bin/debredist" --quiet plan --jetpack 6 --mirror "$mirror" --json >"$work/plan.json"
+"$bin/debredist" --quiet plan --jetpack 6 --mirror "$mirror" --json >"$work/plan.json" 2>/dev/null
 jq -r '.packages[] | [.product, .pname, (.pname + "-" + .platform + "-" + .version + (if .cuda_variant then "_" + .cuda_variant else "" end) + "-archive"), (.debs | map(.repo + "/" + .filename) | join(" "))] | @tsv' \
 	"$work/plan.json" >"$work/groups.tsv"
 cat >"$work/reference.sh" <<'REF'
