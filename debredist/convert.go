@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"time"
@@ -116,11 +117,14 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	// Decide what must be built: an archive is kept when the provenance
 	// records the same inputs and the file still has the recorded size and
 	// sha256 (hashed in parallel; a damaged archive is rebuilt).
+	// Two blocks per core in flight across all packages: both cores stay
+	// busy while memory stays near 2 x cores x BlockSize whatever --jobs is.
+	budget := archive.NewBudget(2 * runtime.GOMAXPROCS(0))
 	jobs := make([]*job, 0, len(pl.Packages))
 	kg, kctx := errgroup.WithContext(ctx)
 	kg.SetLimit(o.Jobs)
 	for _, p := range pl.Packages {
-		j := &job{pkg: p, profile: pl.Profile, comp: comp, mtime: mtime}
+		j := &job{pkg: p, profile: pl.Profile, comp: comp, mtime: mtime, budget: budget}
 		j.key = inputKey(pl.Profile, p, comp, mtime)
 		j.rel = path.Join(p.PName, p.Platform, ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
 		j.productDir = filepath.Join(o.Out, p.Product, "redist")
@@ -268,8 +272,11 @@ func sha256File(ctx context.Context, name string) (string, error) {
 
 // job is one redist package to build (or to keep).
 type job struct {
-	pkg        PlanPackage
-	profile    Profile
+	pkg     PlanPackage
+	profile Profile
+	// budget bounds the compression blocks in flight across all packages
+	// built at once, so memory does not grow with --jobs or file sizes.
+	budget     *archive.Budget
 	comp       archive.Compression
 	mtime      time.Time
 	key        string
@@ -343,7 +350,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	r, err := archive.Write(ctx, bw, entries, archive.Options{Top: topDir(name, j.comp), MTime: j.mtime, Compression: j.comp})
+	r, err := archive.Write(ctx, bw, entries, archive.Options{Top: topDir(name, j.comp), MTime: j.mtime, Compression: j.comp, Budget: j.budget})
 	if err == nil {
 		err = bw.Flush()
 	}

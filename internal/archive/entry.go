@@ -100,6 +100,9 @@ type Options struct {
 	// Workers is the number of parallel compression workers; 0 means
 	// runtime.GOMAXPROCS(0). The output is identical for any value.
 	Workers int
+	// Budget, when set, is shared by Writes running at the same time and
+	// bounds their blocks in flight together (see Budget).
+	Budget *Budget
 	// Preset selects the compression strength. XZ: 1..6 select an LZMA2
 	// dictionary of 256 KiB, 512 KiB, 1, 2, 4, 8 MiB; 0 means DefaultPreset
 	// (1 MiB). Zstd: 1..4 select klauspost levels fastest, default, better,

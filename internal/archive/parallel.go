@@ -35,6 +35,7 @@ type parallelWriter struct {
 
 	workers int
 	sem     chan struct{}
+	budget  *Budget // shared with other writers; nil: none
 	cur     []byte
 	pending []*job
 	free    [][]byte
@@ -42,7 +43,7 @@ type parallelWriter struct {
 	closed  bool
 }
 
-func newParallelWriter(workers int, compress func([]byte) (blockResult, error),
+func newParallelWriter(workers int, budget *Budget, compress func([]byte) (blockResult, error),
 	emit func(int64, blockResult) error, finish func() error) *parallelWriter {
 	if workers < 1 {
 		workers = 1
@@ -53,6 +54,47 @@ func newParallelWriter(workers int, compress func([]byte) (blockResult, error),
 		finish:   finish,
 		workers:  workers,
 		sem:      make(chan struct{}, workers),
+		budget:   budget,
+	}
+}
+
+// Budget bounds the blocks in flight (queued or being compressed, input and
+// output held in memory) across all Writes that share it, so that several
+// archives written at once stay within one memory bound: about
+// n x (BlockSize + its compressed size). It never changes output bytes.
+type Budget struct{ tokens chan struct{} }
+
+// NewBudget returns a Budget of n blocks (at least 1).
+func NewBudget(n int) *Budget {
+	return &Budget{tokens: make(chan struct{}, max(n, 1))}
+}
+
+// acquire takes a block token, emitting this writer's own finished blocks
+// (which returns their tokens) while none is free; with nothing of its own
+// in flight it waits for other writers, which never wait on this one.
+func (p *parallelWriter) acquire() error {
+	if p.budget == nil {
+		return nil
+	}
+	for {
+		select {
+		case p.budget.tokens <- struct{}{}:
+			return nil
+		default:
+		}
+		if len(p.pending) == 0 {
+			p.budget.tokens <- struct{}{}
+			return nil
+		}
+		if err := p.emitOldest(); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *parallelWriter) release() {
+	if p.budget != nil {
+		<-p.budget.tokens
 	}
 }
 
@@ -89,6 +131,9 @@ func (p *parallelWriter) Write(b []byte) (int, error) {
 // dispatch hands the current block to a worker and, when the queue is full,
 // emits the oldest finished block.
 func (p *parallelWriter) dispatch() error {
+	if err := p.acquire(); err != nil {
+		return err
+	}
 	j := &job{src: p.cur, done: make(chan struct{})}
 	p.cur = nil
 	go func() {
@@ -111,6 +156,7 @@ func (p *parallelWriter) emitOldest() error {
 	p.pending[0] = nil
 	p.pending = p.pending[1:]
 	<-j.done
+	defer p.release()
 	if j.err != nil {
 		p.err = j.err
 		return j.err
@@ -168,6 +214,7 @@ func (p *parallelWriter) abort() {
 func (p *parallelWriter) drain() {
 	for _, j := range p.pending {
 		<-j.done
+		p.release()
 	}
 	p.pending = nil
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -317,6 +318,52 @@ func TestHardlinkTargetSortsLater(t *testing.T) {
 	for _, n := range []string{"m", "z"} {
 		if h := got[n]; h.Type != Hardlink || h.Linkname != "a" {
 			t.Errorf("%s = %+v, want a hardlink to a", n, h)
+		}
+	}
+}
+
+// TestBudgetSharedByConcurrentWrites: archives written at once under one
+// small Budget come out byte-identical to archives written alone, and the
+// writers never deadlock on each other's tokens.
+func TestBudgetSharedByConcurrentWrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compresses ~50 MiB")
+	}
+	const n = 3
+	var want [n][]byte
+	entries := func(i int) []Entry { return sampleEntries(BlockSize + i*4096) }
+	for i := range n {
+		want[i], _ = writeArchive(t, entries(i), Options{Top: "t", Workers: 2})
+	}
+	for _, tokens := range []int{1, 2} {
+		budget := NewBudget(tokens)
+		var got [n][]byte
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var buf bytes.Buffer
+				if _, err := Write(context.Background(), &buf, entries(i), Options{Top: "t", Workers: 2, Budget: budget, Compression: XZ}); err != nil {
+					errs <- err
+					return
+				}
+				got[i] = buf.Bytes()
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Errorf("budget %d: archive %d differs from one written alone", tokens, i)
+			}
+		}
+		if len(budget.tokens) != 0 {
+			t.Errorf("budget %d: %d tokens not returned", tokens, len(budget.tokens))
 		}
 	}
 }

@@ -54,13 +54,13 @@ const DefaultPreset = 3
 // is byte-identical for any workers value. Close writes the index and footer
 // but does not close w.
 func NewXZWriter(w io.Writer, workers int) io.WriteCloser {
-	zw, _ := newXZWriter(w, workers, DefaultPreset)
+	zw, _ := newXZWriter(w, workers, DefaultPreset, nil)
 	return zw
 }
 
 type xzRecord struct{ unpadded, uncompressed int64 }
 
-func newXZWriter(w io.Writer, workers, preset int) (io.WriteCloser, error) {
+func newXZWriter(w io.Writer, workers, preset int, budget *Budget) (io.WriteCloser, error) {
 	if preset == 0 {
 		preset = DefaultPreset
 	}
@@ -105,7 +105,7 @@ func newXZWriter(w io.Writer, workers, preset int) (io.WriteCloser, error) {
 	compress := func(src []byte) (blockResult, error) {
 		return compressXZBlock(src, dictCap)
 	}
-	return newParallelWriter(workers, compress, emit, finish), nil
+	return newParallelWriter(workers, budget, compress, emit, finish), nil
 }
 
 func xzStreamFlags() []byte { return []byte{0x00, xzCheckCRC64} }
