@@ -404,16 +404,8 @@ func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n
 		if err != nil {
 			return nil, err
 		}
-		in := layout.Input{Deb: d.Name, Path: e.Name, Mode: e.Mode, Size: e.Size, Link: e.Linkname}
-		switch e.Type {
-		case deb.Dir:
-			in.Type = layout.Dir
-		case deb.Symlink:
-			in.Type = layout.Symlink
-		case deb.Hardlink:
-			in.Type = layout.Hardlink
-		default:
-			in.Type = layout.File
+		in := layout.FromDeb(d.Name, e)
+		if in.Type == layout.File {
 			*n++
 			blob := filepath.Join(dir, strconv.Itoa(*n))
 			digest, err := copyBlob(blob, r, e.Size, buf)

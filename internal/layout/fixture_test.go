@@ -101,20 +101,13 @@ func readDeb(t *testing.T, file, name string, content map[string][]byte) []layou
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := layout.Input{Deb: name, Path: e.Name, Mode: e.Mode, Size: e.Size, Link: e.Linkname}
-		switch e.Type {
-		case deb.Dir:
-			in.Type = layout.Dir
-		case deb.Symlink:
-			in.Type = layout.Symlink
-		case deb.Hardlink:
-			in.Type = layout.Hardlink
-		default:
+		in := layout.FromDeb(name, e)
+		if in.Type == layout.File {
 			b, err := io.ReadAll(r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			in.Type, in.Digest, in.Ref = layout.File, string(b), name+":"+e.Name
+			in.Digest, in.Ref = string(b), name+":"+e.Name
 			content[in.Ref] = b
 		}
 		out = append(out, in)

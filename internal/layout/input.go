@@ -1,0 +1,19 @@
+package layout
+
+import "github.com/debredist/debredist/internal/deb"
+
+// FromDeb describes a data.tar entry of the deb of binary package debName
+// as an Input. Content identity (Digest, Ref) of regular files is the
+// caller's to fill: it is where the caller keeps the bytes.
+func FromDeb(debName string, e *deb.Entry) Input {
+	in := Input{Deb: debName, Path: e.Name, Mode: e.Mode, Size: e.Size, Link: e.Linkname, Type: File}
+	switch e.Type {
+	case deb.Dir:
+		in.Type = Dir
+	case deb.Symlink:
+		in.Type = Symlink
+	case deb.Hardlink:
+		in.Type = Hardlink
+	}
+	return in
+}
