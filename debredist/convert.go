@@ -68,8 +68,9 @@ const (
 // while writing (Verify additionally decodes every archive). Archives whose
 // inputs did not change and whose size and sha256 still match are kept
 // (reported UpToDate). A failure or cancellation leaves no
-// partial archive or manifest in o.Out: everything is written to a
-// temporary directory inside it and renamed into place, manifests last.
+// partial archive or manifest in o.Out: everything is built in a temporary
+// directory inside it, and OUT changes only once every package is built
+// (archives renamed into place, manifests rewritten last).
 func Convert(ctx context.Context, o Options) (*Result, error) {
 	if o.Out == "" {
 		return nil, usagef("no output directory (--out)")
@@ -171,6 +172,7 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 			continue
 		}
 		work := filepath.Join(tmp, strconv.Itoa(i))
+		j.staged = work + ".archive"
 		g.Go(func() error {
 			o.emit(Event{Kind: EventBuildStart, Package: j.pkg.PName, Total: int64(len(j.pkg.Debs))})
 			if err := j.build(gctx, o, paths, work); err != nil {
@@ -181,6 +183,10 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		})
 	}
 	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	// Everything is built: only now does OUT change.
+	if err := commit(pl, jobs, tmp); err != nil {
 		return nil, err
 	}
 
@@ -285,6 +291,41 @@ type job struct {
 	upToDate   bool
 	res        provArchive
 	license    []byte
+	staged     string // the built archive in the temporary directory
+}
+
+// commit moves the archives and LICENSE files built in tmp into OUT. The
+// manifests of the products it touches are removed first and rewritten
+// last (writeManifests), so that no manifest ever names an archive whose
+// bytes it does not describe, even if this is interrupted half-way.
+func commit(pl *PlanResult, jobs []*job, tmp string) error {
+	for _, pr := range pl.Products {
+		for _, j := range jobs {
+			if j.pkg.Product == pr.Product && !j.upToDate {
+				mf := filepath.Join(j.productDir, "redistrib_"+pr.Label+".json")
+				if err := os.Remove(mf); err != nil && !os.IsNotExist(err) {
+					return err
+				}
+				break
+			}
+		}
+	}
+	for _, j := range jobs {
+		if j.upToDate {
+			continue
+		}
+		final := filepath.Join(j.productDir, filepath.FromSlash(j.rel))
+		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(j.productDir, j.pkg.PName, "LICENSE.txt"), j.license, tmp); err != nil {
+			return err
+		}
+		if err := os.Rename(j.staged, final); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (j *job) build(ctx context.Context, o Options, paths map[string]string, work string) error {
@@ -344,8 +385,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 		return fmt.Errorf("no copyright file in any of its debs: cannot write LICENSE")
 	}
 	name := path.Base(j.rel)
-	tmpArchive := filepath.Join(work, name)
-	f, err := os.Create(tmpArchive)
+	f, err := os.Create(j.staged)
 	if err != nil {
 		return err
 	}
@@ -362,16 +402,6 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	}
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	final := filepath.Join(j.productDir, filepath.FromSlash(j.rel))
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return err
-	}
-	if err := writeAtomic(filepath.Join(j.productDir, j.pkg.PName, "LICENSE.txt"), j.license, work); err != nil {
-		return err
-	}
-	if err := os.Rename(tmpArchive, final); err != nil {
-		return err
 	}
 	j.res = provArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
 		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: j.key}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/mirrorgen"
@@ -187,8 +188,8 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 			t.Errorf("rerun rebuilt %s", p.PName)
 		}
 	}
-	if after := snapshot(t, outA); len(after) != len(a) {
-		t.Errorf("rerun changed the file set")
+	if after := snapshot(t, outA); !equalSnapshots(after, a) {
+		t.Errorf("a no-op rerun changed OUT")
 	}
 
 	// One changed deb rebuilds exactly its package.
@@ -208,6 +209,14 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 	}
 	if strings.Join(rebuilt, ",") != "libcublas" {
 		t.Errorf("rebuilt %v, want only libcublas", rebuilt)
+	}
+	for k, v := range snapshot(t, outA) {
+		if !strings.HasSuffix(k, ".tar.xz") || strings.Contains(k, "libcublas") {
+			continue
+		}
+		if a[k] != v {
+			t.Errorf("%s changed although only libcublas was rebuilt", k)
+		}
 	}
 
 	// Interrupt after the first package is built, then rerun.
@@ -270,5 +279,56 @@ func TestLockReproduces(t *testing.T) {
 	_, err := Convert(context.Background(), Options{LockFile: lock, Mirror: m, Out: t.TempDir(), CacheDir: t.TempDir(), Only: []string{"libcublas"}})
 	if err == nil || !strings.Contains(err.Error(), "libcublas-12-6") || !strings.Contains(err.Error(), "replaced under the same name") {
 		t.Errorf("want a mismatch naming the package and the likely re-upload, got %v", err)
+	}
+}
+
+func equalSnapshots(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestInterruptedRebuildKeepsOutConsistent: a rebuild over an existing OUT
+// (here: every archive changes because the mtime does) that is cancelled
+// half-way leaves the previous output intact and verifiable; a rerun then
+// completes it.
+func TestInterruptedRebuildKeepsOutConsistent(t *testing.T) {
+	sample := filepath.Join("..", "testdata", "sample-mirror")
+	cache := t.TempDir()
+	out := t.TempDir()
+	convert(t, Options{JetPack: "6", Mirror: sample, Out: out, CacheDir: cache})
+	before := snapshot(t, out)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	newTime := time.Unix(1_000_000_000, 0)
+	_, err := Convert(ctx, Options{JetPack: "6", Mirror: sample, Out: out, CacheDir: cache, Jobs: 1, MTime: newTime, OnEvent: func(e Event) {
+		if e.Kind == EventBuildDone {
+			once.Do(cancel)
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+	if after := snapshot(t, out); !equalSnapshots(after, before) {
+		t.Errorf("a cancelled rebuild changed OUT")
+	}
+	if rep, err := Verify(context.Background(), out); err != nil || rep.Err() != nil {
+		t.Fatalf("OUT no longer verifies after a cancelled rebuild: %v %v", err, rep.Err())
+	}
+	res := convert(t, Options{JetPack: "6", Mirror: sample, Out: out, CacheDir: cache, MTime: newTime})
+	for _, p := range res.Packages {
+		if p.UpToDate {
+			t.Errorf("%s kept although its mtime changed", p.PName)
+		}
+	}
+	if rep, err := Verify(context.Background(), out); err != nil || rep.Err() != nil {
+		t.Fatalf("verify after the completed rebuild: %v %v", err, rep.Err())
 	}
 }
