@@ -113,7 +113,7 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("profile %s: release_date: %w", pl.Profile.Name, err)
 		}
 	}
-	old := readProvenances(o.Out)
+	prev := readPrevious(o.Out)
 
 	// Decide what must be built: an archive is kept when the provenance
 	// records the same inputs and the file still has the recorded size and
@@ -130,7 +130,7 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		j.rel = path.Join(p.PName, p.Platform, ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
 		j.productDir = filepath.Join(o.Out, p.Product, "redist")
 		jobs = append(jobs, j)
-		rec, ok := old[j.key]
+		rec, ok := prev.byKey[j.key]
 		file := filepath.Join(j.productDir, filepath.FromSlash(rec.RelativePath))
 		if !ok || rec.RelativePath != j.rel || fileSize(file) != rec.Size || fileSize(filepath.Join(j.productDir, p.PName, "LICENSE.txt")) < 0 {
 			continue
@@ -195,7 +195,7 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	res, err := writeManifests(o, pl, jobs, tmp, old)
+	res, err := writeManifests(o, pl, jobs, tmp, prev)
 	if err != nil {
 		return nil, err
 	}
@@ -238,8 +238,10 @@ func checkOutput(out string, res *Result, jobs []*job) error {
 				rec, ok := byPath[file]
 				size := fileSize(file)
 				switch {
-				case !ok:
-					problems = append(problems, fmt.Sprintf("%s: %s: %s was not built by this run", pr.Manifest, name, a.RelativePath))
+				case !ok: // kept from an earlier run by --only: check the file itself
+					if sum, err := sha256File(context.Background(), file); err != nil || sum != a.SHA256 || strconv.FormatInt(size, 10) != a.Size {
+						problems = append(problems, fmt.Sprintf("%s: %s: %s (kept from an earlier run) no longer matches the manifest", pr.Manifest, name, a.RelativePath))
+					}
 				case a.SHA256 != rec.SHA256 || a.Size != strconv.FormatInt(rec.Size, 10) || size != rec.Size:
 					problems = append(problems, fmt.Sprintf("%s: %s: %s is %d bytes, manifest says %s bytes sha256 %s, written %d bytes sha256 %s",
 						pr.Manifest, name, a.RelativePath, size, a.Size, a.SHA256, rec.Size, rec.SHA256))

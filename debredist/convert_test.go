@@ -332,3 +332,57 @@ func TestInterruptedRebuildKeepsOutConsistent(t *testing.T) {
 		t.Fatalf("verify after the completed rebuild: %v %v", err, rep.Err())
 	}
 }
+
+// TestOnlyAndOtherReleasesShareOut: --only rebuilds some components and
+// keeps the rest of their manifests; converting another release into the
+// same OUT leaves the first release's manifests and archives alone.
+func TestOnlyAndOtherReleasesShareOut(t *testing.T) {
+	sample := filepath.Join("..", "testdata", "sample-mirror")
+	cache := t.TempDir()
+	out := t.TempDir()
+	full := convert(t, Options{JetPack: "6", Mirror: sample, Out: out, CacheDir: cache})
+	before := snapshot(t, out)
+
+	res := convert(t, Options{JetPack: "6", Mirror: sample, Out: out, CacheDir: cache, Only: []string{"cuda_cudart"}, MTime: time.Unix(1_000_000_000, 0)})
+	if len(res.Packages) != 1 || res.Packages[0].UpToDate {
+		t.Fatalf("--only cuda_cudart with a new mtime: %+v", res.Packages)
+	}
+	f, err := os.Open(filepath.Join(out, "cuda", "redist", "redistrib_12.6.68.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuda := 0
+	for _, p := range full.Packages {
+		if p.Product == "cuda" {
+			cuda++
+		}
+	}
+	if len(m.Components) != cuda {
+		t.Errorf("cuda manifest has %d components after --only, want all %d", len(m.Components), cuda)
+	}
+	if rep, err := Verify(context.Background(), out); err != nil || rep.Err() != nil {
+		t.Fatalf("verify after --only: %v %v", err, rep.Err())
+	}
+
+	convert(t, Options{JetPack: "5", Mirror: sample, Out: out, CacheDir: cache})
+	after := snapshot(t, out)
+	for k, v := range before {
+		if strings.Contains(k, "cuda_cudart") || strings.HasPrefix(k, "cuda/redist/redistrib_12.6.68") {
+			continue // rebuilt by --only above
+		}
+		if strings.HasSuffix(k, "/LICENSE.txt") {
+			continue // <pname>/LICENSE.txt is one file per component for all releases, as in NVIDIA's tree
+		}
+		if after[k] != v {
+			t.Errorf("%s of JetPack 6 changed or vanished when JetPack 5 was converted into the same OUT", k)
+		}
+	}
+	if rep, err := Verify(context.Background(), out); err != nil || rep.Err() != nil || len(rep.Manifests) != 4+3 {
+		t.Fatalf("verify with two releases in OUT: %v %v, %d manifests", err, rep.Err(), len(rep.Manifests))
+	}
+}

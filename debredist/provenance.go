@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/archive"
@@ -58,30 +59,43 @@ type provDeb struct {
 
 const provenanceSuffix = ".provenance.json"
 
-// readProvenances loads the archive records of an earlier run, by input key.
-func readProvenances(out string) map[string]provArchive {
-	recs := map[string]provArchive{}
-	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*"+provenanceSuffix))
+// previous is what an earlier run left in OUT.
+type previous struct {
+	byKey     map[string]provArchive // input key -> archive record
+	sidecars  map[string]Provenance  // sidecar path -> content
+	manifests map[string]*Manifest   // manifest path -> content
+}
+
+// readPrevious loads the manifests and provenance sidecars under OUT.
+// Unreadable ones are ignored: what they described is rebuilt.
+func readPrevious(out string) previous {
+	prev := previous{byKey: map[string]provArchive{}, sidecars: map[string]Provenance{}, manifests: map[string]*Manifest{}}
+	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*.json"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
-		var p Provenance
-		if json.Unmarshal(b, &p) != nil {
-			continue // unreadable: everything it described is rebuilt
-		}
-		for _, a := range p.Archives {
-			recs[a.InputKey] = a
+		if strings.HasSuffix(f, provenanceSuffix) {
+			var p Provenance
+			if json.Unmarshal(b, &p) != nil {
+				continue
+			}
+			prev.sidecars[f] = p
+			for _, a := range p.Archives {
+				prev.byKey[a.InputKey] = a
+			}
+		} else if m, err := ReadManifest(bytes.NewReader(b)); err == nil {
+			prev.manifests[f] = m
 		}
 	}
-	return recs
+	return prev
 }
 
 // writeManifests writes, per product, the provenance sidecar and then the
 // manifest (last, so a manifest never names an archive that is not there),
 // and removes archives of earlier runs that no manifest names any more.
-func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, old map[string]provArchive) (*Result, error) {
+func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev previous) (*Result, error) {
 	res := &Result{Out: o.Out, Profile: pl.Profile}
 	byProduct := map[string][]*job{}
 	for _, j := range jobs {
@@ -95,8 +109,31 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, old map[
 			continue // filtered out by --only
 		}
 		dir := filepath.Join(o.Out, pr.Product, "redist")
+		base := "redistrib_" + pr.Label
+		manifestPath, sidecarPath := filepath.Join(dir, base+".json"), filepath.Join(dir, base+provenanceSuffix)
 		m := &Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*Component{}}
 		prov := Provenance{Tool: "debredist " + Version, Encoder: EncoderInfo{Format: comp.Ext(), BlockSize: archive.BlockSize}, Profile: pl.Profile, Indexes: pl.Indexes}
+		if len(o.Only) > 0 {
+			// --only rebuilds some components: the others of this
+			// manifest stay as the earlier run wrote them.
+			mine := map[string]bool{}
+			for _, j := range js {
+				mine[j.pkg.PName] = true
+			}
+			if old := prev.manifests[manifestPath]; old != nil {
+				for name, c := range old.Components {
+					if !mine[name] {
+						m.Components[name] = c
+					}
+				}
+			}
+			for _, a := range prev.sidecars[sidecarPath].Archives {
+				if !mine[a.PName] {
+					prov.Archives = append(prov.Archives, a)
+					kept[filepath.Join(dir, filepath.FromSlash(a.RelativePath))] = true
+				}
+			}
+		}
 		for _, j := range js {
 			p := j.pkg
 			c := m.Components[p.PName]
@@ -122,41 +159,31 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, old map[
 		if err != nil {
 			return nil, err
 		}
-		base := "redistrib_" + pr.Label
-		if err := writeAtomic(filepath.Join(dir, base+provenanceSuffix), append(pb, '\n'), tmp); err != nil {
+		if err := writeAtomic(sidecarPath, append(pb, '\n'), tmp); err != nil {
 			return nil, err
 		}
 		var mb bytes.Buffer
 		if err := WriteManifest(&mb, m); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(filepath.Join(dir, base+".json"), mb.Bytes(), tmp); err != nil {
+		if err := writeAtomic(manifestPath, mb.Bytes(), tmp); err != nil {
 			return nil, err
 		}
-		kept[filepath.Join(dir, base+".json")] = true
-		kept[filepath.Join(dir, base+provenanceSuffix)] = true
+		removeStale(dir, prev.sidecars[sidecarPath], kept)
 		res.Products = append(res.Products, ProductResult{Product: pr.Product, Label: pr.Label, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))})
-	}
-	if len(o.Only) == 0 {
-		removeStale(o.Out, old, kept)
 	}
 	return res, nil
 }
 
-// removeStale deletes archives an earlier run recorded that no current
-// manifest names (a package whose version changed), and manifests of
-// labels that no longer exist.
-func removeStale(out string, old map[string]provArchive, kept map[string]bool) {
-	for _, rec := range old {
-		p := filepath.Join(out, rec.Product, "redist", filepath.FromSlash(rec.RelativePath))
+// removeStale deletes the archives that the earlier sidecar of a manifest
+// this run rewrote recorded and that the manifest no longer names (a
+// package whose version changed). Other labels and files debredist did not
+// record are never touched.
+func removeStale(dir string, old Provenance, kept map[string]bool) {
+	for _, rec := range old.Archives {
+		p := filepath.Join(dir, filepath.FromSlash(rec.RelativePath))
 		if !kept[p] && fileSize(p) == rec.Size {
 			os.Remove(p)
-		}
-	}
-	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*.json"))
-	for _, f := range files {
-		if !kept[f] {
-			os.Remove(f)
 		}
 	}
 }
