@@ -3,20 +3,23 @@ module github.com/debredist/debredist
 go 1.26.8
 
 require (
-	github.com/ProtonMail/go-crypto v1.5.2 // indirect
+	github.com/ProtonMail/go-crypto v1.5.2
+	github.com/blakesmith/ar v0.0.0-20190502131153-809d4375e1fb
+	github.com/cenkalti/backoff/v5 v5.0.3
+	github.com/gofrs/flock v0.13.1
+	github.com/klauspost/compress v1.20.3
+	github.com/ulikunitz/xz v0.5.17
+	github.com/vbauerster/mpb/v8 v8.9.3
+	golang.org/x/sync v0.24.0
+	pault.ag/go/debian v0.18.0
+)
+
+require (
 	github.com/VividCortex/ewma v1.2.0 // indirect
 	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
-	github.com/blakesmith/ar v0.0.0-20190502131153-809d4375e1fb // indirect
-	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cloudflare/circl v1.6.3 // indirect
-	github.com/gofrs/flock v0.13.1 // indirect
-	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/mattn/go-runewidth v0.0.16 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/ulikunitz/xz v0.5.17 // indirect
-	github.com/vbauerster/mpb/v8 v8.9.3 // indirect
 	golang.org/x/crypto v0.41.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
-	pault.ag/go/debian v0.18.0 // indirect
 )
