@@ -3,6 +3,8 @@ package debredist
 import (
 	"context"
 	"io"
+	"sort"
+	"strings"
 
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/deb"
@@ -58,8 +60,13 @@ func Fetch(ctx context.Context, o Options, packages ...string) (*FetchResult, er
 				delete(want, d.Name)
 			}
 		}
-		for p := range want {
-			return nil, usagef("package %s is not in the %s indexes", p, pl.Profile.Suite)
+		if len(want) > 0 {
+			missing := make([]string, 0, len(want))
+			for p := range want {
+				missing = append(missing, p)
+			}
+			sort.Strings(missing)
+			return nil, usagef("not in the %s indexes: %s", pl.Profile.Suite, strings.Join(missing, ", "))
 		}
 	} else {
 		for _, p := range pl.Packages {

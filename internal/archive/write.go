@@ -168,8 +168,10 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // no atime/ctime, mtime opts.MTime and normalised modes. Sizes, sha256/md5 of
 // the compressed bytes and the NAR hash of the content are computed in the
 // same pass. Unsafe names (absolute, "..", NUL), duplicates, non-directory
-// parents, escaping symlinks and hardlinks to missing or later entries are
-// rejected with *EntryError before anything is written.
+// parents, escaping symlinks and hardlinks to missing or non-regular
+// entries are rejected with *EntryError before anything is written. Of a
+// group of hardlinked names, the first in archive order carries the content
+// and the others link to it, whichever name the caller made the target.
 func Write(ctx context.Context, w io.Writer, entries []Entry, opts Options) (Result, error) {
 	if err := checkTop(opts.Top); err != nil {
 		return Result{}, &EntryError{Name: opts.Top, Err: fmt.Errorf("%w: top directory: %v", ErrUnsafeName, err)}

@@ -92,8 +92,3 @@ func (e *retryableError) Error() string { return e.err.Error() }
 func (e *retryableError) Unwrap() error { return e.err }
 
 func retryable(err error) error { return &retryableError{err: err} }
-
-func isRetryable(err error) bool {
-	var r *retryableError
-	return errors.As(err, &r)
-}

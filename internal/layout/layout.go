@@ -199,6 +199,9 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 	if len(unplaced) > 0 {
 		return nil, &UnplacedError{PName: pname, Paths: unplaced}
 	}
+	if err := hardlinkRefs(pname, inputs, licenses); err != nil {
+		return nil, err
+	}
 
 	nodes := map[string]*Node{}
 	for _, p := range places {
@@ -488,6 +491,31 @@ func mergeLicenses(ins []Input, read ContentReader) ([]byte, []Origin, error) {
 	return buf.Bytes(), origins, nil
 }
 
+// hardlinkRefs gives license files that arrive as hardlinks the content
+// of the file they link to (in the same deb).
+func hardlinkRefs(pname string, inputs, licenses []Input) error {
+	var refs map[Origin]Input
+	for i, l := range licenses {
+		if l.Type != Hardlink {
+			continue
+		}
+		if refs == nil {
+			refs = map[Origin]Input{}
+			for _, in := range inputs {
+				if in.Type == File {
+					refs[Origin{in.Deb, in.Path}] = in
+				}
+			}
+		}
+		t, ok := refs[Origin{l.Deb, path.Clean(l.Link)}]
+		if !ok {
+			return &LinkError{PName: pname, Origin: Origin{l.Deb, l.Path}, Target: l.Link, Reason: "hardlink target is not a file of the same deb"}
+		}
+		licenses[i].Ref, licenses[i].Size, licenses[i].Type = t.Ref, t.Size, File
+	}
+	return nil
+}
+
 // followDirSymlinks applies dpkg's rule for a directory in one deb where
 // another ships a symlink: the symlink wins and the directory's content is
 // placed under the symlink's target.
@@ -510,23 +538,26 @@ func followDirSymlinks(inputs []Input) []Input {
 				continue // the symlink wins
 			}
 		}
-		p := in.Path
-		for range 16 { // bounded: symlink chains and loops
-			np := throughLinks(p, links)
-			if np == p {
-				break
-			}
-			p = np
-		}
-		if p != in.Path {
-			in.Path = p
-			if in.Type == Hardlink {
-				in.Link = throughLinks(in.Link, links)
-			}
+		in.Path = followLinks(in.Path, links)
+		if in.Type == Hardlink {
+			in.Link = followLinks(path.Clean(in.Link), links)
 		}
 		out = append(out, in)
 	}
 	return out
+}
+
+// followLinks rewrites p through symlinked directories, bounded against
+// chains and loops.
+func followLinks(p string, links map[string]string) string {
+	for range 16 {
+		np := throughLinks(p, links)
+		if np == p {
+			break
+		}
+		p = np
+	}
+	return p
 }
 
 // throughLinks rewrites the first proper prefix of p that is a symlink.

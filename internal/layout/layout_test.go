@@ -267,3 +267,39 @@ func BenchmarkBuild(b *testing.B) {
 		}
 	}
 }
+
+// TestHardlinks: a hardlinked copyright file feeds LICENSE with its
+// target's content; a hardlink through a symlinked directory is resolved
+// like its target's path.
+func TestHardlinks(t *testing.T) {
+	e := engine(t, "6")
+	lib := "usr/lib/aarch64-linux-gnu/"
+	ins := []Input{
+		file("libnvinfer10", "usr/share/doc/libnvinfer10/copyright", "c"),
+		{Deb: "libnvinfer10", Path: "usr/share/doc/libnvinfer10/copyright.hard", Type: Hardlink, Link: "usr/share/doc/libnvinfer10/copyright"},
+		{Deb: "libnvinfer-dev", Path: "usr/share/doc/libnvinfer-dev/copyright", Type: Hardlink, Link: "usr/share/doc/libnvinfer10/copyright"},
+		link("libnvinfer10", lib+"tegra", "nvidia"),
+		file("libnvinfer10", lib+"nvidia/libx.so.1", "x"),
+		{Deb: "libnvinfer10", Path: lib + "libx-hard.so.1", Type: Hardlink, Link: lib + "tegra/libx.so.1"},
+	}
+	txt := contents{"libnvinfer10:usr/share/doc/libnvinfer10/copyright": "TensorRT license"}
+	_, err := e.Build("tensorrt", ins, txt.read)
+	var le *LinkError
+	if !errors.As(err, &le) || le.Origin.Deb != "libnvinfer-dev" {
+		t.Fatalf("a hardlink into another deb must be a LinkError naming the deb, got %v", err)
+	}
+	tr, err := e.Build("tensorrt", ins[:2:2], txt.read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lic := string(treeMap(tr)["LICENSE"].Data); !strings.Contains(lic, "TensorRT license") {
+		t.Errorf("LICENSE = %q", lic)
+	}
+	tr, err = e.Build("tensorrt", append(ins[:1:1], ins[3:]...), txt.read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := treeMap(tr)["lib/libx-hard.so.1"]; n.Type != Hardlink || n.Link != "lib/libx.so.1" {
+		t.Errorf("hardlink through tegra -> nvidia: %+v", n)
+	}
+}

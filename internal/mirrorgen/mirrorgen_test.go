@@ -384,9 +384,7 @@ func TestFilesInvariants(t *testing.T) {
 					t.Fatal(err)
 				}
 				seen := map[string]bool{}
-				var names []string
 				for _, f := range fs {
-					names = append(names, f.Name)
 					if seen[f.Name] || strings.HasPrefix(f.Name, "/") || strings.Contains(f.Name, "..") || strings.HasSuffix(f.Name, "/") {
 						t.Errorf("%s %s: bad or duplicate entry %q", name, pkg, f.Name)
 					}
