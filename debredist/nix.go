@@ -134,17 +134,28 @@ func NixSnippet(dir string) (string, error) {
 	fmt.Fprintf(&b, "#   \"file://%s/${redistName}/redist/${relativePath}\"\n", abs)
 	b.WriteString("# (this directory has NVIDIA's <product>/redist/<relative_path> layout; the\n")
 	b.WriteString("# build sandbox must be able to read it, e.g. via extra-sandbox-paths).\n")
+	for _, prod := range products {
+		if !nixpkgsRedists[prod] {
+			fmt.Fprintf(&b, "#\n# %s (%s) is not one of nixpkgs' CUDA redists and is left out of the\n", prod, shellQuote(byProduct[prod].file))
+			b.WriteString("# overlay: use its archives directly (fetchurl with the manifest's sha256).\n")
+		}
+	}
 	b.WriteString("final: prev: {\n")
 	fmt.Fprintf(&b, "  %s = prev.%s.override (old: {\n", set, set)
 	b.WriteString("    manifests = old.manifests // {\n")
 	for _, prod := range products {
-		fmt.Fprintf(&b, "      %s = final.lib.importJSON %s;\n", prod, nixPath(byProduct[prod].file))
+		if nixpkgsRedists[prod] {
+			fmt.Fprintf(&b, "      %s = final.lib.importJSON %s;\n", prod, nixPath(byProduct[prod].file))
+		}
 	}
 	b.WriteString("    };\n")
 	b.WriteString("  });\n")
 	b.WriteString("}\n")
 	return b.String(), nil
 }
+
+// nixpkgsRedists are the manifests nixpkgs' CUDA package set reads.
+var nixpkgsRedists = map[string]bool{"cuda": true, "cudnn": true, "cusparselt": true, "cutensor": true, "tensorrt": true}
 
 var (
 	nixAttrRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_'-]*$`)

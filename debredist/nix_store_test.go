@@ -65,3 +65,27 @@ func TestNixConsumesOutput(t *testing.T) {
 		t.Fatal(err, rep.Err())
 	}
 }
+
+// TestNixSnippetOfJetPack6 parses the overlay printed for a full JetPack 6
+// output with the real Nix parser: nixpkgs' redists (cuda, cudnn,
+// tensorrt) go into manifests, the l4t manifest only into a comment.
+func TestNixSnippetOfJetPack6(t *testing.T) {
+	nix := testutil.RequireTool(t, "nix-instantiate")
+	out := t.TempDir()
+	convert(t, Options{JetPack: "6", Mirror: filepath.Join("..", "testdata", "sample-mirror"), Out: out, CacheDir: t.TempDir()})
+	snippet, err := NixSnippet(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cudaPackages_12_6 = prev.cudaPackages_12_6.override", "cuda = final.lib.importJSON", "cudnn = final.lib.importJSON", "tensorrt = final.lib.importJSON", "# l4t ("} {
+		if !strings.Contains(snippet, want) {
+			t.Errorf("snippet lacks %q:\n%s", want, snippet)
+		}
+	}
+	if strings.Contains(snippet, "l4t = final") {
+		t.Errorf("the l4t manifest must not be handed to nixpkgs' CUDA package set")
+	}
+	if got, err := exec.Command(nix, "--parse", "-E", snippet).CombinedOutput(); err != nil {
+		t.Fatalf("nix-instantiate --parse rejects the snippet: %v\n%s", err, got)
+	}
+}
