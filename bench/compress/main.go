@@ -14,9 +14,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 func main() {
@@ -35,7 +35,7 @@ func main() {
 
 func run(corpus string, size int64, out string, workers, preset int, useZstd bool) error {
 	if corpus != "" {
-		return makeCorpus(corpus, size)
+		return testutil.BinaryCorpus(corpus, size)
 	}
 	if out == "" || flag.NArg() != 1 {
 		return fmt.Errorf("usage: compress [-workers N] [-zstd] [-preset P] -o OUT DIR")
@@ -96,49 +96,4 @@ func walk(dir string) ([]archive.Entry, error) {
 		return nil
 	})
 	return es, err
-}
-
-// makeCorpus copies real shared libraries and Go tool binaries into
-// dir/lib until size bytes are reached (same recipe as the package
-// benchmarks in internal/archive).
-func makeCorpus(dir string, size int64) error {
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-		return nil
-	}
-	var srcs []string
-	for _, pat := range []string{"/usr/lib/x86_64-linux-gnu/*.so*", "/usr/lib/aarch64-linux-gnu/*.so*", "/usr/local/go/pkg/tool/*/*", "/usr/local/go/bin/*"} {
-		m, _ := filepath.Glob(pat)
-		srcs = append(srcs, m...)
-	}
-	sort.Strings(srcs)
-	os.RemoveAll(dir)
-	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
-		return err
-	}
-	var total int64
-	for round := 0; total < size; round++ {
-		before := total
-		for _, s := range srcs {
-			if total >= size {
-				break
-			}
-			fi, err := os.Stat(s)
-			if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
-				continue
-			}
-			data, err := os.ReadFile(s)
-			if err != nil {
-				continue
-			}
-			name := filepath.Join(dir, "lib", fmt.Sprintf("r%d-%s", round, filepath.Base(s)))
-			if err := os.WriteFile(name, data, 0o755); err != nil {
-				return err
-			}
-			total += int64(len(data))
-		}
-		if total == before {
-			return fmt.Errorf("no source binaries found")
-		}
-	}
-	return os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644)
 }

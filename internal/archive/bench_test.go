@@ -8,12 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // benchCorpusDir returns a directory holding at least size bytes of real
@@ -22,10 +23,8 @@ import (
 func benchCorpus(b *testing.B, size int64) []Entry {
 	b.Helper()
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("debredist-bench-corpus-%dM", size>>20))
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
-		if err := buildCorpus(dir, size); err != nil {
-			b.Skipf("cannot build benchmark corpus: %v", err)
-		}
+	if err := testutil.BinaryCorpus(dir, size); err != nil {
+		b.Skipf("cannot build benchmark corpus: %v", err)
 	}
 	var es []Entry
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -45,45 +44,6 @@ func benchCorpus(b *testing.B, size int64) []Entry {
 		b.Fatal(err)
 	}
 	return es
-}
-
-func buildCorpus(dir string, size int64) error {
-	var srcs []string
-	for _, pat := range []string{"/usr/lib/x86_64-linux-gnu/*.so*", "/usr/lib/aarch64-linux-gnu/*.so*", "/usr/local/go/pkg/tool/*/*", "/usr/local/go/bin/*"} {
-		m, _ := filepath.Glob(pat)
-		srcs = append(srcs, m...)
-	}
-	sort.Strings(srcs)
-	os.RemoveAll(dir)
-	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
-		return err
-	}
-	var total int64
-	for round := 0; total < size; round++ {
-		before := total
-		for _, s := range srcs {
-			if total >= size {
-				break
-			}
-			fi, err := os.Stat(s)
-			if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
-				continue
-			}
-			data, err := os.ReadFile(s)
-			if err != nil {
-				continue
-			}
-			name := filepath.Join(dir, "lib", fmt.Sprintf("r%d-%s", round, filepath.Base(s)))
-			if err := os.WriteFile(name, data, 0o755); err != nil {
-				return err
-			}
-			total += int64(len(data))
-		}
-		if total == before {
-			return fmt.Errorf("no source binaries found")
-		}
-	}
-	return os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644)
 }
 
 type countingDiscard struct{ n int64 }
