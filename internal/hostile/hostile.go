@@ -570,6 +570,10 @@ func indexCases() []Case {
 		cs = append(cs, Case{Name: name, File: file, Kind: KindIndex, Expect: Reject, Error: errKind, Reason: reason, build: b})
 	}
 	two := st("libcublas-12-6", "12.6.1.4-1") + "\n" + st("libcublas-dev-12-6", "12.6.1.4-1")
+	// bad is an index whose first stanza has one edit and whose second is fine.
+	bad := func(old, new string) func() ([]byte, error) {
+		return text(strings.Replace(st(Package, "12.6.1.4-1"), old, new, 1) + "\n" + st("libcublas-dev-12-6", "12.6.1.4-1"))
+	}
 
 	acc("index-crlf", "CRLF line endings (an index edited on Windows) parse like LF", 2, 0, text(strings.ReplaceAll(two, "\n", "\r\n")))
 	acc("index-continuation-lines", "multi-line Description with ' .' paragraph separators and tab continuations", 1, 0,
@@ -578,21 +582,21 @@ func indexCases() []Case {
 	acc("index-duplicates-epochs-tildes", "the same package in 4 versions: 1:1.0-1 (epoch) beats 12.6.1.4-1 beats 12.6.1.4-1~rc1 and 12.6.1.4~beta", 4, 0,
 		text(st(Package, "12.6.1.4-1~rc1")+"\n"+st(Package, "1:1.0-1")+"\n"+st(Package, "12.6.1.4-1")+"\n"+st(Package, "12.6.1.4~beta"))).Newest = "1:1.0-1"
 	acc("index-missing-sha256", "a stanza without SHA256 is skipped as a problem, the others are kept", 1, 1,
-		text(strings.Replace(st(Package, "12.6.1.4-1"), "SHA256: f197622fee6c8615032282406897de9a6591eafa99487b127410c7ea64cfc204\n", "", 1)+"\n"+st("libcublas-dev-12-6", "12.6.1.4-1")))
+		bad("SHA256: f197622fee6c8615032282406897de9a6591eafa99487b127410c7ea64cfc204\n", ""))
 	acc("index-nonhex-sha256", "a SHA256 with non-hex characters is a problem", 1, 1,
-		text(strings.Replace(st(Package, "12.6.1.4-1"), "f197622fee", "zz97622fee", 1)+"\n"+st("libcublas-dev-12-6", "12.6.1.4-1")))
+		bad("f197622fee", "zz97622fee"))
 	acc("index-short-sha256", "a 63-digit SHA256 is a problem", 1, 1,
-		text(strings.Replace(st(Package, "12.6.1.4-1"), "c204\n", "c20\n", 1)+"\n"+st("libcublas-dev-12-6", "12.6.1.4-1")))
+		bad("c204\n", "c20\n"))
 	acc("index-nonnumeric-size", "Size: 12x is a problem", 1, 1,
-		text(strings.Replace(st(Package, "12.6.1.4-1"), "Size: 2136", "Size: 21x6", 1)+"\n"+st("libcublas-dev-12-6", "12.6.1.4-1")))
+		bad("Size: 2136", "Size: 21x6"))
 	acc("index-negative-size", "Size: -1 is a problem", 1, 1,
-		text(strings.Replace(st(Package, "12.6.1.4-1"), "Size: 2136", "Size: -1", 1)+"\n"+st("libcublas-dev-12-6", "12.6.1.4-1")))
+		bad("Size: 2136", "Size: -1"))
 	acc("index-filename-traversal", "Filename: ../../../etc/passwd is a problem, never a download", 1, 1,
-		text(strings.Replace(st(Package, "12.6.1.4-1"), "Filename: pool/", "Filename: ../../../etc/passwd/pool/", 1)+"\n"+st("libcublas-dev-12-6", "12.6.1.4-1")))
+		bad("Filename: pool/", "Filename: ../../../etc/passwd/pool/"))
 	acc("index-filename-absolute", "Filename: /etc/passwd is a problem", 1, 1,
-		text(strings.Replace(st(Package, "12.6.1.4-1"), "Filename: pool/main/libc/libcublas/", "Filename: /etc/", 1)+"\n"+st("libcublas-dev-12-6", "12.6.1.4-1")))
+		bad("Filename: pool/main/libc/libcublas/", "Filename: /etc/"))
 	acc("index-duplicate-field", "a stanza with two Version fields is a problem", 1, 1,
-		text(strings.Replace(st(Package, "12.6.1.4-1"), "Version: 12.6.1.4-1\n", "Version: 12.6.1.4-1\nVersion: 99\n", 1)+"\n"+st("libcublas-dev-12-6", "12.6.1.4-1")))
+		bad("Version: 12.6.1.4-1\n", "Version: 12.6.1.4-1\nVersion: 99\n"))
 	acc("index-empty", "an empty index has no packages and is not an error", 0, 0, text(""))
 	acc("index-blank-lines", "only blank lines and extra separators between stanzas", 2, 0, text("\n\n"+strings.ReplaceAll(two, "\n\n", "\n\n\n\n")+"\n\n"))
 	acc("index-xz", "an xz-compressed index", 2, 0, func() ([]byte, error) { return debtest.Compress("xz", []byte(two)) })
