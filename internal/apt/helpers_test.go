@@ -20,21 +20,7 @@ func checkGolden(t *testing.T, name string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (run go test -update and review the diff):\n%s", path, got)
-	}
+	checkGoldenBytes(t, name, append(got, '\n'))
 }
 
 // stanza builds a valid Packages stanza with the given extra lines.
