@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/testutil"
@@ -38,53 +39,17 @@ func mustCompress(t testing.TB, comp string, b []byte) []byte {
 	return c
 }
 
-// rawTarHeader hand-encodes a ustar header block, for entries archive/tar
-// refuses to write.
-func rawTarHeader(name string, typ byte, size int) []byte {
-	h := make([]byte, 512)
-	copy(h[0:100], name)
-	copy(h[100:108], "0000644\x00")
-	copy(h[108:116], "0000000\x00")
-	copy(h[116:124], "0000000\x00")
-	copy(h[124:136], fmt.Sprintf("%011o\x00", size))
-	copy(h[136:148], "00000000000\x00")
-	h[156] = typ
-	copy(h[257:265], "ustar\x0000")
-	for i := 148; i < 156; i++ {
-		h[i] = ' '
-	}
-	sum := 0
-	for _, c := range h {
-		sum += int(c)
-	}
-	copy(h[148:156], fmt.Sprintf("%06o\x00 ", sum))
-	return h
-}
-
 func paxTar(records string, name string, body []byte) []byte {
 	var b bytes.Buffer
 	rec := records
-	b.Write(rawTarHeader("PaxHeaders/x", tar.TypeXHeader, len(rec)))
+	b.Write(debtest.RawTarHeader("PaxHeaders/x", tar.TypeXHeader, len(rec), time.Unix(0, 0)))
 	b.WriteString(rec)
 	b.Write(make([]byte, (512-len(rec)%512)%512))
-	b.Write(rawTarHeader(name, tar.TypeReg, len(body)))
+	b.Write(debtest.RawTarHeader(name, tar.TypeReg, len(body), time.Unix(0, 0)))
 	b.Write(body)
 	b.Write(make([]byte, (512-len(body)%512)%512))
 	b.Write(make([]byte, 1024))
 	return b.Bytes()
-}
-
-func paxRecord(k, v string) string {
-	s := " " + k + "=" + v + "\n"
-	n := len(s)
-	for {
-		l := len(fmt.Sprint(n + len(fmt.Sprint(n)) - len(fmt.Sprint(n))))
-		total := len(s) + l
-		if len(fmt.Sprint(total)) == l {
-			return fmt.Sprint(total) + s
-		}
-		n++
-	}
 }
 
 // setArSize rewrites the size field of the ar member called name.
@@ -157,10 +122,10 @@ func hostileCases() []hostileCase {
 		{name: "absolute", deb: simple(mini(debtest.File{Name: "/etc/passwd", Raw: true})), kind: KindUnsafePath, entry: "/etc/passwd"},
 		{name: "absolute dir", deb: simple(mini(debtest.File{Name: "/", Raw: true, Type: tar.TypeDir})), kind: KindUnsafePath, entry: "/"},
 		{name: "NUL in PAX path", deb: simple(with(ok, func(d *debtest.Deb) {
-			d.DataTar = paxTar(paxRecord("path", "./a\x00b"), "./a", []byte("x"))
+			d.DataTar = paxTar(debtest.PaxRecord("path", "./a\x00b"), "./a", []byte("x"))
 		})), kind: KindFormat, member: "data.tar.xz"},
 		{name: "PAX long traversal", deb: simple(with(ok, func(d *debtest.Deb) {
-			d.DataTar = paxTar(paxRecord("path", "./"+strings.Repeat("d/", 80)+strings.Repeat("../", 81)+"x"), "./a", []byte("x"))
+			d.DataTar = paxTar(debtest.PaxRecord("path", "./"+strings.Repeat("d/", 80)+strings.Repeat("../", 81)+"x"), "./a", []byte("x"))
 		})), kind: KindUnsafePath, entry: strings.Repeat("d/", 80)},
 		{name: "GNU long traversal", deb: simple(with(mini(debtest.File{Name: "./" + strings.Repeat("d/", 80) + strings.Repeat("../", 81) + "x", Raw: true}), func(d *debtest.Deb) { d.TarFormat = tar.FormatGNU })), kind: KindUnsafePath, entry: strings.Repeat("d/", 80)},
 		{name: "char device", deb: simple(mini(debtest.File{Name: "dev/null", Type: tar.TypeChar, Devmajor: 1, Devminor: 3})), kind: KindDevice, entry: "./dev/null"},
@@ -253,7 +218,7 @@ func hostileCases() []hostileCase {
 			d.ExtraMembers = []debtest.Member{{Name: "whatever", Body: []byte("x")}}
 		}))},
 		{name: "device in control.tar ignored", deb: simple(with(ok, func(d *debtest.Deb) {
-			d.ControlMember = compressP("xz", append(rawTarHeader("./dev", tar.TypeChar, 0), mustControlTar(miniControl)...))
+			d.ControlMember = compressP("xz", append(debtest.RawTarHeader("./dev", tar.TypeChar, 0, time.Unix(0, 0)), mustControlTar(miniControl)...))
 		}))},
 	}
 }

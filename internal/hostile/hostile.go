@@ -240,39 +240,6 @@ func setArField(b []byte, member string, off, width int, val string) ([]byte, er
 	return out, nil
 }
 
-// rawTarHeader writes a ustar header with any name bytes.
-func rawTarHeader(name string, typ byte, size int) []byte {
-	h := make([]byte, 512)
-	copy(h[0:100], name)
-	copy(h[100:108], "0000644\x00")
-	copy(h[108:116], "0000000\x00")
-	copy(h[116:124], "0000000\x00")
-	copy(h[124:136], fmt.Sprintf("%011o\x00", size))
-	copy(h[136:148], fmt.Sprintf("%011o\x00", mtime.Unix()))
-	h[156] = typ
-	copy(h[257:265], "ustar\x0000")
-	copy(h[265:269], "root")
-	copy(h[297:301], "root")
-	for i := 148; i < 156; i++ {
-		h[i] = ' '
-	}
-	sum := 0
-	for _, c := range h {
-		sum += int(c)
-	}
-	copy(h[148:156], fmt.Sprintf("%06o\x00 ", sum))
-	return h
-}
-
-func paxRecord(k, v string) string {
-	s := " " + k + "=" + v + "\n"
-	for n := len(s) + 1; ; n++ {
-		if len(fmt.Sprint(n))+len(s) == n {
-			return fmt.Sprint(n) + s
-		}
-	}
-}
-
 func pad(b *bytes.Buffer) { b.Write(make([]byte, (512-b.Len()%512)%512)) }
 
 // paxFileTar is a data.tar whose only file gets its name from a PAX record
@@ -285,11 +252,11 @@ func paxFileTar(name string, body []byte) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.Write(dt[:len(dt)-1024]) // drop the end-of-archive blocks
-	rec := paxRecord("path", name)
-	b.Write(rawTarHeader("./PaxHeaders/x", tar.TypeXHeader, len(rec)))
+	rec := debtest.PaxRecord("path", name)
+	b.Write(debtest.RawTarHeader("./PaxHeaders/x", tar.TypeXHeader, len(rec), mtime))
 	b.WriteString(rec)
 	pad(&b)
-	b.Write(rawTarHeader("./placeholder", tar.TypeReg, len(body)))
+	b.Write(debtest.RawTarHeader("./placeholder", tar.TypeReg, len(body), mtime))
 	b.Write(body)
 	pad(&b)
 	b.Write(make([]byte, 1024))
@@ -351,11 +318,11 @@ func Cases() []Case {
 		}
 		var b bytes.Buffer
 		b.Write(dt[:len(dt)-1024])
-		rec := paxRecord("linkpath", "libcublas.so\x00/etc/passwd")
-		b.Write(rawTarHeader("./PaxHeaders/x", tar.TypeXHeader, len(rec)))
+		rec := debtest.PaxRecord("linkpath", "libcublas.so\x00/etc/passwd")
+		b.Write(debtest.RawTarHeader("./PaxHeaders/x", tar.TypeXHeader, len(rec), mtime))
 		b.WriteString(rec)
 		pad(&b)
-		b.Write(rawTarHeader("./"+Lib+"libnul.so", tar.TypeSymlink, 0))
+		b.Write(debtest.RawTarHeader("./"+Lib+"libnul.so", tar.TypeSymlink, 0, mtime))
 		b.Write(make([]byte, 1024))
 		d.DataTar = b.Bytes()
 		return debtest.Build(d)
@@ -516,10 +483,10 @@ func Cases() []Case {
 			var b bytes.Buffer
 			b.Write(dt[:len(dt)-1024])
 			name := "./" + Lib + strings.Repeat("n", 100) + ".so\x00/../../../../../../etc/passwd\x00"
-			b.Write(rawTarHeader("././@LongLink", 'L', len(name)))
+			b.Write(debtest.RawTarHeader("././@LongLink", 'L', len(name), mtime))
 			b.WriteString(name)
 			pad(&b)
-			b.Write(rawTarHeader("./placeholder", tar.TypeReg, 4))
+			b.Write(debtest.RawTarHeader("./placeholder", tar.TypeReg, 4, mtime))
 			b.WriteString("nul\n")
 			pad(&b)
 			b.Write(make([]byte, 1024))
