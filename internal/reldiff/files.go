@@ -1,0 +1,205 @@
+package reldiff
+
+import (
+	"errors"
+	"sort"
+
+	"github.com/debredist/debredist/internal/layout"
+)
+
+// Listing is the layout of one component on one side: the paths of its
+// archive (relative to the top directory), the deb paths no rule placed
+// and any other layout error.
+type Listing struct {
+	Nodes    map[string]Entry
+	Unplaced []Unplaced
+	// Problem is a layout error other than unplaced paths (a conflict, a
+	// dangling link); Nodes is then empty.
+	Problem string
+}
+
+// Entry is one in-archive path of a Listing.
+type Entry struct {
+	Type string // file, dir, symlink, hardlink
+	Link string // symlink or hardlink target
+}
+
+// Unplaced is a deb path that no layout rule places.
+type Unplaced struct {
+	Deb  string `json:"deb"`
+	Path string `json:"path"`
+}
+
+// Files is the in-archive comparison of one component.
+type Files struct {
+	Added       []string     `json:"added"`
+	Removed     []string     `json:"removed"`
+	TypeChanged []TypeChange `json:"type_changed"`
+	LinkChanged []LinkChange `json:"link_changed"`
+	// Unplaced are the deb paths of the new (TO) release that no rule of
+	// its profile places: a conversion would fail on them until a
+	// --profile file places or drops them.
+	Unplaced []Unplaced `json:"unplaced"`
+	// Problem is another layout error the new release hits, if any.
+	Problem string `json:"problem,omitempty"`
+}
+
+// TypeChange is a path whose entry type differs (a directory became a
+// symlink, ...).
+type TypeChange struct {
+	Path string `json:"path"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// LinkChange is a symlink (or hardlink) whose target differs.
+type LinkChange struct {
+	Path string `json:"path"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Empty reports no finding.
+func (f *Files) Empty() bool {
+	return len(f.Added)+len(f.Removed)+len(f.TypeChanged)+len(f.LinkChanged)+len(f.Unplaced) == 0 && f.Problem == ""
+}
+
+// Layout lays out one component's inputs with eng, as a conversion would,
+// but never fails on unplaced paths: it records them and lays out the
+// rest, so the other findings stay visible.
+func Layout(eng *layout.Engine, pname string, inputs []layout.Input, read layout.ContentReader) Listing {
+	var l Listing
+	tree, err := eng.Build(pname, inputs, read)
+	var ue *layout.UnplacedError
+	if errors.As(err, &ue) {
+		skip := map[layout.Origin]bool{}
+		for _, o := range ue.Paths {
+			skip[o] = true
+			l.Unplaced = append(l.Unplaced, Unplaced{Deb: o.Deb, Path: o.Path})
+		}
+		var rest []layout.Input
+		for _, in := range inputs {
+			if !skip[layout.Origin{Deb: in.Deb, Path: in.Path}] {
+				rest = append(rest, in)
+			}
+		}
+		tree, err = eng.Build(pname, rest, read)
+	}
+	if err != nil {
+		l.Problem = err.Error()
+		return l
+	}
+	l.Nodes = make(map[string]Entry, len(tree.Nodes))
+	for _, n := range tree.Nodes {
+		l.Nodes[n.Path] = Entry{Type: typeName(n.Type), Link: n.Link}
+	}
+	return l
+}
+
+func typeName(t layout.Type) string {
+	switch t {
+	case layout.Dir:
+		return "dir"
+	case layout.Symlink:
+		return "symlink"
+	case layout.Hardlink:
+		return "hardlink"
+	}
+	return "file"
+}
+
+// CompareFiles compares one component's listings. from is nil for a
+// component the old release does not have (its paths are not listed as
+// added, only its unplaced paths and problems are reported); to is nil for
+// a removed component (nothing to report).
+func CompareFiles(from, to *Listing) *Files {
+	f := &Files{Added: []string{}, Removed: []string{}, TypeChanged: []TypeChange{}, LinkChanged: []LinkChange{}, Unplaced: []Unplaced{}}
+	if to == nil {
+		return f
+	}
+	f.Unplaced = append(f.Unplaced, to.Unplaced...)
+	f.Problem = to.Problem
+	if from == nil || from.Problem != "" || to.Problem != "" {
+		return f
+	}
+	for p, a := range from.Nodes {
+		b, ok := to.Nodes[p]
+		switch {
+		case !ok:
+			f.Removed = append(f.Removed, p)
+		case a.Type != b.Type:
+			f.TypeChanged = append(f.TypeChanged, TypeChange{Path: p, From: a.Type, To: b.Type})
+		case a.Link != b.Link:
+			f.LinkChanged = append(f.LinkChanged, LinkChange{Path: p, From: a.Link, To: b.Link})
+		}
+	}
+	for p := range to.Nodes {
+		if _, ok := from.Nodes[p]; !ok {
+			f.Added = append(f.Added, p)
+		}
+	}
+	sort.Strings(f.Added)
+	sort.Strings(f.Removed)
+	sort.Slice(f.TypeChanged, func(i, j int) bool { return f.TypeChanged[i].Path < f.TypeChanged[j].Path })
+	sort.Slice(f.LinkChanged, func(i, j int) bool { return f.LinkChanged[i].Path < f.LinkChanged[j].Path })
+	sort.Slice(f.Unplaced, func(i, j int) bool {
+		if f.Unplaced[i].Deb != f.Unplaced[j].Deb {
+			return f.Unplaced[i].Deb < f.Unplaced[j].Deb
+		}
+		return f.Unplaced[i].Path < f.Unplaced[j].Path
+	})
+	return f
+}
+
+// NeedsFiles lists, per side, the pnames whose listings AddFiles needs:
+// every component of the new release (for its unplaced paths) and the
+// old side of every changed component.
+func NeedsFiles(r *Result, to *Release) (from, toNames []string) {
+	for _, p := range to.Packages {
+		toNames = append(toNames, p.PName)
+	}
+	for _, p := range r.Products {
+		for _, c := range p.Components {
+			if c.Status == Changed {
+				from = append(from, c.PName)
+			}
+		}
+	}
+	return from, toNames
+}
+
+// AddFiles fills Component.Files from the listings (keyed by pname) and
+// adds the components of the new release (toRel) whose debs did not change
+// but whose new listing has unplaced paths or a problem.
+func AddFiles(r *Result, toRel *Release, from, to map[string]*Listing) {
+	r.Files = true
+	listed := map[string]bool{}
+	for i := range r.Products {
+		p := &r.Products[i]
+		for j := range p.Components {
+			c := &p.Components[j]
+			listed[c.PName] = true
+			switch c.Status {
+			case Changed:
+				c.Files = CompareFiles(from[c.PName], to[c.PName])
+			case Added:
+				c.Files = CompareFiles(nil, to[c.PName])
+			default:
+				c.Files = CompareFiles(nil, nil)
+			}
+		}
+	}
+	for i := range r.Products {
+		p := &r.Products[i]
+		for _, pkg := range toRel.Packages {
+			l := to[pkg.PName]
+			if l == nil || listed[pkg.PName] || pkg.Product != p.Product || (len(l.Unplaced) == 0 && l.Problem == "") {
+				continue
+			}
+			f := CompareFiles(nil, l)
+			p.Components = append(p.Components, normalize(Component{PName: pkg.PName, Status: Unchanged, FromVersion: pkg.Version, ToVersion: pkg.Version, Files: f}))
+			p.Unchanged--
+		}
+		sort.Slice(p.Components, func(a, b int) bool { return p.Components[a].PName < p.Components[b].PName })
+	}
+}
