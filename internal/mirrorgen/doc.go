@@ -7,5 +7,5 @@
 //
 // The committed sample mirror is regenerated with:
 //
-//go:generate go run ./cmd/mkmirror -clean -out ../../testdata/sample-mirror -suites r35.6,r36.5,r39.2
+//go:generate go run ./cmd/mkmirror -clean -out ../../testdata/sample-mirror -suites r35.6,r36.4,r36.5,r39.2
 package mirrorgen

@@ -75,8 +75,10 @@ func Suites() []string {
 }
 
 // SampleSuites returns the suites of the committed sample mirror
-// (testdata/sample-mirror): one per CUDA generation (11.4, 12.6, 13.2).
-func SampleSuites() []string { return []string{"r35.6", "r36.5", "r39.2"} }
+// (testdata/sample-mirror): one per CUDA generation (11.4, 12.6, 13.2),
+// plus r36.4 so that a release-to-release diff (r36.4 -> r36.5) can be
+// tried on it.
+func SampleSuites() []string { return []string{"r35.6", "r36.4", "r36.5", "r39.2"} }
 
 // loadSuite parses an embedded inventory and derives the suite facts
 // (CUDA version, target dir, Python version, ...) from its package names.

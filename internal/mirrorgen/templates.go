@@ -76,6 +76,13 @@ func (s *suite) info(repo, name string) (*pkgInfo, error) {
 		pi.fam = famOther
 	}
 	pi.short = pi.describe()
+	if pi.meta && !e.synthetic {
+		// The real repository words these meta-packages so that their
+		// first Description line does not say "meta-package": that is
+		// why jetpack-nixos' inventories (which drop debs whose first
+		// line says it) keep them while dropping cuda-toolkit-X-Y & co.
+		pi.short = strings.Replace(pi.short, "meta-package", "meta package", 1)
+	}
 	return pi, nil
 }
 

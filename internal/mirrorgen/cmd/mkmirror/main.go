@@ -1,7 +1,7 @@
 // Command mkmirror writes a fake NVIDIA Jetson apt mirror (real package
 // names, versions and paths; synthetic payloads) with package mirrorgen.
 //
-//	go run ./internal/mirrorgen/cmd/mkmirror -out testdata/sample-mirror -suites r35.6,r36.5,r39.2
+//	go run ./internal/mirrorgen/cmd/mkmirror -out testdata/sample-mirror -suites r35.6,r36.4,r36.5,r39.2
 package main
 
 import (
