@@ -1,0 +1,283 @@
+package debredist
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/internal/layout"
+	"github.com/debredist/debredist/internal/plan"
+	"github.com/debredist/debredist/internal/profile"
+	"github.com/debredist/debredist/internal/reldiff"
+)
+
+// The result types of Diff (see internal/reldiff for every field).
+type (
+	// DiffResult is the difference between two releases, per product.
+	DiffResult = reldiff.Result
+	// DiffSide describes one compared release.
+	DiffSide = reldiff.Side
+	// DiffProduct is one product (cuda, cudnn, tensorrt, l4t) on both sides.
+	DiffProduct = reldiff.Product
+	// DiffComponent is one redist package that differs.
+	DiffComponent = reldiff.Component
+	// DiffDeb is a binary package of a component.
+	DiffDeb = reldiff.Deb
+	// DiffDebRename pairs a deb that left a component with its successor.
+	DiffDebRename = reldiff.DebRename
+	// DiffDebChange is a deb whose version (or bytes) changed.
+	DiffDebChange = reldiff.DebChange
+	// DiffLinkChange is a symlink whose target changed.
+	DiffLinkChange = reldiff.LinkChange
+	// DiffTypeChange is a path whose entry type changed.
+	DiffTypeChange = reldiff.TypeChange
+	// DiffUnplaced is a deb path no layout rule places.
+	DiffUnplaced = reldiff.Unplaced
+	// DiffFiles is the in-archive comparison of a component.
+	DiffFiles = reldiff.Files
+)
+
+// DiffOptions are the options of Diff: where indexes and debs come from
+// (Mirror, CacheDir, Offline, Keyring, Jobs, OnEvent, ...; the release
+// selectors JetPack, L4T, ProfileFile and LockFile are ignored) and whether
+// to compare in-archive paths.
+type DiffOptions struct {
+	Options
+	// Files compares the archives' paths: it downloads (through the cache)
+	// the debs of every component of the new release and of the old side
+	// of every changed component, and lays them out with each side's
+	// profile.
+	Files bool
+}
+
+// Diff compares two releases. Each of from and to is an L4T suite
+// ("r36.4") or JetPack release ("jetpack6", "6": see Profiles) read from
+// the mirror, a profile file (its suite read from the mirror with its
+// rules), a lock file (debredist's or jetpack-nixos'
+// sourceinfo/<suite>-debs.json), or an output directory of Convert (read
+// through its provenance). PATH@rXX.Y picks the suite of a jetpack-nixos
+// lock whose name does not say it, or one release of an output directory
+// that holds several.
+func Diff(ctx context.Context, o DiffOptions, from, to string) (*DiffResult, error) {
+	a, err := loadRelease(ctx, o.Options, from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := loadRelease(ctx, o.Options, to)
+	if err != nil {
+		return nil, err
+	}
+	res := reldiff.Compare(a, b)
+	if !o.Files {
+		return res, nil
+	}
+	fromNames, toNames := reldiff.NeedsFiles(res, b)
+	fl, err := listings(ctx, o.Options, a, fromNames)
+	if err != nil {
+		return nil, err
+	}
+	tl, err := listings(ctx, o.Options, b, toNames)
+	if err != nil {
+		return nil, err
+	}
+	reldiff.AddFiles(res, b, fl, tl)
+	return res, nil
+}
+
+var suiteInName = regexp.MustCompile(`(?:^|[^0-9A-Za-z])(r[0-9]+\.[0-9]+)(?:[^0-9]|$)`)
+
+// loadRelease resolves one side of a diff.
+func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, error) {
+	o.JetPack, o.L4T, o.ProfileFile, o.LockFile, o.LockOut, o.Only = "", "", "", "", "", nil
+	p, suite := ref, ""
+	if i := strings.LastIndex(ref, "@"); i > 0 {
+		if _, err := os.Stat(ref[:i]); err == nil {
+			p, suite = ref[:i], ref[i+1:]
+			if !profile.ValidSuite(suite) {
+				return nil, usagef("%s: %q after @ is not an L4T suite (rMAJOR.MINOR)", ref, suite)
+			}
+		}
+	}
+	st, err := os.Stat(p)
+	switch {
+	case err == nil && st.IsDir():
+		return releaseFromOut(p, ref, suite)
+	case err == nil && isProfileFile(p):
+		o.ProfileFile = p
+		pl, err := Plan(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		return &reldiff.Release{Ref: ref, Origin: "profile", Profile: pl.Profile, Packages: pl.Packages}, nil
+	case err == nil:
+		o.LockFile = p
+		if suite == "" {
+			if l, _, err := readLock(p); err == nil && l.Suite == "" {
+				if m := suiteInName.FindStringSubmatch(filepath.Base(p)); m != nil {
+					suite = m[1]
+				} else {
+					return nil, usagef("lock file %s does not name its L4T suite (jetpack-nixos format): write it as %s@rXX.Y", p, p)
+				}
+			}
+		}
+		o.L4T = suite
+		pl, err := Plan(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		return &reldiff.Release{Ref: ref, Origin: "lock", Profile: pl.Profile, Packages: pl.Packages}, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	if profile.ValidSuite(ref) {
+		o.L4T = ref
+	} else {
+		if _, err := profile.ForJetPack(ref); err != nil {
+			return nil, usagef("%q is no file or directory, no L4T suite (rMAJOR.MINOR) and no JetPack release (see 'debredist profiles')", ref)
+		}
+		o.JetPack = ref
+	}
+	pl, err := Plan(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return &reldiff.Release{Ref: ref, Origin: "mirror", Profile: pl.Profile, Packages: pl.Packages}, nil
+}
+
+// isProfileFile tells a profile file (a JSON object with "l4t" and
+// "repos", see 'debredist profiles --json') from a lock file.
+func isProfileFile(p string) bool {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(b, &top) != nil {
+		return false
+	}
+	_, suite := top["l4t"]
+	_, repos := top["repos"]
+	return suite && repos
+}
+
+// releaseFromOut rebuilds the plan a conversion into out used, from its
+// provenance records (suite picks one release when out holds several).
+func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
+	sidecars := readPrevious(out).sidecars
+	if len(sidecars) == 0 {
+		return nil, fmt.Errorf("%s: no debredist provenance record found (not an output directory of debredist convert?)", out)
+	}
+	files := make([]string, 0, len(sidecars))
+	suites := map[string]bool{}
+	for f, p := range sidecars {
+		files = append(files, f)
+		suites[p.Profile.Suite] = true
+	}
+	sort.Strings(files)
+	if suite == "" {
+		if len(suites) > 1 {
+			var ss []string
+			for s := range suites {
+				ss = append(ss, s)
+			}
+			sort.Strings(ss)
+			return nil, usagef("%s holds several releases (%s): pick one with %s@<suite>", out, strings.Join(ss, ", "), out)
+		}
+		for s := range suites {
+			suite = s
+		}
+	} else if !suites[suite] {
+		return nil, fmt.Errorf("%s holds no conversion of L4T %s", out, suite)
+	}
+	r := &reldiff.Release{Ref: ref, Origin: "out"}
+	for _, f := range files {
+		p := sidecars[f]
+		if p.Profile.Suite != suite {
+			continue
+		}
+		if r.Profile.Name == "" {
+			r.Profile = p.Profile
+		}
+		for _, a := range p.Archives {
+			pkg := plan.Package{PName: a.PName, Product: a.Product, Version: a.Version, Platform: a.Platform, CUDAVariant: a.Variant}
+			for _, d := range a.Debs {
+				pkg.Debs = append(pkg.Debs, apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
+			}
+			r.Packages = append(r.Packages, pkg)
+		}
+	}
+	return r, nil
+}
+
+// listings lays out the named components of one release from its debs
+// (fetched through the cache), as a conversion would.
+func listings(ctx context.Context, o Options, r *reldiff.Release, names []string) (map[string]*reldiff.Listing, error) {
+	out := map[string]*reldiff.Listing{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var pkgs []plan.Package
+	var need []apt.Package
+	for _, p := range r.Packages {
+		if want[p.PName] {
+			pkgs = append(pkgs, p)
+			need = append(need, p.Debs...)
+		}
+	}
+	f, err := o.fetcher()
+	if err != nil {
+		return nil, err
+	}
+	paths, err := f.Fetch(ctx, need)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := layout.New(r.Profile)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "debredist-diff-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	for i, p := range pkgs {
+		dir := filepath.Join(work, fmt.Sprint(i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return nil, err
+		}
+		var inputs []layout.Input
+		n := 0
+		debs := append([]apt.Package(nil), p.Debs...)
+		sort.Slice(debs, func(a, b int) bool { return debs[a].Name < debs[b].Name })
+		for _, d := range debs {
+			file, ok := paths[d.SHA256]
+			if !ok {
+				return nil, fmt.Errorf("%s: redist package %s: deb %s (%s) is not in the cache", r.Ref, p.PName, d.Name, d.SHA256)
+			}
+			ins, err := stage(ctx, o, d, file, dir, &n)
+			if err != nil {
+				return nil, fmt.Errorf("%s: redist package %s: deb %s: %w", r.Ref, p.PName, d.Name, err)
+			}
+			inputs = append(inputs, ins...)
+		}
+		l := reldiff.Layout(eng, p.PName, inputs, readBlob)
+		out[p.PName] = &l
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,189 @@
+package debredist
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/debredist/debredist/internal/mirrorgen"
+)
+
+func diff(t *testing.T, o DiffOptions, from, to string) *DiffResult {
+	t.Helper()
+	r, err := Diff(context.Background(), o, from, to)
+	if err != nil {
+		t.Fatalf("diff %s %s: %v", from, to, err)
+	}
+	return r
+}
+
+func product(t *testing.T, r *DiffResult, name string) DiffProduct {
+	t.Helper()
+	for _, p := range r.Products {
+		if p.Product == name {
+			return p
+		}
+	}
+	t.Fatalf("no product %s in %+v", name, r.Products)
+	return DiffProduct{}
+}
+
+func component(t *testing.T, p DiffProduct, pname string) DiffComponent {
+	t.Helper()
+	for _, c := range p.Components {
+		if c.PName == pname {
+			return c
+		}
+	}
+	t.Fatalf("%s: no component %s in %+v", p.Product, pname, p.Components)
+	return DiffComponent{}
+}
+
+// TestDiffR364R365 checks the diff of the two JetPack 6 fixtures against
+// facts read by hand from testdata/inventories/r36.{4,5}-debs.json: every
+// CUDA, cuDNN and TensorRT deb is identical in both suites (same version
+// and sha256); nvidia-l4t-dla-compiler moves from 36.4.4-20250616085344 to
+// 36.5.0-20260115194252, so the l4t manifest's label moves 36.4.4 ->
+// 36.5.0; the release dates derived from the nvidia-l4t-* versions are
+// 2025-06-16 and 2026-01-15.
+func TestDiffR364R365(t *testing.T) {
+	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.4", "r36.5"}})
+	o := DiffOptions{Options: Options{Mirror: m, CacheDir: t.TempDir()}}
+	r := diff(t, o, "r36.4", "r36.5")
+	if r.From.Suite != "r36.4" || r.To.Suite != "r36.5" || r.From.ReleaseDate != "2025-06-16" || r.To.ReleaseDate != "2026-01-15" {
+		t.Errorf("sides %+v -> %+v", r.From, r.To)
+	}
+	for _, c := range []struct{ product, label string }{{"cuda", "12.6.68"}, {"cudnn", "9.3.0"}, {"tensorrt", "10.3.0"}} {
+		p := product(t, r, c.product)
+		if p.FromLabel != c.label || p.ToLabel != c.label || len(p.Components) != 0 || p.Unchanged == 0 {
+			t.Errorf("%s: %+v, want label %s both sides and no changed component", c.product, p, c.label)
+		}
+	}
+	l4t := product(t, r, "l4t")
+	if l4t.FromLabel != "36.4.4" || l4t.ToLabel != "36.5.0" {
+		t.Errorf("l4t label %s -> %s, want 36.4.4 -> 36.5.0", l4t.FromLabel, l4t.ToLabel)
+	}
+	dla := component(t, l4t, "nvidia_l4t_dla_compiler")
+	want := []DiffDebChange{{Name: "nvidia-l4t-dla-compiler", FromVersion: "36.4.4-20250616085344", ToVersion: "36.5.0-20260115194252"}}
+	if dla.Status != "changed" || dla.FromVersion != "36.4.4" || dla.ToVersion != "36.5.0" || !reflect.DeepEqual(dla.DebsChanged, want) {
+		t.Errorf("dla compiler: %+v, want 36.4.4 -> 36.5.0 with deb change %+v", dla, want)
+	}
+	if r.Files || dla.Files != nil {
+		t.Error("paths compared without Files")
+	}
+
+	// --files: the dla compiler's files are the same paths in both.
+	o.Files = true
+	r = diff(t, o, "r36.4", "r36.5")
+	dla = component(t, product(t, r, "l4t"), "nvidia_l4t_dla_compiler")
+	if !r.Files || dla.Files == nil || !dla.Files.Empty() {
+		t.Errorf("dla compiler files: %+v, want compared and equal", dla.Files)
+	}
+}
+
+// TestDiffFilesJetPack5To6: path-level changes between CUDA 11.4 and 12.6.
+func TestDiffFilesJetPack5To6(t *testing.T) {
+	m := mirror(t, mirrorgen.Options{Suites: []string{"r35.6", "r36.5"}})
+	r := diff(t, DiffOptions{Options: Options{Mirror: m, CacheDir: t.TempDir()}, Files: true}, "jetpack5", "jetpack6")
+	cuda := product(t, r, "cuda")
+	if cuda.FromLabel != "11.4.298" || cuda.ToLabel != "12.6.68" {
+		t.Errorf("cuda label %s -> %s", cuda.FromLabel, cuda.ToLabel)
+	}
+	cudart := component(t, cuda, "cuda_cudart")
+	if !slices.ContainsFunc(cudart.DebsRenamed, func(d DiffDebRename) bool {
+		return d.From.Name == "cuda-cudart-11-4" && d.To.Name == "cuda-cudart-12-6" && d.To.Version == "12.6.68-1"
+	}) {
+		t.Errorf("cuda_cudart renames %+v: want cuda-cudart-11-4 => cuda-cudart-12-6", cudart.DebsRenamed)
+	}
+	f := cudart.Files
+	if f == nil || !slices.Contains(f.Added, "lib/libcudart.so.12.6.68") || !slices.Contains(f.Removed, "lib/libcudart.so.11.4.298") ||
+		!slices.Contains(f.Added, "pkg-config/cudart-12.6.pc") {
+		t.Fatalf("cuda_cudart files %+v", f)
+	}
+	if !slices.Contains(f.LinkChanged, DiffLinkChange{Path: "lib/libcudart.so", From: "libcudart.so.11.0", To: "libcudart.so.12"}) {
+		t.Errorf("cuda_cudart link changes %+v", f.LinkChanged)
+	}
+	nvcc := component(t, cuda, "cuda_nvcc")
+	var added []string
+	for _, d := range nvcc.DebsAdded {
+		added = append(added, d.Name)
+	}
+	if !reflect.DeepEqual(added, []string{"cuda-crt-12-6", "cuda-nvvm-12-6"}) {
+		t.Errorf("cuda_nvcc debs added %v", added)
+	}
+	// r35 has no DLA compiler deb (the library is inside nvidia-l4t-core).
+	l4t := product(t, r, "l4t")
+	if l4t.FromLabel != "" || l4t.ToLabel != "36.5.0" || component(t, l4t, "nvidia_l4t_dla_compiler").Status != "added" {
+		t.Errorf("l4t %+v", l4t)
+	}
+	for _, p := range r.Products {
+		for _, c := range p.Components {
+			if c.Files != nil && (len(c.Files.Unplaced) > 0 || c.Files.Problem != "") {
+				t.Errorf("%s: the fixture's paths are all placed by the built-in rules, got %+v", c.PName, c.Files)
+			}
+		}
+	}
+}
+
+// TestDiffSelfAndLockVsOut: a release against itself, and a lock (ours and
+// jetpack-nixos') against the output directory converted from it, are empty.
+func TestDiffSelfAndLockVsOut(t *testing.T) {
+	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
+	dir, cache := t.TempDir(), t.TempDir()
+	o := DiffOptions{Options: Options{Mirror: m, CacheDir: cache}, Files: true}
+	if r := diff(t, o, "r36.5", "jetpack6"); !r.Empty() {
+		t.Errorf("r36.5 vs jetpack6: %+v", r)
+	}
+	lock, out := filepath.Join(dir, "r36.5.lock.json"), filepath.Join(dir, "out")
+	convert(t, Options{L4T: "r36.5", Mirror: m, CacheDir: cache, Out: out, LockOut: lock})
+	for _, pair := range [][2]string{{lock, out}, {out, lock}, {"r36.5", out}} {
+		r := diff(t, o, pair[0], pair[1])
+		if !r.Empty() {
+			t.Errorf("%s vs %s: %+v", pair[0], pair[1], r)
+		}
+		if r.From.Suite != "r36.5" || r.To.Suite != "r36.5" {
+			t.Errorf("%s vs %s: suites %s %s", pair[0], pair[1], r.From.Suite, r.To.Suite)
+		}
+	}
+	// jetpack-nixos' format: the suite comes from the file name.
+	nixos := filepath.Join(dir, "r36.5-debs.json")
+	f, err := os.Create(nixos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Inventory(context.Background(), Options{L4T: "r36.5", Mirror: m}, f, InventoryJetPackNixos); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if r := diff(t, o, nixos, out); !r.Empty() || r.From.Origin != "lock" || r.To.Origin != "out" {
+		t.Errorf("jetpack-nixos inventory vs out: %+v", r)
+	}
+	renamed := filepath.Join(dir, "sourceinfo.json")
+	if err := os.Rename(nixos, renamed); err != nil {
+		t.Fatal(err)
+	}
+	var ue *UsageError
+	if _, err := Diff(context.Background(), o, renamed, out); !errors.As(err, &ue) {
+		t.Errorf("jetpack-nixos file without a suite: err %v, want a usage error", err)
+	}
+	if r := diff(t, o, renamed+"@r36.5", out); !r.Empty() {
+		t.Errorf("FILE@r36.5 vs out: %+v", r)
+	}
+}
+
+func TestDiffBadRefs(t *testing.T) {
+	o := DiffOptions{Options: Options{Mirror: t.TempDir(), CacheDir: t.TempDir()}}
+	var ue *UsageError
+	for _, ref := range []string{"jetpack99", "no-such-file.json", "r99.1"} {
+		if _, err := Diff(context.Background(), o, ref, "r36.5"); !errors.As(err, &ue) {
+			t.Errorf("%s: err %v, want a usage error", ref, err)
+		}
+	}
+	if _, err := Diff(context.Background(), o, t.TempDir(), "r36.5"); err == nil {
+		t.Error("an empty directory read as an output directory")
+	}
+}
