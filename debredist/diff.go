@@ -152,8 +152,8 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 	return &reldiff.Release{Ref: ref, Origin: "mirror", Profile: pl.Profile, Packages: pl.Packages}, nil
 }
 
-// isProfileFile tells a profile file (a JSON object with "l4t" and
-// "repos", see 'debredist profiles --json') from a lock file.
+// isProfileFile tells a profile file (a JSON object with "l4t", see
+// 'debredist profiles --json') from a lock file (whose suite is "suite").
 func isProfileFile(p string) bool {
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -164,8 +164,7 @@ func isProfileFile(p string) bool {
 		return false
 	}
 	_, suite := top["l4t"]
-	_, repos := top["repos"]
-	return suite && repos
+	return suite
 }
 
 // releaseFromOut rebuilds the plan a conversion into out used, from its

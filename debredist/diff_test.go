@@ -1,7 +1,12 @@
 package debredist
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +14,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/debredist/debredist/internal/deb/debtest"
+	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
 
@@ -185,5 +192,92 @@ func TestDiffBadRefs(t *testing.T) {
 	}
 	if _, err := Diff(context.Background(), o, t.TempDir(), "r36.5"); err == nil {
 		t.Error("an empty directory read as an output directory")
+	}
+}
+
+// TestDiffUnplacedThenProfileFix is the README's new-release loop: TO has a
+// deb path no built-in rule places; diff --files names it (and the
+// conversion fails on it); a profile file with one rule fixes the
+// conversion.
+func TestDiffUnplacedThenProfileFix(t *testing.T) {
+	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
+	dir, cache := t.TempDir(), t.TempDir()
+	ctx := context.Background()
+
+	// The "new release": r36.5 whose libcublas-12-6 also ships
+	// srv/nvidia/cublas-telemetry.json.
+	files, err := mirrorgen.Files("r36.5", "common", "libcublas-12-6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files,
+		debtest.File{Name: "srv", Type: tar.TypeDir}, debtest.File{Name: "srv/nvidia", Type: tar.TypeDir},
+		debtest.File{Name: "srv/nvidia/cublas-telemetry.json", Body: []byte("{}\n")})
+	b, err := debtest.Build(debtest.Deb{Control: "Package: libcublas-12-6\nVersion: 12.6.1.4-2\nArchitecture: arm64\n", Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const filename = "pool/main/libc/libcublas/libcublas-12-6_12.6.1.4-2_arm64.deb"
+	mustWrite(t, filepath.Join(m, "common", filepath.FromSlash(filename)), b)
+	sum := sha256.Sum256(b)
+
+	var lb bytes.Buffer
+	if err := Inventory(ctx, Options{L4T: "r36.5", Mirror: m}, &lb, InventoryLock); err != nil {
+		t.Fatal(err)
+	}
+	var lock map[string]any
+	if err := json.Unmarshal(lb.Bytes(), &lock); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range lock["packages"].([]any) {
+		e := p.(map[string]any)
+		if e["package"] == "libcublas-12-6" {
+			e["version"], e["filename"], e["sha256"], e["size"] = "12.6.1.4-2", filename, hex.EncodeToString(sum[:]), len(b)
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("libcublas-12-6 not in the r36.5 lock")
+	}
+	next := filepath.Join(dir, "next.lock.json")
+	nb, _ := json.Marshal(lock)
+	mustWrite(t, next, nb)
+
+	o := DiffOptions{Options: Options{Mirror: m, CacheDir: cache}, Files: true}
+	r := diff(t, o, "r36.5", next)
+	cublas := component(t, product(t, r, "cuda"), "libcublas")
+	want := []DiffUnplaced{{Deb: "libcublas-12-6", Path: "srv/nvidia/cublas-telemetry.json"}}
+	if cublas.Files == nil || !reflect.DeepEqual(cublas.Files.Unplaced, want) || cublas.Files.Problem != "" {
+		t.Fatalf("libcublas files %+v, want unplaced %v", cublas.Files, want)
+	}
+	if len(cublas.DebsChanged) != 1 || cublas.DebsChanged[0].ToVersion != "12.6.1.4-2" {
+		t.Errorf("libcublas deb changes %+v", cublas.DebsChanged)
+	}
+
+	conv := Options{LockFile: next, Mirror: m, CacheDir: cache, Out: filepath.Join(dir, "out")}
+	var ue *layout.UnplacedError
+	if _, err := Convert(ctx, conv); !errors.As(err, &ue) {
+		t.Fatalf("convert without a fix: err %v, want the unplaced path", err)
+	}
+	prof := filepath.Join(dir, "my-r36.5.json")
+	mustWrite(t, prof, []byte(`{"name": "my-r36.5", "l4t": "r36.5", "rules": {"rules": [{"match": "srv/nvidia/**", "drop": "telemetry config, not part of the redist"}]}}`))
+	conv.ProfileFile = prof
+	res := convert(t, conv)
+	if len(res.Packages) == 0 {
+		t.Fatal("nothing converted")
+	}
+	// The profile file is a diff side too: laid out with its rules, the
+	// release has nothing unplaced.
+	r = diff(t, o, "r36.5", prof)
+	if !r.Empty() {
+		t.Errorf("r36.5 vs its own suite through a profile file: %+v", r)
+	}
+	rep, err := Verify(ctx, conv.Out)
+	if err == nil {
+		err = rep.Err()
+	}
+	if err != nil {
+		t.Fatalf("verify after the fix: %v", err)
 	}
 }

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/debredist/debredist/debredist"
+)
+
+// ---- diff
+
+var diffCmd = &command{
+	name:    "diff",
+	args:    "FROM TO [--mirror M] [--files] [--json]",
+	summary: "show what changed between two releases: components, versions, debs, paths",
+	help: `Compares two releases as debredist converts them. FROM and TO are each an L4T
+suite (r36.4) or JetPack release (jetpack6, 6; see 'debredist profiles') read from
+the mirror, a profile file (--profile format: its suite from the mirror, grouped and
+laid out with its rules), a lock file (debredist's, or jetpack-nixos'
+<suite>-debs.json), or an output directory of 'debredist convert' (read through its
+provenance record). PATH@rXX.Y names the suite of a jetpack-nixos file whose name
+does not say it, or picks one release of an output directory that holds several.
+
+Prints, per product (cuda, cudnn, tensorrt, l4t): the release_label change, then
+each component added (+), removed (-) or changed (~) with its version change and
+its debs added, removed, renamed (cuda-cudart-11-4 => cuda-cudart-12-6) or changed
+(version, or re-uploaded with the same version).
+
+With --files the debs are downloaded through the cache (as fetch does) and laid
+out with each release's rules, and each component also shows its in-archive paths
+added, removed, changed type (dir -> symlink) or symlink target, and the deb paths
+of TO that no layout rule places: a conversion of TO would fail on those until a
+--profile file places or drops them (see the README's "new L4T release"). -v lists
+every path; otherwise a few per kind.
+
+Exit status 0 whatever the difference (an empty diff prints "no differences"),
+1 when a release cannot be read, 2 on a usage error.`,
+	example: `debredist diff r36.4 r36.5
+debredist diff jetpack5 jetpack6 --files
+debredist diff --mirror ./testdata/sample-mirror r35.6 r36.5 --json | jq '.products[].components[].pname'
+debredist diff jetpack6.lock.json ./redist
+debredist diff sourceinfo/r36.4-debs.json r36.5
+debredist diff r36.5 ./my-r36.6.json --files`,
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		var sel selection
+		sel.registerSource(fs)
+		files := fs.Bool("files", false, "also compare in-archive paths and find unplaced paths (downloads the debs)")
+		jobs := jobsFlag(fs)
+		asJSON := fs.Bool("json", false, "print the difference as JSON on stdout")
+		return func(args []string) error {
+			if len(args) != 2 {
+				return usagef("want 2 arguments, FROM and TO; got %d", len(args))
+			}
+			if err := checkJobs(*jobs); err != nil {
+				return err
+			}
+			o := debredist.DiffOptions{Options: debredist.Options{Mirror: sel.mirror, CacheDir: sel.cache, Keyring: sel.keyring, Offline: sel.offline, Jobs: *jobs}, Files: *files}
+			pr := a.newProgress()
+			o.OnEvent = pr.handle
+			res, err := debredist.Diff(a.ctx, o, args[0], args[1])
+			pr.close()
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return writeJSON(a.stdout, res)
+			}
+			return printDiff(a.stdout, res, a.verbose)
+		}
+	},
+}
+
+// registerSource registers the flags that say where indexes and debs come
+// from (not which release).
+func (s *selection) registerSource(fs *flagSet) {
+	fs.StringVar(&s.mirror, "mirror", "", "apt mirror: base `URL` (https, http, file) or directory (default NVIDIA's repository)")
+	fs.StringVar(&s.cache, "cache", "", "deb cache `dir` (default $XDG_CACHE_HOME/debredist)")
+	fs.StringVar(&s.keyring, "keyring", "", "OpenPGP keyring `file` to check InRelease/Release.gpg signatures (unchecked without it)")
+	fs.BoolVar(&s.offline, "offline", false, "use only the cache; fail listing the debs that are missing")
+}
+
+// diffPathsShown bounds the paths listed per kind without -v.
+const diffPathsShown = 5
+
+func printDiff(w io.Writer, r *debredist.DiffResult, all bool) error {
+	var b bytes.Buffer
+	sideLine := func(s debredist.DiffSide) string {
+		return fmt.Sprintf("%s (%s: %s, L4T %s, CUDA %s, released %s)", s.Ref, s.Origin, s.Profile, s.Suite, orDash(s.CUDA), orDash(s.ReleaseDate))
+	}
+	fmt.Fprintf(&b, "from %s\nto   %s\n\n", sideLine(r.From), sideLine(r.To))
+	var added, removed, changed, debs, paths, unplaced int
+	for _, p := range r.Products {
+		b.WriteString(p.Product + " " + arrow(p.FromLabel, p.ToLabel))
+		if p.Unchanged > 0 {
+			fmt.Fprintf(&b, "  (%s unchanged)", plural(p.Unchanged, "component"))
+		}
+		b.WriteByte('\n')
+		for _, c := range p.Components {
+			mark := map[string]string{"added": "+", "removed": "-", "changed": "~", "unchanged": "="}[c.Status]
+			switch c.Status {
+			case "added":
+				added++
+			case "removed":
+				removed++
+			case "changed":
+				changed++
+			}
+			fmt.Fprintf(&b, "  %s %s %s", mark, c.PName, arrow(c.FromVersion, c.ToVersion))
+			if c.FromPlatform != "" {
+				fmt.Fprintf(&b, "  platform %s -> %s", c.FromPlatform, c.ToPlatform)
+			}
+			if c.FromVariant != "" {
+				fmt.Fprintf(&b, "  cuda variant %s -> %s", c.FromVariant, c.ToVariant)
+			}
+			b.WriteByte('\n')
+			if c.Status == "added" || c.Status == "removed" {
+				var names []string
+				for _, d := range append(c.DebsAdded, c.DebsRemoved...) {
+					names = append(names, d.Name)
+				}
+				fmt.Fprintf(&b, "      debs: %s\n", strings.Join(names, " "))
+				continue
+			}
+			for _, d := range c.DebsChanged {
+				debs++
+				if d.Rebuilt {
+					fmt.Fprintf(&b, "      ~ %s %s (same version, new bytes)\n", d.Name, d.ToVersion)
+				} else {
+					fmt.Fprintf(&b, "      ~ %s %s -> %s\n", d.Name, d.FromVersion, d.ToVersion)
+				}
+			}
+			for _, d := range c.DebsRenamed {
+				debs++
+				fmt.Fprintf(&b, "      > %s %s => %s %s\n", d.From.Name, d.From.Version, d.To.Name, d.To.Version)
+			}
+			for _, d := range c.DebsAdded {
+				debs++
+				fmt.Fprintf(&b, "      + %s %s\n", d.Name, d.Version)
+			}
+			for _, d := range c.DebsRemoved {
+				debs++
+				fmt.Fprintf(&b, "      - %s %s\n", d.Name, d.Version)
+			}
+			if f := c.Files; f != nil && !f.Empty() {
+				paths += len(f.Added) + len(f.Removed) + len(f.TypeChanged) + len(f.LinkChanged)
+				unplaced += len(f.Unplaced)
+				fmt.Fprintf(&b, "      paths: %d added, %d removed, %d changed type, %d link changed", len(f.Added), len(f.Removed), len(f.TypeChanged), len(f.LinkChanged))
+				if len(f.Unplaced) > 0 {
+					fmt.Fprintf(&b, ", %d UNPLACED", len(f.Unplaced))
+				}
+				b.WriteByte('\n')
+				list := func(mark string, items []string) {
+					for i, s := range items {
+						if !all && i == diffPathsShown {
+							fmt.Fprintf(&b, "        %s … %d more (-v lists all)\n", mark, len(items)-i)
+							break
+						}
+						fmt.Fprintf(&b, "        %s %s\n", mark, s)
+					}
+				}
+				list("+", f.Added)
+				list("-", f.Removed)
+				var tc, lc, un []string
+				for _, x := range f.TypeChanged {
+					tc = append(tc, fmt.Sprintf("%s (%s -> %s)", x.Path, x.From, x.To))
+				}
+				for _, x := range f.LinkChanged {
+					lc = append(lc, fmt.Sprintf("%s -> %s (was %s)", x.Path, x.To, x.From))
+				}
+				for _, x := range f.Unplaced {
+					un = append(un, x.Deb+": "+x.Path)
+				}
+				list("T", tc)
+				list("L", lc)
+				// Unplaced paths are what the user must act on: all of them.
+				for _, s := range un {
+					fmt.Fprintf(&b, "        ! unplaced %s\n", s)
+				}
+				if f.Problem != "" {
+					fmt.Fprintf(&b, "        ! layout: %s\n", f.Problem)
+				}
+			}
+		}
+	}
+	if r.Empty() {
+		b.WriteString("\nno differences\n")
+	} else {
+		fmt.Fprintf(&b, "\n%s changed, %d added, %d removed; %s", plural(changed, "component"), added, removed, plural(debs, "deb change"))
+		if r.Files {
+			fmt.Fprintf(&b, "; %s, %s", plural(paths, "path change"), plural(unplaced, "unplaced path"))
+		}
+		b.WriteByte('\n')
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// arrow renders a value change: "v", "a -> b", "(new) b", "a (gone)".
+func arrow(from, to string) string {
+	switch {
+	case from == to:
+		return from
+	case from == "":
+		return "(new) " + to
+	case to == "":
+		return from + " (gone)"
+	}
+	return from + " -> " + to
+}
+
+// ---- inventory
+
+var inventoryCmd = &command{
+	name:    "inventory",
+	args:    "(--l4t rXX.Y | --jetpack N | --lock FILE) [--mirror M] [--format jetpack-nixos|lock] [-o FILE]",
+	summary: "write a release's package inventory (jetpack-nixos sourceinfo or lock format)",
+	help: `Reads the release's apt indexes and writes its package inventory: in jetpack-nixos'
+sourceinfo/<suite>-debs.json format (the default; byte-compatible with the files
+jetpack-nixos commits: newest version of every package of every repo, meta-packages
+left out, keys sorted, two-space indent) or in debredist's lock format (every
+package, meta-packages included). Either file read back with --lock gives the same
+plan and conversion (a jetpack-nixos file does not name its suite: add --l4t).`,
+	example: `debredist inventory --l4t r36.5 > r36.5-debs.json
+debredist inventory --l4t r36.5 --format lock -o r36.5.lock.json
+debredist plan --lock r36.5-debs.json --l4t r36.5`,
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		var sel selection
+		sel.register(fs)
+		format := fs.String("format", debredist.InventoryJetPackNixos, "output `format`: jetpack-nixos or lock")
+		out := fs.String("o", "", "write to `file` instead of stdout (written whole, or not at all)")
+		return func(args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			switch *format {
+			case debredist.InventoryJetPackNixos, debredist.InventoryLock:
+			default:
+				return usagef("--format %q: want jetpack-nixos or lock", *format)
+			}
+			o, err := sel.options(a)
+			if err != nil {
+				return err
+			}
+			pr := a.newProgress()
+			o.OnEvent = pr.handle
+			var b bytes.Buffer
+			err = debredist.Inventory(a.ctx, o, &b, *format)
+			pr.close()
+			if err != nil {
+				return err
+			}
+			if *out == "" {
+				_, err = a.stdout.Write(b.Bytes())
+				return err
+			}
+			return writeFileAtomic(*out, b.Bytes())
+		}
+	},
+}
+
+// writeFileAtomic writes data to a temporary file beside name and renames it.
+func writeFileAtomic(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return nil
+}
