@@ -79,7 +79,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		profilesCmd, indexCmd, extractCmd, planCmd, fetchCmd, convertCmd, verifyCmd, nixCmd, versionCmd, helpCmd,
+		profilesCmd, indexCmd, extractCmd, planCmd, fetchCmd, convertCmd, verifyCmd, nixCmd, diffCmd, inventoryCmd, versionCmd, helpCmd,
 	}
 }
 

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/debredist/debredist/debredist"
+)
+
+const sampleMirror = "../../testdata/sample-mirror"
+
+func TestDiffCLI(t *testing.T) {
+	cache := t.TempDir()
+	code, stdout, stderr := cli(t, "diff", "--quiet", "--mirror", sampleMirror, "--cache", cache, "r36.4", "r36.5")
+	if code != exitOK {
+		t.Fatalf("diff: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"from r36.4 (mirror: l4t-r36.4, L4T r36.4, CUDA 12.6, released 2025-06-16)\n",
+		"to   r36.5 (mirror: jetpack6, L4T r36.5, CUDA 12.6, released 2026-01-15)\n",
+		"cuda 12.6.68  (27 components unchanged)\n",
+		"l4t 36.4.4 -> 36.5.0\n",
+		"  ~ nvidia_l4t_dla_compiler 36.4.4 -> 36.5.0\n",
+		"      ~ nvidia-l4t-dla-compiler 36.4.4-20250616085344 -> 36.5.0-20260115194252\n",
+		"1 component changed, 0 added, 0 removed; 1 deb change\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("diff output lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	code, stdout, stderr = cli(t, "diff", "--quiet", "--mirror", sampleMirror, "--cache", cache, "--files", "--json", "jetpack5", "jetpack6")
+	if code != exitOK {
+		t.Fatalf("diff --files --json: exit %d: %s", code, stderr)
+	}
+	var r debredist.DiffResult
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("diff --json: %v\n%s", err, stdout)
+	}
+	if !r.Files || r.From.Suite != "r35.6" || r.To.Suite != "r36.5" || r.Empty() {
+		t.Errorf("diff --json: %+v", r)
+	}
+	found := false
+	for _, p := range r.Products {
+		for _, c := range p.Components {
+			if c.PName == "cuda_cudart" && c.Files != nil && len(c.Files.Added) > 0 && len(c.Files.Removed) > 0 {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("diff --files --json: no path changes for cuda_cudart:\n%s", stdout)
+	}
+
+	// The same release from the mirror and through an alias: empty, exit 0.
+	code, stdout, _ = cli(t, "diff", "--quiet", "--mirror", sampleMirror, "--cache", cache, "r36.5", "6")
+	if code != exitOK || !strings.HasSuffix(stdout, "\nno differences\n") {
+		t.Errorf("self diff: exit %d:\n%s", code, stdout)
+	}
+}
+
+func TestDiffCLIErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"diff", "r36.5"}, exitUsage, "want 2 arguments, FROM and TO; got 1"},
+		{[]string{"diff", "--mirror", sampleMirror, "jetpack99", "r36.5"}, exitUsage, `"jetpack99" is no file or directory`},
+		{[]string{"diff", "--mirror", t.TempDir(), "r36.5", "r36.4"}, exitFailure, "no Packages index found"},
+		{[]string{"diff", "--jobs", "-2", "r36.4", "r36.5"}, exitUsage, "--jobs -2"},
+	} {
+		code, _, stderr := cli(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
+
+func TestInventoryCLI(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r36.5-debs.json")
+	code, _, stderr := cli(t, "inventory", "--quiet", "--mirror", sampleMirror, "--l4t", "r36.5", "-o", out)
+	if code != exitOK {
+		t.Fatalf("inventory: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inv map[string]map[string]map[string]string
+	if err := json.Unmarshal(b, &inv); err != nil {
+		t.Fatalf("inventory output: %v", err)
+	}
+	if e := inv["common"]["cuda-cudart-12-6"]; e["version"] != "12.6.68-1" || e["source"] != "cuda-cudart" || !strings.HasPrefix(string(b), "{\n  \"common\": {\n") {
+		t.Errorf("inventory: cuda-cudart-12-6 %v\n%.200s", e, b)
+	}
+	// Read back as a lock (the file name gives the suite to diff).
+	code, stdout, stderr := cli(t, "diff", "--quiet", "--mirror", sampleMirror, "--cache", t.TempDir(), out, "r36.5")
+	if code != exitOK || !strings.Contains(stdout, "no differences") {
+		t.Errorf("diff inventory r36.5: exit %d: %s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = cli(t, "inventory", "--quiet", "--mirror", sampleMirror, "--l4t", "r36.5", "--format", "lock")
+	if code != exitOK || !strings.Contains(stdout, `"suite": "r36.5"`) {
+		t.Errorf("inventory --format lock: exit %d:\n%.300s", code, stdout)
+	}
+	code, _, stderr = cli(t, "inventory", "--l4t", "r36.5", "--format", "yaml")
+	if code != exitUsage || !strings.Contains(stderr, `--format "yaml"`) {
+		t.Errorf("--format yaml: exit %d, %s", code, stderr)
+	}
+}
