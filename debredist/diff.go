@@ -79,7 +79,7 @@ func Diff(ctx context.Context, o DiffOptions, from, to string) (*DiffResult, err
 	if !o.Files {
 		return res, nil
 	}
-	fromNames, toNames := reldiff.NeedsFiles(res, b)
+	fromNames, toNames := reldiff.NeedsFiles(res, a, b)
 	fl, err := listings(ctx, o.Options, a, fromNames)
 	if err != nil {
 		return nil, err

@@ -273,6 +273,15 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	if !r.Empty() {
 		t.Errorf("r36.5 vs its own suite through a profile file: %+v", r)
 	}
+	// Rules that move paths show up for components whose debs did not
+	// change.
+	moved := filepath.Join(dir, "moved.json")
+	mustWrite(t, moved, []byte(`{"name": "moved", "l4t": "r36.5", "rules": {"rules": [{"match": "usr/local/cuda-{cuda}/targets/{target}/include/**", "to": "include/v2", "packages": ["libcufft"]}]}}`))
+	r = diff(t, o, "r36.5", moved)
+	cufft := component(t, product(t, r, "cuda"), "libcufft")
+	if cufft.Status != "unchanged" || cufft.Files == nil || !slices.Contains(cufft.Files.Added, "include/v2/cufft.h") || !slices.Contains(cufft.Files.Removed, "include/cufft.h") {
+		t.Errorf("libcufft under moved rules: %+v", cufft)
+	}
 	rep, err := Verify(ctx, conv.Out)
 	if err == nil {
 		err = rep.Err()

@@ -1,10 +1,12 @@
 package reldiff
 
 import (
+	"encoding/json"
 	"errors"
 	"sort"
 
 	"github.com/debredist/debredist/internal/layout"
+	"github.com/debredist/debredist/internal/profile"
 )
 
 // Listing is the layout of one component on one side: the paths of its
@@ -152,25 +154,54 @@ func CompareFiles(from, to *Listing) *Files {
 }
 
 // NeedsFiles lists, per side, the pnames whose listings AddFiles needs:
-// every component of the new release (for its unplaced paths) and the
-// old side of every changed component.
-func NeedsFiles(r *Result, to *Release) (from, toNames []string) {
+// every component of the new release (for its unplaced paths) and the old
+// side of every changed component, or of every component both sides have
+// when their layout rules differ (a profile file that moves paths changes
+// the archives of components whose debs did not change).
+func NeedsFiles(r *Result, from, to *Release) (fromNames, toNames []string) {
 	for _, p := range to.Packages {
 		toNames = append(toNames, p.PName)
 	}
+	all := !sameLayout(from.Profile, to.Profile)
 	for _, p := range r.Products {
 		for _, c := range p.Components {
 			if c.Status == Changed {
-				from = append(from, c.PName)
+				fromNames = append(fromNames, c.PName)
 			}
 		}
 	}
-	return from, toNames
+	if all {
+		fromNames = fromNames[:0]
+		in := map[string]bool{}
+		for _, p := range to.Packages {
+			in[p.PName] = true
+		}
+		for _, p := range from.Packages {
+			if in[p.PName] {
+				fromNames = append(fromNames, p.PName)
+			}
+		}
+	}
+	return fromNames, toNames
+}
+
+// sameLayout reports whether two profiles lay out the same debs the same
+// way (the inputs of layout.New).
+func sameLayout(a, b profile.Profile) bool {
+	key := func(p profile.Profile) string {
+		j, _ := json.Marshal(struct {
+			CUDA, Target, Triple string
+			Rules                profile.Rules
+		}{p.CUDA, p.Target, p.Triple, p.Merged()})
+		return string(j)
+	}
+	return key(a) == key(b)
 }
 
 // AddFiles fills Component.Files from the listings (keyed by pname) and
 // adds the components of the new release (toRel) whose debs did not change
-// but whose new listing has unplaced paths or a problem.
+// but whose listing differs from the old one (when both are given) or has
+// unplaced paths or a problem.
 func AddFiles(r *Result, toRel *Release, from, to map[string]*Listing) {
 	r.Files = true
 	listed := map[string]bool{}
@@ -193,10 +224,13 @@ func AddFiles(r *Result, toRel *Release, from, to map[string]*Listing) {
 		p := &r.Products[i]
 		for _, pkg := range toRel.Packages {
 			l := to[pkg.PName]
-			if l == nil || listed[pkg.PName] || pkg.Product != p.Product || (len(l.Unplaced) == 0 && l.Problem == "") {
+			if l == nil || listed[pkg.PName] || pkg.Product != p.Product {
 				continue
 			}
-			f := CompareFiles(nil, l)
+			f := CompareFiles(from[pkg.PName], l)
+			if f.Empty() {
+				continue
+			}
 			p.Components = append(p.Components, normalize(Component{PName: pkg.PName, Status: Unchanged, FromVersion: pkg.Version, ToVersion: pkg.Version, Files: f}))
 			p.Unchanged--
 		}
