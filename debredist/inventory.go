@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"unicode/utf16"
 
@@ -49,6 +50,16 @@ func Inventory(ctx context.Context, o Options, w io.Writer, format string) error
 	}
 	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// InventoryFile is Inventory into a file, written whole or not at all
+// (through a temporary file beside it).
+func InventoryFile(ctx context.Context, o Options, file, format string) error {
+	var b bytes.Buffer
+	if err := Inventory(ctx, o, &b, format); err != nil {
+		return err
+	}
+	return writeAtomic(file, b.Bytes(), filepath.Dir(file))
 }
 
 // writeSourceInfo renders pkgs (newest per repo and package) in

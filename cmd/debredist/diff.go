@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/debredist/debredist/debredist"
@@ -254,37 +252,19 @@ debredist plan --lock r36.5-debs.json --l4t r36.5`,
 			}
 			pr := a.newProgress()
 			o.OnEvent = pr.handle
+			if *out != "" {
+				err = debredist.InventoryFile(a.ctx, o, *out, *format)
+				pr.close()
+				return err
+			}
 			var b bytes.Buffer
 			err = debredist.Inventory(a.ctx, o, &b, *format)
 			pr.close()
 			if err != nil {
 				return err
 			}
-			if *out == "" {
-				_, err = a.stdout.Write(b.Bytes())
-				return err
-			}
-			return writeFileAtomic(*out, b.Bytes())
+			_, err = a.stdout.Write(b.Bytes())
+			return err
 		}
 	},
-}
-
-// writeFileAtomic writes data to a temporary file beside name and renames it.
-func writeFileAtomic(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	return nil
 }
