@@ -65,7 +65,8 @@ type DiffOptions struct {
 // sourceinfo/<suite>-debs.json), or an output directory of Convert (read
 // through its provenance). PATH@rXX.Y picks the suite of a jetpack-nixos
 // lock whose name does not say it, or one release of an output directory
-// that holds several.
+// that holds several (a manifest whose label two releases share holds the
+// last conversion only).
 func Diff(ctx context.Context, o DiffOptions, from, to string) (*DiffResult, error) {
 	a, err := loadRelease(ctx, o.Options, from)
 	if err != nil {

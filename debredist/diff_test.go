@@ -139,7 +139,7 @@ func TestDiffFilesJetPack5To6(t *testing.T) {
 // TestDiffSelfAndLockVsOut: a release against itself, and a lock (ours and
 // jetpack-nixos') against the output directory converted from it, are empty.
 func TestDiffSelfAndLockVsOut(t *testing.T) {
-	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
+	m := mirror(t, mirrorgen.Options{Suites: []string{"r35.6", "r36.5"}})
 	dir, cache := t.TempDir(), t.TempDir()
 	o := DiffOptions{Options: Options{Mirror: m, CacheDir: cache}, Files: true}
 	if r := diff(t, o, "r36.5", "jetpack6"); !r.Empty() {
@@ -179,6 +179,23 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 	}
 	if r := diff(t, o, renamed+"@r36.5", out); !r.Empty() {
 		t.Errorf("FILE@r36.5 vs out: %+v", r)
+	}
+
+	// An OUT holding two releases (labels of their own) needs OUT@suite.
+	o.Files = false
+	convert(t, Options{L4T: "r35.6", Mirror: m, CacheDir: cache, Out: out})
+	if _, err := Diff(context.Background(), o, lock, out); !errors.As(err, &ue) {
+		t.Errorf("OUT with r35.6 and r36.5: err %v, want a usage error asking for OUT@suite", err)
+	}
+	if r := diff(t, o, lock, out+"@r36.5"); !r.Empty() {
+		t.Errorf("lock vs OUT@r36.5: %+v", r)
+	}
+	r := diff(t, o, out+"@r35.6", out+"@r36.5")
+	if cuda := product(t, r, "cuda"); cuda.FromLabel != "11.4.298" || cuda.ToLabel != "12.6.68" {
+		t.Errorf("OUT@r35.6 vs OUT@r36.5: cuda %+v", cuda)
+	}
+	if _, err := Diff(context.Background(), o, out+"@r38.4", lock); err == nil {
+		t.Error("OUT@r38.4: no error for a release OUT does not hold")
 	}
 }
 

@@ -21,7 +21,9 @@ the mirror, a profile file (--profile format: its suite from the mirror, grouped
 laid out with its rules), a lock file (debredist's, or jetpack-nixos'
 <suite>-debs.json), or an output directory of 'debredist convert' (read through its
 provenance record). PATH@rXX.Y names the suite of a jetpack-nixos file whose name
-does not say it, or picks one release of an output directory that holds several.
+does not say it, or picks one release of an output directory that holds several
+(where two releases share a manifest label, e.g. cuda 12.6.68 in r36.4 and r36.5,
+the directory holds only the last conversion of that manifest).
 
 Prints, per product (cuda, cudnn, tensorrt, l4t): the release_label change, then
 each component added (+), removed (-) or changed (~) with its version change and
