@@ -20,7 +20,9 @@ const (
 	// Description line says "meta-package") left out, "source" only where
 	// the stanza has a Source field (verbatim, "(version)" included); keys
 	// sorted, two-space indent, non-ASCII escaped, a trailing newline, as
-	// Python's json.dumps(sort_keys=True, indent=2) writes it.
+	// Python's json.dumps(sort_keys=True, indent=2) writes it. Read from a
+	// lock file (which keeps no descriptions) every package is written,
+	// and "source" where it differs from the name or carries a version.
 	InventoryJetPackNixos = "jetpack-nixos"
 	// InventoryLock is debredist's lock format (every package, metas
 	// included), for --lock.

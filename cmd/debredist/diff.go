@@ -230,7 +230,9 @@ sourceinfo/<suite>-debs.json format (the default; byte-compatible with the files
 jetpack-nixos commits: newest version of every package of every repo, meta-packages
 left out, keys sorted, two-space indent) or in debredist's lock format (every
 package, meta-packages included). Either file read back with --lock gives the same
-plan and conversion (a jetpack-nixos file does not name its suite: add --l4t).`,
+plan and conversion (a jetpack-nixos file does not name its suite: add --l4t).
+With --lock the inventory is the lock's packages (a lock keeps no descriptions, so
+no meta-package is left out).`,
 	example: `debredist inventory --l4t r36.5 > r36.5-debs.json
 debredist inventory --l4t r36.5 --format lock -o r36.5.lock.json
 debredist plan --lock r36.5-debs.json --l4t r36.5`,
@@ -238,7 +240,8 @@ debredist plan --lock r36.5-debs.json --l4t r36.5`,
 		var sel selection
 		sel.register(fs)
 		format := fs.String("format", debredist.InventoryJetPackNixos, "output `format`: jetpack-nixos or lock")
-		out := fs.String("o", "", "write to `file` instead of stdout (written whole, or not at all)")
+		out := fs.String("out", "", "write to `file` instead of stdout (written whole, or not at all)")
+		fs.alias("o", "out")
 		return func(args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
