@@ -54,7 +54,8 @@ type DiffOptions struct {
 	// Files compares the archives' paths: it downloads (through the cache)
 	// the debs of every component of the new release and of the old side
 	// of every changed component, and lays them out with each side's
-	// profile.
+	// profile. Each component's debs are unpacked under the system
+	// temporary directory ($TMPDIR), one component at a time.
 	Files bool
 }
 
