@@ -43,6 +43,8 @@ type (
 	DiffUnplaced = reldiff.Unplaced
 	// DiffFiles is the in-archive comparison of a component.
 	DiffFiles = reldiff.Files
+	// DiffOthers compares the debs no component converts.
+	DiffOthers = reldiff.Others
 )
 
 // DiffOptions are the options of Diff: where indexes and debs come from
@@ -118,7 +120,7 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 		if err != nil {
 			return nil, err
 		}
-		return &reldiff.Release{Ref: ref, Origin: "profile", Profile: pl.Profile, Packages: pl.Packages}, nil
+		return &reldiff.Release{Ref: ref, Origin: "profile", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}, nil
 	case err == nil:
 		o.LockFile = p
 		if suite == "" {
@@ -135,7 +137,7 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 		if err != nil {
 			return nil, err
 		}
-		return &reldiff.Release{Ref: ref, Origin: "lock", Profile: pl.Profile, Packages: pl.Packages}, nil
+		return &reldiff.Release{Ref: ref, Origin: "lock", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}, nil
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
@@ -151,7 +153,24 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 	if err != nil {
 		return nil, err
 	}
-	return &reldiff.Release{Ref: ref, Origin: "mirror", Profile: pl.Profile, Packages: pl.Packages}, nil
+	return &reldiff.Release{Ref: ref, Origin: "mirror", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}, nil
+}
+
+// others are the plan's input debs that no component converts.
+func others(pl *PlanResult) []apt.Package {
+	used := map[string]bool{}
+	for _, p := range pl.Packages {
+		for _, d := range p.Debs {
+			used[d.Repo+"/"+d.Name] = true
+		}
+	}
+	out := []apt.Package{}
+	for _, d := range pl.Inputs {
+		if !used[d.Repo+"/"+d.Name] {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // isProfileFile tells a profile file (a JSON object with "l4t", see

@@ -82,6 +82,28 @@ func TestDiffR364R365(t *testing.T) {
 	if r.Files || dla.Files != nil {
 		t.Error("paths compared without Files")
 	}
+	// Debs outside the components (the fixture carries the meta-packages
+	// and a few nvidia-l4t-* debs of t234): nvidia-cudnn9(-dev) are gone in
+	// r36.5, nvidia-jetpack goes 6.2.1+b38 -> 6.2.2+b24, nvidia-l4t-core
+	// 36.4.4-20250616085344 -> 36.5.0-20260115194252.
+	if r.Others == nil {
+		t.Fatal("no comparison of the other debs")
+	}
+	var removed []string
+	for _, d := range r.Others.Removed {
+		removed = append(removed, d.Repo+"/"+d.Name)
+	}
+	if want := []string{"common/nvidia-cudnn9", "common/nvidia-cudnn9-dev"}; !reflect.DeepEqual(removed, want) || len(r.Others.Added) != 0 {
+		t.Errorf("other debs removed %v added %v, want removed %v", removed, r.Others.Added, want)
+	}
+	for _, want := range []DiffDebChange{
+		{Repo: "common", Name: "nvidia-jetpack", FromVersion: "6.2.1+b38", ToVersion: "6.2.2+b24"},
+		{Repo: "t234", Name: "nvidia-l4t-core", FromVersion: "36.4.4-20250616085344", ToVersion: "36.5.0-20260115194252"},
+	} {
+		if !slices.Contains(r.Others.Changed, want) {
+			t.Errorf("other debs changed %+v: want %+v", r.Others.Changed, want)
+		}
+	}
 
 	// --files: the dla compiler's files are the same paths in both.
 	o.Files = true

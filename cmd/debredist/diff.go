@@ -28,7 +28,9 @@ the directory holds only the last conversion of that manifest).
 Prints, per product (cuda, cudnn, tensorrt, l4t): the release_label change, then
 each component added (+), removed (-) or changed (~) with its version change and
 its debs added, removed, renamed (cuda-cudart-11-4 => cuda-cudart-12-6) or changed
-(version, or re-uploaded with the same version).
+(version, or re-uploaded with the same version); then the debs of every repo that no
+component converts (meta-packages such as nvidia-jetpack, L4T driver debs), when
+both sides know them (an output directory records only what it converted).
 
 With --files the debs are downloaded through the cache (as fetch does) and laid
 out with each release's rules, and each component also shows its in-archive paths
@@ -184,6 +186,30 @@ func printDiff(w io.Writer, r *debredist.DiffResult, all bool) error {
 					fmt.Fprintf(&b, "        ! layout: %s\n", f.Problem)
 				}
 			}
+		}
+	}
+	if o := r.Others; o != nil && !o.Empty() {
+		fmt.Fprintf(&b, "\nother debs (not converted): %d added, %d removed, %d changed\n", len(o.Added), len(o.Removed), len(o.Changed))
+		var lines []string
+		for _, d := range o.Added {
+			lines = append(lines, fmt.Sprintf("+ %s/%s %s", d.Repo, d.Name, d.Version))
+		}
+		for _, d := range o.Removed {
+			lines = append(lines, fmt.Sprintf("- %s/%s %s", d.Repo, d.Name, d.Version))
+		}
+		for _, d := range o.Changed {
+			if d.Rebuilt {
+				lines = append(lines, fmt.Sprintf("~ %s/%s %s (same version, new bytes)", d.Repo, d.Name, d.ToVersion))
+			} else {
+				lines = append(lines, fmt.Sprintf("~ %s/%s %s -> %s", d.Repo, d.Name, d.FromVersion, d.ToVersion))
+			}
+		}
+		for i, l := range lines {
+			if !all && i == 3*diffPathsShown {
+				fmt.Fprintf(&b, "    … %d more (-v lists all)\n", len(lines)-i)
+				break
+			}
+			fmt.Fprintf(&b, "    %s\n", l)
 		}
 	}
 	if r.Empty() {

@@ -20,6 +20,10 @@ type Release struct {
 	Origin   string
 	Profile  profile.Profile
 	Packages []plan.Package
+	// Others are the release's debs (every repo) that no component
+	// converts: meta-packages, L4T driver debs, other software. Nil when
+	// unknown (an output directory records only what it converted).
+	Others []apt.Package
 }
 
 // Result is the difference between two releases. Products lists every
@@ -30,7 +34,20 @@ type Result struct {
 	Products []Product `json:"products"`
 	// Files says whether in-archive paths were compared (Component.Files).
 	Files bool `json:"files"`
+	// Others compares the debs no component converts (nil when a side
+	// does not know them: an output directory).
+	Others *Others `json:"others,omitempty"`
 }
+
+// Others is the difference in the debs that are not converted.
+type Others struct {
+	Added   []Deb       `json:"added"`
+	Removed []Deb       `json:"removed"`
+	Changed []DebChange `json:"changed"`
+}
+
+// Empty reports no difference.
+func (o *Others) Empty() bool { return len(o.Added)+len(o.Removed)+len(o.Changed) == 0 }
 
 // Side describes one compared release.
 type Side struct {
@@ -106,6 +123,8 @@ type DebRename struct {
 
 // DebChange is a deb present on both sides whose version or bytes differ.
 type DebChange struct {
+	// Repo is set for Others (components are per repo already).
+	Repo        string `json:"repo,omitempty"`
 	Name        string `json:"package"`
 	FromVersion string `json:"from_version"`
 	ToVersion   string `json:"to_version"`
@@ -156,12 +175,44 @@ func Compare(from, to *Release) *Result {
 	if res.Products == nil {
 		res.Products = []Product{}
 	}
+	if from.Others != nil && to.Others != nil {
+		res.Others = compareOthers(from.Others, to.Others)
+	}
 	return res
 }
 
+func compareOthers(a, b []apt.Package) *Others {
+	o := &Others{Added: []Deb{}, Removed: []Deb{}, Changed: []DebChange{}}
+	key := func(p apt.Package) string { return p.Repo + "/" + p.Name }
+	am, bm := map[string]apt.Package{}, map[string]apt.Package{}
+	for _, p := range a {
+		am[key(p)] = p
+	}
+	for _, p := range b {
+		bm[key(p)] = p
+	}
+	for _, k := range unionKeys(am, bm) {
+		x, inA := am[k]
+		y, inB := bm[k]
+		switch {
+		case !inB:
+			o.Removed = append(o.Removed, Deb{Repo: x.Repo, Name: x.Name, Version: x.Version})
+		case !inA:
+			o.Added = append(o.Added, Deb{Repo: y.Repo, Name: y.Name, Version: y.Version})
+		case x.Version != y.Version || x.SHA256 != y.SHA256:
+			o.Changed = append(o.Changed, DebChange{Repo: x.Repo, Name: x.Name, FromVersion: x.Version, ToVersion: y.Version, Rebuilt: x.Version == y.Version})
+		}
+	}
+	return o
+}
+
 // Empty reports a comparison that found nothing: no component added,
-// removed or changed, no label moved, no path finding.
+// removed or changed, no label moved, no path finding, no other deb
+// changed.
 func (r *Result) Empty() bool {
+	if r.Others != nil && !r.Others.Empty() {
+		return false
+	}
 	for _, p := range r.Products {
 		if p.FromLabel != p.ToLabel || len(p.Components) > 0 {
 			return false

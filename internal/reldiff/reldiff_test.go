@@ -188,3 +188,25 @@ func TestAddFilesReportsUnplacedOfUnchanged(t *testing.T) {
 		t.Errorf("components %+v (unchanged count %d)", c, r.Products[0].Unchanged)
 	}
 }
+
+func TestCompareOthers(t *testing.T) {
+	from, to := release(t, "r36.4"), release(t, "r36.5")
+	from.Others = []apt.Package{deb("nvidia-jetpack", "6.2.1+b38", "1"), deb("nvidia-cudnn9", "6.1+b123", "2"), deb("same", "1", "3"), deb("reup", "1", "4")}
+	to.Others = []apt.Package{deb("nvidia-jetpack", "6.2.2+b24", "5"), deb("holoscan-cuda-12", "3.11.0-1", "6"), deb("same", "1", "3"), deb("reup", "1", "7")}
+	r := Compare(from, to)
+	want := &Others{
+		Added:   []Deb{{"common", "holoscan-cuda-12", "3.11.0-1"}},
+		Removed: []Deb{{"common", "nvidia-cudnn9", "6.1+b123"}},
+		Changed: []DebChange{
+			{Repo: "common", Name: "nvidia-jetpack", FromVersion: "6.2.1+b38", ToVersion: "6.2.2+b24"},
+			{Repo: "common", Name: "reup", FromVersion: "1", ToVersion: "1", Rebuilt: true},
+		},
+	}
+	if !reflect.DeepEqual(r.Others, want) || r.Empty() {
+		t.Errorf("others %+v, want %+v", r.Others, want)
+	}
+	to.Others = nil // an output directory: unknown, not compared
+	if r := Compare(from, to); r.Others != nil || !r.Empty() {
+		t.Errorf("others compared against an unknown side: %+v", r.Others)
+	}
+}
