@@ -185,6 +185,9 @@ func printDiff(w io.Writer, r *debredist.DiffResult, all bool) error {
 				if f.Problem != "" {
 					fmt.Fprintf(&b, "        ! layout: %s\n", f.Problem)
 				}
+				if f.FromProblem != "" {
+					fmt.Fprintf(&b, "        ! layout of %s (paths not compared): %s\n", r.From.Ref, f.FromProblem)
+				}
 			}
 		}
 	}

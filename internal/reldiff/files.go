@@ -44,6 +44,9 @@ type Files struct {
 	Unplaced []Unplaced `json:"unplaced"`
 	// Problem is another layout error the new release hits, if any.
 	Problem string `json:"problem,omitempty"`
+	// FromProblem is a layout error of the old release: its paths could
+	// not be listed, so none are compared.
+	FromProblem string `json:"from_problem,omitempty"`
 }
 
 // TypeChange is a path whose entry type differs (a directory became a
@@ -63,7 +66,7 @@ type LinkChange struct {
 
 // Empty reports no finding.
 func (f *Files) Empty() bool {
-	return len(f.Added)+len(f.Removed)+len(f.TypeChanged)+len(f.LinkChanged)+len(f.Unplaced) == 0 && f.Problem == ""
+	return len(f.Added)+len(f.Removed)+len(f.TypeChanged)+len(f.LinkChanged)+len(f.Unplaced) == 0 && f.Problem == "" && f.FromProblem == ""
 }
 
 // Layout lays out one component's inputs with eng, as a conversion would,
@@ -121,6 +124,9 @@ func CompareFiles(from, to *Listing) *Files {
 	}
 	f.Unplaced = append(f.Unplaced, to.Unplaced...)
 	f.Problem = to.Problem
+	if from != nil {
+		f.FromProblem = from.Problem
+	}
 	if from == nil || from.Problem != "" || to.Problem != "" {
 		return f
 	}

@@ -163,6 +163,10 @@ func TestLayoutUnplacedAndFiles(t *testing.T) {
 	if len(f.Unplaced) != 1 || f.Empty() {
 		t.Errorf("files %+v: want the unplaced path reported", f)
 	}
+	broken := Listing{Problem: "redist package cuda_cudart: conflict"}
+	if g := CompareFiles(&broken, &cur); g.FromProblem != broken.Problem || len(g.Added)+len(g.Removed) != 0 || len(g.Unplaced) != 1 {
+		t.Errorf("old side unlistable: %+v", g)
+	}
 	if same := CompareFiles(&old, &old); !same.Empty() {
 		t.Errorf("a listing against itself: %+v", same)
 	}
