@@ -115,3 +115,53 @@ func TestInventoryCLI(t *testing.T) {
 		t.Errorf("--format yaml: exit %d, %s", code, stderr)
 	}
 }
+
+func TestPrintDiffFiles(t *testing.T) {
+	added := []string{"lib/a", "lib/b", "lib/c", "lib/d", "lib/e", "lib/f", "lib/g"}
+	r := &debredist.DiffResult{
+		From:  debredist.DiffSide{Ref: "r36.5", Origin: "mirror", Profile: "jetpack6", Suite: "r36.5", CUDA: "12.6", ReleaseDate: "2026-01-15"},
+		To:    debredist.DiffSide{Ref: "my.json", Origin: "profile", Profile: "my", Suite: "r36.6", CUDA: "12.6"},
+		Files: true,
+		Products: []debredist.DiffProduct{{Product: "cuda", FromLabel: "12.6.68", ToLabel: "12.6.77", Unchanged: 3, Components: []debredist.DiffComponent{{
+			PName: "cuda_cudart", Status: "changed", FromVersion: "12.6.68", ToVersion: "12.6.77",
+			DebsChanged: []debredist.DiffDebChange{{Name: "cuda-cudart-12-6", FromVersion: "12.6.68-1", ToVersion: "12.6.77-1"}},
+			DebsRenamed: []debredist.DiffDebRename{{From: debredist.DiffDeb{Name: "a-11-4", Version: "1"}, To: debredist.DiffDeb{Name: "a-12-6", Version: "2"}}},
+			Files: &debredist.DiffFiles{
+				Added: added, Removed: []string{"lib/old"},
+				TypeChanged: []debredist.DiffTypeChange{{Path: "include/x", From: "dir", To: "symlink"}},
+				LinkChanged: []debredist.DiffLinkChange{{Path: "lib/libcudart.so", From: "libcudart.so.12.6.68", To: "libcudart.so.12.6.77"}},
+				Unplaced:    []debredist.DiffUnplaced{{Deb: "cuda-cudart-12-6", Path: "srv/nvidia/x.json"}},
+			},
+		}}}},
+	}
+	var b strings.Builder
+	if err := printDiff(&b, r, false); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"to   my.json (profile: my, L4T r36.6, CUDA 12.6, released -)\n",
+		"cuda 12.6.68 -> 12.6.77  (3 components unchanged)\n",
+		"  ~ cuda_cudart 12.6.68 -> 12.6.77\n",
+		"      ~ cuda-cudart-12-6 12.6.68-1 -> 12.6.77-1\n",
+		"      > a-11-4 1 => a-12-6 2\n",
+		"      paths: 7 added, 1 removed, 1 changed type, 1 link changed, 1 UNPLACED\n",
+		"        + lib/e\n        + … 2 more (-v lists all)\n",
+		"        - lib/old\n",
+		"        T include/x (dir -> symlink)\n",
+		"        L lib/libcudart.so -> libcudart.so.12.6.77 (was libcudart.so.12.6.68)\n",
+		"        ! unplaced cuda-cudart-12-6: srv/nvidia/x.json\n",
+		"1 component changed, 0 added, 0 removed; 2 deb changes; 10 path changes, 1 unplaced path\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := printDiff(&b, r, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "        + lib/g\n") || strings.Contains(b.String(), "more (-v") {
+		t.Errorf("-v does not list every path:\n%s", b.String())
+	}
+}
