@@ -128,11 +128,19 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		j := &job{pkg: p, profile: pl.Profile, comp: comp, mtime: mtime, budget: budget}
 		j.key = inputKey(pl.Profile, p, comp, mtime)
 		j.rel = path.Join(p.PName, p.Platform, ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
-		j.productDir = filepath.Join(o.Out, p.Product, "redist")
+		if j.productDir, err = outPath(o.Out, p.Product, "redist"); err != nil {
+			return nil, err
+		}
+		if j.final, err = outPath(o.Out, p.Product, "redist", j.rel); err != nil {
+			return nil, err
+		}
+		if j.licenseFile, err = outPath(o.Out, p.Product, "redist", p.PName, "LICENSE.txt"); err != nil {
+			return nil, err
+		}
 		jobs = append(jobs, j)
 		rec, ok := prev.byKey[j.key]
-		file := filepath.Join(j.productDir, filepath.FromSlash(rec.RelativePath))
-		if !ok || rec.RelativePath != j.rel || fileSize(file) != rec.Size || fileSize(filepath.Join(j.productDir, p.PName, "LICENSE.txt")) < 0 {
+		file := j.final
+		if !ok || rec.RelativePath != j.rel || fileSize(file) != rec.Size || fileSize(j.licenseFile) < 0 {
 			continue
 		}
 		kg.Go(func() error {
@@ -212,7 +220,7 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 func checkOutput(out string, res *Result, jobs []*job) error {
 	byPath := map[string]provArchive{}
 	for _, j := range jobs {
-		byPath[filepath.Join(j.productDir, filepath.FromSlash(j.rel))] = j.res
+		byPath[j.final] = j.res
 	}
 	var problems []string
 	for _, pr := range res.Products {
@@ -290,6 +298,9 @@ type job struct {
 	key        string
 	rel        string // archive path relative to productDir
 	productDir string
+	// final and licenseFile are where the archive and LICENSE.txt go in
+	// OUT (named by outPath).
+	final, licenseFile string
 	upToDate   bool
 	res        provArchive
 	license    []byte
@@ -304,7 +315,10 @@ func commit(pl *PlanResult, jobs []*job, tmp string) error {
 	for _, pr := range pl.Products {
 		for _, j := range jobs {
 			if j.pkg.Product == pr.Product && !j.upToDate {
-				mf := filepath.Join(j.productDir, "redistrib_"+pr.Label+".json")
+				mf, err := outPath(j.productDir, "redistrib_"+pr.Label+".json")
+				if err != nil {
+					return err
+				}
 				if err := os.Remove(mf); err != nil && !os.IsNotExist(err) {
 					return err
 				}
@@ -316,14 +330,13 @@ func commit(pl *PlanResult, jobs []*job, tmp string) error {
 		if j.upToDate {
 			continue
 		}
-		final := filepath.Join(j.productDir, filepath.FromSlash(j.rel))
-		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(j.final), 0o755); err != nil {
 			return err
 		}
-		if err := writeAtomic(filepath.Join(j.productDir, j.pkg.PName, "LICENSE.txt"), j.license, tmp); err != nil {
+		if err := writeAtomic(j.licenseFile, j.license, tmp); err != nil {
 			return err
 		}
-		if err := os.Rename(j.staged, final); err != nil {
+		if err := os.Rename(j.staged, j.final); err != nil {
 			return err
 		}
 	}

@@ -126,9 +126,14 @@ func (o *Options) fetcher() (*fetch.Fetcher, error) {
 	})
 }
 
-// UsageError reports options that do not make sense together.
-type UsageError struct{ Msg string }
+// UsageError reports options that do not make sense together, or an
+// input the user named that is unusable (a bad profile); Err is the cause, if any.
+type UsageError struct {
+	Msg string
+	Err error
+}
 
 func (e *UsageError) Error() string { return e.Msg }
+func (e *UsageError) Unwrap() error { return e.Err }
 
 func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }

@@ -108,9 +108,16 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 		if len(js) == 0 {
 			continue // filtered out by --only
 		}
-		dir := filepath.Join(o.Out, pr.Product, "redist")
 		base := "redistrib_" + pr.Label
-		manifestPath, sidecarPath := filepath.Join(dir, base+".json"), filepath.Join(dir, base+provenanceSuffix)
+		dir, err := outPath(o.Out, pr.Product, "redist")
+		if err != nil {
+			return nil, err
+		}
+		manifestPath, err := outPath(dir, base+".json")
+		if err != nil {
+			return nil, err
+		}
+		sidecarPath := strings.TrimSuffix(manifestPath, ".json") + provenanceSuffix
 		m := &Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*Component{}}
 		prov := Provenance{Tool: "debredist " + Version, Encoder: EncoderInfo{Format: comp.Ext(), BlockSize: archive.BlockSize}, Profile: pl.Profile, Indexes: pl.Indexes}
 		if len(o.Only) > 0 {
@@ -181,8 +188,8 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 // record are never touched.
 func removeStale(dir string, old Provenance, kept map[string]bool) {
 	for _, rec := range old.Archives {
-		p := filepath.Join(dir, filepath.FromSlash(rec.RelativePath))
-		if !kept[p] && fileSize(p) == rec.Size {
+		p, err := outPath(dir, rec.RelativePath) // the sidecar is a file in OUT: not trusted
+		if err == nil && !kept[p] && fileSize(p) == rec.Size {
 			os.Remove(p)
 		}
 	}
