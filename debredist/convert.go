@@ -301,10 +301,10 @@ type job struct {
 	// final and licenseFile are where the archive and LICENSE.txt go in
 	// OUT (named by outPath).
 	final, licenseFile string
-	upToDate   bool
-	res        provArchive
-	license    []byte
-	staged     string // the built archive in the temporary directory
+	upToDate           bool
+	res                provArchive
+	license            []byte
+	staged             string // the built archive in the temporary directory
 }
 
 // commit moves the archives and LICENSE files built in tmp into OUT. The

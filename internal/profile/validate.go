@@ -25,7 +25,7 @@ var (
 	profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 	repoRE        = regexp.MustCompile(`^[a-z0-9]+$`)
 	dashedRE      = regexp.MustCompile(`^[a-z0-9_]+(-[a-z0-9_]+)*$`) // target, triple
-	globRE        = regexp.MustCompile(`^[a-z0-9.+*?-]+$`)          // Debian package or source glob
+	globRE        = regexp.MustCompile(`^[a-z0-9.+*?-]+$`)           // Debian package or source glob
 	segmentRE     = regexp.MustCompile(`^[A-Za-z0-9_+-][A-Za-z0-9._+-]*$`)
 	placeholderRE = regexp.MustCompile(`\{(cuda|target|triple)\}|\$\{[0-9]\}|\$[0-9]`)
 )
