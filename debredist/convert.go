@@ -298,13 +298,14 @@ type job struct {
 	key        string
 	rel        string // archive path relative to productDir
 	productDir string
+	upToDate   bool
+	res        provArchive
+	license    []byte
+	staged     string // the built archive in the temporary directory
+
 	// final and licenseFile are where the archive and LICENSE.txt go in
 	// OUT (named by outPath).
 	final, licenseFile string
-	upToDate           bool
-	res                provArchive
-	license            []byte
-	staged             string // the built archive in the temporary directory
 }
 
 // commit moves the archives and LICENSE files built in tmp into OUT. The
