@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/layout"
 )
 
@@ -163,9 +165,9 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	}
 
 	var paths map[string]string
+	var f *fetch.Fetcher
 	if len(need) > 0 {
-		f, err := o.fetcher()
-		if err != nil {
+		if f, err = o.fetcher(); err != nil {
 			return nil, err
 		}
 		if paths, err = f.Fetch(ctx, need); err != nil {
@@ -183,7 +185,13 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		j.staged = work + ".archive"
 		g.Go(func() error {
 			o.emit(Event{Kind: EventBuildStart, Package: j.pkg.PName, Total: int64(len(j.pkg.Debs))})
-			if err := j.build(gctx, o, paths, work); err != nil {
+			err := j.build(gctx, o, paths, work)
+			if err != nil {
+				if err = repairCache(gctx, o, f, j.pkg.Debs, err); err == nil {
+					err = j.build(gctx, o, paths, work) // from the downloaded copy
+				}
+			}
+			if err != nil {
 				return fmt.Errorf("redist package %s: %w", j.pkg.PName, err)
 			}
 			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size})
@@ -353,16 +361,18 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	debs := append([]apt.Package(nil), j.pkg.Debs...)
 	sort.Slice(debs, func(a, b int) bool { return debs[a].Name < debs[b].Name })
 	n := 0
+	var read []provDeb // the debs as read: what provenance and input key record
 	for _, d := range debs {
 		p, ok := paths[d.SHA256]
 		if !ok {
 			return fmt.Errorf("deb %s (%s) is not in the cache", d.Name, d.SHA256)
 		}
-		ins, err := stage(ctx, o, d, p, filepath.Join(work, "blobs"), &n)
+		ins, rd, err := stage(ctx, o, d, p, filepath.Join(work, "blobs"), &n)
 		if err != nil {
 			return err
 		}
 		inputs = append(inputs, ins...)
+		read = append(read, rd)
 	}
 	eng, err := layout.New(j.profile)
 	if err != nil {
@@ -419,22 +429,38 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
-	j.res = provArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
-		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: j.key}
-	for _, d := range debs {
-		j.res.Debs = append(j.res.Debs, provDeb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
+	// The input key is made of the debs as read, so an archive is never
+	// recorded under inputs it was not made from.
+	asRead := j.pkg
+	asRead.Debs = slices.Clone(debs)
+	for i := range asRead.Debs {
+		asRead.Debs[i].SHA256, asRead.Debs[i].Size = read[i].SHA256, read[i].Size
 	}
+	j.res = provArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
+		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.mtime), Debs: read}
 	return nil
 }
 
-// stage streams one deb apart: every regular file is copied to a blob file
-// under dir (hashed on the way), everything else is metadata.
-func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n *int) ([]layout.Input, error) {
-	f, err := os.Open(debPath)
+// stage streams one deb from the cache apart: every regular file is copied
+// to a blob file under dir (hashed on the way), everything else is
+// metadata. The deb's bytes are hashed as they are read: it returns the
+// deb as read (sha256 and size), and a *fetch.CorruptError, whatever the
+// deb reader said, when the cache entry is not the deb it was stored as.
+func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n *int) ([]layout.Input, provDeb, error) {
+	ent, err := fetch.OpenEntry(debPath, d.Name, d.SHA256)
 	if err != nil {
-		return nil, err
+		return nil, provDeb{}, err
 	}
-	defer f.Close()
+	defer ent.Close()
+	ins, err := stageDeb(ctx, o, d, ent, dir, n)
+	sum, size, verr := ent.Verify()
+	if verr != nil {
+		return nil, provDeb{}, verr
+	}
+	return ins, provDeb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: sum, Size: size}, err
+}
+
+func stageDeb(ctx context.Context, o Options, d apt.Package, f io.Reader, dir string, n *int) ([]layout.Input, error) {
 	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(d.Filename), Limits: o.Limits, SystemXZ: true})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,75 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/debredist/debredist/internal/apt"
+)
+
+// TestEntryVerifiesWhatWasRead: a cache entry is hashed as it is read
+// (also the part the reader left), a changed byte is a *CorruptError, and
+// Evict + Fetch put the right bytes back.
+func TestEntryVerifiesWhatWasRead(t *testing.T) {
+	s := newServer(t)
+	body := randomBytes(300<<10, 7)
+	pkg, path := testPkg("libfoo", body)
+	s.put(path, body)
+	f := mustNew(t, testOptions(t, s.URL, nil))
+	paths, err := f.Fetch(context.Background(), []apt.Package{pkg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := paths[pkg.SHA256]
+
+	read := func() error {
+		e, err := OpenEntry(entry, pkg.Name, pkg.SHA256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if _, err := io.CopyN(io.Discard, e, 1000); err != nil { // a reader stopping early
+			t.Fatal(err)
+		}
+		sum, n, err := e.Verify()
+		if err == nil && (sum != pkg.SHA256 || n != int64(len(body))) {
+			t.Errorf("Verify: %s %d, want %s %d", sum, n, pkg.SHA256, len(body))
+		}
+		return err
+	}
+	if err := read(); err != nil {
+		t.Fatalf("intact entry: %v", err)
+	}
+
+	b := append([]byte(nil), body...)
+	b[200<<10] ^= 1 // past what the reader read itself
+	if err := os.WriteFile(entry, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ce *CorruptError
+	if err := read(); !errors.As(err, &ce) || ce.Package != "libfoo" || ce.Path != entry || ce.Expected != pkg.SHA256 {
+		t.Fatalf("corrupt entry: got %v, want a *CorruptError naming package, path and hash", err)
+	}
+	if err := f.Evict(context.Background(), pkg.SHA256); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(entry); !os.IsNotExist(err) {
+		t.Fatalf("Evict kept the corrupt entry: %v", err)
+	}
+	if _, err := f.Fetch(context.Background(), []apt.Package{pkg}); err != nil {
+		t.Fatal(err)
+	}
+	if err := read(); err != nil {
+		t.Fatalf("after re-download: %v", err)
+	}
+	// Evict leaves a good entry alone (another process repaired it first).
+	if err := f.Evict(context.Background(), pkg.SHA256); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(entry); err != nil {
+		t.Errorf("Evict removed a good entry: %v", err)
+	}
+}
