@@ -100,14 +100,13 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer unlock()
-	tmp := filepath.Join(o.Out, tmpName)
-	if err := os.RemoveAll(tmp); err != nil { // leftovers of a killed run
-		return nil, fmt.Errorf("removing stale %s: %w", tmp, err)
-	}
-	if err := os.Mkdir(tmp, 0o755); err != nil {
+	tmp, err := makeTmp(o.Out)
+	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	if tmp != "" {
+		defer os.RemoveAll(tmp)
+	}
 	mtime := o.MTime
 	if mtime.IsZero() {
 		mtime, err = time.Parse("2006-01-02", pl.Profile.ReleaseDate)
@@ -164,6 +163,10 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 
+	warnUnread(o, jobs)
+	if len(need) > 0 && tmp == "" {
+		return nil, errReadOnly(o.Out, fmt.Sprintf("%d deb(s) must be converted", len(need)))
+	}
 	var paths map[string]string
 	var f *fetch.Fetcher
 	if len(need) > 0 {

@@ -166,20 +166,44 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 		if err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(sidecarPath, append(pb, '\n'), tmp); err != nil {
-			return nil, err
-		}
 		var mb bytes.Buffer
 		if err := WriteManifest(&mb, m); err != nil {
+			return nil, err
+		}
+		res.Products = append(res.Products, ProductResult{Product: pr.Product, Label: pr.Label, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))})
+		if unchanged(js, prev, manifestPath, sidecarPath, mb.Bytes()) {
+			// Nothing of this product was built: its manifest and
+			// provenance stay as the run that made the archives wrote them.
+			continue
+		}
+		if tmp == "" {
+			return nil, errReadOnly(o.Out, manifestPath+" must be rewritten")
+		}
+		if err := writeAtomic(sidecarPath, append(pb, '\n'), tmp); err != nil {
 			return nil, err
 		}
 		if err := writeAtomic(manifestPath, mb.Bytes(), tmp); err != nil {
 			return nil, err
 		}
 		removeStale(dir, prev.sidecars[sidecarPath], kept)
-		res.Products = append(res.Products, ProductResult{Product: pr.Product, Label: pr.Label, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))})
 	}
 	return res, nil
+}
+
+// unchanged reports whether a product's manifest and provenance in OUT
+// already say what this run would write: every package was up to date,
+// the sidecar is there and the manifest has the same bytes.
+func unchanged(js []*job, prev previous, manifestPath, sidecarPath string, manifest []byte) bool {
+	for _, j := range js {
+		if !j.upToDate {
+			return false
+		}
+	}
+	if _, ok := prev.sidecars[sidecarPath]; !ok {
+		return false
+	}
+	old, err := os.ReadFile(manifestPath)
+	return err == nil && bytes.Equal(old, manifest)
 }
 
 // removeStale deletes the archives that the earlier sidecar of a manifest
