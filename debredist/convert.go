@@ -574,7 +574,7 @@ func fileSize(p string) int64 {
 func writeAtomic(dst string, data []byte, tmpDir string) error {
 	f, err := os.CreateTemp(tmpDir, ".write-*")
 	if err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", dst, err)
 	}
 	_, err = f.Write(data)
 	if err == nil {

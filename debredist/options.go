@@ -102,6 +102,14 @@ func (o *Options) emit(e Event) {
 }
 
 func (o *Options) fetcher() (*fetch.Fetcher, error) {
+	f, err := o.newFetcher()
+	if err != nil && o.CacheDir != "" {
+		return nil, fmt.Errorf("--cache %s: %w", o.CacheDir, err)
+	}
+	return f, err
+}
+
+func (o *Options) newFetcher() (*fetch.Fetcher, error) {
 	return fetch.New(fetch.Options{
 		Base:         o.Mirror,
 		CacheDir:     o.CacheDir,

@@ -226,5 +226,8 @@ func writeLockOut(file string, pl *PlanResult) error {
 	if err := apt.WriteLock(&b, l); err != nil {
 		return fmt.Errorf("lock file %s: %w", file, err)
 	}
-	return writeAtomic(file, b.Bytes(), filepath.Dir(file))
+	if err := writeAtomic(file, b.Bytes(), filepath.Dir(file)); err != nil {
+		return fmt.Errorf("--lock-out: %w", err)
+	}
+	return nil
 }

@@ -146,6 +146,9 @@ func New(opts Options) (*Fetcher, error) {
 		}
 		f.cache = filepath.Join(dir, "debredist")
 	}
+	if st, err := os.Stat(f.cache); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("fetch: cache directory %s exists and is not a directory", f.cache)
+	}
 	if f.opts.Jobs <= 0 {
 		f.opts.Jobs = defaultJobs
 	}
