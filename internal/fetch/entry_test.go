@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/debredist/debredist/internal/apt"
@@ -71,5 +73,33 @@ func TestEntryVerifiesWhatWasRead(t *testing.T) {
 	}
 	if _, err := os.Stat(entry); err != nil {
 		t.Errorf("Evict removed a good entry: %v", err)
+	}
+}
+
+// TestUnwritableCacheIsOneError: a cache that cannot be created is one
+// error, not one per deb.
+func TestUnwritableCacheIsOneError(t *testing.T) {
+	s := newServer(t)
+	var pkgs []apt.Package
+	for i, name := range []string{"liba", "libb", "libc"} {
+		body := randomBytes(1000, uint64(i))
+		p, path := testPkg(name, body)
+		s.put(path, body)
+		pkgs = append(pkgs, p)
+	}
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, s.URL, nil)
+	o.CacheDir = filepath.Join(file, "cache")
+	_, err := mustNew(t, o).Fetch(context.Background(), pkgs)
+	if err == nil || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "cache directory") {
+		t.Fatalf("got %v, want one line about the cache directory", err)
+	}
+	// A regular file as the cache root is refused up front.
+	o.CacheDir = file
+	if _, err := New(o); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("New with a file as cache: %v", err)
 	}
 }

@@ -225,6 +225,12 @@ func (f *Fetcher) Fetch(ctx context.Context, pkgs []apt.Package) (map[string]str
 		g.cands = append(g.cands, p)
 	}
 
+	if len(groups) > 0 && !f.opts.Offline {
+		// One error for a cache that cannot be written, not one per deb.
+		if err := os.MkdirAll(filepath.Join(f.cache, "sha256"), 0o755); err != nil {
+			return nil, errors.Join(append(errs, fmt.Errorf("cache directory: %w", err))...)
+		}
+	}
 	var (
 		mu      sync.Mutex
 		paths   = make(map[string]string, len(groups))
