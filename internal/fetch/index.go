@@ -92,11 +92,25 @@ func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 	var absent []string
 	for _, n := range try {
 		u := repo.IndexURL(n)
-		var check func([]byte) error
-		if listed {
-			// A response that does not match the Release is retried like a
-			// deb with wrong bytes: it may have been damaged in transit.
-			check = func(b []byte) error { return rel.Verify(repo.IndexPath(n), bytes.NewReader(b)) }
+		// A response that does not match the Release, or (with no Release
+		// to check it, from a remote mirror) does not decode, is retried
+		// like a deb with wrong bytes: it may have been damaged in transit.
+		var (
+			pkgs     []apt.Package
+			probs    []apt.Problem
+			parseErr error
+		)
+		check := func(b []byte) error {
+			if listed {
+				if err := rel.Verify(repo.IndexPath(n), bytes.NewReader(b)); err != nil {
+					return err
+				}
+			}
+			pkgs, probs, parseErr = parseIndex(b)
+			if parseErr != nil && !listed && isHTTP(f.base) {
+				return parseErr
+			}
+			return nil
 		}
 		data, err := f.getChecked(ctx, u, maxIndexBytes, check)
 		if isNotFound(err) {
@@ -106,9 +120,8 @@ func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 		if err != nil {
 			return nil, nil, info, fmt.Errorf("index %s %s: %w", repo.Name, repo.Suite, err)
 		}
-		pkgs, probs, err := parseIndex(data)
-		if err != nil {
-			return nil, nil, info, fmt.Errorf("index %s %s: %s: %w", repo.Name, repo.Suite, u, err)
+		if parseErr != nil {
+			return nil, nil, info, fmt.Errorf("index %s %s: %s: %w", repo.Name, repo.Suite, u, parseErr)
 		}
 		for i := range pkgs {
 			pkgs[i].Repo = repo.Name

@@ -52,3 +52,23 @@ func TestIndexRetriesCorruptResponse(t *testing.T) {
 		t.Errorf("%d requests, want 3 more", n-2)
 	}
 }
+
+// TestIndexRetriesUndecodableResponse: with no Release to check it, an
+// index from a remote mirror that does not decode is retried too.
+func TestIndexRetriesUndecodableResponse(t *testing.T) {
+	good := xzed(t, packagesText())
+	bad := bytes.Clone(good)
+	bad[len(bad)/2] ^= 0xff
+	s := newServer(t)
+	s.put("/"+indexDir+"Packages.xz", good, serveBytes(bad))
+	pkgs, _, info, err := mustNew(t, testOptions(t, s.URL, nil)).Index(context.Background(), apt.NewRepo("", "common", testSuite))
+	if err != nil {
+		t.Fatalf("one undecodable response: %v", err)
+	}
+	if len(pkgs) != len(testDebs()) || info.SHA256 != sha256Hex(good) || info.Release {
+		t.Errorf("got %d packages, info %+v", len(pkgs), info)
+	}
+	if n := s.requests("/" + indexDir + "Packages.xz"); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+}
