@@ -7,8 +7,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -208,18 +210,18 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	if err := commit(pl, jobs, tmp); err != nil {
 		return nil, err
 	}
-
-	if o.LockOut != "" {
-		if err := writeLockOut(o.LockOut, pl); err != nil {
-			return nil, err
-		}
-	}
 	res, err := writeManifests(o, pl, jobs, tmp, prev)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkOutput(o.Out, res, jobs); err != nil {
 		return nil, fmt.Errorf("verifying the output: %w", err)
+	}
+	// Last: a --lock-out that cannot be written leaves OUT complete.
+	if o.LockOut != "" {
+		if err := writeLockOut(o.LockOut, pl); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }
@@ -574,6 +576,10 @@ func fileSize(p string) int64 {
 func writeAtomic(dst string, data []byte, tmpDir string) error {
 	f, err := os.CreateTemp(tmpDir, ".write-*")
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the random temporary name means nothing to the user
+			err = fmt.Errorf("cannot create a file in %s: %w", tmpDir, pe.Err)
+		}
 		return fmt.Errorf("writing %s: %w", dst, err)
 	}
 	_, err = f.Write(data)

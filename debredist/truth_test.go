@@ -148,3 +148,25 @@ func TestVerifyChecksProvenance(t *testing.T) {
 		}
 	}
 }
+
+// TestUnwritableLockOutLeavesOutComplete: the lock file is written last,
+// so a --lock-out that cannot be written names the flag and leaves OUT
+// with every manifest.
+func TestUnwritableLockOutLeavesOutComplete(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newHostileEnv(t, b, nil)
+	file := filepath.Join(e.root, "a-file")
+	mustWrite(t, file, nil)
+	e.opts.LockOut = filepath.Join(file, "x.lock.json")
+	_, err = Convert(context.Background(), e.opts)
+	if err == nil || !strings.Contains(err.Error(), "--lock-out") || strings.Contains(err.Error(), ".write-") {
+		t.Fatalf("got %v, want an error naming --lock-out (and no temporary file)", err)
+	}
+	rep, err := Verify(context.Background(), e.out)
+	if err != nil || rep.Err() != nil || len(rep.Manifests) == 0 {
+		t.Fatalf("OUT after the failed --lock-out: %v %v (%d manifests)", err, rep.Err(), len(rep.Manifests))
+	}
+}
