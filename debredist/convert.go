@@ -458,6 +458,9 @@ func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n
 	}
 	defer ent.Close()
 	ins, err := stageDeb(ctx, o, d, ent, dir, n)
+	if err != nil && ctx.Err() != nil {
+		return nil, provDeb{}, err // cancelled: do not read the rest
+	}
 	sum, size, verr := ent.Verify()
 	if verr != nil {
 		return nil, provDeb{}, verr
