@@ -1,6 +1,7 @@
 package debredist
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -102,15 +103,7 @@ func (o *Options) emit(e Event) {
 }
 
 func (o *Options) fetcher() (*fetch.Fetcher, error) {
-	f, err := o.newFetcher()
-	if err != nil && o.CacheDir != "" {
-		return nil, fmt.Errorf("--cache %s: %w", o.CacheDir, err)
-	}
-	return f, err
-}
-
-func (o *Options) newFetcher() (*fetch.Fetcher, error) {
-	return fetch.New(fetch.Options{
+	f, err := fetch.New(fetch.Options{
 		Base:         o.Mirror,
 		CacheDir:     o.CacheDir,
 		Jobs:         o.Jobs,
@@ -132,6 +125,10 @@ func (o *Options) newFetcher() (*fetch.Fetcher, error) {
 			o.emit(Event{Kind: k, Package: e.Package, URL: e.URL, Bytes: e.Bytes, Total: e.Total, Attempt: e.Attempt, Err: e.Err})
 		},
 	})
+	if errors.Is(err, fetch.ErrCacheNotDir) {
+		return nil, fmt.Errorf("--cache: %w", err)
+	}
+	return f, err
 }
 
 // UsageError reports options that do not make sense together, or an

@@ -36,7 +36,7 @@ func TestOneErrorLinePerCause(t *testing.T) {
 		code int
 		want string
 	}{
-		{"regular file as --cache", []string{"convert", "--jetpack", "6", "--mirror", "../../testdata/sample-mirror", "--out", filepath.Join(dir, "o1"), "--cache", file}, 1, "--cache " + file},
+		{"regular file as --cache", []string{"convert", "--jetpack", "6", "--mirror", "../../testdata/sample-mirror", "--out", filepath.Join(dir, "o1"), "--cache", file}, 1, "--cache: cache directory " + file},
 		{"traversal in a profile", []string{"convert", "--profile", profile, "--mirror", "../../testdata/sample-mirror", "--out", filepath.Join(dir, "o2"), "--cache", filepath.Join(dir, "c")}, exitUsage, "rules.components[0].product"},
 		{"--lock-out under a file", []string{"fetch", "--jetpack", "6", "--mirror", "../../testdata/sample-mirror", "--cache", filepath.Join(dir, "c"), "--lock-out", filepath.Join(file, "x.lock.json")}, 1, "--lock-out"},
 	} {

@@ -147,7 +147,7 @@ func New(opts Options) (*Fetcher, error) {
 		f.cache = filepath.Join(dir, "debredist")
 	}
 	if st, err := os.Stat(f.cache); err == nil && !st.IsDir() {
-		return nil, fmt.Errorf("fetch: cache directory %s exists and is not a directory", f.cache)
+		return nil, fmt.Errorf("cache directory %s: %w", f.cache, ErrCacheNotDir)
 	}
 	if f.opts.Jobs <= 0 {
 		f.opts.Jobs = defaultJobs
@@ -186,6 +186,9 @@ func (f *Fetcher) emit(e Event) {
 		f.opts.OnEvent(e)
 	}
 }
+
+// ErrCacheNotDir is New's error for a cache directory that is a file.
+var ErrCacheNotDir = errors.New("exists and is not a directory")
 
 // errOffline marks a deb that is absent (or corrupt) while Offline is set.
 var errOffline = errors.New("not in the cache (offline)")
