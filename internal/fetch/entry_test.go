@@ -103,3 +103,29 @@ func TestUnwritableCacheIsOneError(t *testing.T) {
 		t.Errorf("New with a file as cache: %v", err)
 	}
 }
+
+// TestSameCauseIsOneError: debs failing for one reason (a mirror that is
+// down) are one error line; different causes stay apart, and errors.As
+// still finds each.
+func TestSameCauseIsOneError(t *testing.T) {
+	s := newServer(t)
+	var pkgs []apt.Package
+	for i, name := range []string{"liba", "libb", "libc"} {
+		p, _ := testPkg(name, randomBytes(1000, uint64(i)))
+		pkgs = append(pkgs, p)
+	}
+	o := testOptions(t, "http://127.0.0.1:1", nil) // nothing listens there
+	o.Retries = -1
+	_, err := mustNew(t, o).Fetch(context.Background(), pkgs)
+	var sc *SameCauseError
+	if !errors.As(err, &sc) || len(sc.Errs) != 3 || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "3 debs failed the same way") {
+		t.Fatalf("got %v, want one line for 3 debs", err)
+	}
+
+	// 404s name different URLs: one line each, each an *HTTPError.
+	_, err = mustNew(t, testOptions(t, s.URL, nil)).Fetch(context.Background(), pkgs)
+	var he *HTTPError
+	if !errors.As(err, &he) || strings.Count(err.Error(), "\n") != 2 {
+		t.Fatalf("got %v, want 3 lines of HTTP 404", err)
+	}
+}

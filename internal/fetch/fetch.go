@@ -196,8 +196,9 @@ var errOffline = errors.New("not in the cache (offline)")
 // Fetch makes sure every deb is in the cache, downloading up to Jobs at a
 // time, and returns the cache path per (lower-case) sha256. Packages with the
 // same sha256 are downloaded once; if the first URL fails the others are
-// tried. It returns every failure joined (each naming package, URL and cause)
-// together with the paths of the debs that did succeed. Offline, a
+// tried. It returns every failure joined (each naming package, URL and cause;
+// failures with the same underlying cause as one *SameCauseError) together
+// with the paths of the debs that did succeed. Offline, a
 // *MissingError lists every deb that is not cached.
 func (f *Fetcher) Fetch(ctx context.Context, pkgs []apt.Package) (map[string]string, error) {
 	type group struct {
@@ -271,7 +272,7 @@ func (f *Fetcher) Fetch(ctx context.Context, pkgs []apt.Package) (map[string]str
 		errs = append(errs, &MissingError{Packages: missing})
 	}
 	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(a.Error(), b.Error()) })
-	return paths, errors.Join(errs...)
+	return paths, errors.Join(groupByCause(errs)...)
 }
 
 // Missing returns the packages whose deb is not in the cache, in input order.
