@@ -548,7 +548,11 @@ func inputKey(p Profile, pkg PlanPackage, c archive.Compression, mtime time.Time
 	}
 	sort.Slice(debs, func(i, j int) bool { return debs[i].Name < debs[j].Name })
 	b, err := json.Marshal(struct {
-		Tool     string
+		Tool string
+		// Read marks keys made of the debs' sha256 as hashed while
+		// converting; records made before (from the index's word alone,
+		// perhaps from a damaged cache entry) never match and are rebuilt.
+		Read     bool
 		Block    int
 		Comp     string
 		MTime    int64
@@ -560,7 +564,7 @@ func inputKey(p Profile, pkg PlanPackage, c archive.Compression, mtime time.Time
 		Version  string
 		Product  string
 		Debs     []deb
-	}{"debredist " + Version, archive.BlockSize, c.Ext(), mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform, pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
+	}{"debredist " + Version, true, archive.BlockSize, c.Ext(), mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform, pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
 	if err != nil {
 		panic(err)
 	}
