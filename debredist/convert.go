@@ -7,12 +7,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -23,6 +26,7 @@ import (
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/layout"
 )
 
@@ -98,14 +102,13 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer unlock()
-	tmp := filepath.Join(o.Out, tmpName)
-	if err := os.RemoveAll(tmp); err != nil { // leftovers of a killed run
-		return nil, fmt.Errorf("removing stale %s: %w", tmp, err)
-	}
-	if err := os.Mkdir(tmp, 0o755); err != nil {
+	tmp, err := makeTmp(o.Out)
+	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	if tmp != "" {
+		defer os.RemoveAll(tmp)
+	}
 	mtime := o.MTime
 	if mtime.IsZero() {
 		mtime, err = time.Parse("2006-01-02", pl.Profile.ReleaseDate)
@@ -128,11 +131,19 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		j := &job{pkg: p, profile: pl.Profile, comp: comp, mtime: mtime, budget: budget}
 		j.key = inputKey(pl.Profile, p, comp, mtime)
 		j.rel = path.Join(p.PName, p.Platform, ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
-		j.productDir = filepath.Join(o.Out, p.Product, "redist")
+		if j.productDir, err = outPath(o.Out, p.Product, "redist"); err != nil {
+			return nil, err
+		}
+		if j.final, err = outPath(o.Out, p.Product, "redist", j.rel); err != nil {
+			return nil, err
+		}
+		if j.licenseFile, err = outPath(o.Out, p.Product, "redist", p.PName, "LICENSE.txt"); err != nil {
+			return nil, err
+		}
 		jobs = append(jobs, j)
 		rec, ok := prev.byKey[j.key]
-		file := filepath.Join(j.productDir, filepath.FromSlash(rec.RelativePath))
-		if !ok || rec.RelativePath != j.rel || fileSize(file) != rec.Size || fileSize(filepath.Join(j.productDir, p.PName, "LICENSE.txt")) < 0 {
+		file := j.final
+		if !ok || rec.RelativePath != j.rel || fileSize(file) != rec.Size || fileSize(j.licenseFile) < 0 {
 			continue
 		}
 		kg.Go(func() error {
@@ -154,10 +165,14 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 
+	warnUnread(o, jobs)
+	if len(need) > 0 && tmp == "" {
+		return nil, errReadOnly(o.Out, fmt.Sprintf("%d deb(s) must be converted", len(need)))
+	}
 	var paths map[string]string
+	var f *fetch.Fetcher
 	if len(need) > 0 {
-		f, err := o.fetcher()
-		if err != nil {
+		if f, err = o.fetcher(); err != nil {
 			return nil, err
 		}
 		if paths, err = f.Fetch(ctx, need); err != nil {
@@ -175,7 +190,13 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		j.staged = work + ".archive"
 		g.Go(func() error {
 			o.emit(Event{Kind: EventBuildStart, Package: j.pkg.PName, Total: int64(len(j.pkg.Debs))})
-			if err := j.build(gctx, o, paths, work); err != nil {
+			err := j.build(gctx, o, paths, work)
+			if err != nil {
+				if err = repairCache(gctx, o, f, j.pkg.Debs, err); err == nil {
+					err = j.build(gctx, o, paths, work) // from the downloaded copy
+				}
+			}
+			if err != nil {
 				return fmt.Errorf("redist package %s: %w", j.pkg.PName, err)
 			}
 			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size})
@@ -189,18 +210,18 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	if err := commit(pl, jobs, tmp); err != nil {
 		return nil, err
 	}
-
-	if o.LockOut != "" {
-		if err := writeLockOut(o.LockOut, pl); err != nil {
-			return nil, err
-		}
-	}
 	res, err := writeManifests(o, pl, jobs, tmp, prev)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkOutput(o.Out, res, jobs); err != nil {
 		return nil, fmt.Errorf("verifying the output: %w", err)
+	}
+	// Last: a --lock-out that cannot be written leaves OUT complete.
+	if o.LockOut != "" {
+		if err := writeLockOut(o.LockOut, pl); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }
@@ -212,7 +233,7 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 func checkOutput(out string, res *Result, jobs []*job) error {
 	byPath := map[string]provArchive{}
 	for _, j := range jobs {
-		byPath[filepath.Join(j.productDir, filepath.FromSlash(j.rel))] = j.res
+		byPath[j.final] = j.res
 	}
 	var problems []string
 	for _, pr := range res.Products {
@@ -294,6 +315,10 @@ type job struct {
 	res        provArchive
 	license    []byte
 	staged     string // the built archive in the temporary directory
+
+	// final and licenseFile are where the archive and LICENSE.txt go in
+	// OUT (named by outPath).
+	final, licenseFile string
 }
 
 // commit moves the archives and LICENSE files built in tmp into OUT. The
@@ -304,7 +329,10 @@ func commit(pl *PlanResult, jobs []*job, tmp string) error {
 	for _, pr := range pl.Products {
 		for _, j := range jobs {
 			if j.pkg.Product == pr.Product && !j.upToDate {
-				mf := filepath.Join(j.productDir, "redistrib_"+pr.Label+".json")
+				mf, err := outPath(j.productDir, "redistrib_"+pr.Label+".json")
+				if err != nil {
+					return err
+				}
 				if err := os.Remove(mf); err != nil && !os.IsNotExist(err) {
 					return err
 				}
@@ -316,14 +344,13 @@ func commit(pl *PlanResult, jobs []*job, tmp string) error {
 		if j.upToDate {
 			continue
 		}
-		final := filepath.Join(j.productDir, filepath.FromSlash(j.rel))
-		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(j.final), 0o755); err != nil {
 			return err
 		}
-		if err := writeAtomic(filepath.Join(j.productDir, j.pkg.PName, "LICENSE.txt"), j.license, tmp); err != nil {
+		if err := writeAtomic(j.licenseFile, j.license, tmp); err != nil {
 			return err
 		}
-		if err := os.Rename(j.staged, final); err != nil {
+		if err := os.Rename(j.staged, j.final); err != nil {
 			return err
 		}
 	}
@@ -339,16 +366,18 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	debs := append([]apt.Package(nil), j.pkg.Debs...)
 	sort.Slice(debs, func(a, b int) bool { return debs[a].Name < debs[b].Name })
 	n := 0
+	var read []provDeb // the debs as read: what provenance and input key record
 	for _, d := range debs {
 		p, ok := paths[d.SHA256]
 		if !ok {
 			return fmt.Errorf("deb %s (%s) is not in the cache", d.Name, d.SHA256)
 		}
-		ins, err := stage(ctx, o, d, p, filepath.Join(work, "blobs"), &n)
+		ins, rd, err := stage(ctx, o, d, p, filepath.Join(work, "blobs"), &n)
 		if err != nil {
 			return err
 		}
 		inputs = append(inputs, ins...)
+		read = append(read, rd)
 	}
 	eng, err := layout.New(j.profile)
 	if err != nil {
@@ -405,22 +434,41 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
-	j.res = provArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
-		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: j.key}
-	for _, d := range debs {
-		j.res.Debs = append(j.res.Debs, provDeb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
+	// The input key is made of the debs as read, so an archive is never
+	// recorded under inputs it was not made from.
+	asRead := j.pkg
+	asRead.Debs = slices.Clone(debs)
+	for i := range asRead.Debs {
+		asRead.Debs[i].SHA256, asRead.Debs[i].Size = read[i].SHA256, read[i].Size
 	}
+	j.res = provArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
+		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.mtime), Debs: read}
 	return nil
 }
 
-// stage streams one deb apart: every regular file is copied to a blob file
-// under dir (hashed on the way), everything else is metadata.
-func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n *int) ([]layout.Input, error) {
-	f, err := os.Open(debPath)
+// stage streams one deb from the cache apart: every regular file is copied
+// to a blob file under dir (hashed on the way), everything else is
+// metadata. The deb's bytes are hashed as they are read: it returns the
+// deb as read (sha256 and size), and a *fetch.CorruptError, whatever the
+// deb reader said, when the cache entry is not the deb it was stored as.
+func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n *int) ([]layout.Input, provDeb, error) {
+	ent, err := fetch.OpenEntry(debPath, d.Name, d.SHA256)
 	if err != nil {
-		return nil, err
+		return nil, provDeb{}, err
 	}
-	defer f.Close()
+	defer ent.Close()
+	ins, err := stageDeb(ctx, o, d, ent, dir, n)
+	if err != nil && ctx.Err() != nil {
+		return nil, provDeb{}, err // cancelled: do not read the rest
+	}
+	sum, size, verr := ent.Verify()
+	if verr != nil {
+		return nil, provDeb{}, verr
+	}
+	return ins, provDeb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: sum, Size: size}, err
+}
+
+func stageDeb(ctx context.Context, o Options, d apt.Package, f io.Reader, dir string, n *int) ([]layout.Input, error) {
 	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(d.Filename), Limits: o.Limits, SystemXZ: true})
 	if err != nil {
 		return nil, err
@@ -500,7 +548,11 @@ func inputKey(p Profile, pkg PlanPackage, c archive.Compression, mtime time.Time
 	}
 	sort.Slice(debs, func(i, j int) bool { return debs[i].Name < debs[j].Name })
 	b, err := json.Marshal(struct {
-		Tool     string
+		Tool string
+		// Read marks keys made of the debs' sha256 as hashed while
+		// converting; records made before (from the index's word alone,
+		// perhaps from a damaged cache entry) never match and are rebuilt.
+		Read     bool
 		Block    int
 		Comp     string
 		MTime    int64
@@ -512,7 +564,7 @@ func inputKey(p Profile, pkg PlanPackage, c archive.Compression, mtime time.Time
 		Version  string
 		Product  string
 		Debs     []deb
-	}{"debredist " + Version, archive.BlockSize, c.Ext(), mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform, pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
+	}{"debredist " + Version, true, archive.BlockSize, c.Ext(), mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform, pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
 	if err != nil {
 		panic(err)
 	}
@@ -531,7 +583,11 @@ func fileSize(p string) int64 {
 func writeAtomic(dst string, data []byte, tmpDir string) error {
 	f, err := os.CreateTemp(tmpDir, ".write-*")
 	if err != nil {
-		return err
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the random temporary name means nothing to the user
+			err = fmt.Errorf("cannot create a file in %s: %w", tmpDir, pe.Err)
+		}
+		return fmt.Errorf("writing %s: %w", dst, err)
 	}
 	_, err = f.Write(data)
 	if err == nil {

@@ -1,6 +1,7 @@
 package debredist
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -102,7 +103,7 @@ func (o *Options) emit(e Event) {
 }
 
 func (o *Options) fetcher() (*fetch.Fetcher, error) {
-	return fetch.New(fetch.Options{
+	f, err := fetch.New(fetch.Options{
 		Base:         o.Mirror,
 		CacheDir:     o.CacheDir,
 		Jobs:         o.Jobs,
@@ -124,11 +125,20 @@ func (o *Options) fetcher() (*fetch.Fetcher, error) {
 			o.emit(Event{Kind: k, Package: e.Package, URL: e.URL, Bytes: e.Bytes, Total: e.Total, Attempt: e.Attempt, Err: e.Err})
 		},
 	})
+	if errors.Is(err, fetch.ErrCacheNotDir) {
+		return nil, fmt.Errorf("--cache: %w", err)
+	}
+	return f, err
 }
 
-// UsageError reports options that do not make sense together.
-type UsageError struct{ Msg string }
+// UsageError reports options that do not make sense together, or an
+// input the user named that is unusable (a bad profile); Err is the cause, if any.
+type UsageError struct {
+	Msg string
+	Err error
+}
 
 func (e *UsageError) Error() string { return e.Msg }
+func (e *UsageError) Unwrap() error { return e.Err }
 
 func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }

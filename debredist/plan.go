@@ -2,6 +2,7 @@ package debredist
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -145,7 +146,11 @@ func selectProfile(o Options) (Profile, error) {
 	case n > 1:
 		return Profile{}, usagef("give only one of --jetpack, --l4t and --profile")
 	case o.ProfileFile != "":
-		return profile.LoadFile(o.ProfileFile)
+		p, err := profile.LoadFile(o.ProfileFile)
+		if ie := (*profile.InvalidError)(nil); errors.As(err, &ie) {
+			return p, &UsageError{Msg: err.Error(), Err: err}
+		}
+		return p, err
 	case o.JetPack != "":
 		p, err := profile.ForJetPack(o.JetPack)
 		if err != nil {

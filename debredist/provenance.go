@@ -108,9 +108,16 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 		if len(js) == 0 {
 			continue // filtered out by --only
 		}
-		dir := filepath.Join(o.Out, pr.Product, "redist")
 		base := "redistrib_" + pr.Label
-		manifestPath, sidecarPath := filepath.Join(dir, base+".json"), filepath.Join(dir, base+provenanceSuffix)
+		dir, err := outPath(o.Out, pr.Product, "redist")
+		if err != nil {
+			return nil, err
+		}
+		manifestPath, err := outPath(dir, base+".json")
+		if err != nil {
+			return nil, err
+		}
+		sidecarPath := strings.TrimSuffix(manifestPath, ".json") + provenanceSuffix
 		m := &Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*Component{}}
 		prov := Provenance{Tool: "debredist " + Version, Encoder: EncoderInfo{Format: comp.Ext(), BlockSize: archive.BlockSize}, Profile: pl.Profile, Indexes: pl.Indexes}
 		if len(o.Only) > 0 {
@@ -159,20 +166,44 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 		if err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(sidecarPath, append(pb, '\n'), tmp); err != nil {
-			return nil, err
-		}
 		var mb bytes.Buffer
 		if err := WriteManifest(&mb, m); err != nil {
+			return nil, err
+		}
+		res.Products = append(res.Products, ProductResult{Product: pr.Product, Label: pr.Label, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))})
+		if unchanged(js, prev, manifestPath, sidecarPath, mb.Bytes()) {
+			// Nothing of this product was built: its manifest and
+			// provenance stay as the run that made the archives wrote them.
+			continue
+		}
+		if tmp == "" {
+			return nil, errReadOnly(o.Out, manifestPath+" must be rewritten")
+		}
+		if err := writeAtomic(sidecarPath, append(pb, '\n'), tmp); err != nil {
 			return nil, err
 		}
 		if err := writeAtomic(manifestPath, mb.Bytes(), tmp); err != nil {
 			return nil, err
 		}
 		removeStale(dir, prev.sidecars[sidecarPath], kept)
-		res.Products = append(res.Products, ProductResult{Product: pr.Product, Label: pr.Label, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))})
 	}
 	return res, nil
+}
+
+// unchanged reports whether a product's manifest and provenance in OUT
+// already say what this run would write: every package was up to date,
+// the sidecar is there and the manifest has the same bytes.
+func unchanged(js []*job, prev previous, manifestPath, sidecarPath string, manifest []byte) bool {
+	for _, j := range js {
+		if !j.upToDate {
+			return false
+		}
+	}
+	if _, ok := prev.sidecars[sidecarPath]; !ok {
+		return false
+	}
+	old, err := os.ReadFile(manifestPath)
+	return err == nil && bytes.Equal(old, manifest)
 }
 
 // removeStale deletes the archives that the earlier sidecar of a manifest
@@ -181,8 +212,8 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 // record are never touched.
 func removeStale(dir string, old Provenance, kept map[string]bool) {
 	for _, rec := range old.Archives {
-		p := filepath.Join(dir, filepath.FromSlash(rec.RelativePath))
-		if !kept[p] && fileSize(p) == rec.Size {
+		p, err := outPath(dir, rec.RelativePath) // the sidecar is a file in OUT: not trusted
+		if err == nil && !kept[p] && fileSize(p) == rec.Size {
 			os.Remove(p)
 		}
 	}
@@ -195,5 +226,8 @@ func writeLockOut(file string, pl *PlanResult) error {
 	if err := apt.WriteLock(&b, l); err != nil {
 		return fmt.Errorf("lock file %s: %w", file, err)
 	}
-	return writeAtomic(file, b.Bytes(), filepath.Dir(file))
+	if err := writeAtomic(file, b.Bytes(), filepath.Dir(file)); err != nil {
+		return fmt.Errorf("--lock-out: %w", err)
+	}
+	return nil
 }

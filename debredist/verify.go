@@ -123,6 +123,7 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 			prov[a.RelativePath] = a
 		}
 	}
+	named := map[string]bool{}
 	for _, name := range sortedKeys(m.Components) {
 		c := m.Components[name]
 		if c.LicensePath != "" {
@@ -134,6 +135,12 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 			ar := ArtifactReport{Manifest: rel, Component: name, Platform: pa.Platform, Variant: pa.Variant, Path: pa.Artifact.RelativePath}
 			verifyArtifact(ctx, &ar, base, pa.Artifact, prov)
 			rep.Artifacts = append(rep.Artifacts, ar)
+			named[pa.Artifact.RelativePath] = true
+		}
+	}
+	for _, p := range sortedKeys(prov) {
+		if !named[p] {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: the provenance sidecar records %s, which the manifest does not name", rel, p))
 		}
 	}
 }
@@ -172,8 +179,8 @@ func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *Art
 		bad("top-level directory is %q, want %q (the file name without its extension)", r.Top, want)
 	}
 	if rec, ok := prov[a.RelativePath]; ok {
-		if rec.SHA256 != r.SHA256 || rec.NAR != r.NAR {
-			bad("provenance records sha256 %s nar %s, archive has %s %s", rec.SHA256, rec.NAR, r.SHA256, r.NAR)
+		if rec.SHA256 != r.SHA256 || rec.NAR != r.NAR || rec.Size != st.Size() || (rec.MD5 != "" && rec.MD5 != r.MD5) {
+			bad("provenance records size %d sha256 %s md5 %s nar %s, archive has %d %s %s %s", rec.Size, rec.SHA256, rec.MD5, rec.NAR, st.Size(), r.SHA256, r.MD5, r.NAR)
 		}
 	} else if len(prov) > 0 {
 		bad("not recorded in the provenance sidecar")

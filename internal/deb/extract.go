@@ -20,8 +20,23 @@ import (
 // final tree, so chains of links cannot escape either); it never follows a symlink when writing. It writes
 // to a temporary directory beside dir and renames it into place, so a
 // failure leaves nothing half-written. Permission bits are kept; setuid,
-// setgid and sticky bits, owners and mtimes are not.
-func Extract(ctx context.Context, debPath, dir string, force bool, opts Options) (err error) {
+// setgid and sticky bits, owners and mtimes are not; nor is write
+// permission for others (see ExtractCleared).
+func Extract(ctx context.Context, debPath, dir string, force bool, opts Options) error {
+	return extract(ctx, debPath, dir, force, opts, nil)
+}
+
+// ExtractCleared is Extract that also returns the entries (files and
+// directories) whose write permission for others it cleared: nothing it
+// writes is world-writable.
+func ExtractCleared(ctx context.Context, debPath, dir string, force bool, opts Options) ([]string, error) {
+	var cleared []string
+	err := extract(ctx, debPath, dir, force, opts, &cleared)
+	sort.Strings(cleared)
+	return cleared, err
+}
+
+func extract(ctx context.Context, debPath, dir string, force bool, opts Options, cleared *[]string) (err error) {
 	if opts.Name == "" {
 		opts.Name = debPath
 	}
@@ -72,7 +87,7 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 	if err != nil {
 		return fail(KindIO, "", err)
 	}
-	x := &extractor{rd: rd, root: root, deb: opts.Name, member: rd.DataMember(), symlinks: map[string]string{}, dirModes: map[string]fs.FileMode{}}
+	x := &extractor{rd: rd, root: root, deb: opts.Name, member: rd.DataMember(), symlinks: map[string]string{}, dirModes: map[string]fs.FileMode{}, cleared: cleared}
 	err = x.run()
 	if cerr := root.Close(); err == nil && cerr != nil {
 		err = fail(KindIO, "", cerr)
@@ -144,6 +159,7 @@ type extractor struct {
 	member   string
 	symlinks map[string]string // created symlinks: name -> target
 	dirModes map[string]fs.FileMode
+	cleared  *[]string // entries whose o+w bit was cleared (nil: not reported)
 }
 
 func (x *extractor) fail(kind Kind, entry string, err error) error {
@@ -214,6 +230,12 @@ func (x *extractor) entry(e *Entry) error {
 		}
 	}
 	perm := e.Mode.Perm()
+	if perm&0o002 != 0 && (e.Type == Dir || e.Type == Regular) {
+		perm &^= 0o002 // nothing extracted is world-writable
+		if x.cleared != nil {
+			*x.cleared = append(*x.cleared, e.Name)
+		}
+	}
 	switch e.Type {
 	case Dir:
 		if _, ok := x.symlinks[e.Name]; ok {

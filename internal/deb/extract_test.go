@@ -306,3 +306,28 @@ func TestExtractAbsoluteSymlinks(t *testing.T) {
 		t.Errorf("link does not resolve inside DIR: %q %v", b, err)
 	}
 }
+
+// TestExtractClearsWorldWritable: nothing extracted is writable by others;
+// the entries whose o+w bit was cleared are reported.
+func TestExtractClearsWorldWritable(t *testing.T) {
+	tmp := t.TempDir()
+	debPath := writeDeb(t, tmp, debtest.Deb{Control: miniControl, AddParents: true, Files: []debtest.File{
+		{Name: "usr/share/sticky", Type: tar.TypeDir, Mode: 0o1777},
+		{Name: "usr/share/sticky/f", Mode: 0o666, Body: []byte("x")},
+		{Name: "usr/share/ok", Mode: 0o644, Body: []byte("y")},
+	}})
+	dest := filepath.Join(tmp, "out")
+	cleared, err := ExtractCleared(context.Background(), debPath, dest, false, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cleared, ",") != "usr/share/sticky,usr/share/sticky/f" {
+		t.Errorf("cleared %q", cleared)
+	}
+	for name, want := range map[string]os.FileMode{"usr/share/sticky": 0o775, "usr/share/sticky/f": 0o664, "usr/share/ok": 0o644} {
+		st, err := os.Stat(filepath.Join(dest, name))
+		if err != nil || st.Mode().Perm() != want {
+			t.Errorf("%s: %v %v, want %v", name, st.Mode().Perm(), err, want)
+		}
+	}
+}

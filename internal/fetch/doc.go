@@ -20,4 +20,7 @@
 //
 // A file is renamed to <hex>.deb only after its size and sha256 matched and it
 // was fsynced, so an entry is either absent or complete.
+// An entry may still change on disk later: readers open it with OpenEntry,
+// which hashes what they read (Verify), and Evict removes an entry found
+// corrupt so that the next Fetch downloads it again.
 package fetch

@@ -146,6 +146,9 @@ func New(opts Options) (*Fetcher, error) {
 		}
 		f.cache = filepath.Join(dir, "debredist")
 	}
+	if st, err := os.Stat(f.cache); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("cache directory %s: %w", f.cache, ErrCacheNotDir)
+	}
 	if f.opts.Jobs <= 0 {
 		f.opts.Jobs = defaultJobs
 	}
@@ -184,14 +187,18 @@ func (f *Fetcher) emit(e Event) {
 	}
 }
 
+// ErrCacheNotDir is New's error for a cache directory that is a file.
+var ErrCacheNotDir = errors.New("exists and is not a directory")
+
 // errOffline marks a deb that is absent (or corrupt) while Offline is set.
 var errOffline = errors.New("not in the cache (offline)")
 
 // Fetch makes sure every deb is in the cache, downloading up to Jobs at a
 // time, and returns the cache path per (lower-case) sha256. Packages with the
 // same sha256 are downloaded once; if the first URL fails the others are
-// tried. It returns every failure joined (each naming package, URL and cause)
-// together with the paths of the debs that did succeed. Offline, a
+// tried. It returns every failure joined (each naming package, URL and cause;
+// failures with the same underlying cause as one *SameCauseError) together
+// with the paths of the debs that did succeed. Offline, a
 // *MissingError lists every deb that is not cached.
 func (f *Fetcher) Fetch(ctx context.Context, pkgs []apt.Package) (map[string]string, error) {
 	type group struct {
@@ -222,6 +229,12 @@ func (f *Fetcher) Fetch(ctx context.Context, pkgs []apt.Package) (map[string]str
 		g.cands = append(g.cands, p)
 	}
 
+	if len(groups) > 0 && !f.opts.Offline {
+		// One error for a cache that cannot be written, not one per deb.
+		if err := os.MkdirAll(filepath.Join(f.cache, "sha256"), 0o755); err != nil {
+			return nil, errors.Join(append(errs, fmt.Errorf("cache directory: %w", err))...)
+		}
+	}
 	var (
 		mu      sync.Mutex
 		paths   = make(map[string]string, len(groups))
@@ -259,7 +272,7 @@ func (f *Fetcher) Fetch(ctx context.Context, pkgs []apt.Package) (map[string]str
 		errs = append(errs, &MissingError{Packages: missing})
 	}
 	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(a.Error(), b.Error()) })
-	return paths, errors.Join(errs...)
+	return paths, errors.Join(groupByCause(errs)...)
 }
 
 // Missing returns the packages whose deb is not in the cache, in input order.

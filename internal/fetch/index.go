@@ -45,8 +45,8 @@ type IndexInfo struct {
 // and 403 mean absent), then
 // Packages.xz, Packages.gz and Packages in that order, taking the first that
 // exists. When a Release lists any of them only the listed ones are tried and
-// the one used must match the Release's size and sha256 (an *apt.MismatchError
-// otherwise); when it lists none, all are tried and IndexInfo.Release stays
+// the one used must match the Release's size and sha256 (a response that
+// does not is retried like a deb; an *apt.MismatchError once the retries are spent); when it lists none, all are tried and IndexInfo.Release stays
 // false. Without a keyring signatures are not checked (Signed is false); with
 // one a bad or missing signature, or a Packages file the signed Release does
 // not cover, is an error (a *SignatureError for signatures). Index sets
@@ -92,7 +92,27 @@ func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 	var absent []string
 	for _, n := range try {
 		u := repo.IndexURL(n)
-		data, err := f.get(ctx, u, maxIndexBytes)
+		// A response that does not match the Release, or (with no Release
+		// to check it, from a remote mirror) does not decode, is retried
+		// like a deb with wrong bytes: it may have been damaged in transit.
+		var (
+			pkgs     []apt.Package
+			probs    []apt.Problem
+			parseErr error
+		)
+		check := func(b []byte) error {
+			if listed {
+				if err := rel.Verify(repo.IndexPath(n), bytes.NewReader(b)); err != nil {
+					return err
+				}
+			}
+			pkgs, probs, parseErr = parseIndex(b)
+			if parseErr != nil && !listed && isHTTP(f.base) {
+				return parseErr
+			}
+			return nil
+		}
+		data, err := f.getChecked(ctx, u, maxIndexBytes, check)
 		if isNotFound(err) {
 			absent = append(absent, u)
 			continue
@@ -100,14 +120,8 @@ func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 		if err != nil {
 			return nil, nil, info, fmt.Errorf("index %s %s: %w", repo.Name, repo.Suite, err)
 		}
-		if listed {
-			if err := rel.Verify(repo.IndexPath(n), bytes.NewReader(data)); err != nil {
-				return nil, nil, info, fmt.Errorf("index %s %s: %s: %w", repo.Name, repo.Suite, u, err)
-			}
-		}
-		pkgs, probs, err := parseIndex(data)
-		if err != nil {
-			return nil, nil, info, fmt.Errorf("index %s %s: %s: %w", repo.Name, repo.Suite, u, err)
+		if parseErr != nil {
+			return nil, nil, info, fmt.Errorf("index %s %s: %s: %w", repo.Name, repo.Suite, u, parseErr)
 		}
 		for i := range pkgs {
 			pkgs[i].Repo = repo.Name
@@ -207,8 +221,15 @@ func (f *Fetcher) release(ctx context.Context, repo apt.Repo) (*apt.Release, boo
 // get downloads a small file into memory with the usual retries, timeouts
 // and stall detection. A file larger than limit is an error.
 func (f *Fetcher) get(ctx context.Context, u string, limit int64) ([]byte, error) {
+	return f.getChecked(ctx, u, limit, nil)
+}
+
+// getChecked is get with a check of each response's bytes (nil: none); a
+// response failing it is retried within the same attempt budget, and the
+// error says on which attempt it failed.
+func (f *Fetcher) getChecked(ctx context.Context, u string, limit int64, check func([]byte) error) ([]byte, error) {
 	var buf bytes.Buffer
-	err := f.retry(ctx, "", u, func() int64 { return 0 }, func(int) error {
+	err := f.retry(ctx, "", u, func() int64 { return 0 }, func(attempt int) error {
 		buf.Reset()
 		actx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
@@ -229,6 +250,11 @@ func (f *Fetcher) get(ctx context.Context, u string, limit int64) ([]byte, error
 			return retryable(fmt.Errorf("%s: reading body after %d bytes: %w", u, n, err))
 		case n > limit:
 			return fmt.Errorf("%s: larger than %d bytes", u, limit)
+		}
+		if check != nil {
+			if err := check(buf.Bytes()); err != nil {
+				return retryable(fmt.Errorf("%s: %w (attempt %d)", u, err, attempt))
+			}
 		}
 		return nil
 	})

@@ -73,7 +73,7 @@ type Limits struct {
 type Case struct {
 	Name   string `json:"name"`
 	File   string `json:"file"`
-	Kind   string `json:"kind"`   // deb | index
+	Kind   string `json:"kind"`   // deb | index | profile
 	Expect string `json:"expect"` // reject | accept
 	Reason string `json:"reason"`
 	// Error is the expected error kind of a reject ("a|b" for alternatives).
@@ -92,6 +92,8 @@ type Case struct {
 	Packages int    `json:"packages,omitempty"`
 	Problems int    `json:"problems,omitempty"`
 	Newest   string `json:"newest,omitempty"`
+	// Field is the profile field a KindProfile reject's error must name.
+	Field string `json:"field,omitempty"`
 
 	build func() ([]byte, error)
 }
@@ -502,6 +504,7 @@ func Cases() []Case {
 	accept("dot-segments-inside", "./usr/./local/../local/... cleans to a path inside the package", build(plus(debtest.File{Name: "./usr/./local/../local/cuda-12.6/targets/aarch64-linux/lib/libdots.so", Raw: true, Body: []byte("dots\n")})), "lib/libdots.so")
 
 	cs = append(cs, indexCases()...)
+	cs = append(cs, profileCases()...)
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
 	return cs
 }

@@ -87,7 +87,7 @@ func TestCasesWellFormed(t *testing.T) {
 			t.Errorf("%s: no reason", c.Name)
 		}
 		switch {
-		case c.Kind != KindDeb && c.Kind != KindIndex:
+		case c.Kind != KindDeb && c.Kind != KindIndex && c.Kind != KindProfile:
 			t.Errorf("%s: kind %q", c.Name, c.Kind)
 		case c.Expect == Reject && c.Error == "":
 			t.Errorf("%s: reject without an error kind", c.Name)
@@ -104,7 +104,7 @@ func TestCasesWellFormed(t *testing.T) {
 	if len(cs) < 40 {
 		t.Errorf("%d cases, want >= 40", len(cs))
 	}
-	for _, k := range []string{"deb/reject", "deb/accept", "index/reject", "index/accept"} {
+	for _, k := range []string{"deb/reject", "deb/accept", "index/reject", "index/accept", "profile/reject"} {
 		if count[k] == 0 {
 			t.Errorf("no %s case", k)
 		}
@@ -116,7 +116,8 @@ func TestCasesWellFormed(t *testing.T) {
 		"missing-debian-binary", "members-out-of-order", "missing-control", "missing-data", "unknown-compression-suffix",
 		"ar-size-non-numeric", "ar-size-past-eof", "odd-member-padded", "odd-member-unpadded", "long-name-pax", "long-name-gnu",
 		"nul-in-name", "lookalike-unicode", "index-crlf", "index-continuation-lines", "index-duplicates-epochs-tildes",
-		"index-missing-sha256", "index-nonhex-sha256", "index-nonnumeric-size", "index-empty", "index-binary-garbage", "index-truncated-xz"} {
+		"index-missing-sha256", "index-nonhex-sha256", "index-nonnumeric-size", "index-empty", "index-binary-garbage", "index-truncated-xz",
+		"profile-product-traversal", "profile-pname-traversal", "profile-pname-absolute", "profile-pname-nul", "profile-pname-long", "profile-pname-lookalike"} {
 		if !names[must] {
 			t.Errorf("corpus lacks %s", must)
 		}

@@ -139,6 +139,11 @@ func Build(p profile.Profile, pkgs []apt.Package) (*Plan, error) {
 			continue
 		}
 		g.Version = sortedKeys(vs)[0]
+		if !profile.ValidVersion(g.Version) {
+			// The version becomes part of file names in OUT.
+			errs = append(errs, fmt.Errorf("redist package %s: version %q (of %s) is not dotted numbers", pname, g.Version, strings.Join(vs[g.Version], ", ")))
+			continue
+		}
 		out.Packages = append(out.Packages, *g)
 	}
 	if len(errs) > 0 {

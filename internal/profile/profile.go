@@ -223,10 +223,10 @@ func ForSuite(suite string) (Profile, error) {
 func Load(r io.Reader, name string) (Profile, error) {
 	var p Profile
 	if err := decodeStrict(r, &p); err != nil {
-		return Profile{}, fmt.Errorf("profile %s: %w", name, err)
+		return Profile{}, &InvalidError{File: name, Err: err}
 	}
 	if !ValidSuite(p.Suite) {
-		return Profile{}, fmt.Errorf("profile %s: field \"l4t\" must be an L4T suite like r36.5, got %q", name, p.Suite)
+		return Profile{}, &InvalidError{File: name, Field: "l4t", Value: p.Suite, Want: "an L4T suite like r36.5"}
 	}
 	base, err := ForSuite(p.Suite)
 	if err == nil {
@@ -256,7 +256,7 @@ func Load(r io.Reader, name string) (Profile, error) {
 		p.Name = "l4t-" + p.Suite
 	}
 	if p.Platform == "" || p.Target == "" || p.Triple == "" || len(p.Repos) == 0 {
-		return Profile{}, fmt.Errorf("profile %s: platform, target, triple and repos are required for L4T %s (no built-in profile of that major to inherit from)", name, p.Suite)
+		return Profile{}, &InvalidError{File: name, Err: fmt.Errorf("platform, target, triple and repos are required for L4T %s (no built-in profile of that major to inherit from)", p.Suite)}
 	}
 	return p, p.validate(name)
 }
@@ -276,24 +276,17 @@ var dateRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 
 func (p Profile) validate(name string) error {
 	if p.CUDA != "" && !cudaRE.MatchString(p.CUDA) {
-		return fmt.Errorf("profile %s: cuda must be MAJOR.MINOR, got %q", name, p.CUDA)
+		return &InvalidError{File: name, Field: "cuda", Value: p.CUDA, Want: "MAJOR.MINOR"}
 	}
 	if p.ReleaseDate != "" && !dateRE.MatchString(p.ReleaseDate) {
-		return fmt.Errorf("profile %s: release_date must be YYYY-MM-DD, got %q", name, p.ReleaseDate)
+		return &InvalidError{File: name, Field: "release_date", Value: p.ReleaseDate, Want: "a date YYYY-MM-DD"}
 	}
-	for _, s := range []string{p.Platform, p.Target, p.Triple} {
-		if strings.ContainsAny(s, "/\\ ") || s == ".." {
-			return fmt.Errorf("profile %s: invalid platform/target/triple %q", name, s)
-		}
+	if err := p.checkNames(name); err != nil {
+		return err
 	}
-	for _, c := range p.Rules.Components {
-		if c.Source == "" || c.Product == "" {
-			return fmt.Errorf("profile %s: component rule needs source and product: %+v", name, c)
-		}
-	}
-	for _, l := range p.Rules.Links {
+	for i, l := range p.Rules.Links {
 		if _, err := regexp.Compile(l.Match); err != nil {
-			return fmt.Errorf("profile %s: link rule %q: %v", name, l.Match, err)
+			return &InvalidError{File: name, Field: fmt.Sprintf("rules.links[%d].match", i), Value: l.Match, Want: "a regular expression (" + err.Error() + ")"}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,67 @@ func TestLoadUserProfile(t *testing.T) {
 		if _, err := Load(strings.NewReader(bad), "bad.json"); err == nil || !strings.Contains(err.Error(), "bad.json") {
 			t.Errorf("Load(%s): want an error naming the file, got %v", bad, err)
 		}
+	}
+}
+
+// TestDefaultsPassTheGrammar: the built-in data obeys the rules user
+// profiles must obey.
+func TestDefaultsPassTheGrammar(t *testing.T) {
+	p, err := ForJetPack("6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Rules = Defaults()
+	if err := p.validate("defaults.json"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHostileProfileFields: every name that reaches a path is refused,
+// with an *InvalidError naming the field.
+func TestHostileProfileFields(t *testing.T) {
+	comp := func(field, value string) string {
+		return `{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "cuda", "name": "x", "license": "x", ` + field + `: ` + value + `}]}}`
+	}
+	long := `"` + strings.Repeat("a", 65) + `"`
+	for _, c := range []struct{ src, field string }{
+		{`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "../../../../PRODUCT-ESCAPE", "name": "x", "license": "x"}]}}`, "rules.components[0].product"},
+		{comp(`"pname"`, `"../../../../../PNAME-ESCAPE"`), "rules.components[0].pname"},
+		{comp(`"pname"`, `"/tmp/abs"`), "rules.components[0].pname"},
+		{comp(`"pname"`, `"cuda\u0000x"`), "rules.components[0].pname"},
+		{comp(`"pname"`, long), "rules.components[0].pname"},
+		{comp(`"pname"`, `"cuda_cudаrt"`), "rules.components[0].pname"}, // Cyrillic а
+		{comp(`"pname"`, `"CUDA"`), "rules.components[0].pname"},
+		{comp(`"platform"`, `"linux-../x"`), "rules.components[0].platform"},
+		{`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda.cudart", "product": "cuda", "name": "x", "license": "x"}]}}`, "rules.components[0].pname (derived from source; set one)"},
+		{`{"l4t": "r36.5", "rules": {"components": [{"source": "", "product": "cuda", "name": "x", "license": "x"}]}}`, "rules.components[0].source"},
+		{`{"l4t": "r36.5", "platform": "../linux"}`, "platform"},
+		{`{"l4t": "r36.5", "platform": "linux-aarch64/x"}`, "platform"},
+		{`{"l4t": "r36.5", "target": "../x"}`, "target"},
+		{`{"l4t": "r36.5", "triple": "a b"}`, "triple"},
+		{`{"l4t": "r36.5", "repos": ["../common"]}`, "repos[0]"},
+		{`{"l4t": "r36.5", "name": "` + strings.Repeat("n", 65) + `"}`, "name"},
+		{`{"l4t": "r36.5", "rules": {"products": {"../p": {"label_from": "x"}}}}`, "rules.products key"},
+		{`{"l4t": "r36.5", "rules": {"products": {"cuda": {"label_from": "../x"}}}}`, "rules.products.cuda.label_from"},
+		{`{"l4t": "r36.5", "rules": {"rules": [{"match": "usr/**", "to": "../../x"}]}}`, "rules.rules[0].to"},
+		{`{"l4t": "r36.5", "rules": {"rules": [{"match": "usr/**", "to": "/etc"}]}}`, "rules.rules[0].to"},
+		{`{"l4t": "r36.5", "rules": {"links": [{"match": "x", "name": "lib/../../x"}]}}`, "rules.links[0].name"},
+		{`{"l4t": "r36.5", "rules": {"links": [{"match": "(", "name": "lib/x"}]}}`, "rules.links[0].match"},
+		{`{"l4t": "r36.5", "cuda": "12.6/.."}`, "cuda"},
+	} {
+		_, err := Load(strings.NewReader(c.src), "hostile.json")
+		var ie *InvalidError
+		if !errors.As(err, &ie) || ie.Field != c.field {
+			t.Errorf("Load(%s): got %v, want an *InvalidError for field %s", c.src, err, c.field)
+			continue
+		}
+		if !strings.Contains(err.Error(), "hostile.json") || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("message %q must name the file and the field", err)
+		}
+	}
+	// Placeholders in rule targets and link names are fine.
+	ok := `{"l4t": "r36.5", "rules": {"rules": [{"match": "usr/**", "to": "lib/cuda-{cuda}"}], "links": [{"match": "x", "name": "lib/${1}.so"}]}}`
+	if _, err := Load(strings.NewReader(ok), "ok.json"); err != nil {
+		t.Errorf("placeholders: %v", err)
 	}
 }

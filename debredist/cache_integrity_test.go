@@ -1,0 +1,155 @@
+package debredist
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/debredist/debredist/internal/deb/debtest"
+	"github.com/debredist/debredist/internal/fetch"
+	"github.com/debredist/debredist/internal/hostile"
+)
+
+// cacheTestDeb is the hostile corpus' libcublas deb with data.tar in the
+// given compression ("none": flipped bytes keep it a valid deb).
+func cacheTestDeb(t *testing.T, comp string) []byte {
+	t.Helper()
+	b, err := debtest.Build(debtest.Deb{
+		Control:     "Package: " + hostile.Package + "\nSource: " + hostile.Source + "\nVersion: " + hostile.Version + "\nArchitecture: arm64\nMaintainer: x <x@example.com>\nDescription: cache test\n",
+		AddParents:  true,
+		Compression: comp,
+		Files: []debtest.File{
+			{Name: hostile.Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: []byte("\x7fELF synthetic libcublas whose bytes the cache test flips\n")},
+			{Name: hostile.Lib + "libcublas.so.12", Type: tar.TypeSymlink, Linkname: "libcublas.so.12.6.1.4"},
+			{Name: "usr/share/doc/" + hostile.Package + "/copyright", Body: []byte("Copyright NVIDIA (synthetic)\n")},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// flip inverts 16 bytes of the cache entry in place (same size); in an
+// uncompressed deb they land inside the library's body.
+func flip(t *testing.T, entry string, at []byte) {
+	t.Helper()
+	b, err := os.ReadFile(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(b, at)
+	if i < 0 {
+		i = len(b) / 2
+	}
+	for k := 0; k < 16; k++ {
+		b[i+k] ^= 0xff
+	}
+	if err := os.WriteFile(entry, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCorruptCacheEntryIsReplaced: a cache entry changed after it was
+// verified (same size, so the size check passes) is detected while the
+// deb is read, removed and downloaded again; the output equals a clean
+// run's, and provenance records the bytes read. Offline it is a named
+// error and nothing is published.
+func TestCorruptCacheEntryIsReplaced(t *testing.T) {
+	for _, comp := range []string{"none", "xz"} {
+		t.Run(comp, func(t *testing.T) {
+			debBytes := cacheTestDeb(t, comp)
+			sum := sha256.Sum256(debBytes)
+			sha := hex.EncodeToString(sum[:])
+			e := newHostileEnv(t, debBytes, nil)
+			clean, err := Convert(context.Background(), e.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			archive := filepath.Join(e.out, filepath.FromSlash(clean.Packages[0].Archive))
+			want, err := os.ReadFile(archive)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entry := filepath.Join(e.cache, "sha256", sha[:2], sha+".deb")
+
+			// A second OUT built from the damaged entry.
+			flip(t, entry, []byte("synthetic libcublas"))
+			var mu sync.Mutex
+			var warnings []string
+			o := e.opts
+			o.Out = filepath.Join(e.root, "out2")
+			o.OnEvent = func(ev Event) {
+				if ev.Kind == EventWarning {
+					mu.Lock()
+					warnings = append(warnings, ev.Message)
+					mu.Unlock()
+				}
+			}
+			res, err := Convert(context.Background(), o)
+			if err != nil {
+				t.Fatalf("convert from a corrupt cache entry: %v", err)
+			}
+			got, err := os.ReadFile(filepath.Join(o.Out, filepath.FromSlash(res.Packages[0].Archive)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("archive differs from the clean run's")
+			}
+			if !strings.Contains(strings.Join(warnings, "\n"), "is corrupt") {
+				t.Errorf("no warning about the corrupt entry: %q", warnings)
+			}
+			if b, err := os.ReadFile(entry); err != nil || sha256.Sum256(b) != sum {
+				t.Errorf("cache entry not repaired: %v", err)
+			}
+			prov := readProvenance(t, o.Out)
+			if d := prov.Archives[0].Debs[0]; d.SHA256 != sha || d.Size != int64(len(debBytes)) {
+				t.Errorf("provenance records %s %d, read %s %d", d.SHA256, d.Size, sha, len(debBytes))
+			}
+
+			// Offline: a named error, the entry removed, nothing published.
+			flip(t, entry, []byte("synthetic libcublas"))
+			o.Out, o.OnEvent, o.Offline = filepath.Join(e.root, "out3"), nil, true
+			_, err = Convert(context.Background(), o)
+			var ce *fetch.CorruptError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "--offline") || !strings.Contains(err.Error(), hostile.Package) {
+				t.Fatalf("offline: got %v, want a *fetch.CorruptError naming the package and --offline", err)
+			}
+			if _, err := os.Stat(entry); !os.IsNotExist(err) {
+				t.Errorf("offline: corrupt entry kept: %v", err)
+			}
+			for rel, v := range treeState(t, o.Out) {
+				if v != "dir" && rel != lockName {
+					t.Errorf("offline: %s published from a corrupt entry", rel)
+				}
+			}
+		})
+	}
+}
+
+func readProvenance(t *testing.T, out string) Provenance {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", "*"+provenanceSuffix))
+	if len(files) != 1 {
+		t.Fatalf("provenance sidecars: %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Provenance
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

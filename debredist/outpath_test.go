@@ -1,0 +1,51 @@
+package debredist
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestOutPathRefusesEscapes(t *testing.T) {
+	out := "/work/out"
+	for _, elems := range [][]string{
+		{"../../../../PRODUCT-ESCAPE", "redist"},
+		{"cuda", "redist", "../../../../../PNAME-ESCAPE/linux-aarch64/x.tar.xz"},
+		{"cuda", "/etc/passwd"},
+		{"cuda", "redist", "a\x00b"},
+		{"cuda", ""},
+		{"cuda", "redist", ".."},
+	} {
+		if p, err := outPath(out, elems...); err == nil || !strings.Contains(err.Error(), out) {
+			t.Errorf("outPath(%q) = %q, %v: want a refusal naming OUT", elems, p, err)
+		}
+	}
+	p, err := outPath(out, "cuda", "redist", "cuda_cudart/linux-aarch64/a.tar.xz")
+	if err != nil || p != "/work/out/cuda/redist/cuda_cudart/linux-aarch64/a.tar.xz" {
+		t.Errorf("a path inside OUT: %q, %v", p, err)
+	}
+}
+
+// TestRemoveStaleTrustsNoSidecar: an earlier sidecar is a file in OUT that
+// anyone may have edited; a relative_path climbing out of OUT never
+// deletes the file it names.
+func TestRemoveStaleTrustsNoSidecar(t *testing.T) {
+	root := t.TempDir()
+	victim := filepath.Join(root, "victim.txt")
+	mustWrite(t, victim, []byte("1234"))
+	inside := filepath.Join(root, "out", "cuda", "redist", "old.tar.xz")
+	mustWrite(t, inside, []byte("5678"))
+	dir := filepath.Join(root, "out", "cuda", "redist")
+	removeStale(dir, Provenance{Archives: []provArchive{
+		{RelativePath: "../../../victim.txt", Size: 4},
+		{RelativePath: victim, Size: 4},
+		{RelativePath: "old.tar.xz", Size: 4},
+	}}, map[string]bool{})
+	if _, err := os.Stat(victim); err != nil {
+		t.Errorf("a file outside OUT was removed: %v", err)
+	}
+	if _, err := os.Stat(inside); !os.IsNotExist(err) {
+		t.Errorf("the stale archive inside OUT was kept: %v", err)
+	}
+}

@@ -1,0 +1,63 @@
+package debredist
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/internal/fetch"
+)
+
+// makeTmp (re)creates OUT/.debredist-tmp, where everything is built before
+// it is renamed into place. On an OUT that cannot be written it returns ""
+// and no error: a run that needs no write (everything up to date) still
+// works, and one that does fails with errReadOnly, saying what needed it.
+func makeTmp(out string) (string, error) {
+	tmp := filepath.Join(out, tmpName)
+	if err := os.RemoveAll(tmp); err != nil { // leftovers of a killed run
+		return "", fmt.Errorf("removing stale %s: %w", tmp, err)
+	}
+	err := os.Mkdir(tmp, 0o755)
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return tmp, nil
+}
+
+// errReadOnly is why a run on a read-only OUT stops.
+func errReadOnly(out, what string) error {
+	return fmt.Errorf("output directory %s is not writable, and %s (a run with everything up to date needs no write access)", out, what)
+}
+
+// warnUnread says when packages are kept as up to date by the inputs
+// recorded in OUT alone: their debs are not in the cache (--offline, a
+// lock naming debs never downloaded), so nothing was read to confirm it.
+func warnUnread(o Options, jobs []*job) {
+	var debs []apt.Package
+	n := 0
+	for _, j := range jobs {
+		if j.upToDate {
+			debs = append(debs, j.pkg.Debs...)
+			n++
+		}
+	}
+	if len(debs) == 0 {
+		return
+	}
+	f, err := fetch.New(fetch.Options{Base: o.Mirror, CacheDir: o.CacheDir})
+	if err != nil {
+		return // the run needs no fetcher; Missing is only a report
+	}
+	if missing := f.Missing(debs); len(missing) > 0 {
+		o.emit(Event{Kind: EventWarning, Package: missing[0].Name, Message: fmt.Sprintf(
+			"%d redist package(s) are up to date by the inputs OUT's provenance records; %d of their debs are not in the cache and were not read (first: %s %s); provenance is left as the run that read them wrote it",
+			n, len(missing), missing[0].Name, missing[0].Version)})
+	}
+}

@@ -1,0 +1,40 @@
+package debredist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/internal/fetch"
+)
+
+// repairCache handles a build that failed on a corrupt cache entry (a
+// *fetch.CorruptError in err): it removes the entry and downloads the deb
+// again into the same cache path. It returns nil when the build may be
+// retried, else the error that stands: err itself when it is not about
+// the cache, or the corruption and why it could not be repaired
+// (--offline removes the entry and downloads nothing).
+func repairCache(ctx context.Context, o Options, f *fetch.Fetcher, debs []apt.Package, err error) error {
+	var ce *fetch.CorruptError
+	if !errors.As(err, &ce) || f == nil {
+		return err
+	}
+	if eerr := f.Evict(ctx, ce.Expected); eerr != nil {
+		return fmt.Errorf("%w; removing it: %v", ce, eerr)
+	}
+	if o.Offline {
+		return fmt.Errorf("%w; removed it (--offline: not downloading it again)", ce)
+	}
+	o.emit(Event{Kind: EventWarning, Package: ce.Package, Message: ce.Error() + "; removed it, downloading it again"})
+	var again []apt.Package
+	for _, d := range debs {
+		if d.SHA256 == ce.Expected {
+			again = append(again, d)
+		}
+	}
+	if _, ferr := f.Fetch(ctx, again); ferr != nil {
+		return fmt.Errorf("%w; removed it, downloading it again: %v", ce, ferr)
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package debredist
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestUpToDateWithoutDebsKeepsProvenance: over an existing OUT, with a
+// lock whose debs are not in the cache and --offline, every package is up
+// to date by the recorded inputs: the run says so and leaves provenance
+// and manifests as the run that read the debs wrote them.
+func TestUpToDateWithoutDebsKeepsProvenance(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newHostileEnv(t, b, nil)
+	if _, err := Convert(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	before := treeState(t, e.out)
+
+	o := e.opts
+	o.CacheDir, o.Offline = filepath.Join(e.root, "empty-cache"), true
+	o.LockFile = filepath.Join(e.root, "another-name.lock.json") // a rewritten sidecar would name it
+	lb, err := os.ReadFile(e.opts.LockFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, o.LockFile, lb)
+	var mu sync.Mutex
+	var warnings []string
+	o.OnEvent = func(ev Event) {
+		if ev.Kind == EventWarning {
+			mu.Lock()
+			warnings = append(warnings, ev.Message)
+			mu.Unlock()
+		}
+	}
+	res, err := Convert(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Packages {
+		if !p.UpToDate {
+			t.Errorf("%s rebuilt", p.PName)
+		}
+	}
+	if !strings.Contains(strings.Join(warnings, "\n"), "not in the cache and were not read") {
+		t.Errorf("no warning that the up-to-date decision read no deb: %q", warnings)
+	}
+	if d := diffState(before, treeState(t, e.out)); len(d) > 0 {
+		t.Errorf("a run that read nothing rewrote OUT:\n%s", strings.Join(d, "\n"))
+	}
+}
+
+// TestNoOpOnReadOnlyOut: a run with everything up to date needs no write
+// access to OUT; one that must write fails with one line saying why.
+func TestNoOpOnReadOnlyOut(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newHostileEnv(t, b, nil)
+	if _, err := Convert(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	readOnly(t, e.out)
+	if _, err := Convert(context.Background(), e.opts); err != nil {
+		t.Fatalf("no-op run on a read-only OUT: %v", err)
+	}
+	o := e.opts
+	o.Compression = "zstd" // other archives: something must be written
+	_, err = Convert(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "not writable") || strings.Count(err.Error(), "\n") > 0 {
+		t.Fatalf("got %v, want one line saying OUT is not writable", err)
+	}
+}
+
+// readOnly makes dir read-only for the rest of the test: chmod, or for
+// root (whom modes do not stop) the immutable attribute.
+func readOnly(t *testing.T, dir string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if err := os.Chmod(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(dir, 0o755) })
+		return
+	}
+	if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
+		t.Skipf("running as root and chattr +i fails: %v %s", err, bytes.TrimSpace(out))
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", dir).Run() })
+}
+
+// TestVerifyChecksProvenance: verify compares the sidecar's records with
+// the archives (size, hashes) and refuses records of archives the
+// manifest does not name.
+func TestVerifyChecksProvenance(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newHostileEnv(t, b, nil)
+	if _, err := Convert(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Verify(context.Background(), e.out)
+	if err != nil || rep.Err() != nil {
+		t.Fatalf("fresh OUT: %v %v", err, rep.Err())
+	}
+	files, _ := filepath.Glob(filepath.Join(e.out, "*", "redist", "*"+provenanceSuffix))
+	if len(files) != 1 {
+		t.Fatalf("sidecars %v", files)
+	}
+	orig := readProvenance(t, e.out)
+	for name, edit := range map[string]func(p *Provenance){
+		"size": func(p *Provenance) { p.Archives[0].Size++ },
+		"md5":  func(p *Provenance) { p.Archives[0].MD5 = strings.Repeat("0", 32) },
+		"extra": func(p *Provenance) {
+			a := p.Archives[0]
+			a.RelativePath = "ghost/linux-aarch64/ghost.tar.xz"
+			p.Archives = append(p.Archives, a)
+		},
+	} {
+		p := orig
+		p.Archives = append([]provArchive(nil), orig.Archives...)
+		edit(&p)
+		pb, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, files[0], pb)
+		rep, err := Verify(context.Background(), e.out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Err() == nil || !strings.Contains(rep.Err().Error(), "provenance") {
+			t.Errorf("%s: provenance edit not found: %v", name, rep.Err())
+		}
+	}
+}
+
+// TestUnwritableLockOutLeavesOutComplete: the lock file is written last,
+// so a --lock-out that cannot be written names the flag and leaves OUT
+// with every manifest.
+func TestUnwritableLockOutLeavesOutComplete(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newHostileEnv(t, b, nil)
+	file := filepath.Join(e.root, "a-file")
+	mustWrite(t, file, nil)
+	e.opts.LockOut = filepath.Join(file, "x.lock.json")
+	_, err = Convert(context.Background(), e.opts)
+	if err == nil || !strings.Contains(err.Error(), "--lock-out") || strings.Contains(err.Error(), ".write-") {
+		t.Fatalf("got %v, want an error naming --lock-out (and no temporary file)", err)
+	}
+	rep, err := Verify(context.Background(), e.out)
+	if err != nil || rep.Err() != nil || len(rep.Manifests) == 0 {
+		t.Fatalf("OUT after the failed --lock-out: %v %v (%d manifests)", err, rep.Err(), len(rep.Manifests))
+	}
+}
