@@ -287,7 +287,7 @@ func listings(ctx context.Context, o Options, r *reldiff.Release, names []string
 			if !ok {
 				return nil, fmt.Errorf("%s: redist package %s: deb %s (%s) is not in the cache", r.Ref, p.PName, d.Name, d.SHA256)
 			}
-			ins, err := stage(ctx, o, d, file, dir, &n)
+			ins, _, err := stage(ctx, o, d, file, dir, &n)
 			if err != nil {
 				return nil, fmt.Errorf("%s: redist package %s: deb %s: %w", r.Ref, p.PName, d.Name, err)
 			}
