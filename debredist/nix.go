@@ -46,10 +46,7 @@ func NixSnippet(dir string) (string, error) {
 			return nil
 		}
 		name := d.Name()
-		if !strings.HasPrefix(name, "redistrib_") || !strings.HasSuffix(name, ".json") {
-			return nil
-		}
-		if strings.HasSuffix(name, provenanceSuffix) {
+		if isSidecarName(name) {
 			if cudaFromProvenance == "" {
 				if b, err := os.ReadFile(p); err == nil {
 					var pv Provenance
@@ -58,6 +55,9 @@ func NixSnippet(dir string) (string, error) {
 					}
 				}
 			}
+			return nil
+		}
+		if !isManifestName(name) {
 			return nil
 		}
 		if strings.ContainsAny(p, "\n\r") {

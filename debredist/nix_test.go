@@ -36,7 +36,7 @@ func writeNixTree(t *testing.T, dir string, ms []*Manifest, prov map[string]stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(d, "redistrib_x"+provenanceSuffix), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(d, sidecarPrefix+"x.json"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // Provenance is the sidecar written beside each manifest
-// (redistrib_<label>.provenance.json): how every archive was made.
+// (debredist-provenance_<label>.json): how every archive was made.
 type Provenance struct {
 	Tool     string        `json:"tool"`
 	Encoder  EncoderInfo   `json:"encoder"`
@@ -57,7 +57,38 @@ type provDeb struct {
 	Size     int64  `json:"size,omitempty"`
 }
 
-const provenanceSuffix = ".provenance.json"
+// Sidecar names. The sidecar of redistrib_<label>.json is
+// debredist-provenance_<label>.json: nothing but manifests may match
+// redistrib_* in a product directory, because NVIDIA's shell-parse.sh takes
+// every such file for a release. Versions before that wrote
+// redistrib_<label>.provenance.json (legacySidecarSuffix); readPrevious and
+// Verify still read it, and writeManifests replaces it.
+const (
+	sidecarPrefix       = "debredist-provenance_"
+	legacySidecarSuffix = ".provenance.json"
+	manifestPrefix      = "redistrib_"
+)
+
+// sidecarFor returns the sidecar path of a manifest path
+// (…/redistrib_<label>.json), and the legacy one.
+func sidecarFor(manifest string) (current, legacy string) {
+	dir, base := filepath.Split(manifest)
+	label := strings.TrimSuffix(strings.TrimPrefix(base, manifestPrefix), ".json")
+	return filepath.Join(dir, sidecarPrefix+label+".json"), filepath.Join(dir, manifestPrefix+label+legacySidecarSuffix)
+}
+
+// isManifestName reports whether a file name is a redistrib_<label>.json
+// manifest (not a legacy sidecar).
+func isManifestName(name string) bool {
+	return strings.HasPrefix(name, manifestPrefix) && strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, legacySidecarSuffix)
+}
+
+// isSidecarName reports whether a file name is a provenance sidecar, under
+// the current or the legacy name.
+func isSidecarName(name string) bool {
+	return strings.HasPrefix(name, sidecarPrefix) && strings.HasSuffix(name, ".json") ||
+		strings.HasPrefix(name, manifestPrefix) && strings.HasSuffix(name, legacySidecarSuffix)
+}
 
 // previous is what an earlier run left in OUT.
 type previous struct {
@@ -67,21 +98,29 @@ type previous struct {
 }
 
 // readPrevious loads the manifests and provenance sidecars under OUT.
-// Unreadable ones are ignored: what they described is rebuilt.
+// Unreadable ones are ignored: what they described is rebuilt. A sidecar
+// under the legacy name is keyed by the current name (it is the same
+// record; writeManifests renames it).
 func readPrevious(out string) previous {
 	prev := previous{byKey: map[string]provArchive{}, sidecars: map[string]Provenance{}, manifests: map[string]*Manifest{}}
-	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*.json"))
+	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", manifestPrefix+"*.json"))
+	current, _ := filepath.Glob(filepath.Join(out, "*", "redist", sidecarPrefix+"*.json"))
+	files = append(files, current...) // current names last: they win over legacy ones
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
-		if strings.HasSuffix(f, provenanceSuffix) {
+		if name := filepath.Base(f); isSidecarName(name) {
 			var p Provenance
 			if json.Unmarshal(b, &p) != nil {
 				continue
 			}
-			prev.sidecars[f] = p
+			key := f
+			if strings.HasSuffix(name, legacySidecarSuffix) {
+				key, _ = sidecarFor(strings.TrimSuffix(f, legacySidecarSuffix) + ".json")
+			}
+			prev.sidecars[key] = p
 			for _, a := range p.Archives {
 				prev.byKey[a.InputKey] = a
 			}
@@ -109,8 +148,9 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 			continue // filtered out by --only
 		}
 		dir := filepath.Join(o.Out, pr.Product, "redist")
-		base := "redistrib_" + pr.Label
-		manifestPath, sidecarPath := filepath.Join(dir, base+".json"), filepath.Join(dir, base+provenanceSuffix)
+		base := manifestPrefix + pr.Label
+		manifestPath := filepath.Join(dir, base+".json")
+		sidecarPath, legacySidecar := sidecarFor(manifestPath)
 		m := &Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*Component{}}
 		prov := Provenance{Tool: "debredist " + Version, Encoder: EncoderInfo{Format: comp.Ext(), BlockSize: archive.BlockSize}, Profile: pl.Profile, Indexes: pl.Indexes}
 		if len(o.Only) > 0 {
@@ -168,6 +208,10 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 		}
 		if err := writeAtomic(manifestPath, mb.Bytes(), tmp); err != nil {
 			return nil, err
+		}
+		// Migrate: the legacy sidecar name is taken for a release by NVIDIA's scripts.
+		if err := os.Remove(legacySidecar); err != nil && !os.IsNotExist(err) {
+			return nil, fmt.Errorf("removing the old-style sidecar %s: %w", legacySidecar, err)
 		}
 		removeStale(dir, prev.sidecars[sidecarPath], kept)
 		res.Products = append(res.Products, ProductResult{Product: pr.Product, Label: pr.Label, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))})

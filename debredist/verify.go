@@ -75,8 +75,20 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 		if d.IsDir() && d.Name() == tmpName {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasPrefix(d.Name(), "redistrib_") && strings.HasSuffix(d.Name(), ".json") && !strings.HasSuffix(d.Name(), provenanceSuffix) {
+		if d.IsDir() {
+			return nil
+		}
+		switch name := d.Name(); {
+		case isManifestName(name):
 			manifests = append(manifests, p)
+		case strings.HasPrefix(name, manifestPrefix):
+			// NVIDIA's shell-parse.sh takes every redistrib_* file for a release.
+			rel, _ := filepath.Rel(dir, p)
+			what := "is not a redistrib_<label>.json manifest"
+			if strings.HasSuffix(name, legacySidecarSuffix) {
+				what = "is a provenance sidecar under its old name (rerun convert to rename it)"
+			}
+			rep.Problems = append(rep.Problems, fmt.Sprintf("%s %s, but NVIDIA's shell-parse.sh takes every redistrib_* file for a release", filepath.ToSlash(rel), what))
 		}
 		return nil
 	})
@@ -111,7 +123,10 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	}
 	base := filepath.Dir(mf)
 	prov := map[string]provArchive{}
-	provFile := strings.TrimSuffix(mf, ".json") + provenanceSuffix
+	provFile, legacy := sidecarFor(mf)
+	if fileSize(provFile) < 0 && fileSize(legacy) >= 0 {
+		provFile = legacy // reported by Verify's walk; still checked against
+	}
 	if b, err := os.ReadFile(provFile); err != nil {
 		rep.Problems = append(rep.Problems, rel+": provenance sidecar missing: "+err.Error())
 	} else {
