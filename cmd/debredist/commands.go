@@ -500,14 +500,27 @@ var verifyCmd = &command{
 	help: `Re-reads every redistrib_*.json under OUT and checks each archive it names: size,
 sha256 and md5, the single top-level directory named like the file, entry safety,
 the license file and the provenance record. Prints "ok" or "FAIL: <problems>" per
-archive. Exits 1 when anything is wrong.`,
+archive. Exits 1 when anything is wrong.
+
+With --nixpkgs it then applies the rules of nixpkgs' generic CUDA builder
+(buildRedist) to every archive, as a build would: outputs split by pattern, every
+declared output non-empty, no /usr/ references unless the package allows them, no
+dangling links per output, the pkg-config move and rewrite, and each package's own
+requirements (tensorrt's python/*.whl and lib/stubs, cuda_cudart's lib/stubs, ...).
+Problems nixpkgs has with NVIDIA's own archives too are shown as "nixpkgs" and do
+not fail the check.`,
 	example: `debredist verify ./redist
+debredist verify --nixpkgs ./redist
 debredist verify ./redist --json`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
+		nixpkgs := fs.Bool("nixpkgs", false, "also apply nixpkgs' buildRedist rules to every archive")
 		return func(args []string) error {
 			if len(args) != 1 {
 				return usagef("want 1 argument, the output directory; got %d", len(args))
+			}
+			if *nixpkgs {
+				return verifyNixpkgs(a, args[0], *asJSON)
 			}
 			rep, err := debredist.Verify(a.ctx, args[0])
 			if err != nil {
