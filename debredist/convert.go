@@ -358,6 +358,10 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	if err != nil {
 		return err
 	}
+	stubs, err := addStubs(j.profile, j.pkg.PName, tree, debs) // stubs.go
+	if err != nil {
+		return err
+	}
 	entries := make([]archive.Entry, 0, len(tree.Nodes))
 	for _, nd := range tree.Nodes {
 		e := archive.Entry{Name: nd.Path, Mode: nd.Mode, Size: nd.Size, Linkname: nd.Link}
@@ -406,7 +410,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	j.res = provArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
-		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: j.key}
+		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: j.key, Stubs: stubs}
 	for _, d := range debs {
 		j.res.Debs = append(j.res.Debs, provDeb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
 	}

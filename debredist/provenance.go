@@ -46,6 +46,8 @@ type provArchive struct {
 	NAR      string    `json:"nar_hash"`
 	InputKey string    `json:"input_key"`
 	Debs     []provDeb `json:"debs"`
+	// Stubs are the stub libraries synthesized from real ones (stubs.go).
+	Stubs []provStub `json:"stubs,omitempty"`
 }
 
 type provDeb struct {

@@ -50,6 +50,7 @@ type Rules struct {
 	Components   []Component        `json:"components,omitempty"`
 	Paths        []PathRule         `json:"rules,omitempty"`
 	Links        []LinkRule         `json:"links,omitempty"`
+	Stubs        []StubRule         `json:"stubs,omitempty"`
 }
 
 // Product is a manifest family (cuda, cudnn, tensorrt, l4t).
@@ -100,6 +101,17 @@ type PathRule struct {
 // tree path matching the regular expression Match: Name (with $1…
 // expanded) points at the matched path. Existing paths are never replaced.
 type LinkRule struct {
+	Packages []string `json:"packages,omitempty"`
+	Match    string   `json:"match"`
+	Name     string   `json:"name"`
+}
+
+// StubRule synthesizes stub libraries (lib/stubs/libX.so, what NVIDIA's
+// archives ship and the debs lack) from the real shared libraries of a
+// package: every regular file whose tree path matches the regular
+// expression Match gets a stub at Name ($1… expanded), exporting the same
+// SONAME and symbol@version set. A path the debs already carry is kept.
+type StubRule struct {
 	Packages []string `json:"packages,omitempty"`
 	Match    string   `json:"match"`
 	Name     string   `json:"name"`
@@ -296,6 +308,14 @@ func (p Profile) validate(name string) error {
 			return fmt.Errorf("profile %s: link rule %q: %v", name, l.Match, err)
 		}
 	}
+	for _, s := range p.Rules.Stubs {
+		if _, err := regexp.Compile(s.Match); err != nil {
+			return fmt.Errorf("profile %s: stub rule %q: %v", name, s.Match, err)
+		}
+		if s.Name == "" {
+			return fmt.Errorf("profile %s: stub rule %q has no name", name, s.Match)
+		}
+	}
 	return nil
 }
 
@@ -311,6 +331,7 @@ func (p Profile) Merged() Rules {
 		Components:   append(slices.Clone(r.Components), d.Components...),
 		Paths:        append(slices.Clone(r.Paths), d.Paths...),
 		Links:        append(slices.Clone(r.Links), d.Links...),
+		Stubs:        append(slices.Clone(r.Stubs), d.Stubs...),
 	}
 	for k, v := range d.Products {
 		out.Products[k] = v
