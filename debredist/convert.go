@@ -358,6 +358,9 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	if err != nil {
 		return err
 	}
+	if _, err := addWheels(j.profile, j.pkg.PName, j.pkg.Version, tree); err != nil { // wheels.go
+		return err
+	}
 	stubs, err := addStubs(j.profile, j.pkg.PName, tree, debs) // stubs.go
 	if err != nil {
 		return err

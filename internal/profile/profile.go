@@ -51,6 +51,7 @@ type Rules struct {
 	Paths        []PathRule         `json:"rules,omitempty"`
 	Links        []LinkRule         `json:"links,omitempty"`
 	Stubs        []StubRule         `json:"stubs,omitempty"`
+	Wheels       []WheelRule        `json:"wheels,omitempty"`
 }
 
 // Product is a manifest family (cuda, cudnn, tensorrt, l4t).
@@ -115,6 +116,20 @@ type StubRule struct {
 	Packages []string `json:"packages,omitempty"`
 	Match    string   `json:"match"`
 	Name     string   `json:"name"`
+}
+
+// WheelRule packs the Python modules some debs install under
+// lib/python3.X/dist-packages/ into one wheel in python/ of the archive
+// (what NVIDIA's TensorRT tarballs ship), named
+// <name>-<version>-cp3X-none-linux_<arch>.whl; the installed tree is then
+// left out of the archive. Version is the package version cut to
+// VersionParts dotted parts (3 when unset).
+type WheelRule struct {
+	Packages     []string `json:"packages,omitempty"`
+	Debs         []string `json:"debs"`
+	Name         string   `json:"name"`
+	Summary      string   `json:"summary,omitempty"`
+	VersionParts int      `json:"version_parts,omitempty"`
 }
 
 //go:embed profiles/*.json defaults.json
@@ -316,6 +331,11 @@ func (p Profile) validate(name string) error {
 			return fmt.Errorf("profile %s: stub rule %q has no name", name, s.Match)
 		}
 	}
+	for _, w := range p.Rules.Wheels {
+		if w.Name == "" || len(w.Debs) == 0 {
+			return fmt.Errorf("profile %s: wheel rule needs a name and debs: %+v", name, w)
+		}
+	}
 	return nil
 }
 
@@ -332,6 +352,7 @@ func (p Profile) Merged() Rules {
 		Paths:        append(slices.Clone(r.Paths), d.Paths...),
 		Links:        append(slices.Clone(r.Links), d.Links...),
 		Stubs:        append(slices.Clone(r.Stubs), d.Stubs...),
+		Wheels:       append(slices.Clone(r.Wheels), d.Wheels...),
 	}
 	for k, v := range d.Products {
 		out.Products[k] = v
