@@ -32,6 +32,10 @@ type Result struct {
 	Profile  Profile         `json:"profile"`
 	Products []ProductResult `json:"products"`
 	Packages []PackageResult `json:"packages"`
+	// Skipped are the redist packages not emitted (empty.go).
+	Skipped []SkippedPackage `json:"skipped,omitempty"`
+	// Warnings are things a consumer will trip over (empty nixpkgs outputs).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ProductResult is one manifest written.
@@ -185,6 +189,7 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	jobs, emptied := dropEmptyJobs(jobs) // empty.go
 	// Everything is built: only now does OUT change.
 	if err := commit(pl, jobs, tmp); err != nil {
 		return nil, err
@@ -198,6 +203,10 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	res, err := writeManifests(o, pl, jobs, tmp, prev)
 	if err != nil {
 		return nil, err
+	}
+	res.Skipped = append(append(res.Skipped, pl.SkippedPackages...), emptied...)
+	for _, j := range jobs {
+		res.Warnings = append(res.Warnings, j.warnings...)
 	}
 	if err := checkOutput(o.Out, res, jobs); err != nil {
 		return nil, fmt.Errorf("verifying the output: %w", err)
@@ -293,7 +302,9 @@ type job struct {
 	upToDate   bool
 	res        provArchive
 	license    []byte
-	staged     string // the built archive in the temporary directory
+	staged     string   // the built archive in the temporary directory
+	empty      bool     // the debs carry no payload: not emitted (empty.go)
+	warnings   []string // empty nixpkgs outputs (empty.go)
 }
 
 // commit moves the archives and LICENSE files built in tmp into OUT. The
@@ -364,6 +375,15 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	stubs, err := addStubs(j.profile, j.pkg.PName, tree, debs) // stubs.go
 	if err != nil {
 		return err
+	}
+	if !treeHasPayload(tree) {
+		j.empty = true
+		o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: "not emitted: " + noPayloadReason})
+		return nil
+	}
+	j.warnings = outputWarnings(j.profile, j.pkg, tree)
+	for _, w := range j.warnings {
+		o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: w})
 	}
 	entries := make([]archive.Entry, 0, len(tree.Nodes))
 	for _, nd := range tree.Nodes {

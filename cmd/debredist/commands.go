@@ -307,6 +307,12 @@ func printPlan(a *app, pl *debredist.PlanResult) error {
 	} else {
 		fmt.Fprintf(w, "\nSkipped debs: %d (-v lists them with their reasons)\n", len(pl.Skipped))
 	}
+	if len(pl.SkippedPackages) > 0 {
+		fmt.Fprintf(w, "\nSkipped redist packages (%d):\n", len(pl.SkippedPackages))
+		for _, s := range pl.SkippedPackages {
+			fmt.Fprintf(w, "  %s %s (%s): %s\n", s.PName, s.Version, strings.Join(s.Debs, " "), s.Reason)
+		}
+	}
 	fmt.Fprintln(w, "\nProducts:")
 	for _, pr := range pl.Products {
 		fmt.Fprintf(w, "  %s %s\n", pr.Product, pr.Label)
@@ -487,6 +493,12 @@ func printResult(w io.Writer, res *debredist.Result, stats runStats) error {
 	fmt.Fprintln(w)
 	for _, p := range res.Products {
 		fmt.Fprintf(w, "manifest %s\n", filepath.Join(res.Out, filepath.FromSlash(p.Manifest)))
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(w, "skipped  %s %s: %s\n", s.PName, s.Version, s.Reason)
+	}
+	for _, s := range res.Warnings {
+		fmt.Fprintf(w, "warning  %s\n", s)
 	}
 	return nil
 }

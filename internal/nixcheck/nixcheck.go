@@ -129,8 +129,8 @@ type Result struct {
 	Broken string `json:"broken,omitempty"`
 	// NixpkgsOwn are failures that are nixpkgs' own (see Package.NixpkgsOwn).
 	NixpkgsOwn []string `json:"nixpkgs_own,omitempty"`
-	// EmptyOutputs are the declared outputs that would be empty (each is
-	// also in Failures or NixpkgsOwn).
+	// EmptyOutputs are the declared outputs that would be empty, other
+	// than nixpkgs' own (each is also in Failures).
 	EmptyOutputs []string `json:"empty_outputs,omitempty"`
 }
 
@@ -404,12 +404,12 @@ func (c *Checker) Finish() *Result {
 	}
 	for _, o := range outputs {
 		if res.Outputs[o] == 0 && !contains(c.t.Exempt, o) {
-			res.EmptyOutputs = append(res.EmptyOutputs, o)
 			msg := fmt.Sprintf("declared output %q would be empty (checkCudaNonEmptyOutputs)", o)
 			if g := c.ownGap(o); g != nil {
 				res.NixpkgsOwn = append(res.NixpkgsOwn, msg+": "+g.Reason)
 				continue
 			}
+			res.EmptyOutputs = append(res.EmptyOutputs, o)
 			fail("%s", msg)
 		}
 	}
