@@ -126,11 +126,16 @@ func VerifyNixpkgs(ctx context.Context, dir string) (*NixReport, error) {
 			continue
 		}
 		base := filepath.Dir(l.file)
+		seen := map[string]bool{} // one archive listed under several platform keys is checked once
 		for _, name := range sortedKeys(l.m.Components) {
 			for _, pa := range l.m.Components[name].Artifacts() {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
+				if seen[pa.Artifact.RelativePath] {
+					continue
+				}
+				seen[pa.Artifact.RelativePath] = true
 				nc := NixComponent{Manifest: l.rel, Component: name, Platform: pa.Platform, Variant: pa.Variant, Path: pa.Artifact.RelativePath, CUDA: cuda}
 				p, ok := safeRel(pa.Artifact.RelativePath)
 				if !ok {

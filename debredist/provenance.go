@@ -184,11 +184,13 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 				m.Components[p.PName] = c
 			}
 			a := &Artifact{RelativePath: j.res.RelativePath, SHA256: j.res.SHA256, MD5: j.res.MD5, Size: strconv.FormatInt(j.res.Size, 10)}
-			if p.CUDAVariant != "" {
-				c.CUDAVariant = []string{p.CUDAVariant}
-				c.Platforms[p.Platform] = &Platform{Variants: map[string]*Artifact{"cuda" + p.CUDAVariant: a}}
-			} else {
-				c.Platforms[p.Platform] = &Platform{Artifact: a}
+			for _, key := range manifestKeys(pl.Profile, p.Platform) {
+				if p.CUDAVariant != "" {
+					c.CUDAVariant = []string{p.CUDAVariant}
+					c.Platforms[key] = &Platform{Variants: map[string]*Artifact{"cuda" + p.CUDAVariant: a}}
+				} else {
+					c.Platforms[key] = &Platform{Artifact: a}
+				}
 			}
 			prov.Archives = append(prov.Archives, j.res)
 			kept[filepath.Join(dir, filepath.FromSlash(j.res.RelativePath))] = true
@@ -219,6 +221,21 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 		res.Products = append(res.Products, ProductResult{Product: pr.Product, Label: pr.Label, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))})
 	}
 	return res, nil
+}
+
+// manifestKeys are the manifest keys an archive of platform is listed
+// under: the platform, and the profile's also_platforms for archives of
+// the profile's own platform (not "source" ones).
+func manifestKeys(p Profile, platform string) []string {
+	keys := []string{platform}
+	if platform == p.Platform {
+		for _, k := range p.AlsoPlatforms {
+			if k != platform {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
 }
 
 // removeStale deletes the archives that the earlier sidecar of a manifest

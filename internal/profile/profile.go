@@ -29,6 +29,11 @@ type Profile struct {
 	CUDA string `json:"cuda,omitempty"`
 	// Platform is the redist platform ("linux-aarch64", "linux-sbsa").
 	Platform string `json:"platform"`
+	// AlsoPlatforms are further manifest keys the same archives are listed
+	// under, for consumers that pick another redist system for some of the
+	// release's devices (nixpkgs before 1dbbce67 maps Orin on CUDA 13 to
+	// linux-aarch64, later revisions to linux-sbsa).
+	AlsoPlatforms []string `json:"also_platforms,omitempty"`
 	// Target is the directory below usr/local/cuda-X.Y/targets/.
 	Target string `json:"target"`
 	// Triple is the Debian multiarch triple ("aarch64-linux-gnu").
@@ -265,6 +270,9 @@ func Load(r io.Reader, name string) (Profile, error) {
 		}
 		if p.Platform == "" {
 			p.Platform = base.Platform
+			if p.AlsoPlatforms == nil {
+				p.AlsoPlatforms = base.AlsoPlatforms
+			}
 		}
 		if p.Target == "" {
 			p.Target = base.Target
