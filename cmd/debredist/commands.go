@@ -575,11 +575,16 @@ var nixCmd = &command{
 	name:    "nix",
 	args:    "OUT",
 	summary: "print a Nix overlay that uses an output directory's manifests",
-	help: `Prints a Nix overlay for the output directory OUT: it overrides the cudaPackages set
-of the CUDA version in OUT's cuda manifest so that its manifests are OUT's
-redistrib_*.json files. Comments list the nix-store --add-fixed commands that put the
-archives into the Nix store (fetchurl then finds them offline by name and sha256)
-and how to point _cuda.lib.mkRedistUrl at OUT instead.`,
+	help: `Prints a Nix overlay for the output directory OUT, to use unedited: it hands OUT's
+redistrib_*.json manifests to the cudaPackages set of their CUDA version, makes
+_cuda.lib.mkRedistUrl return file:// URLs into OUT for exactly OUT's archives
+(tensorrt included), and overrides the nixpkgs outputs OUT's archives leave empty,
+each with its reason (it runs the checks of verify --nixpkgs, decoding every
+archive once). Comments list the nix-store --add-fixed commands that put the
+archives into the Nix store (fetchurl then finds them offline by name and sha256).
+For JetPack 5 (CUDA 11.4), which nixpkgs has no package set for, it builds
+cudaPackages_11_4 with nixpkgs' CUDA modules as jetpack-nixos does, with
+cuda_compat = null.`,
 	example: `debredist nix ./redist > redist-overlay.nix`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		return func(args []string) error {
