@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -71,19 +70,7 @@ func (r *NixReport) Err() error {
 func VerifyNixpkgs(ctx context.Context, dir string) (*NixReport, error) {
 	rep := &NixReport{Dir: dir}
 	table := nixcheck.Default()
-	var manifests []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == tmpName {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && isManifestName(d.Name()) {
-			manifests = append(manifests, p)
-		}
-		return nil
-	})
+	manifests, _, err := listManifests(dir)
 	if err != nil {
 		return nil, fmt.Errorf("verify --nixpkgs %s: %w", dir, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -403,7 +404,7 @@ func (c *Checker) Finish() *Result {
 		res.Outputs[owner[p]]++
 	}
 	for _, o := range outputs {
-		if res.Outputs[o] == 0 && !contains(c.t.Exempt, o) {
+		if res.Outputs[o] == 0 && !slices.Contains(c.t.Exempt, o) {
 			msg := fmt.Sprintf("declared output %q would be empty (checkCudaNonEmptyOutputs)", o)
 			if g := c.ownGap(o); g != nil {
 				res.NixpkgsOwn = append(res.NixpkgsOwn, msg+": "+g.Reason)
@@ -509,15 +510,6 @@ func resolve(tree map[string]Entry, owner map[string]string, dirs map[string]boo
 			cur = next
 		}
 		if !restarted {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
 			return true
 		}
 	}
