@@ -77,7 +77,7 @@ func debHasPayload(ctx context.Context, o Options, eng *layout.Engine, pname, na
 		return false, err
 	}
 	defer f.Close()
-	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(file), Limits: o.Limits, SystemXZ: true})
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(file), Limits: o.Limits}) // pure Go: only the first entries are read
 	if err != nil {
 		return false, fmt.Errorf("deb %s: %w", name, err)
 	}
