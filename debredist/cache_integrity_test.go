@@ -139,7 +139,7 @@ func TestCorruptCacheEntryIsReplaced(t *testing.T) {
 
 func readProvenance(t *testing.T, out string) Provenance {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", "*"+provenanceSuffix))
+	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", sidecarPrefix+"*.json"))
 	if len(files) != 1 {
 		t.Fatalf("provenance sidecars: %v", files)
 	}

@@ -36,6 +36,10 @@ type Result struct {
 	Profile  Profile         `json:"profile"`
 	Products []ProductResult `json:"products"`
 	Packages []PackageResult `json:"packages"`
+	// Skipped are the redist packages not emitted (empty.go).
+	Skipped []SkippedPackage `json:"skipped,omitempty"`
+	// Warnings are things a consumer will trip over (empty nixpkgs outputs).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ProductResult is one manifest written.
@@ -206,6 +210,7 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	jobs, emptied := dropEmptyJobs(jobs) // empty.go
 	// Everything is built: only now does OUT change.
 	if err := commit(pl, jobs, tmp); err != nil {
 		return nil, err
@@ -213,6 +218,10 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	res, err := writeManifests(o, pl, jobs, tmp, prev)
 	if err != nil {
 		return nil, err
+	}
+	res.Skipped = append(append(res.Skipped, pl.SkippedPackages...), emptied...)
+	for _, j := range jobs {
+		res.Warnings = append(res.Warnings, j.warnings...)
 	}
 	if err := checkOutput(o.Out, res, jobs); err != nil {
 		return nil, fmt.Errorf("verifying the output: %w", err)
@@ -314,7 +323,9 @@ type job struct {
 	upToDate   bool
 	res        provArchive
 	license    []byte
-	staged     string // the built archive in the temporary directory
+	staged     string   // the built archive in the temporary directory
+	empty      bool     // the debs carry no payload: not emitted (empty.go)
+	warnings   []string // empty nixpkgs outputs (empty.go)
 
 	// final and licenseFile are where the archive and LICENSE.txt go in
 	// OUT (named by outPath).
@@ -387,6 +398,22 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	if err != nil {
 		return err
 	}
+	if _, err := addWheels(j.profile, j.pkg.PName, j.pkg.Version, tree); err != nil { // wheels.go
+		return err
+	}
+	stubs, err := addStubs(j.profile, j.pkg.PName, tree, debs) // stubs.go
+	if err != nil {
+		return err
+	}
+	if !treeHasPayload(tree) {
+		j.empty = true
+		o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: "not emitted: " + noPayloadReason})
+		return nil
+	}
+	j.warnings = outputWarnings(j.profile, j.pkg, tree)
+	for _, w := range j.warnings {
+		o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: w})
+	}
 	entries := make([]archive.Entry, 0, len(tree.Nodes))
 	for _, nd := range tree.Nodes {
 		e := archive.Entry{Name: nd.Path, Mode: nd.Mode, Size: nd.Size, Linkname: nd.Link}
@@ -442,7 +469,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 		asRead.Debs[i].SHA256, asRead.Debs[i].Size = read[i].SHA256, read[i].Size
 	}
 	j.res = provArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
-		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.mtime), Debs: read}
+		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.mtime), Debs: read, Stubs: stubs}
 	return nil
 }
 

@@ -140,7 +140,7 @@ func poolPaths(t *testing.T) map[string]string {
 func withoutProvenance(m map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range m {
-		if !strings.HasSuffix(k, ".provenance.json") {
+		if !isSidecarName(filepath.Base(k)) {
 			out[k] = v
 		}
 	}

@@ -19,6 +19,9 @@ type PlanResult struct {
 	Products []ProductLabel `json:"products"`
 	Packages []PlanPackage  `json:"packages"`
 	Skipped  []SkippedDeb   `json:"skipped"`
+	// SkippedPackages are redist packages not emitted: their debs (all
+	// already in the cache) carry no payload.
+	SkippedPackages []SkippedPackage `json:"skipped_packages,omitempty"`
 	// Inputs are the debs of every repo the release reads, newest
 	// version per package (what a lock file pins).
 	Inputs []apt.Package `json:"-"`
@@ -113,6 +116,9 @@ func Plan(ctx context.Context, o Options) (*PlanResult, error) {
 		return nil, err
 	}
 	res := &PlanResult{Profile: prof, Products: p.Products(), Packages: p.Packages, Skipped: p.Skipped, Inputs: pkgs, Indexes: indexes}
+	if err := skipEmptyPackages(ctx, o, res); err != nil { // empty.go
+		return nil, err
+	}
 	if len(o.Only) > 0 {
 		var keep []PlanPackage
 		for _, name := range o.Only {

@@ -16,7 +16,7 @@ import (
 )
 
 // Provenance is the sidecar written beside each manifest
-// (redistrib_<label>.provenance.json): how every archive was made.
+// (debredist-provenance_<label>.json): how every archive was made.
 type Provenance struct {
 	Tool     string        `json:"tool"`
 	Encoder  EncoderInfo   `json:"encoder"`
@@ -46,6 +46,8 @@ type provArchive struct {
 	NAR      string    `json:"nar_hash"`
 	InputKey string    `json:"input_key"`
 	Debs     []provDeb `json:"debs"`
+	// Stubs are the stub libraries synthesized from real ones (stubs.go).
+	Stubs []provStub `json:"stubs,omitempty"`
 }
 
 type provDeb struct {
@@ -57,7 +59,38 @@ type provDeb struct {
 	Size     int64  `json:"size,omitempty"`
 }
 
-const provenanceSuffix = ".provenance.json"
+// Sidecar names. The sidecar of redistrib_<label>.json is
+// debredist-provenance_<label>.json: nothing but manifests may match
+// redistrib_* in a product directory, because NVIDIA's shell-parse.sh takes
+// every such file for a release. Versions before that wrote
+// redistrib_<label>.provenance.json (legacySidecarSuffix); readPrevious and
+// Verify still read it, and writeManifests replaces it.
+const (
+	sidecarPrefix       = "debredist-provenance_"
+	legacySidecarSuffix = ".provenance.json"
+	manifestPrefix      = "redistrib_"
+)
+
+// sidecarFor returns the sidecar path of a manifest path
+// (…/redistrib_<label>.json), and the legacy one.
+func sidecarFor(manifest string) (current, legacy string) {
+	dir, base := filepath.Split(manifest)
+	label := strings.TrimSuffix(strings.TrimPrefix(base, manifestPrefix), ".json")
+	return filepath.Join(dir, sidecarPrefix+label+".json"), filepath.Join(dir, manifestPrefix+label+legacySidecarSuffix)
+}
+
+// isManifestName reports whether a file name is a redistrib_<label>.json
+// manifest (not a legacy sidecar).
+func isManifestName(name string) bool {
+	return strings.HasPrefix(name, manifestPrefix) && strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, legacySidecarSuffix)
+}
+
+// isSidecarName reports whether a file name is a provenance sidecar, under
+// the current or the legacy name.
+func isSidecarName(name string) bool {
+	return strings.HasPrefix(name, sidecarPrefix) && strings.HasSuffix(name, ".json") ||
+		strings.HasPrefix(name, manifestPrefix) && strings.HasSuffix(name, legacySidecarSuffix)
+}
 
 // previous is what an earlier run left in OUT.
 type previous struct {
@@ -67,21 +100,29 @@ type previous struct {
 }
 
 // readPrevious loads the manifests and provenance sidecars under OUT.
-// Unreadable ones are ignored: what they described is rebuilt.
+// Unreadable ones are ignored: what they described is rebuilt. A sidecar
+// under the legacy name is keyed by the current name (it is the same
+// record; writeManifests renames it).
 func readPrevious(out string) previous {
 	prev := previous{byKey: map[string]provArchive{}, sidecars: map[string]Provenance{}, manifests: map[string]*Manifest{}}
-	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*.json"))
+	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", manifestPrefix+"*.json"))
+	current, _ := filepath.Glob(filepath.Join(out, "*", "redist", sidecarPrefix+"*.json"))
+	files = append(files, current...) // current names last: they win over legacy ones
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
-		if strings.HasSuffix(f, provenanceSuffix) {
+		if name := filepath.Base(f); isSidecarName(name) {
 			var p Provenance
 			if json.Unmarshal(b, &p) != nil {
 				continue
 			}
-			prev.sidecars[f] = p
+			key := f
+			if strings.HasSuffix(name, legacySidecarSuffix) {
+				key, _ = sidecarFor(strings.TrimSuffix(f, legacySidecarSuffix) + ".json")
+			}
+			prev.sidecars[key] = p
 			for _, a := range p.Archives {
 				prev.byKey[a.InputKey] = a
 			}
@@ -108,7 +149,7 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 		if len(js) == 0 {
 			continue // filtered out by --only
 		}
-		base := "redistrib_" + pr.Label
+		base := manifestPrefix + pr.Label
 		dir, err := outPath(o.Out, pr.Product, "redist")
 		if err != nil {
 			return nil, err
@@ -117,7 +158,7 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 		if err != nil {
 			return nil, err
 		}
-		sidecarPath := strings.TrimSuffix(manifestPath, ".json") + provenanceSuffix
+		sidecarPath, legacySidecar := sidecarFor(manifestPath)
 		m := &Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*Component{}}
 		prov := Provenance{Tool: "debredist " + Version, Encoder: EncoderInfo{Format: comp.Ext(), BlockSize: archive.BlockSize}, Profile: pl.Profile, Indexes: pl.Indexes}
 		if len(o.Only) > 0 {
@@ -149,11 +190,13 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 				m.Components[p.PName] = c
 			}
 			a := &Artifact{RelativePath: j.res.RelativePath, SHA256: j.res.SHA256, MD5: j.res.MD5, Size: strconv.FormatInt(j.res.Size, 10)}
-			if p.CUDAVariant != "" {
-				c.CUDAVariant = []string{p.CUDAVariant}
-				c.Platforms[p.Platform] = &Platform{Variants: map[string]*Artifact{"cuda" + p.CUDAVariant: a}}
-			} else {
-				c.Platforms[p.Platform] = &Platform{Artifact: a}
+			for _, key := range manifestKeys(pl.Profile, p.Platform) {
+				if p.CUDAVariant != "" {
+					c.CUDAVariant = []string{p.CUDAVariant}
+					c.Platforms[key] = &Platform{Variants: map[string]*Artifact{"cuda" + p.CUDAVariant: a}}
+				} else {
+					c.Platforms[key] = &Platform{Artifact: a}
+				}
 			}
 			prov.Archives = append(prov.Archives, j.res)
 			kept[filepath.Join(dir, filepath.FromSlash(j.res.RelativePath))] = true
@@ -171,7 +214,7 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 			return nil, err
 		}
 		res.Products = append(res.Products, ProductResult{Product: pr.Product, Label: pr.Label, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))})
-		if unchanged(js, prev, manifestPath, sidecarPath, mb.Bytes()) {
+		if unchanged(js, prev, manifestPath, sidecarPath, legacySidecar, mb.Bytes()) {
 			// Nothing of this product was built: its manifest and
 			// provenance stay as the run that made the archives wrote them.
 			continue
@@ -185,6 +228,10 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 		if err := writeAtomic(manifestPath, mb.Bytes(), tmp); err != nil {
 			return nil, err
 		}
+		// Migrate: the legacy sidecar name is taken for a release by NVIDIA's scripts.
+		if err := os.Remove(legacySidecar); err != nil && !os.IsNotExist(err) {
+			return nil, fmt.Errorf("removing the old-style sidecar %s: %w", legacySidecar, err)
+		}
 		removeStale(dir, prev.sidecars[sidecarPath], kept)
 	}
 	return res, nil
@@ -192,8 +239,9 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 
 // unchanged reports whether a product's manifest and provenance in OUT
 // already say what this run would write: every package was up to date,
-// the sidecar is there and the manifest has the same bytes.
-func unchanged(js []*job, prev previous, manifestPath, sidecarPath string, manifest []byte) bool {
+// the sidecar is there under its current name (a legacy one must be
+// migrated) and the manifest has the same bytes.
+func unchanged(js []*job, prev previous, manifestPath, sidecarPath, legacySidecar string, manifest []byte) bool {
 	for _, j := range js {
 		if !j.upToDate {
 			return false
@@ -202,8 +250,29 @@ func unchanged(js []*job, prev previous, manifestPath, sidecarPath string, manif
 	if _, ok := prev.sidecars[sidecarPath]; !ok {
 		return false
 	}
+	if _, err := os.Lstat(sidecarPath); err != nil {
+		return false
+	}
+	if _, err := os.Lstat(legacySidecar); err == nil {
+		return false
+	}
 	old, err := os.ReadFile(manifestPath)
 	return err == nil && bytes.Equal(old, manifest)
+}
+
+// manifestKeys are the manifest keys an archive of platform is listed
+// under: the platform, and the profile's also_platforms for archives of
+// the profile's own platform (not "source" ones).
+func manifestKeys(p Profile, platform string) []string {
+	keys := []string{platform}
+	if platform == p.Platform {
+		for _, k := range p.AlsoPlatforms {
+			if k != platform {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
 }
 
 // removeStale deletes the archives that the earlier sidecar of a manifest

@@ -117,7 +117,7 @@ func TestVerifyChecksProvenance(t *testing.T) {
 	if err != nil || rep.Err() != nil {
 		t.Fatalf("fresh OUT: %v %v", err, rep.Err())
 	}
-	files, _ := filepath.Glob(filepath.Join(e.out, "*", "redist", "*"+provenanceSuffix))
+	files, _ := filepath.Glob(filepath.Join(e.out, "*", "redist", sidecarPrefix+"*.json"))
 	if len(files) != 1 {
 		t.Fatalf("sidecars %v", files)
 	}

@@ -67,21 +67,18 @@ func (r *Report) Err() error {
 // the Report (see Report.Err).
 func Verify(ctx context.Context, dir string) (*Report, error) {
 	rep := &Report{Dir: dir}
-	var manifests []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == tmpName {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasPrefix(d.Name(), "redistrib_") && strings.HasSuffix(d.Name(), ".json") && !strings.HasSuffix(d.Name(), provenanceSuffix) {
-			manifests = append(manifests, p)
-		}
-		return nil
-	})
+	manifests, strays, err := listManifests(dir)
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", dir, err)
+	}
+	for _, p := range strays {
+		// NVIDIA's shell-parse.sh takes every redistrib_* file for a release.
+		rel, _ := filepath.Rel(dir, p)
+		what := "is not a redistrib_<label>.json manifest"
+		if strings.HasSuffix(p, legacySidecarSuffix) {
+			what = "is a provenance sidecar under its old name (rerun convert to rename it)"
+		}
+		rep.Problems = append(rep.Problems, fmt.Sprintf("%s %s, but NVIDIA's shell-parse.sh takes every redistrib_* file for a release", filepath.ToSlash(rel), what))
 	}
 	if len(manifests) == 0 {
 		rep.Problems = append(rep.Problems, "no redistrib_*.json manifest under "+dir)
@@ -95,6 +92,27 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 		verifyManifest(ctx, rep, mf, filepath.ToSlash(rel))
 	}
 	return rep, ctx.Err()
+}
+
+// listManifests returns the redistrib_<label>.json manifests under dir
+// (not below the temporary directory) and the other files whose names
+// start with redistrib_.
+func listManifests(dir string) (manifests, strays []string, err error) {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == tmpName:
+			return filepath.SkipDir
+		case d.IsDir():
+		case isManifestName(d.Name()):
+			manifests = append(manifests, p)
+		case strings.HasPrefix(d.Name(), manifestPrefix):
+			strays = append(strays, p)
+		}
+		return nil
+	})
+	return manifests, strays, err
 }
 
 func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
@@ -111,7 +129,10 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	}
 	base := filepath.Dir(mf)
 	prov := map[string]provArchive{}
-	provFile := strings.TrimSuffix(mf, ".json") + provenanceSuffix
+	provFile, legacy := sidecarFor(mf)
+	if fileSize(provFile) < 0 && fileSize(legacy) >= 0 {
+		provFile = legacy // reported by Verify's walk; still checked against
+	}
 	if b, err := os.ReadFile(provFile); err != nil {
 		rep.Problems = append(rep.Problems, rel+": provenance sidecar missing: "+err.Error())
 	} else {

@@ -313,6 +313,12 @@ func printPlan(a *app, pl *debredist.PlanResult) error {
 	} else {
 		fmt.Fprintf(w, "\nSkipped debs: %d (-v lists them with their reasons)\n", len(pl.Skipped))
 	}
+	if len(pl.SkippedPackages) > 0 {
+		fmt.Fprintf(w, "\nSkipped redist packages (%d):\n", len(pl.SkippedPackages))
+		for _, s := range pl.SkippedPackages {
+			fmt.Fprintf(w, "  %s %s (%s): %s\n", s.PName, s.Version, strings.Join(s.Debs, " "), s.Reason)
+		}
+	}
 	fmt.Fprintln(w, "\nProducts:")
 	for _, pr := range pl.Products {
 		fmt.Fprintf(w, "  %s %s\n", pr.Product, pr.Label)
@@ -494,6 +500,12 @@ func printResult(w io.Writer, res *debredist.Result, stats runStats) error {
 	for _, p := range res.Products {
 		fmt.Fprintf(w, "manifest %s\n", filepath.Join(res.Out, filepath.FromSlash(p.Manifest)))
 	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(w, "skipped  %s %s: %s\n", s.PName, s.Version, s.Reason)
+	}
+	for _, s := range res.Warnings {
+		fmt.Fprintf(w, "warning  %s\n", s)
+	}
 	return nil
 }
 
@@ -506,14 +518,27 @@ var verifyCmd = &command{
 	help: `Re-reads every redistrib_*.json under OUT and checks each archive it names: size,
 sha256 and md5, the single top-level directory named like the file, entry safety,
 the license file and the provenance record. Prints "ok" or "FAIL: <problems>" per
-archive. Exits 1 when anything is wrong.`,
+archive. Exits 1 when anything is wrong.
+
+With --nixpkgs it then applies the rules of nixpkgs' generic CUDA builder
+(buildRedist) to every archive, as a build would: outputs split by pattern, every
+declared output non-empty, no /usr/ references unless the package allows them, no
+dangling links per output, the pkg-config move and rewrite, and each package's own
+requirements (tensorrt's python/*.whl and lib/stubs, cuda_cudart's lib/stubs, ...).
+Problems nixpkgs has with NVIDIA's own archives too are shown as "nixpkgs" and do
+not fail the check.`,
 	example: `debredist verify ./redist
+debredist verify --nixpkgs ./redist
 debredist verify ./redist --json`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
+		nixpkgs := fs.Bool("nixpkgs", false, "also apply nixpkgs' buildRedist rules to every archive")
 		return func(args []string) error {
 			if len(args) != 1 {
 				return usagef("want 1 argument, the output directory; got %d", len(args))
+			}
+			if *nixpkgs {
+				return verifyNixpkgs(a, args[0], *asJSON)
 			}
 			rep, err := debredist.Verify(a.ctx, args[0])
 			if err != nil {
@@ -556,11 +581,16 @@ var nixCmd = &command{
 	name:    "nix",
 	args:    "OUT",
 	summary: "print a Nix overlay that uses an output directory's manifests",
-	help: `Prints a Nix overlay for the output directory OUT: it overrides the cudaPackages set
-of the CUDA version in OUT's cuda manifest so that its manifests are OUT's
-redistrib_*.json files. Comments list the nix-store --add-fixed commands that put the
-archives into the Nix store (fetchurl then finds them offline by name and sha256)
-and how to point _cuda.lib.mkRedistUrl at OUT instead.`,
+	help: `Prints a Nix overlay for the output directory OUT, to use unedited: it hands OUT's
+redistrib_*.json manifests to the cudaPackages set of their CUDA version, makes
+_cuda.lib.mkRedistUrl return file:// URLs into OUT for exactly OUT's archives
+(tensorrt included), and overrides the nixpkgs outputs OUT's archives leave empty,
+each with its reason (it runs the checks of verify --nixpkgs, decoding every
+archive once). Comments list the nix-store --add-fixed commands that put the
+archives into the Nix store (fetchurl then finds them offline by name and sha256).
+For JetPack 5 (CUDA 11.4), which nixpkgs has no package set for, it builds
+cudaPackages_11_4 with nixpkgs' CUDA modules as jetpack-nixos does, with
+cuda_compat = null.`,
 	example: `debredist nix ./redist > redist-overlay.nix`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		return func(args []string) error {

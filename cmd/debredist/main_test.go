@@ -486,8 +486,8 @@ func TestNix(t *testing.T) {
 		t.Fatalf("nix: exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"cudaPackages_12_6 = prev.cudaPackages_12_6.override",
-		"cuda = final.lib.importJSON " + filepath.Join(out, "cuda/redist/redistrib_12.6.68.json") + ";",
+		"cudaPackages_12_6 = ((prev.cudaPackages_12_6 or prev.cudaPackages_12).override",
+		"cuda = lib.importJSON " + filepath.Join(out, "cuda/redist/redistrib_12.6.68.json") + ";",
 		"nix-store --add-fixed sha256 " + filepath.Join(out, "cuda/redist/cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz"),
 	} {
 		if !strings.Contains(stdout, want) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/internal/deb/debtest"
+	"github.com/debredist/debredist/internal/mirrorgen"
 )
 
 // Case kinds.
@@ -173,6 +174,17 @@ var mtime = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 const control = "Package: " + Package + "\nSource: " + Source + "\nVersion: " + Version +
 	"\nArchitecture: arm64\nMaintainer: cudatools <cudatools@nvidia.com>\nDescription: CUDA cublas native runtime (hostile corpus)\n"
 
+// cublasELF is the library of the base deb: a real aarch64 ELF object
+// (mirrorgen's fixture), since conversion reads it to synthesize
+// lib/stubs/libcublas.so.
+var cublasELF = func() []byte {
+	b, err := mirrorgen.ELFLibrary("libcublas.so.12")
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
+
 // base is a well-formed libcublas-12-6 deb.
 func base() debtest.Deb {
 	return debtest.Deb{
@@ -181,7 +193,7 @@ func base() debtest.Deb {
 		AddParents: true,
 		MTime:      mtime,
 		Files: []debtest.File{
-			{Name: Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: []byte("\x7fELF synthetic libcublas\n")},
+			{Name: Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: cublasELF},
 			{Name: Lib + "libcublas.so.12", Type: tar.TypeSymlink, Linkname: "libcublas.so.12.6.1.4"},
 			{Name: "usr/share/doc/" + Package + "/copyright", Body: []byte("Copyright NVIDIA (synthetic, hostile corpus)\n")},
 		},
@@ -360,7 +372,7 @@ func Cases() []Case {
 		build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: []byte("other content\n")})))
 	reject("duplicate-symlink-retarget", ErrLayoutConflict, "", Lib+"libcublas.so.12", "the same symlink twice with different targets",
 		build(plus(debtest.File{Name: Lib + "libcublas.so.12", Type: tar.TypeSymlink, Linkname: "libcublas.so.12.6.1.4.bak"}, debtest.File{Name: Lib + "libcublas.so.12.6.1.4.bak", Body: []byte("b\n")})))
-	accept("duplicate-same-content", "the same path twice with identical content is harmless", build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: []byte("\x7fELF synthetic libcublas\n")})))
+	accept("duplicate-same-content", "the same path twice with identical content is harmless", build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: cublasELF})))
 
 	// Limits.
 	bomb := func(comp string) debtest.Deb {

@@ -20,6 +20,9 @@ type node struct {
 	body []byte // fixed content; nil with synth=true means "payload"
 	// synth marks files whose content is synthetic payload (Options.Payload).
 	synth bool
+	// soname marks a library whose content is the real ELF fixture of
+	// that SONAME (elf.go); elfBase is its base name.
+	soname, elfBase string
 }
 
 // tree collects the files of one binary package.
@@ -65,6 +68,14 @@ func (t *tree) exes(dir string, names ...string) {
 func (t *tree) lib(dir, base, ver, soname string) {
 	real := base + ".so." + ver
 	t.exe(path.Join(dir, real))
+	if elfLibs[base] {
+		so := soname
+		if so == "" {
+			so = ver
+		}
+		n := t.nodes[path.Join(dir, real)]
+		n.soname, n.elfBase = base+".so."+so, base
+	}
 	if soname != "" && soname != ver {
 		t.link(path.Join(dir, base+".so."+soname), real)
 	}
@@ -88,7 +99,10 @@ func (t *tree) hasPrefix(dir string) bool {
 // files returns the deb entries in the order dpkg-deb --build writes them:
 // every parent directory made explicit, directories and files sorted by path
 // in byte order, then all symlinks sorted by path; payloads are filled in
-// from payload/sizeOf.
+// from payload/sizeOf. ELF fixture libraries are the committed ELF object,
+// followed by the payload when it is not the default one (an ELF file may
+// carry trailing bytes), so that a caller's Payload or SizeOf still changes
+// or grows exactly the files it means to.
 func (t *tree) files(payload func(pkg, path string, size int64) []byte, sizeOf func(pkg, path string) int64) []debtest.File {
 	all := map[string]*node{}
 	for p, n := range t.nodes {
@@ -120,7 +134,13 @@ func (t *tree) files(payload func(pkg, path string, size int64) []byte, sizeOf f
 		f := debtest.File{Name: p, Type: n.typ, Mode: n.mode, Linkname: n.link}
 		if n.typ == tar.TypeReg {
 			f.Body = n.body
-			if n.synth {
+			switch {
+			case n.soname != "":
+				f.Body = elfFixture(n.soname)
+				if extra := payload(t.pkg, p, sizeOf(t.pkg, p)); !bytes.Equal(extra, DefaultPayload(t.pkg, p, DefaultSizeOf(t.pkg, p))) {
+					f.Body = append(append([]byte(nil), f.Body...), extra...)
+				}
+			case n.synth:
 				f.Body = payload(t.pkg, p, sizeOf(t.pkg, p))
 			}
 			if f.Body == nil {

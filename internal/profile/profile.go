@@ -29,6 +29,11 @@ type Profile struct {
 	CUDA string `json:"cuda,omitempty"`
 	// Platform is the redist platform ("linux-aarch64", "linux-sbsa").
 	Platform string `json:"platform"`
+	// AlsoPlatforms are further manifest keys the same archives are listed
+	// under, for consumers that pick another redist system for some of the
+	// release's devices (nixpkgs before 1dbbce67 maps Orin on CUDA 13 to
+	// linux-aarch64, later revisions to linux-sbsa).
+	AlsoPlatforms []string `json:"also_platforms,omitempty"`
 	// Target is the directory below usr/local/cuda-X.Y/targets/.
 	Target string `json:"target"`
 	// Triple is the Debian multiarch triple ("aarch64-linux-gnu").
@@ -50,6 +55,8 @@ type Rules struct {
 	Components   []Component        `json:"components,omitempty"`
 	Paths        []PathRule         `json:"rules,omitempty"`
 	Links        []LinkRule         `json:"links,omitempty"`
+	Stubs        []StubRule         `json:"stubs,omitempty"`
+	Wheels       []WheelRule        `json:"wheels,omitempty"`
 }
 
 // Product is a manifest family (cuda, cudnn, tensorrt, l4t).
@@ -103,6 +110,31 @@ type LinkRule struct {
 	Packages []string `json:"packages,omitempty"`
 	Match    string   `json:"match"`
 	Name     string   `json:"name"`
+}
+
+// StubRule synthesizes stub libraries (lib/stubs/libX.so, what NVIDIA's
+// archives ship and the debs lack) from the real shared libraries of a
+// package: every regular file whose tree path matches the regular
+// expression Match gets a stub at Name ($1… expanded), exporting the same
+// SONAME and symbol@version set. A path the debs already carry is kept.
+type StubRule struct {
+	Packages []string `json:"packages,omitempty"`
+	Match    string   `json:"match"`
+	Name     string   `json:"name"`
+}
+
+// WheelRule packs the Python modules some debs install under
+// lib/python3.X/dist-packages/ into one wheel in python/ of the archive
+// (what NVIDIA's TensorRT tarballs ship), named
+// <name>-<version>-cp3X-none-linux_<arch>.whl; the installed tree is then
+// left out of the archive. Version is the package version cut to
+// VersionParts dotted parts (3 when unset).
+type WheelRule struct {
+	Packages     []string `json:"packages,omitempty"`
+	Debs         []string `json:"debs"`
+	Name         string   `json:"name"`
+	Summary      string   `json:"summary,omitempty"`
+	VersionParts int      `json:"version_parts,omitempty"`
 }
 
 //go:embed profiles/*.json defaults.json
@@ -238,6 +270,9 @@ func Load(r io.Reader, name string) (Profile, error) {
 		}
 		if p.Platform == "" {
 			p.Platform = base.Platform
+			if p.AlsoPlatforms == nil {
+				p.AlsoPlatforms = base.AlsoPlatforms
+			}
 		}
 		if p.Target == "" {
 			p.Target = base.Target
@@ -289,6 +324,19 @@ func (p Profile) validate(name string) error {
 			return &InvalidError{File: name, Field: fmt.Sprintf("rules.links[%d].match", i), Value: l.Match, Want: "a regular expression (" + err.Error() + ")"}
 		}
 	}
+	for _, s := range p.Rules.Stubs {
+		if _, err := regexp.Compile(s.Match); err != nil {
+			return fmt.Errorf("profile %s: stub rule %q: %v", name, s.Match, err)
+		}
+		if s.Name == "" {
+			return fmt.Errorf("profile %s: stub rule %q has no name", name, s.Match)
+		}
+	}
+	for _, w := range p.Rules.Wheels {
+		if w.Name == "" || len(w.Debs) == 0 {
+			return fmt.Errorf("profile %s: wheel rule needs a name and debs: %+v", name, w)
+		}
+	}
 	return nil
 }
 
@@ -304,6 +352,8 @@ func (p Profile) Merged() Rules {
 		Components:   append(slices.Clone(r.Components), d.Components...),
 		Paths:        append(slices.Clone(r.Paths), d.Paths...),
 		Links:        append(slices.Clone(r.Links), d.Links...),
+		Stubs:        append(slices.Clone(r.Stubs), d.Stubs...),
+		Wheels:       append(slices.Clone(r.Wheels), d.Wheels...),
 	}
 	for k, v := range d.Products {
 		out.Products[k] = v

@@ -1,0 +1,140 @@
+package debredist
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+
+	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/layout"
+	"github.com/debredist/debredist/internal/nixcheck"
+)
+
+// SkippedPackage is a redist package that is not emitted, and why.
+type SkippedPackage struct {
+	PName   string   `json:"pname"`
+	Product string   `json:"product"`
+	Version string   `json:"version"`
+	Debs    []string `json:"debs"`
+	Reason  string   `json:"reason"`
+}
+
+const noPayloadReason = "its debs carry nothing the redist layout keeps (only copyright, changelog or dropped files): an archive would hold nothing but LICENSE"
+
+// skipEmptyPackages moves the packages whose debs are all in the cache and
+// carry no payload from res.Packages to res.SkippedPackages. Packages with
+// a deb not yet cached stay (Convert checks them once fetched).
+func skipEmptyPackages(ctx context.Context, o Options, res *PlanResult) error {
+	f, err := o.fetcher()
+	if err != nil {
+		return nil // no cache to look into: Convert checks after fetching
+	}
+	eng, err := layout.New(res.Profile)
+	if err != nil {
+		return err
+	}
+	var keep []PlanPackage
+	for _, p := range res.Packages {
+		empty := len(f.Missing(p.Debs)) == 0
+		for _, d := range p.Debs {
+			if !empty {
+				break
+			}
+			has, err := debHasPayload(ctx, o, eng, p.PName, d.Name, f.CachePath(d.SHA256))
+			if err != nil {
+				return fmt.Errorf("redist package %s: %w", p.PName, err)
+			}
+			empty = !has
+		}
+		if empty {
+			res.SkippedPackages = append(res.SkippedPackages, skipped(p))
+			continue
+		}
+		keep = append(keep, p)
+	}
+	res.Packages = keep
+	return nil
+}
+
+func skipped(p PlanPackage) SkippedPackage {
+	s := SkippedPackage{PName: p.PName, Product: p.Product, Version: p.Version, Reason: noPayloadReason}
+	for _, d := range p.Debs {
+		s.Debs = append(s.Debs, d.Name)
+	}
+	sort.Strings(s.Debs)
+	return s
+}
+
+// debHasPayload reads a deb's entries up to the first one that carries
+// content into the redist tree.
+func debHasPayload(ctx context.Context, o Options, eng *layout.Engine, pname, name, file string) (bool, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(file), Limits: o.Limits}) // pure Go: only the first entries are read
+	if err != nil {
+		return false, fmt.Errorf("deb %s: %w", name, err)
+	}
+	defer r.Close()
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("deb %s: %w", name, err)
+		}
+		if eng.Payload(pname, layout.FromDeb(name, e)) {
+			return true, nil
+		}
+	}
+}
+
+// treeHasPayload reports whether a built tree holds anything but LICENSE.
+func treeHasPayload(t *layout.Tree) bool {
+	for _, n := range t.Nodes {
+		if n.Type != layout.Dir && n.Path != "LICENSE" {
+			return true
+		}
+	}
+	return false
+}
+
+// outputWarnings names the outputs nixpkgs declares for the package that
+// the tree leaves empty (nixpkgs' checkCudaNonEmptyOutputs fails on them).
+func outputWarnings(p Profile, pkg PlanPackage, t *layout.Tree) []string {
+	c := nixcheck.Default().NewChecker(pkg.PName, pkg.Platform, p.CUDA)
+	for _, n := range t.Nodes {
+		ty := map[layout.Type]nixcheck.Type{layout.File: nixcheck.File, layout.Dir: nixcheck.Dir, layout.Symlink: nixcheck.Symlink, layout.Hardlink: nixcheck.Hardlink}[n.Type]
+		_ = c.Add(nixcheck.Entry{Path: n.Path, Type: ty, Link: n.Link}, nil)
+	}
+	r := c.Finish()
+	if r.Broken != "" {
+		return nil
+	}
+	var ws []string
+	for _, o := range r.EmptyOutputs {
+		ws = append(ws, fmt.Sprintf("redist package %s: nixpkgs' declared output %q would be empty: the debs carry nothing for it (nixpkgs' build fails in checkCudaNonEmptyOutputs unless the output is overridden away)", pkg.PName, o))
+	}
+	return ws
+}
+
+// dropEmptyJobs removes the jobs whose tree turned out empty.
+func dropEmptyJobs(jobs []*job) ([]*job, []SkippedPackage) {
+	var keep []*job
+	var skip []SkippedPackage
+	for _, j := range jobs {
+		if j.empty {
+			skip = append(skip, skipped(j.pkg))
+			continue
+		}
+		keep = append(keep, j)
+	}
+	return keep, skip
+}

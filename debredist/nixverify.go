@@ -1,0 +1,174 @@
+package debredist
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/nixcheck"
+)
+
+// NixReport is the outcome of VerifyNixpkgs.
+type NixReport struct {
+	Dir        string         `json:"dir"`
+	Components []NixComponent `json:"components"`
+	Problems   []string       `json:"problems,omitempty"` // not tied to one archive
+}
+
+// NixComponent is nixpkgs' view of one archive.
+type NixComponent struct {
+	Manifest  string `json:"manifest"`
+	Component string `json:"component"`
+	Platform  string `json:"platform"`
+	Variant   string `json:"cuda_variant,omitempty"`
+	Path      string `json:"path"`
+	CUDA      string `json:"cuda"`
+	// Known is false for packages nixpkgs has no rules for here: only the
+	// generic checks apply (outputs: out).
+	Known bool `json:"known"`
+	// Outputs counts the entries each declared output would receive.
+	Outputs map[string]int `json:"outputs"`
+	// Failures would fail nixpkgs' build of this archive.
+	Failures []string `json:"failures,omitempty"`
+	// Broken is set when nixpkgs marks the package broken itself: its
+	// failures are not the archive's.
+	Broken string `json:"nixpkgs_broken,omitempty"`
+	// NixpkgsOwn are problems nixpkgs has with NVIDIA's own archives too.
+	NixpkgsOwn []string `json:"nixpkgs_own,omitempty"`
+	// EmptyOutputs are the declared outputs that would be empty.
+	EmptyOutputs []string `json:"empty_outputs,omitempty"`
+}
+
+// Err lists the failures that are the output's (not nixpkgs' own).
+func (r *NixReport) Err() error {
+	all := append([]string(nil), r.Problems...)
+	for _, c := range r.Components {
+		if c.Broken != "" {
+			continue
+		}
+		for _, f := range c.Failures {
+			all = append(all, c.Component+" ("+c.Path+"): "+f)
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return &VerifyError{Problems: all}
+}
+
+// VerifyNixpkgs applies the rules of nixpkgs' generic CUDA builder
+// (buildRedist) to every archive the manifests under dir name, as a build
+// would: outputs split by pattern, every declared output non-empty, no
+// /usr/ references unless the package allows them, no dangling links per
+// output, the pkg-config move and rewrite, and each package's own
+// requirements (internal/nixcheck/nixpkgs.json). It does not re-check
+// hashes (Verify does). The error is for failures to run at all.
+func VerifyNixpkgs(ctx context.Context, dir string) (*NixReport, error) {
+	rep := &NixReport{Dir: dir}
+	table := nixcheck.Default()
+	manifests, _, err := listManifests(dir)
+	if err != nil {
+		return nil, fmt.Errorf("verify --nixpkgs %s: %w", dir, err)
+	}
+	if len(manifests) == 0 {
+		rep.Problems = append(rep.Problems, "no redistrib_*.json manifest under "+dir)
+	}
+	type loaded struct {
+		file, rel string
+		m         *Manifest
+	}
+	var ms []loaded
+	cudaLabel := ""
+	for _, mf := range manifests {
+		rel, _ := filepath.Rel(dir, mf)
+		f, err := os.Open(mf)
+		if err != nil {
+			return nil, err
+		}
+		m, err := ReadManifest(f)
+		f.Close()
+		if err != nil {
+			rep.Problems = append(rep.Problems, filepath.ToSlash(rel)+": "+err.Error())
+			continue
+		}
+		if m.ReleaseProduct == "cuda" {
+			cudaLabel = m.ReleaseLabel
+		}
+		ms = append(ms, loaded{mf, filepath.ToSlash(rel), m})
+	}
+	for _, l := range ms {
+		if !nixpkgsRedists[l.m.ReleaseProduct] {
+			continue // not one of nixpkgs' CUDA redists (the l4t DLA compiler)
+		}
+		cuda := sidecarCUDA(l.file)
+		if cuda == "" {
+			cuda = cudaLabel
+		}
+		if cuda == "" {
+			rep.Problems = append(rep.Problems, l.rel+": no provenance sidecar and no cuda manifest name the CUDA version of the package set")
+			continue
+		}
+		base := filepath.Dir(l.file)
+		seen := map[string]bool{} // one archive listed under several platform keys is checked once
+		for _, name := range sortedKeys(l.m.Components) {
+			for _, pa := range l.m.Components[name].Artifacts() {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				if seen[pa.Artifact.RelativePath] {
+					continue
+				}
+				seen[pa.Artifact.RelativePath] = true
+				nc := NixComponent{Manifest: l.rel, Component: name, Platform: pa.Platform, Variant: pa.Variant, Path: pa.Artifact.RelativePath, CUDA: cuda}
+				p, ok := safeRel(pa.Artifact.RelativePath)
+				if !ok {
+					nc.Failures = append(nc.Failures, "unsafe relative_path")
+					rep.Components = append(rep.Components, nc)
+					continue
+				}
+				if err := checkNix(ctx, table, &nc, filepath.Join(base, p)); err != nil {
+					nc.Failures = append(nc.Failures, err.Error())
+				}
+				rep.Components = append(rep.Components, nc)
+			}
+		}
+	}
+	return rep, ctx.Err()
+}
+
+func checkNix(ctx context.Context, table *nixcheck.Table, nc *NixComponent, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	c := table.NewChecker(nc.Component, nc.Platform, nc.CUDA)
+	types := map[archive.EntryType]nixcheck.Type{archive.Regular: nixcheck.File, archive.Dir: nixcheck.Dir, archive.Symlink: nixcheck.Symlink, archive.Hardlink: nixcheck.Hardlink}
+	err = archive.Walk(ctx, f, func(h archive.Header, content io.Reader) error {
+		return c.Add(nixcheck.Entry{Path: h.Name, Type: types[h.Type], Link: h.Linkname}, content)
+	})
+	if err != nil {
+		return err
+	}
+	r := c.Finish()
+	nc.Known, nc.Outputs, nc.Failures, nc.Broken, nc.NixpkgsOwn, nc.EmptyOutputs = r.Known, r.Outputs, r.Failures, r.Broken, r.NixpkgsOwn, r.EmptyOutputs
+	return nil
+}
+
+// sidecarCUDA returns the CUDA version a manifest's provenance records.
+func sidecarCUDA(manifest string) string {
+	cur, legacy := sidecarFor(manifest)
+	for _, s := range []string{cur, legacy} {
+		if b, err := os.ReadFile(s); err == nil {
+			var p Provenance
+			if json.Unmarshal(b, &p) == nil && p.Profile.CUDA != "" {
+				return p.Profile.CUDA
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,88 @@
+package debredist
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/testutil"
+)
+
+// TestTensorRTWheels: the tensorrt archive of every JetPack has NVIDIA's
+// python/*.whl (tensorrt, and lean/dispatch where the debs have them) built
+// from the python3-libnvinfer* debs, no installed dist-packages tree of
+// those debs, bin/trtexec, and samples/ where the debs carry samples; pip
+// installs each wheel for the Python version the debs were built for.
+func TestTensorRTWheels(t *testing.T) {
+	pip := testutil.RequireTool(t, "pip3")
+	cache := t.TempDir()
+	for _, tc := range []struct {
+		jp, py  string
+		wheels  []string
+		samples bool
+	}{
+		{"5", "3.8", []string{"tensorrt-8.5.2-cp38-none-linux_aarch64.whl"}, true},
+		{"6", "3.10", []string{"tensorrt-10.3.0-cp310-none-linux_aarch64.whl", "tensorrt_dispatch-10.3.0-cp310-none-linux_aarch64.whl", "tensorrt_lean-10.3.0-cp310-none-linux_aarch64.whl"}, true},
+		{"7", "3.12", []string{"tensorrt-10.16.2-cp312-none-linux_aarch64.whl", "tensorrt_dispatch-10.16.2-cp312-none-linux_aarch64.whl", "tensorrt_lean-10.16.2-cp312-none-linux_aarch64.whl"}, false},
+	} {
+		t.Run("jetpack"+tc.jp, func(t *testing.T) {
+			out := t.TempDir()
+			res := convert(t, Options{JetPack: tc.jp, Mirror: filepath.Join("..", "testdata", "sample-mirror"), Out: out, CacheDir: cache, Only: []string{"tensorrt"}})
+			file := filepath.Join(out, filepath.FromSlash(res.Packages[0].Archive))
+			f, err := os.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			dir := t.TempDir()
+			var wheels []string
+			var trtexec, samples bool
+			err = archive.Walk(context.Background(), f, func(h archive.Header, r io.Reader) error {
+				switch {
+				case path.Dir(h.Name) == "python" && strings.HasSuffix(h.Name, ".whl"):
+					wheels = append(wheels, path.Base(h.Name))
+					b, err := io.ReadAll(r)
+					if err != nil {
+						return err
+					}
+					return os.WriteFile(filepath.Join(dir, path.Base(h.Name)), b, 0o644)
+				case h.Name == "bin/trtexec":
+					trtexec = true
+				case strings.HasPrefix(h.Name, "samples/"):
+					samples = true
+				case strings.Contains(h.Name, "-packages/tensorrt"):
+					t.Errorf("%s: the installed tree of a wheeled deb is left in the archive", h.Name)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(wheels, " ") != strings.Join(tc.wheels, " ") {
+				t.Errorf("wheels %v, want %v", wheels, tc.wheels)
+			}
+			if !trtexec || samples != tc.samples {
+				t.Errorf("bin/trtexec %v (want true), samples %v (want %v)", trtexec, samples, tc.samples)
+			}
+			target := filepath.Join(dir, "site")
+			for _, w := range wheels {
+				cmd := exec.Command(pip, "install", "--no-deps", "--no-index", "--target", target, "--platform", "linux_aarch64",
+					"--only-binary=:all:", "--python-version", tc.py, "--disable-pip-version-check", filepath.Join(dir, w))
+				if b, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("pip install %s: %v\n%s", w, err, b)
+				}
+			}
+			for _, p := range []string{"tensorrt/__init__.py", "tensorrt/tensorrt.so", "tensorrt/plugin/__init__.py"} {
+				if _, err := os.Stat(filepath.Join(target, p)); err != nil {
+					t.Errorf("not installed: %v", err)
+				}
+			}
+		})
+	}
+}

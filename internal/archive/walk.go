@@ -1,0 +1,60 @@
+package archive
+
+import (
+	"archive/tar"
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+)
+
+// Walk decodes an xz or zstd compressed tar archive and calls fn for every
+// entry below the top directory, in archive order, with the content of
+// regular files (nil for other entries; fn need not read it all). It checks
+// names like Inspect but not the rest of Inspect's safety and integrity
+// rules: run Inspect first on archives of unknown origin.
+func Walk(ctx context.Context, r io.Reader, fn func(h Header, content io.Reader) error) error {
+	br := bufio.NewReaderSize(ctxReader{ctx, r}, 64<<10)
+	dec, closeDec, err := decompressor(br)
+	if err != nil {
+		return fmt.Errorf("archive: walk: %w", err)
+	}
+	defer closeDec()
+	tr := tar.NewReader(dec)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("archive: walk: tar: %w", err)
+		}
+		_, rel, err := splitName(h.Name)
+		if err != nil {
+			return &EntryError{Name: h.Name, Err: fmt.Errorf("%w: %v", ErrUnsafeName, err)}
+		}
+		if rel == "" {
+			continue
+		}
+		hd := Header{Name: rel, Mode: h.FileInfo().Mode().Perm()}
+		var content io.Reader
+		switch h.Typeflag {
+		case tar.TypeDir:
+			hd.Type = Dir
+		case tar.TypeReg, '\x00':
+			hd.Type, hd.Size, content = Regular, h.Size, tr
+		case tar.TypeSymlink:
+			hd.Type, hd.Linkname = Symlink, h.Linkname
+		case tar.TypeLink:
+			hd.Type = Hardlink
+			if _, lrel, err := splitName(h.Linkname); err == nil {
+				hd.Linkname = lrel
+			}
+		default:
+			return &EntryError{Name: h.Name, Err: fmt.Errorf("%w: tar type %q", ErrType, h.Typeflag)}
+		}
+		if err := fn(hd, content); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,543 @@
+package nixcheck
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed nixpkgs.json
+var tableJSON []byte
+
+// Table is nixpkgs' per-package knowledge: the outputs each package file
+// declares, how buildRedist splits an archive into them, and what each
+// package's hooks need.
+type Table struct {
+	ExpectedOutputs []string            `json:"expected_outputs"`
+	Patterns        map[string][]string `json:"output_patterns"`
+	Exempt          []string            `json:"exempt_from_nonempty"`
+	Packages        map[string]Package  `json:"packages"`
+}
+
+// Package is one nixpkgs package file's rules.
+type Package struct {
+	Outputs      []string      `json:"outputs"`
+	ExtraOutputs []ExtraOutput `json:"extra_outputs,omitempty"`
+	AllowFHS     bool          `json:"allow_fhs_references,omitempty"`
+	Broken       string        `json:"broken,omitempty"`
+	Requires     []Require     `json:"requires,omitempty"`
+	// NixpkgsOwn are empty outputs that are nixpkgs' own problem (its
+	// package file does not match what NVIDIA ships either).
+	NixpkgsOwn []OwnGap `json:"nixpkgs_own,omitempty"`
+}
+
+// OwnGap is a declared output nixpkgs' package file gets wrong.
+type OwnGap struct {
+	Output  string `json:"output"`
+	CUDAMin string `json:"cuda_min,omitempty"`
+	Reason  string `json:"reason"`
+}
+
+// ExtraOutput is an output declared only on some platforms or versions.
+type ExtraOutput struct {
+	Output   string `json:"output"`
+	Platform string `json:"platform,omitempty"`
+	CUDAMin  string `json:"cuda_min,omitempty"`
+}
+
+// Require is a path that must exist (at least one match of Glob, "**/"
+// matching any depth), optionally with content every match must have
+// (after the pkg-config rewrite for .pc files).
+type Require struct {
+	Glob      string `json:"glob"`
+	Contains  string `json:"contains,omitempty"`
+	Line      string `json:"line,omitempty"` // regexp one line must match
+	CUDABelow string `json:"cuda_below,omitempty"`
+	CUDAMin   string `json:"cuda_min,omitempty"`
+	Why       string `json:"why"`
+}
+
+// Default returns the built-in table.
+func Default() *Table {
+	var t Table
+	if err := json.Unmarshal(tableJSON, &t); err != nil {
+		panic("nixcheck: nixpkgs.json: " + err.Error())
+	}
+	return &t
+}
+
+// Outputs returns the outputs nixpkgs declares for pname on a platform and
+// CUDA version, and whether the table knows the package.
+func (t *Table) Outputs(pname, platform, cuda string) ([]string, bool) {
+	p, ok := t.Packages[pname]
+	if !ok {
+		return []string{"out"}, false
+	}
+	outs := append([]string(nil), p.Outputs...)
+	for _, x := range p.ExtraOutputs {
+		if (x.Platform == "" || x.Platform == platform) && (x.CUDAMin == "" || versionAtLeast(cuda, x.CUDAMin)) {
+			outs = append(outs, x.Output)
+		}
+	}
+	// nixpkgs keeps only the expected outputs, in their order.
+	var kept []string
+	for _, o := range t.ExpectedOutputs {
+		for _, d := range outs {
+			if d == o {
+				kept = append(kept, o)
+				break
+			}
+		}
+	}
+	return kept, true
+}
+
+// Type is an entry type.
+type Type int
+
+const (
+	File Type = iota
+	Dir
+	Symlink
+	Hardlink
+)
+
+// Entry is one archive entry, relative to the archive's top directory.
+type Entry struct {
+	Path string
+	Type Type
+	Link string // symlink target as stored; hardlink target path
+}
+
+// Result is the outcome for one archive.
+type Result struct {
+	PName string `json:"pname"`
+	Known bool   `json:"known"` // the table has the package
+	// Outputs counts the entries each declared output ends up with.
+	Outputs map[string]int `json:"outputs"`
+	// Failures would fail nixpkgs' build of this archive.
+	Failures []string `json:"failures,omitempty"`
+	// Broken is set when nixpkgs marks the package broken itself: its
+	// failures are nixpkgs' own.
+	Broken string `json:"broken,omitempty"`
+	// NixpkgsOwn are failures that are nixpkgs' own (see Package.NixpkgsOwn).
+	NixpkgsOwn []string `json:"nixpkgs_own,omitempty"`
+	// EmptyOutputs are the declared outputs that would be empty, other
+	// than nixpkgs' own (each is also in Failures).
+	EmptyOutputs []string `json:"empty_outputs,omitempty"`
+}
+
+// Checker emulates buildRedist on one archive. Feed every entry with Add
+// (regular files with their content), then call Finish.
+type Checker struct {
+	t        *Table
+	pname    string
+	platform string
+	cuda     string // MAJOR.MINOR
+	pkg      Package
+	known    bool
+	entries  []Entry
+	usr      map[string]bool   // files that mention /usr/ (after rewrite)
+	pc       map[string][]byte // .pc contents after the rewrite
+	contains map[string]map[string]bool
+}
+
+// NewChecker starts checking one archive of pname for a platform (e.g.
+// linux-aarch64) and CUDA version (MAJOR.MINOR[.PATCH]).
+func (t *Table) NewChecker(pname, platform, cuda string) *Checker {
+	p, ok := t.Packages[pname]
+	c := &Checker{t: t, pname: pname, platform: platform, cuda: cuda, pkg: p, known: ok,
+		usr: map[string]bool{}, pc: map[string][]byte{}, contains: map[string]map[string]bool{}}
+	return c
+}
+
+var usrNeedle = []byte("/usr/")
+
+// Add records one entry; content is read for regular files (nil otherwise).
+func (c *Checker) Add(e Entry, content io.Reader) error {
+	e.Path = strings.TrimSuffix(e.Path, "/")
+	c.entries = append(c.entries, e)
+	if e.Type != File || content == nil {
+		return nil
+	}
+	var needles []string
+	for _, r := range c.pkg.Requires {
+		if r.Contains != "" && globMatch(r.Glob, e.Path) {
+			needles = append(needles, r.Contains)
+		}
+	}
+	if isPkgConfig(e.Path) || len(needles) > 0 {
+		b, err := io.ReadAll(io.LimitReader(content, 16<<20))
+		if err != nil {
+			return err
+		}
+		if isPkgConfig(e.Path) {
+			b = rewritePC(b)
+			c.pc[e.Path] = b
+		}
+		for _, n := range needles {
+			if c.contains[e.Path] == nil {
+				c.contains[e.Path] = map[string]bool{}
+			}
+			c.contains[e.Path][n] = bytes.Contains(b, []byte(n))
+		}
+		if path.Base(e.Path) != "LICENSE" && bytes.Contains(b, usrNeedle) {
+			c.usr[e.Path] = true
+		}
+		return nil
+	}
+	if path.Base(e.Path) == "LICENSE" {
+		_, err := io.Copy(io.Discard, content)
+		return err
+	}
+	found, err := scan(content, usrNeedle)
+	if found {
+		c.usr[e.Path] = true
+	}
+	return err
+}
+
+// scan reports whether r contains needle, streaming.
+func scan(r io.Reader, needle []byte) (bool, error) {
+	buf := make([]byte, 64<<10)
+	var carry []byte
+	found := false
+	for {
+		n, err := r.Read(buf)
+		if n > 0 && !found {
+			chunk := append(carry, buf[:n]...)
+			if bytes.Contains(chunk, needle) {
+				found = true
+			}
+			k := len(needle) - 1
+			if len(chunk) < k {
+				k = len(chunk)
+			}
+			carry = append([]byte(nil), chunk[len(chunk)-k:]...)
+		}
+		if err == io.EOF {
+			return found, nil
+		}
+		if err != nil {
+			return found, err
+		}
+	}
+}
+
+func isPkgConfig(p string) bool {
+	return strings.HasSuffix(p, ".pc") && (strings.HasPrefix(p, "pkg-config/") || strings.HasPrefix(p, "pkgconfig/"))
+}
+
+var (
+	cudarootRE = regexp.MustCompile(`(?m)^cudaroot\s*=.*$`)
+	libdirRE   = regexp.MustCompile(`(?m)^libdir\s*=.*/lib$`)
+	incdirRE   = regexp.MustCompile(`(?m)^includedir\s*=.*/include$`)
+)
+
+// rewritePC does what patchCudaPkgConfig's sed does (store paths stand in
+// as /nix/store/…).
+func rewritePC(b []byte) []byte {
+	b = cudarootRE.ReplaceAll(b, []byte("cudaroot=/nix/store/dev"))
+	b = libdirRE.ReplaceAll(b, []byte("libdir=/nix/store/lib/lib"))
+	return incdirRE.ReplaceAll(b, []byte("includedir=/nix/store/include/include"))
+}
+
+// globMatch matches a slash path against a glob whose leading "**/"
+// matches any number of directories.
+func globMatch(glob, p string) bool {
+	if rest, ok := strings.CutPrefix(glob, "**/"); ok {
+		for {
+			if m, _ := path.Match(rest, p); m {
+				return true
+			}
+			i := strings.IndexByte(p, '/')
+			if i < 0 {
+				return false
+			}
+			p = p[i+1:]
+		}
+	}
+	m, _ := path.Match(glob, p)
+	return m
+}
+
+// underPattern reports whether moveToOutput pattern pat moves p: p matches
+// it, or one of p's parent directories does.
+func underPattern(pat, p string) bool {
+	if strings.HasPrefix(pat, "**/") {
+		return globMatch(pat, p)
+	}
+	for q := p; q != "."; q = path.Dir(q) {
+		if m, _ := path.Match(pat, q); m {
+			return true
+		}
+	}
+	return false
+}
+
+// Finish runs the emulation and returns the result.
+func (c *Checker) Finish() *Result {
+	res := &Result{PName: c.pname, Known: c.known, Outputs: map[string]int{}, Broken: c.pkg.Broken}
+	fail := func(format string, a ...any) { res.Failures = append(res.Failures, fmt.Sprintf(format, a...)) }
+	outputs, _ := c.t.Outputs(c.pname, c.platform, c.cuda)
+
+	// Requirements on the archive as shipped.
+	for _, r := range c.pkg.Requires {
+		if r.CUDABelow != "" && versionAtLeast(c.cuda, r.CUDABelow) || r.CUDAMin != "" && !versionAtLeast(c.cuda, r.CUDAMin) {
+			continue
+		}
+		var matches []string
+		for _, e := range c.entries {
+			if globMatch(r.Glob, e.Path) {
+				matches = append(matches, e.Path)
+			}
+		}
+		// Implicit directories count too (lib/stubs when only its files are listed).
+		if len(matches) == 0 && !strings.ContainsAny(r.Glob, "*?[") {
+			for _, e := range c.entries {
+				if strings.HasPrefix(e.Path, r.Glob+"/") {
+					matches = append(matches, r.Glob)
+					break
+				}
+			}
+		}
+		if len(matches) == 0 {
+			fail("no %s: %s", r.Glob, r.Why)
+			continue
+		}
+		for _, m := range matches {
+			if r.Contains != "" && !c.contains[m][r.Contains] {
+				fail("%s lacks %q: %s", m, r.Contains, r.Why)
+			}
+			if r.Line != "" {
+				if b, ok := c.pc[m]; ok && !regexp.MustCompile("(?m)"+r.Line).Match(b) {
+					fail("%s has no line matching %s after the pkg-config rewrite: %s", m, r.Line, r.Why)
+				}
+			}
+		}
+	}
+
+	// Unpack: lib/<cudaMajor>/ is promoted to lib/; pkg-config/ and
+	// pkgconfig/ move to share/pkgconfig/.
+	major := strings.SplitN(c.cuda, ".", 2)[0]
+	promote := false
+	for _, e := range c.entries {
+		if strings.HasPrefix(e.Path+"/", "lib/"+major+"/") {
+			promote = true
+		}
+	}
+	tree := map[string]Entry{}
+	for _, e := range c.entries {
+		p := e.Path
+		if promote && (p == "lib" || strings.HasPrefix(p, "lib/")) {
+			rest, ok := strings.CutPrefix(p, "lib/"+major)
+			if !ok {
+				continue
+			}
+			p = "lib" + rest
+		}
+		for _, d := range []string{"pkg-config", "pkgconfig"} {
+			if rest, ok := strings.CutPrefix(p, d+"/"); ok {
+				np := "share/pkgconfig/" + rest
+				if _, dup := tree[np]; dup && e.Type != Dir {
+					fail("%s: mv --no-clobber into share/pkgconfig finds %s already there (the unpack hook then fails)", p, np)
+				}
+				p = np
+			} else if p == d {
+				p = "share/pkgconfig"
+			}
+		}
+		if e.Type == Dir {
+			if _, ok := tree[p]; ok {
+				continue
+			}
+		}
+		e.Path = p
+		tree[p] = e
+	}
+	// Unversioned links for *-<cudaMajorMinor>.pc.
+	if mm := majorMinor(c.cuda); mm != "" {
+		for p := range tree {
+			if dir, base := path.Split(p); dir == "share/pkgconfig/" && strings.HasSuffix(base, "-"+mm+".pc") {
+				link := dir + strings.TrimSuffix(base, "-"+mm+".pc") + ".pc"
+				if _, exists := tree[link]; exists {
+					fail("%s exists: ln -s for the unversioned link of %s fails", link, p)
+					continue
+				}
+				tree[link] = Entry{Path: link, Type: Symlink, Link: base}
+			}
+		}
+	}
+
+	// Outputs by pattern, in expected order; each pattern takes from all
+	// outputs (moveToOutput).
+	owner := map[string]string{}
+	paths := make([]string, 0, len(tree))
+	for p, e := range tree {
+		if e.Type != Dir {
+			paths = append(paths, p)
+		}
+		owner[p] = "out"
+	}
+	sort.Strings(paths)
+	for _, o := range outputs {
+		if o == "out" {
+			continue
+		}
+		for _, pat := range c.t.Patterns[o] {
+			for _, p := range paths {
+				if underPattern(pat, p) {
+					owner[p] = o
+				}
+			}
+		}
+	}
+	for _, p := range paths {
+		res.Outputs[owner[p]]++
+	}
+	for _, o := range outputs {
+		if res.Outputs[o] == 0 && !slices.Contains(c.t.Exempt, o) {
+			msg := fmt.Sprintf("declared output %q would be empty (checkCudaNonEmptyOutputs)", o)
+			if g := c.ownGap(o); g != nil {
+				res.NixpkgsOwn = append(res.NixpkgsOwn, msg+": "+g.Reason)
+				continue
+			}
+			res.EmptyOutputs = append(res.EmptyOutputs, o)
+			fail("%s", msg)
+		}
+	}
+
+	// /usr/ references.
+	if !c.pkg.AllowFHS {
+		var refs []string
+		for p := range c.usr {
+			refs = append(refs, p)
+		}
+		sort.Strings(refs)
+		if len(refs) > 5 {
+			refs = append(refs[:5], "… ("+strconv.Itoa(len(refs))+" files)")
+		}
+		if len(refs) > 0 {
+			fail("files mention /usr/ and the package does not allow FHS references (checkCudaFhsRefs): %s", strings.Join(refs, ", "))
+		}
+	}
+
+	// Dangling links, per output (noBrokenSymlinks).
+	dirs := map[string]bool{} // "<output>\x00<dir>" holding something
+	for _, p := range paths {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			dirs[owner[p]+"\x00"+d] = true
+		}
+	}
+	for _, p := range paths {
+		e := tree[p]
+		if e.Type != Symlink {
+			continue
+		}
+		if strings.HasPrefix(e.Link, "/") {
+			fail("%s -> %s: absolute link, dangling in the Nix store (noBrokenSymlinks)", p, e.Link)
+			continue
+		}
+		if !resolve(tree, owner, dirs, owner[p], path.Dir(p), e.Link) {
+			fail("%s -> %s: dangling in output %q (noBrokenSymlinks)", p, e.Link, owner[p])
+		}
+	}
+	return res
+}
+
+func (c *Checker) ownGap(output string) *OwnGap {
+	for i, g := range c.pkg.NixpkgsOwn {
+		if g.Output == output && (g.CUDAMin == "" || versionAtLeast(c.cuda, g.CUDAMin)) {
+			return &c.pkg.NixpkgsOwn[i]
+		}
+	}
+	return nil
+}
+
+// resolve follows a relative link target inside one output; it reports
+// whether the target exists there.
+func resolve(tree map[string]Entry, owner map[string]string, dirs map[string]bool, out, dir, link string) bool {
+	p := link
+	for range 32 {
+		full := path.Clean(path.Join(dir, p))
+		if full == ".." || strings.HasPrefix(full, "../") {
+			return false
+		}
+		// Walk the components, following links in the middle.
+		parts := strings.Split(full, "/")
+		cur := ""
+		restarted := false
+		for i, part := range parts {
+			next := part
+			if cur != "" {
+				next = cur + "/" + part
+			}
+			e, ok := tree[next]
+			if !ok {
+				if !dirs[out+"\x00"+next] { // an implicit directory
+					return false
+				}
+				cur = next
+				continue
+			}
+			if e.Type == Dir {
+				if !dirs[out+"\x00"+next] {
+					return false
+				}
+			} else if owner[next] != out {
+				return false
+			}
+			if e.Type == Symlink {
+				if strings.HasPrefix(e.Link, "/") {
+					return false
+				}
+				rest := strings.Join(parts[i+1:], "/")
+				dir, p = path.Dir(next), e.Link
+				if rest != "" {
+					p = path.Join(e.Link, rest)
+				}
+				restarted = true
+				break
+			}
+			cur = next
+		}
+		if !restarted {
+			return true
+		}
+	}
+	return false
+}
+
+func majorMinor(v string) string {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[0] + "." + parts[1]
+}
+
+// versionAtLeast compares dotted numeric versions.
+func versionAtLeast(v, min string) bool {
+	a, b := strings.Split(v, "."), strings.Split(min, ".")
+	for i := 0; i < len(a) || i < len(b); i++ {
+		var x, y int
+		if i < len(a) {
+			x, _ = strconv.Atoi(a[i])
+		}
+		if i < len(b) {
+			y, _ = strconv.Atoi(b[i])
+		}
+		if x != y {
+			return x > y
+		}
+	}
+	return true
+}

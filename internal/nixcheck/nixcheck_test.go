@@ -1,0 +1,117 @@
+package nixcheck
+
+import (
+	"strings"
+	"testing"
+)
+
+type ent struct {
+	path, link, content string
+	dir                 bool
+}
+
+func run(t *testing.T, pname, platform, cuda string, es []ent) *Result {
+	t.Helper()
+	c := Default().NewChecker(pname, platform, cuda)
+	for _, e := range es {
+		var err error
+		switch {
+		case e.dir:
+			err = c.Add(Entry{Path: e.path, Type: Dir}, nil)
+		case e.link != "":
+			err = c.Add(Entry{Path: e.path, Type: Symlink, Link: e.link}, nil)
+		default:
+			err = c.Add(Entry{Path: e.path, Type: File}, strings.NewReader(e.content))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c.Finish()
+}
+
+const pc = "cudaroot=/usr/local/cuda-12.6\nlibdir=${cudaroot}/targets/aarch64-linux/lib\nincludedir=${cudaroot}/targets/aarch64-linux/include\n\nName: x\nLibs: -L${libdir} -lx\nCflags: -I${includedir}\n"
+
+func TestCheck(t *testing.T) {
+	lib := []ent{
+		{path: "LICENSE", content: "see /usr/share/doc"},
+		{path: "include/cublas.h", content: "x"},
+		{path: "lib/libcublas.so.12.6.1", content: "elf"},
+		{path: "lib/libcublas.so.12", link: "libcublas.so.12.6.1"},
+		{path: "lib/libcublas.so", link: "libcublas.so.12"},
+		{path: "lib/libcublas_static.a", content: "ar"},
+		{path: "pkg-config/cublas-12.6.pc", content: pc},
+	}
+	stubs := ent{path: "lib/stubs/libcublas.so", content: "elf"}
+	cases := []struct {
+		name, pname, platform, cuda string
+		es                          []ent
+		want                        []string // substrings of failures, in order; nil: none
+		own                         int
+	}{
+		{"complete library", "libcublas", "linux-aarch64", "12.6", append(append([]ent{}, lib...), stubs), nil, 0},
+		{"no stubs", "libcublas", "linux-aarch64", "12.6", lib, []string{`output "stubs" would be empty`}, 0},
+		{"usr reference", "libcublas", "linux-aarch64", "12.6", append(append([]ent{}, lib...), stubs, ent{path: "include/x.h", content: "#include </usr/include/y.h>"}),
+			[]string{"mention /usr/", "include/x.h"}, 0},
+		{"pc without Cflags", "libcublas", "linux-aarch64", "12.6", append(append([]ent{}, lib[:6]...), stubs, ent{path: "pkg-config/cublas-12.6.pc", content: "libdir=/usr/local/cuda/lib\n"}),
+			[]string{`lacks "Cflags:"`}, 0},
+		{"pc left with /usr after rewrite", "libcublas", "linux-aarch64", "12.6", append(append([]ent{}, lib[:6]...), stubs, ent{path: "pkg-config/cublas-12.6.pc", content: "prefix=/usr/local\nCflags: -I${prefix}\n"}),
+			[]string{"mention /usr/", "pkg-config/cublas-12.6.pc"}, 0},
+		{"unversioned pc exists", "libcublas", "linux-aarch64", "12.6", append(append([]ent{}, lib...), stubs, ent{path: "pkg-config/cublas.pc", content: "Cflags: x\n"}),
+			[]string{"ln -s for the unversioned link"}, 0},
+		{"dangling link", "libcublas", "linux-aarch64", "12.6", append(append([]ent{}, lib...), stubs, ent{path: "lib/libfoo.so", link: "libfoo.so.1"}),
+			[]string{"lib/libfoo.so -> libfoo.so.1: dangling"}, 0},
+		{"link across outputs dangles", "libcublas", "linux-aarch64", "12.6", append(append([]ent{}, lib...), stubs, ent{path: "include/libcublas.so", link: "../lib/libcublas.so"}),
+			[]string{`include/libcublas.so -> ../lib/libcublas.so: dangling in output "include"`}, 0},
+		{"absolute link", "libcublas", "linux-aarch64", "12.6", append(append([]ent{}, lib...), stubs, ent{path: "lib/libz.so", link: "/usr/lib/libz.so"}),
+			[]string{"absolute link"}, 0},
+		{"lib/<major> promoted", "cuda_nvtx", "linux-aarch64", "12.6", []ent{{path: "include/nvtx3/a.h", content: "x"}, {path: "lib/12/libnvToolsExt.so", content: "x"}, {path: "lib/11/libold.so", content: "x"}}, nil, 0},
+		{"nvtx 13 header only: nixpkgs' own", "cuda_nvtx", "linux-sbsa", "13.2", []ent{{path: "include/nvtx3/a.h", content: "x"}}, nil, 1},
+		{"nvtx 12 without lib fails", "cuda_nvtx", "linux-aarch64", "12.6", []ent{{path: "include/nvtx3/a.h", content: "x"}}, []string{`output "lib" would be empty`}, 0},
+		{"tensorrt requirements", "tensorrt", "linux-aarch64", "10.3", []ent{{path: "include/NvInfer.h", content: "/usr/ ok: allowFHSReferences"}, {path: "lib/libnvinfer.so.10", content: "x"}, {path: "bin/trtexec", content: "x"}, {path: "samples/Makefile", content: "x"}, {path: "lib/libnvinfer_static.a", content: "x"}},
+			[]string{"no python/*.whl", "no lib/stubs", "no include/NvOnnx*.h"}, 0},
+		{"tensorrt complete", "tensorrt", "linux-aarch64", "10.3", []ent{{path: "include/NvInfer.h"}, {path: "include/NvOnnxParser.h"}, {path: "lib/libnvinfer.so.10"}, {path: "lib/stubs/libnvinfer.so"}, {path: "bin/trtexec"}, {path: "samples/Makefile"}, {path: "lib/libnvinfer_static.a"}, {path: "python/tensorrt-10.3.0-cp310-none-linux_aarch64.whl"}}, nil, 0},
+		{"nvml pc libdir", "cuda_nvml_dev", "linux-aarch64", "12.6", []ent{{path: "include/nvml.h"}, {path: "lib/stubs/libnvidia-ml.so"}, {path: "pkg-config/nvidia-ml-12.6.pc", content: "libdir=${prefix}/lib64\n"}},
+			[]string{"no line matching ^libdir"}, 0},
+		{"cupti static on sbsa", "cuda_cupti", "linux-sbsa", "13.2", []ent{{path: "include/cupti.h"}, {path: "lib/libcupti.so"}, {path: "samples/a/Makefile"}}, []string{`output "static" would be empty`}, 0},
+		{"cupti no static on aarch64", "cuda_cupti", "linux-aarch64", "12.6", []ent{{path: "include/cupti.h"}, {path: "lib/libcupti.so"}, {path: "samples/a/Makefile"}}, nil, 0},
+		{"nvcc 12 needs nvvm/lib64", "cuda_nvcc", "linux-aarch64", "12.6", []ent{{path: "bin/nvcc.profile", content: "$(TOP)/$(_TARGET_DIR_)/include $(_TARGET_SIZE_)"}}, []string{"no nvvm/lib64"}, 0},
+		{"nvcc 13 does not", "cuda_nvcc", "linux-sbsa", "13.2", []ent{{path: "bin/nvcc.profile", content: "$(TOP)/$(_TARGET_DIR_)/include $(_TARGET_SIZE_)"}}, nil, 0},
+		{"unknown package: generic checks", "cuda_foo", "linux-aarch64", "12.6", []ent{{path: "share/x", content: "/usr/bin/env"}}, []string{"mention /usr/"}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run(t, tc.pname, tc.platform, tc.cuda, tc.es)
+			got := strings.Join(r.Failures, "\n")
+			if len(tc.want) == 0 && len(r.Failures) > 0 {
+				t.Errorf("want no failures, got:\n%s", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("failures lack %q:\n%s", w, got)
+				}
+			}
+			if len(r.NixpkgsOwn) != tc.own {
+				t.Errorf("nixpkgs' own: got %v, want %d", r.NixpkgsOwn, tc.own)
+			}
+		})
+	}
+}
+
+func TestOutputsOfUnknownAndOrder(t *testing.T) {
+	tb := Default()
+	if o, ok := tb.Outputs("cuda_foo", "linux-aarch64", "12.6"); ok || len(o) != 1 || o[0] != "out" {
+		t.Errorf("unknown package: %v %v", o, ok)
+	}
+	o, _ := tb.Outputs("tensorrt", "linux-aarch64", "10.3")
+	if strings.Join(o, " ") != "out samples bin dev include lib static" {
+		t.Errorf("tensorrt outputs in nixpkgs' expected order: %v", o)
+	}
+	for name, p := range tb.Packages {
+		for _, o := range p.Outputs {
+			if _, ok := tb.Patterns[o]; !ok && o != "out" {
+				t.Errorf("%s: output %q has no pattern", name, o)
+			}
+		}
+	}
+}
