@@ -17,18 +17,24 @@ import (
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/hostile"
+	"github.com/debredist/debredist/internal/mirrorgen"
 )
 
 // cacheTestDeb is the hostile corpus' libcublas deb with data.tar in the
 // given compression ("none": flipped bytes keep it a valid deb).
 func cacheTestDeb(t *testing.T, comp string) []byte {
 	t.Helper()
+	lib, err := mirrorgen.ELFLibrary("libcublas.so.12") // real ELF: the stub step reads it
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib = append(lib, "synthetic libcublas whose bytes the cache test flips\n"...)
 	b, err := debtest.Build(debtest.Deb{
 		Control:     "Package: " + hostile.Package + "\nSource: " + hostile.Source + "\nVersion: " + hostile.Version + "\nArchitecture: arm64\nMaintainer: x <x@example.com>\nDescription: cache test\n",
 		AddParents:  true,
 		Compression: comp,
 		Files: []debtest.File{
-			{Name: hostile.Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: []byte("\x7fELF synthetic libcublas whose bytes the cache test flips\n")},
+			{Name: hostile.Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: lib},
 			{Name: hostile.Lib + "libcublas.so.12", Type: tar.TypeSymlink, Linkname: "libcublas.so.12.6.1.4"},
 			{Name: "usr/share/doc/" + hostile.Package + "/copyright", Body: []byte("Copyright NVIDIA (synthetic)\n")},
 		},

@@ -5,11 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"sort"
 
+	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/nixcheck"
 )
@@ -44,11 +45,7 @@ func skipEmptyPackages(ctx context.Context, o Options, res *PlanResult) error {
 			if !empty {
 				break
 			}
-			has, err := debHasPayload(ctx, o, eng, p.PName, d.Name, f.CachePath(d.SHA256))
-			if err != nil {
-				return fmt.Errorf("redist package %s: %w", p.PName, err)
-			}
-			empty = !has
+			empty = !debHasPayload(ctx, o, eng, p.PName, d, f.CachePath(d.SHA256))
 		}
 		if empty {
 			res.SkippedPackages = append(res.SkippedPackages, skipped(p))
@@ -69,29 +66,30 @@ func skipped(p PlanPackage) SkippedPackage {
 	return s
 }
 
-// debHasPayload reads a deb's entries up to the first one that carries
-// content into the redist tree.
-func debHasPayload(ctx context.Context, o Options, eng *layout.Engine, pname, name, file string) (bool, error) {
-	f, err := os.Open(file)
+// debHasPayload reads a deb's entries from the cache up to the first one
+// that carries content into the redist tree. Only a deb read to its end,
+// whose bytes hash to the sha256 it was stored under, can be called
+// empty: an unreadable or corrupt cache entry counts as carrying payload
+// (the package stays in the plan, and Convert reads it verified).
+func debHasPayload(ctx context.Context, o Options, eng *layout.Engine, pname string, d apt.Package, file string) bool {
+	ent, err := fetch.OpenEntry(file, d.Name, d.SHA256)
 	if err != nil {
-		return false, err
+		return true
 	}
-	defer f.Close()
-	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(file), Limits: o.Limits}) // pure Go: only the first entries are read
+	defer ent.Close()
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(ent, 1<<20), deb.Options{Name: path.Base(file), Limits: o.Limits}) // pure Go: only the first entries are read
 	if err != nil {
-		return false, fmt.Errorf("deb %s: %w", name, err)
+		return true
 	}
 	defer r.Close()
 	for {
 		e, err := r.Next()
 		if err == io.EOF {
-			return false, nil
+			_, _, verr := ent.Verify()
+			return verr != nil
 		}
-		if err != nil {
-			return false, fmt.Errorf("deb %s: %w", name, err)
-		}
-		if eng.Payload(pname, layout.FromDeb(name, e)) {
-			return true, nil
+		if err != nil || eng.Payload(pname, layout.FromDeb(d.Name, e)) {
+			return true
 		}
 	}
 }
