@@ -57,8 +57,20 @@ func addStubs(p Profile, pname string, tree *layout.Tree, debs []apt.Package) ([
 		}
 		for i := range tree.Nodes {
 			n := &tree.Nodes[i]
-			if n.Type != layout.File || n.Ref == "" || !re.MatchString(n.Path) {
+			if (n.Type != layout.File && n.Type != layout.Hardlink) || !re.MatchString(n.Path) {
 				continue
+			}
+			if n.Type == layout.Hardlink { // the library's bytes are those of the link's target
+				t, ok := nodes[n.Link]
+				if !ok || t.Type != layout.File {
+					return nil, fmt.Errorf("stub rule %q: hardlink %s: target %s is not a file of the tree", r.Match, n.Path, n.Link)
+				}
+				hl := *n
+				hl.Ref = t.Ref
+				n = &hl
+			}
+			if n.Ref == "" {
+				return nil, fmt.Errorf("stub rule %q: %s has no staged content", r.Match, n.Path)
 			}
 			name := path.Clean(re.ReplaceAllString(n.Path, r.Name))
 			if name == "." || name == n.Path || strings.HasPrefix(name, "../") || path.IsAbs(name) {

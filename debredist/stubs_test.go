@@ -144,3 +144,21 @@ func TestAddStubsTwoSources(t *testing.T) {
 		t.Errorf("two real libraries for one stub: %v", err)
 	}
 }
+
+func TestAddStubsHardlink(t *testing.T) {
+	real, _ := demoLibrary(t)
+	tr := stubTree(t, real)
+	// The library file is a hardlink to another name of the deb.
+	for i := range tr.Nodes {
+		if tr.Nodes[i].Path == "lib/libdemo.so.3.1" {
+			f := tr.Nodes[i]
+			f.Path = "lib/libdemo-impl.bin"
+			tr.Nodes[i] = layout.Node{Path: "lib/libdemo.so.3.1", Type: layout.Hardlink, Link: f.Path, Origins: f.Origins}
+			tr.Nodes = append(tr.Nodes, f)
+		}
+	}
+	recs, err := addStubs(stubProfile(), "libdemo", tr, demoDebs)
+	if err != nil || len(recs) != 1 || recs[0].From != "lib/libdemo.so.3.1" || recs[0].SOName != "libdemo.so.3" {
+		t.Errorf("stub of a hardlinked library: %v %+v", err, recs)
+	}
+}

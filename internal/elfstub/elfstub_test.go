@@ -218,6 +218,21 @@ func TestReadRejects(t *testing.T) {
 			}
 			return b
 		}, "limit"},
+		"version bomb": {func(b []byte) []byte {
+			// Each definition claims 65535 names, its aux chain (next 0)
+			// repeating one: debug/elf would build them all.
+			f, _ := elf.NewFile(bytes.NewReader(b))
+			d := f.Section(".gnu.version_d")
+			for i := d.Offset; i < d.Offset+d.Size; {
+				le.PutUint16(b[i+6:], 0xffff)
+				next := le.Uint32(b[i+16:])
+				if next == 0 {
+					break
+				}
+				i += uint64(next)
+			}
+			return b
+		}, "version entries"},
 		"no SONAME": {func(b []byte) []byte {
 			f, _ := elf.NewFile(bytes.NewReader(b))
 			d := f.Section(".dynamic")

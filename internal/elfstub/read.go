@@ -19,6 +19,11 @@ const (
 	MaxSymbols = 1 << 20
 	// MaxObjectSize bounds one exported object's (or TLS variable's) size.
 	MaxObjectSize = 1 << 32
+	// MaxVersionEntries bounds the entries of .gnu.version_d and
+	// .gnu.version_r, counting their aux entries: debug/elf expands each
+	// entry's count even when a corrupt next offset repeats one name, so a
+	// few hundred bytes could otherwise make it build billions.
+	MaxVersionEntries = 1 << 16
 )
 
 // Kind says where a symbol's storage lives in the stub.
@@ -148,6 +153,11 @@ func Read(r io.ReaderAt, size int64) (*Library, error) {
 		case elf.SHT_GNU_VERDEF:
 			verdef = s
 		}
+		if s.Type == elf.SHT_GNU_VERDEF || s.Type == elf.SHT_GNU_VERNEED {
+			if err := checkVersionTable(s, f.ByteOrder); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if dynsym == nil {
 		return nil, errors.New("no dynamic symbol table (.dynsym)")
@@ -234,6 +244,33 @@ func Read(r io.ReaderAt, size int64) (*Library, error) {
 	}
 	sortSymbols(lib.Symbols)
 	return lib, nil
+}
+
+// checkVersionTable walks a .gnu.version_d or .gnu.version_r chain the way
+// debug/elf does and rejects it when it would expand to more than
+// MaxVersionEntries entries.
+func checkVersionTable(s *elf.Section, bo binary.ByteOrder) error {
+	d, err := s.Data()
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", s.Name, err)
+	}
+	hdr, cntAt, nextAt := 20, 6, 16 // Elf64_Verdef
+	if s.Type == elf.SHT_GNU_VERNEED {
+		hdr, cntAt, nextAt = 16, 2, 12 // Elf64_Verneed
+	}
+	n := 0
+	for i := 0; i+hdr <= len(d); {
+		n += 1 + int(bo.Uint16(d[i+cntAt:]))
+		if n > MaxVersionEntries {
+			return fmt.Errorf("%s expands to more than %d version entries", s.Name, MaxVersionEntries)
+		}
+		next := bo.Uint32(d[i+nextAt:])
+		if next == 0 {
+			break
+		}
+		i += int(next)
+	}
+	return nil
 }
 
 // readFlags reads e_flags, which debug/elf does not expose.
