@@ -143,7 +143,7 @@ type Reader struct {
 	entries      int
 	regular      map[string]bool // names of earlier regular entries (hardlink targets)
 	budget       debBudget
-	err          error           // sticky
+	err          error // sticky
 }
 
 // NewReader reads the ar container up to the start of data.tar: the
