@@ -1,6 +1,7 @@
 package deb
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -129,5 +130,22 @@ func TestDebRatioBudget(t *testing.T) {
 	}
 	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxDebRatio=10x") || !strings.Contains(err.Error(), member) {
 		t.Fatalf("got %v, want a MaxDebRatio limit error", err)
+	}
+}
+
+// TestDuplicateUnreadContent: a duplicate is refused even when the consumer
+// skips both contents.
+func TestDuplicateUnreadContent(t *testing.T) {
+	b := mustBuild(t, mini(debtest.File{Name: "usr/a", Body: []byte("first")}, debtest.File{Name: "usr/a", Body: []byte("other")}))
+	rd, err := NewReader(context.Background(), bytes.NewReader(b), Options{Name: "dup.deb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	for err == nil {
+		_, err = rd.Next()
+	}
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "deb dup.deb: member data.tar.xz: entry ./usr/a: malformed deb: ambiguous duplicate path usr/a: different contents") {
+		t.Fatalf("got %v", err)
 	}
 }

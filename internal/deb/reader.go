@@ -4,8 +4,10 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"path"
@@ -143,7 +145,9 @@ type Reader struct {
 	entries      int
 	regular      map[string]bool // names of earlier regular entries (hardlink targets)
 	budget       debBudget
-	err          error // sticky
+	seen         map[string]seenEntry // every entry so far, to refuse ambiguous duplicates
+	hash         hash.Hash            // content hash of the current regular entry
+	err          error                // sticky
 }
 
 // NewReader reads the ar container up to the start of data.tar: the
@@ -154,7 +158,7 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) (*Reader, error) 
 	if name == "" {
 		name = "deb"
 	}
-	rd := &Reader{ctx: ctx, opts: opts, lim: opts.Limits.withDefaults(), name: name, regular: map[string]bool{}}
+	rd := &Reader{ctx: ctx, opts: opts, lim: opts.Limits.withDefaults(), name: name, regular: map[string]bool{}, seen: map[string]seenEntry{}, hash: sha256.New()}
 	if err := ctx.Err(); err != nil {
 		return nil, rd.errorf(KindIO, "", "", err)
 	}
@@ -372,6 +376,9 @@ func (r *Reader) Next() (*Entry, error) {
 
 func (r *Reader) next() (*Entry, error) {
 	m := r.dataMember
+	if err := r.finish(); err != nil {
+		return nil, err
+	}
 	for {
 		if err := r.ctx.Err(); err != nil {
 			return nil, r.errorf(KindIO, m, "", err)
@@ -382,6 +389,9 @@ func (r *Reader) next() (*Entry, error) {
 			// (and a system xz reports its exit status).
 			if _, err := io.Copy(io.Discard, r.data); err != nil {
 				return nil, r.tarError(m, "", err)
+			}
+			if err := r.checkTrailer(); err != nil {
+				return nil, err
 			}
 			return nil, io.EOF
 		}
@@ -460,6 +470,11 @@ func (r *Reader) next() (*Entry, error) {
 			delete(r.regular, name)
 		}
 		r.cur = e
+		if e.Type == Regular {
+			r.hash.Reset()
+		} else if err := r.record(e, r.curRaw, seenEntry{typ: e.Type, mode: e.Mode, link: e.Linkname}); err != nil {
+			return nil, err
+		}
 		return e, nil
 	}
 }
@@ -477,11 +492,89 @@ func (r *Reader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := r.tr.Read(p)
+	r.hash.Write(p[:n])
 	if err != nil && err != io.EOF {
 		err = r.tarError(r.dataMember, r.curRaw, err)
 		r.err = err
 	}
 	return n, err
+}
+
+// seenEntry is what decides whether two entries of one name are the same.
+type seenEntry struct {
+	typ  EntryType
+	mode fs.FileMode
+	link string
+	size int64
+	sum  [sha256.Size]byte
+}
+
+// finish reads the rest of the current regular entry through its hash and
+// records it.
+func (r *Reader) finish() error {
+	e := r.cur
+	if e == nil || e.Type != Regular {
+		return nil
+	}
+	if _, err := io.Copy(r.hash, r.tr); err != nil {
+		return r.tarError(r.dataMember, r.curRaw, err)
+	}
+	s := seenEntry{typ: Regular, mode: e.Mode, size: e.Size}
+	r.hash.Sum(s.sum[:0])
+	return r.record(e, r.curRaw, s)
+}
+
+// record remembers an entry and refuses a second entry of the same name
+// that differs from the first in type, mode, target or content: which one
+// a reader keeps would depend on the reader (identical duplicates merge).
+func (r *Reader) record(e *Entry, raw string, s seenEntry) error {
+	old, ok := r.seen[e.Name]
+	if !ok {
+		r.seen[e.Name] = s
+		return nil
+	}
+	var what string
+	switch {
+	case old.typ != s.typ:
+		what = fmt.Sprintf("a %s, then a %s", old.typ, s.typ)
+	case old.mode != s.mode:
+		what = fmt.Sprintf("mode %v, then %v", old.mode, s.mode)
+	case old.link != s.link:
+		what = fmt.Sprintf("target %q, then %q", old.link, s.link)
+	case old.size != s.size || old.sum != s.sum:
+		what = "different contents"
+	default:
+		return nil
+	}
+	return r.errorf(KindFormat, r.dataMember, raw, fmt.Errorf("ambiguous duplicate path %s: %s", e.Name, what))
+}
+
+// checkTrailer reads what follows the data member: only "_"-prefixed
+// members may, since a second data or control member, or bytes that are not
+// an ar member, would be read differently by different tools.
+func (r *Reader) checkTrailer() error {
+	for {
+		h, err := r.ar.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			var e *Error
+			if errors.As(err, &e) {
+				return r.errorf(KindFormat, r.dataMember, "", fmt.Errorf("bytes after the last member are not an ar member: %w", e.Err))
+			}
+			return r.errorf(KindFormat, r.dataMember, "", fmt.Errorf("bytes after the last member are not an ar member: %w", err))
+		}
+		switch {
+		case strings.HasPrefix(h.Name, "_"):
+			continue
+		case strings.HasPrefix(h.Name, "data.tar"):
+			return r.errorf(KindFormat, h.Name, "", fmt.Errorf("second data member after %s", r.dataMember))
+		case strings.HasPrefix(h.Name, "control.tar"):
+			return r.errorf(KindFormat, h.Name, "", fmt.Errorf("control member after %s", r.dataMember))
+		}
+		return r.errorf(KindFormat, h.Name, "", fmt.Errorf("unexpected member %q after %s (only _-prefixed members may follow)", h.Name, r.dataMember))
+	}
 }
 
 // Close releases the decompressor (and kills an `xz -dc` child). It does
