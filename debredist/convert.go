@@ -421,7 +421,7 @@ func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n
 		return nil, err
 	}
 	defer f.Close()
-	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(d.Filename), Limits: o.Limits, SystemXZ: true})
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(d.Filename), Limits: o.Limits, SystemXZ: true, Size: d.Size})
 	if err != nil {
 		return nil, err
 	}

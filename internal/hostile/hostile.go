@@ -348,15 +348,15 @@ func Cases() []Case {
 		build(plus(debtest.File{Name: Lib + "sub", Type: tar.TypeDir, Mode: 0o3777}, debtest.File{Name: Lib + "sub/libx.so", Body: []byte("x\n")})), "lib/sub/libx.so")
 
 	// Type clashes and duplicates.
-	reject("file-replaces-dir", ErrLayoutConflict, "", Lib+"sub", "lib/sub/ is a directory with content, then lib/sub comes again as a file",
+	reject("file-replaces-dir", ErrDebFormat, dataXZ, "./"+Lib+"sub", "lib/sub/ is a directory with content, then lib/sub comes again as a file: an ambiguous duplicate",
 		build(plus(debtest.File{Name: Lib + "sub/libx.so", Body: []byte("x\n")}, debtest.File{Name: Lib + "sub", Body: []byte("file\n")})))
-	reject("dir-replaces-file", ErrLayoutConflict, "", Lib+"libcublas.so.12.6.1.4", "the library file, then a directory of the same name",
+	reject("dir-replaces-file", ErrDebFormat, dataXZ, "./"+Lib+"libcublas.so.12.6.1.4/", "the library file, then a directory of the same name: an ambiguous duplicate",
 		build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4", Type: tar.TypeDir})))
 	reject("file-under-file", ErrLayoutConflict, "", Lib+"libcublas.so.12.6.1.4", "a file whose parent is a regular file",
 		build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4/x", Body: []byte("x\n")})))
-	reject("duplicate-different-content", ErrLayoutConflict, "", Lib+"libcublas.so.12.6.1.4", "the same path twice with different content: which one wins would depend on order",
+	reject("duplicate-different-content", ErrDebFormat, dataXZ, "./"+Lib+"libcublas.so.12.6.1.4", "the same path twice with different content: which one ships would depend on the reader",
 		build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: []byte("other content\n")})))
-	reject("duplicate-symlink-retarget", ErrLayoutConflict, "", Lib+"libcublas.so.12", "the same symlink twice with different targets",
+	reject("duplicate-symlink-retarget", ErrDebFormat, dataXZ, "./"+Lib+"libcublas.so.12", "the same symlink twice with different targets",
 		build(plus(debtest.File{Name: Lib + "libcublas.so.12", Type: tar.TypeSymlink, Linkname: "libcublas.so.12.6.1.4.bak"}, debtest.File{Name: Lib + "libcublas.so.12.6.1.4.bak", Body: []byte("b\n")})))
 	accept("duplicate-same-content", "the same path twice with identical content is harmless", build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: []byte("\x7fELF synthetic libcublas\n")})))
 
@@ -370,6 +370,20 @@ func Cases() []Case {
 	reject("xz-bomb-limited", ErrDebLimit, dataXZ, "", "a ~1 KB xz data member expanding to 4 MiB, over MaxBytes=1 MiB", build(bomb("xz"))).Limits = &Limits{MaxBytes: 1 << 20}
 	accept("xz-bomb-default", "the same 4 MiB expansion is within the default MaxBytes (16 GiB)", build(bomb("xz")), "lib/libbomb.so")
 	reject("zstd-bomb-limited", ErrDebLimit, "data.tar.zst", "", "a tiny zstd data member expanding to 4 MiB, over MaxBytes=1 MiB", build(bomb("zstd"))).Limits = &Limits{MaxBytes: 1 << 20}
+	ratioBomb := func(comp string) func() ([]byte, error) {
+		return func() ([]byte, error) {
+			m, err := debtest.BombDataMember(comp, Lib+"bomb", 1, 256<<20)
+			if err != nil {
+				return nil, err
+			}
+			suf, _ := debtest.Suffix(comp)
+			d := base()
+			d.DataMember, d.DataName = m, "data.tar"+suf
+			return debtest.Build(d)
+		}
+	}
+	reject("zstd-bomb-ratio", ErrDebLimit, "data.tar.zst", "", "a ~30 KB zstd data member expanding to 256 MiB of zeros: refused by the default MaxRatio once past 64 MiB", ratioBomb("zstd"))
+	reject("xz-bomb-ratio", ErrDebLimit, dataXZ, "", "a ~50 KB xz data member (concatenated streams) expanding to 256 MiB of zeros: refused by the default MaxRatio once past 64 MiB", ratioBomb("xz"))
 	many := with(func(d *debtest.Deb) {
 		for i := range 20 {
 			d.Files = append(d.Files, debtest.File{Name: fmt.Sprintf("%slibmany%02d.so", Lib, i), Body: []byte{byte(i)}})
@@ -415,8 +429,33 @@ func Cases() []Case {
 		build(plus(debtest.File{Name: Lib + "liar", Body: bytes.Repeat([]byte("not a tar header "), 40), Size: 5})))
 
 	// ar container.
-	accept("garbage-after-data", "bytes after the last member are ignored, like dpkg-deb", build(with(func(d *debtest.Deb) { d.Trailer = []byte("garbage that is not an ar header\n") })))
-	accept("member-after-data", "an extra member after data.tar is ignored, like dpkg", build(with(func(d *debtest.Deb) {
+	reject("garbage-after-data", ErrDebFormat, dataXZ, "", "bytes after the last member that are not an ar member: dpkg ignores them, another reader may not", build(with(func(d *debtest.Deb) { d.Trailer = []byte("garbage that is not an ar header\n") })))
+	reject("second-data-member", ErrDebFormat, "data.tar.gz", "", "a second data member with other contents: dpkg takes the first, another tool may take the second", func() ([]byte, error) {
+		e := base()
+		e.Files[0].Body = []byte("\x7fELF other libcublas\n")
+		dt, err := e.BuildDataTar()
+		if err != nil {
+			return nil, err
+		}
+		c, err := debtest.Compress("gzip", dt)
+		if err != nil {
+			return nil, err
+		}
+		return debtest.Build(with(func(d *debtest.Deb) { d.ExtraMembers = []debtest.Member{{Name: "data.tar.gz", Body: c}} }))
+	})
+	reject("control-after-data", ErrDebFormat, "control.tar", "", "a second control member after data", func() ([]byte, error) {
+		d := base()
+		ct, err := d.ControlTar(mtime)
+		if err != nil {
+			return nil, err
+		}
+		d.ExtraMembers = []debtest.Member{{Name: "control.tar", Body: ct}}
+		return debtest.Build(d)
+	})
+	reject("unknown-member-after-data", ErrDebFormat, "whatever", "", "a member after data.tar that is neither _-prefixed nor known", build(with(func(d *debtest.Deb) {
+		d.ExtraMembers = []debtest.Member{{Name: "whatever", Body: []byte("x")}}
+	})))
+	accept("member-after-data", "an extra _-prefixed member after data.tar is ignored, like dpkg", build(with(func(d *debtest.Deb) {
 		d.ExtraMembers = []debtest.Member{{Name: "_extra", Body: []byte("extra")}}
 	})))
 	reject("wrong-debian-binary", ErrDebFormat, "debian-binary", "", "debian-binary says 3.0", build(with(func(d *debtest.Deb) { d.DebianBinary = "3.0\n" })))
