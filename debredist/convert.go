@@ -55,6 +55,9 @@ type PackageResult struct {
 	NAR         string `json:"nar_hash"`
 	Debs        int    `json:"debs"`
 	UpToDate    bool   `json:"up_to_date"`
+	// Changes is what the archive changes beyond placing the debs'
+	// entries, one line per entry (also in the provenance sidecar).
+	Changes []string `json:"changes,omitempty"`
 }
 
 const (
@@ -176,7 +179,7 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		g.Go(func() error {
 			o.emit(Event{Kind: EventBuildStart, Package: j.pkg.PName, Total: int64(len(j.pkg.Debs))})
 			if err := j.build(gctx, o, paths, work); err != nil {
-				return fmt.Errorf("redist package %s: %w", j.pkg.PName, err)
+				return inPackage(j.pkg.PName, err)
 			}
 			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size})
 			return nil
@@ -406,7 +409,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	j.res = provArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
-		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: j.key}
+		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: j.key, Changes: treeChanges(tree)}
 	for _, d := range debs {
 		j.res.Debs = append(j.res.Debs, provDeb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
 	}

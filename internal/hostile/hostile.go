@@ -87,6 +87,9 @@ type Case struct {
 	// Present lists redist-archive paths (relative to its top directory)
 	// an accepted deb must produce.
 	Present []string `json:"present,omitempty"`
+	// Changes lists texts the conversion's change lines (provenance) must
+	// contain for an accepted deb.
+	Changes []string `json:"changes,omitempty"`
 	// Packages and Problems are what an accepted index parses to; Newest
 	// is the version apt.Newest picks for Package when set.
 	Packages int    `json:"packages,omitempty"`
@@ -275,9 +278,10 @@ func Cases() []Case {
 	reject := func(name, errKind, member, entry, reason string, b func() ([]byte, error)) *Case {
 		return deb(name, Reject, errKind, member, entry, reason, b)
 	}
-	accept := func(name, reason string, b func() ([]byte, error), present ...string) {
+	accept := func(name, reason string, b func() ([]byte, error), present ...string) *Case {
 		c := deb(name, Accept, "", "", "", reason, b)
 		c.Present = append([]string{"lib/libcublas.so.12.6.1.4", "lib/libcublas.so.12", "LICENSE"}, present...)
+		return c
 	}
 	const dataXZ = "data.tar.xz"
 	raw := func(name string, typ byte) debtest.File {
@@ -343,9 +347,9 @@ func Cases() []Case {
 
 	// Special mode bits: accepted, dropped in the output.
 	accept("setuid-file", "setuid/setgid executables are valid in debs; the redist archive drops the bits (0755)",
-		build(plus(debtest.File{Name: Lib + "libsuid.so", Mode: 0o4755, Body: []byte("suid\n")}, debtest.File{Name: Lib + "libsgid.so", Mode: 0o2755, Body: []byte("sgid\n")})), "lib/libsuid.so", "lib/libsgid.so")
+		build(plus(debtest.File{Name: Lib + "libsuid.so", Mode: 0o4755, Body: []byte("suid\n")}, debtest.File{Name: Lib + "libsgid.so", Mode: 0o2755, Body: []byte("sgid\n")})), "lib/libsuid.so", "lib/libsgid.so").Changes = []string{Lib + "libsuid.so: setuid bit stripped", Lib + "libsgid.so: setgid bit stripped"}
 	accept("setgid-sticky-dir", "setgid/sticky directories are accepted; the archive writes 0755 directories",
-		build(plus(debtest.File{Name: Lib + "sub", Type: tar.TypeDir, Mode: 0o3777}, debtest.File{Name: Lib + "sub/libx.so", Body: []byte("x\n")})), "lib/sub/libx.so")
+		build(plus(debtest.File{Name: Lib + "sub", Type: tar.TypeDir, Mode: 0o3777}, debtest.File{Name: Lib + "sub/libx.so", Body: []byte("x\n")})), "lib/sub/libx.so").Changes = []string{Lib + "sub: setgid+sticky bit stripped"}
 
 	// Type clashes and duplicates.
 	reject("file-replaces-dir", ErrDebFormat, dataXZ, "./"+Lib+"sub", "lib/sub/ is a directory with content, then lib/sub comes again as a file: an ambiguous duplicate",
