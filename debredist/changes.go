@@ -2,10 +2,10 @@ package debredist
 
 import (
 	"fmt"
-	"io/fs"
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/layout"
 )
 
@@ -17,30 +17,13 @@ import (
 func treeChanges(tr *layout.Tree) []string {
 	out := append([]string(nil), tr.Changes...)
 	for _, n := range tr.Nodes {
-		if bits := specialBits(n.Mode); bits != "" {
+		if bits := deb.SpecialBits(n.Mode); bits != "" {
 			o := n.Origins[0]
 			out = append(out, fmt.Sprintf("%s:%s: %s stripped (at %s)", o.Deb, o.Path, bits, n.Path))
 		}
 	}
 	sort.Strings(out)
 	return out
-}
-
-// specialBits names the setuid, setgid and sticky bits of m.
-func specialBits(m fs.FileMode) string {
-	var bits []string
-	for _, b := range []struct {
-		m    fs.FileMode
-		name string
-	}{{fs.ModeSetuid, "setuid"}, {fs.ModeSetgid, "setgid"}, {fs.ModeSticky, "sticky"}} {
-		if m&b.m != 0 {
-			bits = append(bits, b.name)
-		}
-	}
-	if len(bits) == 0 {
-		return ""
-	}
-	return strings.Join(bits, "+") + " bit"
 }
 
 // inPackage names the redist package in err unless err already does (the

@@ -148,7 +148,8 @@ var extractCmd = &command{
 	args:    "DEB DIR [--force]",
 	summary: "safely extract a .deb's files into a directory",
 	help: `Extracts the data of a .deb into DIR. No path or symlink may escape DIR; setuid,
-setgid and sticky bits, owners and mtimes are dropped. The extraction is written
+setgid and sticky bits, owners and mtimes are dropped (a warning on stderr names
+each entry whose bits were stripped or whose absolute symlink was re-rooted). The extraction is written
 beside DIR and renamed into place, so a failure leaves nothing half-written. An
 existing non-empty DIR is refused unless --force (which replaces it).`,
 	example: `debredist extract cuda-cudart-12-6_12.6.68-1_arm64.deb ./cudart
@@ -159,7 +160,8 @@ debredist extract pkg.deb ./pkg --force`,
 			if len(args) != 2 {
 				return usagef("want 2 arguments, DEB and DIR; got %d", len(args))
 			}
-			if err := debredist.ExtractDeb(a.ctx, args[0], args[1], *force, debredist.DebLimits{}); err != nil {
+			warn := func(msg string) { fmt.Fprintf(a.stderr, "debredist: warning: %s\n", msg) }
+			if err := debredist.ExtractDebWarn(a.ctx, args[0], args[1], *force, debredist.DebLimits{}, warn); err != nil {
 				return err
 			}
 			if !a.quiet {

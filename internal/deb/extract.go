@@ -72,7 +72,7 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 	if err != nil {
 		return fail(KindIO, "", err)
 	}
-	x := &extractor{rd: rd, root: root, deb: opts.Name, member: rd.DataMember(), symlinks: map[string]string{}, dirModes: map[string]fs.FileMode{}}
+	x := &extractor{rd: rd, root: root, deb: opts.Name, warn: opts.Warn, member: rd.DataMember(), symlinks: map[string]string{}, dirModes: map[string]fs.FileMode{}}
 	err = x.run()
 	if cerr := root.Close(); err == nil && cerr != nil {
 		err = fail(KindIO, "", cerr)
@@ -144,6 +144,14 @@ type extractor struct {
 	member   string
 	symlinks map[string]string // created symlinks: name -> target
 	dirModes map[string]fs.FileMode
+	warn     func(string)
+}
+
+// changed reports an entry written differently from the deb.
+func (x *extractor) changed(e *Entry, format string, args ...any) {
+	if x.warn != nil {
+		x.warn(fmt.Sprintf("deb %s: entry %s: ", x.deb, quoteName(e.Name)) + fmt.Sprintf(format, args...))
+	}
 }
 
 func (x *extractor) fail(kind Kind, entry string, err error) error {
@@ -214,6 +222,9 @@ func (x *extractor) entry(e *Entry) error {
 		}
 	}
 	perm := e.Mode.Perm()
+	if bits := e.Mode & (fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); bits != 0 && (e.Type == Regular || e.Type == Dir) {
+		x.changed(e, "%s stripped", SpecialBits(bits))
+	}
 	switch e.Type {
 	case Dir:
 		if _, ok := x.symlinks[e.Name]; ok {
@@ -256,6 +267,9 @@ func (x *extractor) entry(e *Entry) error {
 		if err := x.root.Symlink(target, e.Name); err != nil {
 			return x.fail(KindIO, e.Name, err)
 		}
+		if target != e.Linkname {
+			x.changed(e, "absolute symlink target %s re-rooted as %s", e.Linkname, target)
+		}
 		x.symlinks[e.Name] = target
 	case Hardlink:
 		if err := x.root.Link(e.Linkname, e.Name); err != nil {
@@ -263,6 +277,25 @@ func (x *extractor) entry(e *Entry) error {
 		}
 	}
 	return nil
+}
+
+// SpecialBits names the setuid, setgid and sticky bits of m ("setuid bit",
+// "setgid+sticky bits"; "" for none).
+func SpecialBits(m fs.FileMode) string {
+	var names []string
+	if m&fs.ModeSetuid != 0 {
+		names = append(names, "setuid")
+	}
+	if m&fs.ModeSetgid != 0 {
+		names = append(names, "setgid")
+	}
+	if m&fs.ModeSticky != 0 {
+		names = append(names, "sticky")
+	}
+	if len(names) == 1 {
+		return names[0] + " bit"
+	}
+	return strings.Join(names, "+") + " bits"
 }
 
 // rootRelative turns an absolute symlink target into one relative to the

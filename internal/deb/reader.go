@@ -78,6 +78,10 @@ type Options struct {
 	// Size is the deb's size in bytes, for Limits.MaxDebRatio when the
 	// input cannot seek (0: unknown, or taken from a seekable input).
 	Size int64
+	// Warn, when set, receives one line per entry Extract writes
+	// differently from the deb (special bits stripped, absolute symlink
+	// re-rooted).
+	Warn func(msg string)
 }
 
 func (o *Options) zstdConcurrency() int { return 1 }

@@ -349,7 +349,7 @@ func Cases() []Case {
 	accept("setuid-file", "setuid/setgid executables are valid in debs; the redist archive drops the bits (0755)",
 		build(plus(debtest.File{Name: Lib + "libsuid.so", Mode: 0o4755, Body: []byte("suid\n")}, debtest.File{Name: Lib + "libsgid.so", Mode: 0o2755, Body: []byte("sgid\n")})), "lib/libsuid.so", "lib/libsgid.so").Changes = []string{Lib + "libsuid.so: setuid bit stripped", Lib + "libsgid.so: setgid bit stripped"}
 	accept("setgid-sticky-dir", "setgid/sticky directories are accepted; the archive writes 0755 directories",
-		build(plus(debtest.File{Name: Lib + "sub", Type: tar.TypeDir, Mode: 0o3777}, debtest.File{Name: Lib + "sub/libx.so", Body: []byte("x\n")})), "lib/sub/libx.so").Changes = []string{Lib + "sub: setgid+sticky bit stripped"}
+		build(plus(debtest.File{Name: Lib + "sub", Type: tar.TypeDir, Mode: 0o3777}, debtest.File{Name: Lib + "sub/libx.so", Body: []byte("x\n")})), "lib/sub/libx.so").Changes = []string{Lib + "sub: setgid+sticky bits stripped"}
 
 	// Type clashes and duplicates.
 	reject("file-replaces-dir", ErrDebFormat, dataXZ, "./"+Lib+"sub", "lib/sub/ is a directory with content, then lib/sub comes again as a file: an ambiguous duplicate",
