@@ -184,6 +184,12 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 		} else if top != rep.Top {
 			return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: %q and %q", ErrTopDir, rep.Top, top)}
 		}
+		for k := range h.PAXRecords {
+			if strings.HasPrefix(k, "GNU.sparse.") {
+				// archive/tar would synthesize the holes: unbounded output.
+				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: sparse file", ErrType)}
+			}
+		}
 		hd := Header{Name: rel, Mode: h.FileInfo().Mode() &^ fs.ModeType}
 		switch h.Typeflag {
 		case tar.TypeDir:

@@ -1,11 +1,16 @@
 package archive
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // countingReaderAt counts every byte read through Read and ReadAt.
@@ -104,4 +109,70 @@ func TestInspectHardlinkAmplification(t *testing.T) {
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("hardlinks counted")) {
 		t.Fatalf("got %v, want a limit error counting hardlinks", err)
 	}
+}
+
+// TestInspectSparseRefused: a PAX GNU sparse file (3 KB of tar, 100 GB of
+// synthesized zeros) is refused, not hashed.
+func TestInspectSparseRefused(t *testing.T) {
+	var b bytes.Buffer
+	rec := paxRec("GNU.sparse.major", "1") + paxRec("GNU.sparse.minor", "0") + paxRec("GNU.sparse.name", "top/s") + paxRec("GNU.sparse.realsize", "100000000000")
+	tw := tar.NewWriter(&b)
+	tw.WriteHeader(&tar.Header{Name: "top/", Typeflag: tar.TypeDir, Mode: 0o755})
+	tw.Flush()
+	// The PAX header is written raw: tar.Writer drops GNU.sparse records.
+	raw := func(name string, typ byte, body []byte) {
+		var h [512]byte
+		copy(h[0:], name)
+		copy(h[100:], "0000644\x00")
+		copy(h[108:], "0000000\x00")
+		copy(h[116:], "0000000\x00")
+		copy(h[124:], fmt.Sprintf("%011o\x00", len(body)))
+		copy(h[136:], "00000000000\x00")
+		h[156] = typ
+		copy(h[257:], "ustar\x0000")
+		for i := 148; i < 156; i++ {
+			h[i] = ' '
+		}
+		sum := 0
+		for _, c := range h {
+			sum += int(c)
+		}
+		copy(h[148:], fmt.Sprintf("%06o\x00 ", sum))
+		b.Write(h[:])
+		b.Write(body)
+		b.Write(make([]byte, (512-len(body)%512)%512))
+	}
+	raw("top/PaxHeaders/s", 'x', []byte(rec))
+	raw("top/s", '0', append([]byte("1\n0\n0\n"), make([]byte, 506)...))
+	b.Write(make([]byte, 1024))
+	c, err := zstdCompress(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Inspect(context.Background(), bytes.NewReader(c))
+	if !errors.Is(err, ErrType) || !strings.Contains(err.Error(), "sparse") {
+		t.Fatalf("got %v, want a sparse-file ErrType", err)
+	}
+}
+
+func paxRec(k, v string) string {
+	s := " " + k + "=" + v + "\n"
+	for n := len(s) + 1; ; n++ {
+		if len(fmt.Sprint(n))+len(s) == n {
+			return fmt.Sprint(n) + s
+		}
+	}
+}
+
+func zstdCompress(b []byte) ([]byte, error) {
+	var out bytes.Buffer
+	w, err := zstd.NewWriter(&out)
+	if err != nil {
+		return nil, err
+	}
+	w.Write(b)
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }

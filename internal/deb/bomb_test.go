@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -147,5 +148,42 @@ func TestDuplicateUnreadContent(t *testing.T) {
 	}
 	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "deb dup.deb: member data.tar.xz: entry ./usr/a: malformed deb: ambiguous duplicate path usr/a: different contents") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// sparseTar is a data.tar whose only file is a PAX GNU sparse file of
+// 100 GB logical size in 3 KB: archive/tar would read its holes as zeros
+// above every byte count.
+func sparseTar() []byte {
+	var b bytes.Buffer
+	rec := debtest.PaxRecord("GNU.sparse.major", "1") + debtest.PaxRecord("GNU.sparse.minor", "0") +
+		debtest.PaxRecord("GNU.sparse.name", "./usr/sparse") + debtest.PaxRecord("GNU.sparse.realsize", "100000000000")
+	b.Write(debtest.RawTarHeader("./PaxHeaders/x", 'x', len(rec), timeZero))
+	b.WriteString(rec)
+	b.Write(make([]byte, (512-len(rec)%512)%512))
+	b.Write(debtest.RawTarHeader("./usr/x", '0', 512, timeZero))
+	b.Write(append([]byte("1\n0\n0\n"), make([]byte, 506)...))
+	b.Write(make([]byte, 1024))
+	return b.Bytes()
+}
+
+func TestSparseRefused(t *testing.T) {
+	d := mini()
+	d.DataTar = sparseTar()
+	rd, err := NewReader(context.Background(), bytes.NewReader(mustBuild(t, d)), Options{Name: "sparse.deb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	for err == nil {
+		if _, err = rd.Next(); err == nil {
+			// Bounded, so that a regression fails instead of reading 100 GB.
+			if n, _ := io.CopyN(io.Discard, rd, 1<<20); n == 1<<20 {
+				t.Fatal("a 3 KB sparse entry reads as more than 1 MiB")
+			}
+		}
+	}
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "sparse file") {
+		t.Fatalf("got %v, want a sparse-file format error", err)
 	}
 }

@@ -388,6 +388,25 @@ func Cases() []Case {
 	}
 	reject("zstd-bomb-ratio", ErrDebLimit, "data.tar.zst", "", "a ~30 KB zstd data member expanding to 256 MiB of zeros: refused by the default MaxRatio once past 64 MiB", ratioBomb("zstd"))
 	reject("xz-bomb-ratio", ErrDebLimit, dataXZ, "", "a ~50 KB xz data member (concatenated streams) expanding to 256 MiB of zeros: refused by the default MaxRatio once past 64 MiB", ratioBomb("xz"))
+	reject("pax-sparse-bomb", ErrDebFormat, dataXZ, "./"+Lib+"libsparse.so", "a PAX GNU sparse file: 3 KB of tar that archive/tar would read as 100 GB of zeros, above every byte count", func() ([]byte, error) {
+		d := base()
+		dt, err := d.BuildDataTar()
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		b.Write(dt[:len(dt)-1024])
+		rec := debtest.PaxRecord("GNU.sparse.major", "1") + debtest.PaxRecord("GNU.sparse.minor", "0") +
+			debtest.PaxRecord("GNU.sparse.name", "./"+Lib+"libsparse.so") + debtest.PaxRecord("GNU.sparse.realsize", "100000000000")
+		b.Write(debtest.RawTarHeader("./PaxHeaders/x", tar.TypeXHeader, len(rec), mtime))
+		b.WriteString(rec)
+		pad(&b)
+		b.Write(debtest.RawTarHeader("./"+Lib+"placeholder", tar.TypeReg, 512, mtime))
+		b.Write(append([]byte("1\n0\n0\n"), make([]byte, 506)...))
+		b.Write(make([]byte, 1024))
+		d.DataTar = b.Bytes()
+		return debtest.Build(d)
+	})
 	many := with(func(d *debtest.Deb) {
 		for i := range 20 {
 			d.Files = append(d.Files, debtest.File{Name: fmt.Sprintf("%slibmany%02d.so", Lib, i), Body: []byte{byte(i)}})
