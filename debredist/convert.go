@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -70,10 +71,11 @@ const (
 // under o.Out, and checks the manifests against the sizes and hashes computed
 // while writing (Verify additionally decodes every archive). Archives whose
 // inputs did not change and whose size and sha256 still match are kept
-// (reported UpToDate). A failure or cancellation leaves no
-// partial archive or manifest in o.Out: everything is built in a temporary
-// directory inside it, and OUT changes only once every package is built
-// (archives renamed into place, manifests rewritten last).
+// (reported UpToDate). A failure, cancellation or kill leaves o.Out as it
+// was or as the new output, never a mix: everything is built in a temporary
+// directory inside it, assembled as the next generation beside the current
+// one (unchanged files shared by hardlink) and switched to with one rename
+// (see publish.go).
 func Convert(ctx context.Context, o Options) (*Result, error) {
 	if o.Out == "" {
 		return nil, usagef("no output directory (--out)")
@@ -188,22 +190,51 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	// Everything is built: only now does OUT change.
-	if err := commit(pl, jobs, tmp); err != nil {
+	// Everything is built: the next generation of OUT is assembled beside
+	// the current one and switched to in one step (publish.go).
+	res, err := commitGeneration(o, pl, jobs, tmp)
+	if err != nil {
 		return nil, err
 	}
-
 	if o.LockOut != "" {
 		if err := writeLockOut(o.LockOut, pl); err != nil {
 			return nil, err
 		}
 	}
-	res, err := writeManifests(o, pl, jobs, tmp, prev)
+	return res, nil
+}
+
+// commitGeneration builds the next generation of OUT (the current output
+// shared by hardlinks, the new archives, LICENSE files and manifests),
+// checks it, and publishes it.
+func commitGeneration(o Options, pl *PlanResult, jobs []*job, tmp string) (res *Result, err error) {
+	g, err := newGeneration(o.Out)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkOutput(o.Out, res, jobs); err != nil {
+	defer func() {
+		if err != nil {
+			g.discard()
+		}
+	}()
+	for _, j := range jobs {
+		j.productDir = filepath.Join(g.dir, j.pkg.Product, "redist")
+	}
+	prev := readPrevious(g.dir) // the current output, as cloned
+	if err = commit(pl, jobs, tmp); err != nil {
+		return nil, err
+	}
+	og := o
+	og.Out = g.dir
+	if res, err = writeManifests(og, pl, jobs, tmp, prev); err != nil {
+		return nil, err
+	}
+	res.Out = o.Out
+	if err = checkOutput(g.dir, res, jobs); err != nil {
 		return nil, fmt.Errorf("verifying the output: %w", err)
+	}
+	if err = g.publish(); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -329,6 +360,7 @@ func commit(pl *PlanResult, jobs []*job, tmp string) error {
 		if err := os.Rename(j.staged, final); err != nil {
 			return err
 		}
+		commitStep("placed " + j.rel)
 	}
 	return nil
 }
@@ -445,6 +477,10 @@ func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n
 			blob := filepath.Join(dir, strconv.Itoa(*n))
 			digest, err := copyBlob(blob, r, e.Size, buf)
 			if err != nil {
+				var de *deb.Error
+				if errors.As(err, &de) { // names deb, member and entry already
+					return nil, err
+				}
 				return nil, fmt.Errorf("%s: %s: %w", path.Base(d.Filename), e.Name, err)
 			}
 			in.Digest, in.Ref = digest, blob

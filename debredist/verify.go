@@ -68,7 +68,7 @@ func (r *Report) Err() error {
 func Verify(ctx context.Context, dir string) (*Report, error) {
 	rep := &Report{Dir: dir}
 	var manifests []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := walkOutput(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
