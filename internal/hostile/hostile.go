@@ -364,6 +364,16 @@ func Cases() []Case {
 		build(plus(debtest.File{Name: Lib + "libcublas.so.12", Type: tar.TypeSymlink, Linkname: "libcublas.so.12.6.1.4.bak"}, debtest.File{Name: Lib + "libcublas.so.12.6.1.4.bak", Body: []byte("b\n")})))
 	accept("duplicate-same-content", "the same path twice with identical content is harmless", build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: []byte("\x7fELF synthetic libcublas\n")})))
 
+	// Real-deb variants (../shared/data/real-deb-paths.md): they convert.
+	accept("variant-link-onto-its-target", "usr/local/cuda-12.6/lib64/libcublas.so.12.6.1.4 is a link to the targets/ file; both land on lib/libcublas.so.12.6.1.4: merged into the file",
+		build(plus(debtest.File{Name: "usr/local/cuda-12.6/lib64/libcublas.so.12.6.1.4", Type: tar.TypeSymlink, Linkname: "../targets/aarch64-linux/lib/libcublas.so.12.6.1.4"}))).Changes = []string{"merged into the file it resolves to at lib/libcublas.so.12.6.1.4"}
+	accept("variant-alternatives-link", "a link into /etc/alternatives that no link rule of the profile resolves: dropped with a warning, never fatal",
+		build(plus(debtest.File{Name: Lib + "libcublas_alt.so", Type: tar.TypeSymlink, Linkname: "/etc/alternatives/libcublas_so"}))).Changes = []string{"warning: " + Package + ":" + Lib + "libcublas_alt.so: link to /etc/alternatives/libcublas_so dropped"}
+	accept("variant-deb-license", "the deb ships usr/local/cuda-12.6/LICENSE, which lands on the merged LICENSE: merged into it",
+		build(plus(debtest.File{Name: "usr/local/cuda-12.6/LICENSE", Body: []byte("NVIDIA software license (synthetic)\n")}))).Changes = []string{"usr/local/cuda-12.6/LICENSE: license file merged into LICENSE"}
+	reject("variant-etc-unplaced", ErrLayoutUnplaced, "", "etc/cublas.conf", "etc/ of a package whose NVIDIA archive has no etc/ (only libcufile's has a rule): unplaced, listed",
+		build(plus(debtest.File{Name: "etc/cublas.conf", Body: []byte("x\n")})))
+
 	// Limits.
 	bomb := func(comp string) debtest.Deb {
 		return with(func(d *debtest.Deb) {
