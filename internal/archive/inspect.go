@@ -269,16 +269,10 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 			continue
 		}
 		switch hd.Type {
-		case Dir:
-			nar.dir(rel)
-		case Symlink:
-			nar.symlink(rel, hd.Linkname)
-		case Regular:
-			nar.beginFile(rel, hd.Mode&0o111 != 0, hd.Size)
-			if n, err := io.Copy(nar, tr); err != nil || n != hd.Size {
-				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("read content: %w", noEOF(orEOF(err)))}
+		case Dir, Symlink, Regular:
+			if err := narAdd(nar, h.Name, hd, tr, nil); err != nil {
+				return nil, err
 			}
-			nar.endFile()
 		case Hardlink:
 			// Hashed by a second pass (below), once, whatever the count.
 			if start < 0 {
@@ -341,6 +335,28 @@ func parentOf(name string) string {
 		return ""
 	}
 	return name[:i]
+}
+
+// narAdd writes a directory, symlink or regular file to the NAR, a file's
+// content read from r (and copied to keep as well, when set).
+func narAdd(nar *narWriter, raw string, e Header, r io.Reader, keep io.Writer) error {
+	switch e.Type {
+	case Dir:
+		nar.dir(e.Name)
+	case Symlink:
+		nar.symlink(e.Name, e.Linkname)
+	case Regular:
+		nar.beginFile(e.Name, e.Mode&0o111 != 0, e.Size)
+		var w io.Writer = nar
+		if keep != nil {
+			w = io.MultiWriter(nar, keep)
+		}
+		if n, err := io.Copy(w, r); err != nil || n != e.Size {
+			return &EntryError{Name: raw, Err: fmt.Errorf("read content: %w", noEOF(orEOF(err)))}
+		}
+		nar.endFile()
+	}
+	return nil
 }
 
 // boundReader enforces MaxBytes and MaxRatio on a decompressed stream,
@@ -411,24 +427,18 @@ func narSecondPass(ctx context.Context, ra io.ReaderAt, start int64, rep *Report
 		e := rep.Entries[i]
 		i++
 		switch e.Type {
-		case Dir:
-			nar.dir(rel)
-		case Symlink:
-			nar.symlink(rel, e.Linkname)
-		case Regular:
-			nar.beginFile(rel, e.Mode&0o111 != 0, e.Size)
-			var w io.Writer = nar
+		case Dir, Symlink, Regular:
+			var keep io.Writer
 			if targets[rel] {
 				modes[rel] = e.Mode
-				w = io.MultiWriter(nar, sp.writer(rel, e.Size))
+				keep = sp.writer(rel, e.Size)
 			}
-			if n, err := io.Copy(w, tr); err != nil || n != e.Size {
-				return "", &EntryError{Name: h.Name, Err: fmt.Errorf("read content: %w", noEOF(orEOF(err)))}
+			if err := narAdd(nar, h.Name, e, tr, keep); err != nil {
+				return "", err
 			}
 			if err := sp.err; err != nil {
 				return "", err
 			}
-			nar.endFile()
 		case Hardlink:
 			root := e.Linkname
 			if r, ok := rootOf[root]; ok {

@@ -266,6 +266,30 @@ func paxFileTar(name string, body []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// paxEntry builds base() with one more entry after its own: a PAX header
+// with records rec, then name of type typ with body (written raw, so any
+// record archive/tar would refuse to write can be tried).
+func paxEntry(rec, name string, typ byte, body []byte) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		d := base()
+		dt, err := d.BuildDataTar()
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		b.Write(dt[:len(dt)-1024]) // drop the end-of-archive blocks
+		b.Write(debtest.RawTarHeader("./PaxHeaders/x", tar.TypeXHeader, len(rec), mtime))
+		b.WriteString(rec)
+		pad(&b)
+		b.Write(debtest.RawTarHeader(name, typ, len(body), mtime))
+		b.Write(body)
+		pad(&b)
+		b.Write(make([]byte, 1024))
+		d.DataTar = b.Bytes()
+		return debtest.Build(d)
+	}
+}
+
 func zeros(n int) []byte { return make([]byte, n) }
 
 // Cases returns the corpus, sorted by name.
@@ -314,23 +338,8 @@ func Cases() []Case {
 		build(plus(debtest.File{Name: Lib + "libevil.so", Type: tar.TypeSymlink, Linkname: "../../../../../../../../etc/passwd"})))
 	reject("symlink-absolute-system", ErrLayoutLink, "", Lib+"libevil.so", "a library symlink to /etc/passwd: no place in the redist tree",
 		build(plus(debtest.File{Name: Lib + "libevil.so", Type: tar.TypeSymlink, Linkname: "/etc/passwd"})))
-	reject("symlink-nul-target", ErrDebFormat, dataXZ, "", "a symlink target with a NUL byte (PAX linkpath): archive/tar refuses the header", func() ([]byte, error) {
-		d := base()
-		dt, err := d.BuildDataTar()
-		if err != nil {
-			return nil, err
-		}
-		var b bytes.Buffer
-		b.Write(dt[:len(dt)-1024])
-		rec := debtest.PaxRecord("linkpath", "libcublas.so\x00/etc/passwd")
-		b.Write(debtest.RawTarHeader("./PaxHeaders/x", tar.TypeXHeader, len(rec), mtime))
-		b.WriteString(rec)
-		pad(&b)
-		b.Write(debtest.RawTarHeader("./"+Lib+"libnul.so", tar.TypeSymlink, 0, mtime))
-		b.Write(make([]byte, 1024))
-		d.DataTar = b.Bytes()
-		return debtest.Build(d)
-	})
+	reject("symlink-nul-target", ErrDebFormat, dataXZ, "", "a symlink target with a NUL byte (PAX linkpath): archive/tar refuses the header",
+		paxEntry(debtest.PaxRecord("linkpath", "libcublas.so\x00/etc/passwd"), "./"+Lib+"libnul.so", tar.TypeSymlink, nil))
 
 	// Hardlinks.
 	reject("hardlink-outside", ErrDebUnsafePath, dataXZ, "./"+Lib+"hl", "hardlink to ../../etc/shadow", build(plus(debtest.File{Name: "./" + Lib + "hl", Type: tar.TypeLink, Linkname: "../../etc/shadow", Raw: true})))
@@ -398,25 +407,10 @@ func Cases() []Case {
 	}
 	reject("zstd-bomb-ratio", ErrDebLimit, "data.tar.zst", "", "a ~30 KB zstd data member expanding to 256 MiB of zeros: refused by the default MaxRatio once past 64 MiB", ratioBomb("zstd"))
 	reject("xz-bomb-ratio", ErrDebLimit, dataXZ, "", "a ~50 KB xz data member (concatenated streams) expanding to 256 MiB of zeros: refused by the default MaxRatio once past 64 MiB", ratioBomb("xz"))
-	reject("pax-sparse-bomb", ErrDebFormat, dataXZ, "./"+Lib+"libsparse.so", "a PAX GNU sparse file: 3 KB of tar that archive/tar would read as 100 GB of zeros, above every byte count", func() ([]byte, error) {
-		d := base()
-		dt, err := d.BuildDataTar()
-		if err != nil {
-			return nil, err
-		}
-		var b bytes.Buffer
-		b.Write(dt[:len(dt)-1024])
-		rec := debtest.PaxRecord("GNU.sparse.major", "1") + debtest.PaxRecord("GNU.sparse.minor", "0") +
-			debtest.PaxRecord("GNU.sparse.name", "./"+Lib+"libsparse.so") + debtest.PaxRecord("GNU.sparse.realsize", "100000000000")
-		b.Write(debtest.RawTarHeader("./PaxHeaders/x", tar.TypeXHeader, len(rec), mtime))
-		b.WriteString(rec)
-		pad(&b)
-		b.Write(debtest.RawTarHeader("./"+Lib+"placeholder", tar.TypeReg, 512, mtime))
-		b.Write(append([]byte("1\n0\n0\n"), make([]byte, 506)...))
-		b.Write(make([]byte, 1024))
-		d.DataTar = b.Bytes()
-		return debtest.Build(d)
-	})
+	reject("pax-sparse-bomb", ErrDebFormat, dataXZ, "./"+Lib+"libsparse.so", "a PAX GNU sparse file: 3 KB of tar that archive/tar would read as 100 GB of zeros, above every byte count",
+		paxEntry(debtest.PaxRecord("GNU.sparse.major", "1")+debtest.PaxRecord("GNU.sparse.minor", "0")+
+			debtest.PaxRecord("GNU.sparse.name", "./"+Lib+"libsparse.so")+debtest.PaxRecord("GNU.sparse.realsize", "100000000000"),
+			"./"+Lib+"placeholder", tar.TypeReg, append([]byte("1\n0\n0\n"), make([]byte, 506)...)))
 	many := with(func(d *debtest.Deb) {
 		for i := range 20 {
 			d.Files = append(d.Files, debtest.File{Name: fmt.Sprintf("%slibmany%02d.so", Lib, i), Body: []byte{byte(i)}})
