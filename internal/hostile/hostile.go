@@ -248,6 +248,13 @@ func pad(b *bytes.Buffer) { b.Write(make([]byte, (512-b.Len()%512)%512)) }
 // paxFileTar is a data.tar whose only file gets its name from a PAX record
 // (so the name may hold any byte, NUL included), after the base entries.
 func paxFileTar(name string, body []byte) ([]byte, error) {
+	return paxTar(debtest.PaxRecord("path", name), "./placeholder", tar.TypeReg, body)
+}
+
+// paxTar is base()'s data.tar with one more entry: a PAX header with
+// records rec, then name of type typ with body (written raw, so that
+// records archive/tar refuses to write can be tried).
+func paxTar(rec, name string, typ byte, body []byte) ([]byte, error) {
 	d := base()
 	dt, err := d.BuildDataTar()
 	if err != nil {
@@ -255,37 +262,25 @@ func paxFileTar(name string, body []byte) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.Write(dt[:len(dt)-1024]) // drop the end-of-archive blocks
-	rec := debtest.PaxRecord("path", name)
 	b.Write(debtest.RawTarHeader("./PaxHeaders/x", tar.TypeXHeader, len(rec), mtime))
 	b.WriteString(rec)
 	pad(&b)
-	b.Write(debtest.RawTarHeader("./placeholder", tar.TypeReg, len(body), mtime))
+	b.Write(debtest.RawTarHeader(name, typ, len(body), mtime))
 	b.Write(body)
 	pad(&b)
 	b.Write(make([]byte, 1024))
 	return b.Bytes(), nil
 }
 
-// paxEntry builds base() with one more entry after its own: a PAX header
-// with records rec, then name of type typ with body (written raw, so any
-// record archive/tar would refuse to write can be tried).
+// paxEntry builds base() with paxTar's data.tar.
 func paxEntry(rec, name string, typ byte, body []byte) func() ([]byte, error) {
 	return func() ([]byte, error) {
-		d := base()
-		dt, err := d.BuildDataTar()
+		dt, err := paxTar(rec, name, typ, body)
 		if err != nil {
 			return nil, err
 		}
-		var b bytes.Buffer
-		b.Write(dt[:len(dt)-1024]) // drop the end-of-archive blocks
-		b.Write(debtest.RawTarHeader("./PaxHeaders/x", tar.TypeXHeader, len(rec), mtime))
-		b.WriteString(rec)
-		pad(&b)
-		b.Write(debtest.RawTarHeader(name, typ, len(body), mtime))
-		b.Write(body)
-		pad(&b)
-		b.Write(make([]byte, 1024))
-		d.DataTar = b.Bytes()
+		d := base()
+		d.DataTar = dt
 		return debtest.Build(d)
 	}
 }
