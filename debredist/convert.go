@@ -233,6 +233,10 @@ func commitGeneration(o Options, pl *PlanResult, jobs []*job, tmp string) (res *
 	if err = checkOutput(g.dir, res, jobs); err != nil {
 		return nil, fmt.Errorf("verifying the output: %w", err)
 	}
+	if g.sameAsCurrent() { // a no-op run: OUT is left as it is
+		g.discard()
+		return res, nil
+	}
 	if err = g.publish(); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package debredist
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -168,6 +169,59 @@ func cloneTree(src, dst string) error {
 		}
 		return nil // sockets, fifos: not debredist's
 	})
+}
+
+// sameAsCurrent reports whether the generation holds exactly what OUT
+// shows now (the same files: the same inode, or the same bytes).
+func (g *generation) sameAsCurrent() bool {
+	seen := 0
+	err := walkOutput(g.out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Dir(p) == g.out {
+			return err // OUT's own files (the lock) are not output
+		}
+		rel, _ := filepath.Rel(g.out, p)
+		if !sameFile(p, filepath.Join(g.dir, rel)) {
+			return errDiffers
+		}
+		seen++
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	n := 0
+	filepath.WalkDir(g.dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n == seen
+}
+
+var errDiffers = errors.New("differs")
+
+func sameFile(a, b string) bool {
+	sa, err := os.Lstat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Lstat(b)
+	if err != nil || sa.Mode().Type() != sb.Mode().Type() {
+		return false
+	}
+	if os.SameFile(sa, sb) {
+		return true
+	}
+	if !sa.Mode().IsRegular() || sa.Size() != sb.Size() {
+		return false
+	}
+	x, err := os.ReadFile(a)
+	if err != nil {
+		return false
+	}
+	y, err := os.ReadFile(b)
+	return err == nil && bytes.Equal(x, y)
 }
 
 // discard removes the generation after a failure, unless it is already

@@ -142,4 +142,12 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 	want := filepath.Join(dir, "want")
 	runConvert(t, bin, want, cache, "1710000000", 0)
 	sameSnapshot(t, "migrated OUT", snapshot(t, want), snapshot(t, legacy))
+
+	// A rerun with the same inputs is a no-op: no new generation.
+	cur := filepath.Join(legacy, genDirName, currentName)
+	before, _ := os.Readlink(cur)
+	runConvert(t, bin, legacy, cache, "1710000000", 0)
+	if after, _ := os.Readlink(cur); after != before || before == "" {
+		t.Errorf("a no-op rerun switched %s from %q to %q", cur, before, after)
+	}
 }

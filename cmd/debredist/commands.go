@@ -399,8 +399,9 @@ var convertCmd = &command{
 	help: `Plans the release, fetches its debs into the cache, builds one archive per redist
 package in NVIDIA's layout, writes redistrib_<label>.json manifests, LICENSE files
 and provenance under --out, and verifies the result. Archives whose inputs did not
-change are kept ("up to date"). An interrupted or failed run leaves no partial
-archive or manifest in --out.
+change are kept ("up to date"). --out switches from the old output to the new one
+in one step (the next generation is built in --out/.debredist, then one rename):
+an interrupted, failed or killed run leaves --out as it was or as the new output.
 
 Archive entry mtimes are the profile's release date, or SOURCE_DATE_EPOCH (integer
 seconds) when set. The output is byte-reproducible from the debs, the profile and
