@@ -65,10 +65,11 @@ func Decompress(r io.Reader) (io.ReadCloser, error) {
 }
 
 // MaxRatio and RatioMinBytes bound a compressed index's expansion: real
-// Packages indexes compress 5-15x, a bomb 1,000x and more.
+// Packages indexes compress 5-15x, a bomb 1,000x and more. The minimum is
+// low because parsed stanzas take several times their text in memory.
 const (
 	MaxRatio      = 200
-	RatioMinBytes = 64 << 20
+	RatioMinBytes = 16 << 20
 )
 
 // BombError reports a compressed index that expands past MaxRatio.
