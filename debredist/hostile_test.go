@@ -355,8 +355,11 @@ func TestHostileIndexes(t *testing.T) {
 				}
 				var se *apt.SyntaxError
 				var ue *apt.UnsupportedCompressionError
+				var be *apt.BombError
 				got := "untyped"
 				switch {
+				case errors.As(err, &be):
+					got = hostile.ErrIndexBomb
 				case errors.As(err, &se):
 					got = hostile.ErrIndexSyntax
 					if se.Line < 1 {

@@ -44,6 +44,7 @@ const (
 	ErrIndexSyntax    = "index:syntax"    // *apt.SyntaxError
 	ErrIndexCompress  = "index:compression"
 	ErrIndexTruncated = "index:truncated" // io.ErrUnexpectedEOF from the decompressor
+	ErrIndexBomb      = "index:bomb"      // *apt.BombError
 )
 
 // The deb every case derives from: libcublas-12-6 of L4T r36.5 (JetPack 6),
@@ -659,6 +660,17 @@ func indexCases() []Case {
 		b[len(b)/2] ^= 0xff
 		b[len(b)-6] ^= 0xff
 		return b, nil
+	})
+	rej("index-zstd-bomb", "index-zstd-bomb.Packages.zst", ErrIndexBomb, "valid stanzas repeated to 64 MiB in a few KB of zstd (concatenated frames): refused by expansion ratio", func() ([]byte, error) {
+		var s strings.Builder
+		for s.Len() < 4<<20 {
+			s.WriteString(st(Package, "12.6.1.4-1") + "\n")
+		}
+		c, err := debtest.Compress("zstd", []byte(s.String()))
+		if err != nil {
+			return nil, err
+		}
+		return bytes.Repeat(c, 16), nil
 	})
 	rej("index-lz4", "index-lz4.Packages.lz4", ErrIndexCompress, "lz4 magic: a compression apt indexes do not use here", text("\x04\x22\x4d\x18rest"))
 	rej("index-continuation-first", "index-continuation-first.Packages", ErrIndexSyntax, "a continuation line before any field", text(" continuation\n"+two))
