@@ -63,6 +63,9 @@ type PackageResult struct {
 	NAR         string `json:"nar_hash"`
 	Debs        int    `json:"debs"`
 	UpToDate    bool   `json:"up_to_date"`
+	// Changes is what the archive changes beyond placing the debs'
+	// entries, one line per entry (also in the provenance sidecar).
+	Changes []string `json:"changes,omitempty"`
 }
 
 const (
@@ -75,10 +78,11 @@ const (
 // under o.Out, and checks the manifests against the sizes and hashes computed
 // while writing (Verify additionally decodes every archive). Archives whose
 // inputs did not change and whose size and sha256 still match are kept
-// (reported UpToDate). A failure or cancellation leaves no
-// partial archive or manifest in o.Out: everything is built in a temporary
-// directory inside it, and OUT changes only once every package is built
-// (archives renamed into place, manifests rewritten last).
+// (reported UpToDate). A failure, cancellation or kill leaves o.Out as it
+// was or as the new output, never a mix: everything is built in a temporary
+// directory inside it, assembled as the next generation beside the current
+// one (unchanged files shared by hardlink) and switched to with one rename
+// (see publish.go).
 func Convert(ctx context.Context, o Options) (*Result, error) {
 	if o.Out == "" {
 		return nil, usagef("no output directory (--out)")
@@ -201,7 +205,7 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 				}
 			}
 			if err != nil {
-				return fmt.Errorf("redist package %s: %w", j.pkg.PName, err)
+				return inPackage(j.pkg.PName, err)
 			}
 			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size})
 			return nil
@@ -211,11 +215,9 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	jobs, emptied := dropEmptyJobs(jobs) // empty.go
-	// Everything is built: only now does OUT change.
-	if err := commit(pl, jobs, tmp); err != nil {
-		return nil, err
-	}
-	res, err := writeManifests(o, pl, jobs, tmp, prev)
+	// Everything is built: the next generation of OUT is assembled beside
+	// the current one and switched to in one step (publish.go).
+	res, err := commitGeneration(o, pl, jobs, tmp, prev)
 	if err != nil {
 		return nil, err
 	}
@@ -223,14 +225,75 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	for _, j := range jobs {
 		res.Warnings = append(res.Warnings, j.warnings...)
 	}
-	if err := checkOutput(o.Out, res, jobs); err != nil {
-		return nil, fmt.Errorf("verifying the output: %w", err)
-	}
 	// Last: a --lock-out that cannot be written leaves OUT complete.
 	if o.LockOut != "" {
 		if err := writeLockOut(o.LockOut, pl); err != nil {
 			return nil, err
 		}
+	}
+	return res, nil
+}
+
+// commitGeneration builds the next generation of OUT (the current output
+// shared by hardlinks, the new archives, LICENSE files and manifests),
+// checks it, and publishes it. When every package is up to date and OUT's
+// manifests and provenance already say what this run would write, no
+// generation is made and nothing is written (a read-only OUT works).
+func commitGeneration(o Options, pl *PlanResult, jobs []*job, tmp string, prev previous) (res *Result, err error) {
+	if allUpToDate(jobs) {
+		res, err := writeManifests(o, pl, jobs, "", prev) // writes nothing: fails if a write is needed
+		if err == nil && tmp != "" {
+			_, err = pruneGenerations(o.Out) // what a killed run left
+		}
+		if err == nil {
+			return res, nil
+		}
+		if tmp == "" {
+			return nil, err
+		}
+	}
+	if tmp == "" {
+		return nil, errReadOnly(o.Out, "its manifests must be rewritten")
+	}
+	g, err := newGeneration(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			g.discard()
+		}
+	}()
+	for _, j := range jobs {
+		if j.productDir, err = outPath(g.dir, j.pkg.Product, "redist"); err != nil {
+			return nil, err
+		}
+		if j.final, err = outPath(j.productDir, j.rel); err != nil {
+			return nil, err
+		}
+		if j.licenseFile, err = outPath(j.productDir, j.pkg.PName, "LICENSE.txt"); err != nil {
+			return nil, err
+		}
+	}
+	gprev := readPrevious(g.dir) // the current output, as cloned
+	if err = commit(pl, jobs, tmp); err != nil {
+		return nil, err
+	}
+	og := o
+	og.Out = g.dir
+	if res, err = writeManifests(og, pl, jobs, tmp, gprev); err != nil {
+		return nil, err
+	}
+	res.Out = o.Out
+	if err = checkOutput(g.dir, res, jobs); err != nil {
+		return nil, fmt.Errorf("verifying the output: %w", err)
+	}
+	if g.sameAsCurrent() { // a no-op run: OUT is left as it is
+		g.discard()
+		return res, nil
+	}
+	if err = g.publish(); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -364,6 +427,7 @@ func commit(pl *PlanResult, jobs []*job, tmp string) error {
 		if err := os.Rename(j.staged, j.final); err != nil {
 			return err
 		}
+		commitStep("placed " + j.rel)
 	}
 	return nil
 }
@@ -469,7 +533,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 		asRead.Debs[i].SHA256, asRead.Debs[i].Size = read[i].SHA256, read[i].Size
 	}
 	j.res = provArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
-		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.mtime), Debs: read, Stubs: stubs}
+		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.mtime), Debs: read, Stubs: stubs, Changes: treeChanges(tree)}
 	return nil
 }
 
@@ -496,7 +560,7 @@ func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n
 }
 
 func stageDeb(ctx context.Context, o Options, d apt.Package, f io.Reader, dir string, n *int) ([]layout.Input, error) {
-	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(d.Filename), Limits: o.Limits, SystemXZ: true})
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(d.Filename), Limits: o.Limits, SystemXZ: true, Size: d.Size})
 	if err != nil {
 		return nil, err
 	}
@@ -517,6 +581,10 @@ func stageDeb(ctx context.Context, o Options, d apt.Package, f io.Reader, dir st
 			blob := filepath.Join(dir, strconv.Itoa(*n))
 			digest, err := copyBlob(blob, r, e.Size, buf)
 			if err != nil {
+				var de *deb.Error
+				if errors.As(err, &de) { // names deb, member and entry already
+					return nil, err
+				}
 				return nil, fmt.Errorf("%s: %s: %w", path.Base(d.Filename), e.Name, err)
 			}
 			in.Digest, in.Ref = digest, blob
@@ -652,4 +720,14 @@ func lockOut(ctx context.Context, o Options) (func(), error) {
 		}
 	}
 	return func() { l.Unlock() }, nil
+}
+
+// allUpToDate reports whether no package was built in this run.
+func allUpToDate(jobs []*job) bool {
+	for _, j := range jobs {
+		if !j.upToDate {
+			return false
+		}
+	}
+	return true
 }

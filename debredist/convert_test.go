@@ -59,7 +59,7 @@ func archiveEntries(t *testing.T, file string) map[string]archive.Header {
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := walkOutput(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

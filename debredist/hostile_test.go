@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -273,6 +274,15 @@ func TestHostileDebs(t *testing.T) {
 				if arch == "" {
 					t.Fatalf("no libcublas archive in %+v", res.Packages)
 				}
+				var changes []string
+				for _, p := range res.Packages {
+					changes = append(changes, p.Changes...)
+				}
+				for _, want := range c.Changes {
+					if !slices.ContainsFunc(changes, func(s string) bool { return strings.Contains(s, want) }) {
+						t.Errorf("no change line says %q: %q", want, changes)
+					}
+				}
 				ents := archiveEntries(t, arch)
 				for _, p := range c.Present {
 					if _, ok := ents[p]; !ok {
@@ -345,8 +355,11 @@ func TestHostileIndexes(t *testing.T) {
 				}
 				var se *apt.SyntaxError
 				var ue *apt.UnsupportedCompressionError
+				var be *apt.BombError
 				got := "untyped"
 				switch {
+				case errors.As(err, &be):
+					got = hostile.ErrIndexBomb
 				case errors.As(err, &se):
 					got = hostile.ErrIndexSyntax
 					if se.Line < 1 {

@@ -37,7 +37,7 @@ func NixSnippet(dir string) (string, error) {
 	}
 	byProduct := map[string]found{}
 	cudaFromProvenance := ""
-	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+	err = walkOutput(abs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

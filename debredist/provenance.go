@@ -48,6 +48,10 @@ type provArchive struct {
 	Debs     []provDeb `json:"debs"`
 	// Stubs are the stub libraries synthesized from real ones (stubs.go).
 	Stubs []provStub `json:"stubs,omitempty"`
+	// Changes lists, one line per affected entry, what the archive changes
+	// beyond placing the debs' entries (bits stripped, links re-rooted,
+	// merged or dropped, license files merged).
+	Changes []string `json:"changes,omitempty"`
 }
 
 type provDeb struct {
@@ -202,7 +206,7 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 			kept[filepath.Join(dir, filepath.FromSlash(j.res.RelativePath))] = true
 			res.Packages = append(res.Packages, PackageResult{PName: p.PName, Product: p.Product, Version: p.Version, Platform: p.Platform,
 				CUDAVariant: p.CUDAVariant, Archive: filepath.ToSlash(filepath.Join(pr.Product, "redist", j.res.RelativePath)),
-				Size: j.res.Size, SHA256: j.res.SHA256, MD5: j.res.MD5, NAR: j.res.NAR, Debs: len(j.res.Debs), UpToDate: j.upToDate})
+				Size: j.res.Size, SHA256: j.res.SHA256, MD5: j.res.MD5, NAR: j.res.NAR, Debs: len(j.res.Debs), UpToDate: j.upToDate, Changes: j.res.Changes})
 		}
 		sort.Slice(prov.Archives, func(a, b int) bool { return prov.Archives[a].RelativePath < prov.Archives[b].RelativePath })
 		pb, err := json.MarshalIndent(prov, "", "    ")

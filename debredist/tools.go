@@ -28,10 +28,16 @@ func ReadIndex(r io.Reader) ([]IndexPackage, []IndexProblem, error) {
 }
 
 // ExtractDeb safely extracts a deb's data into dir: no path or symlink may
-// escape it, and an existing non-empty dir is refused unless force. It
-// returns the entries whose write permission for others it cleared.
-func ExtractDeb(ctx context.Context, debPath, dir string, force bool, limits DebLimits) ([]string, error) {
-	return deb.ExtractCleared(ctx, debPath, dir, force, deb.Options{Limits: limits, SystemXZ: true})
+// escape it, and an existing non-empty dir is refused unless force.
+func ExtractDeb(ctx context.Context, debPath, dir string, force bool, limits DebLimits) error {
+	return ExtractDebWarn(ctx, debPath, dir, force, limits, nil)
+}
+
+// ExtractDebWarn is ExtractDeb that passes warn one line per entry written
+// differently from the deb (setuid, setgid or sticky bits stripped,
+// absolute symlink targets re-rooted).
+func ExtractDebWarn(ctx context.Context, debPath, dir string, force bool, limits DebLimits, warn func(string)) error {
+	return deb.Extract(ctx, debPath, dir, force, deb.Options{Limits: limits, SystemXZ: true, Warn: warn})
 }
 
 // FetchResult lists the debs a Fetch made available in the cache.

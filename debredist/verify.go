@@ -95,10 +95,11 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 }
 
 // listManifests returns the redistrib_<label>.json manifests under dir
-// (not below the temporary directory) and the other files whose names
+// (following OUT's product symlinks; not in the generations or the
+// temporary directory) and the other files whose names
 // start with redistrib_.
 func listManifests(dir string) (manifests, strays []string, err error) {
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err = walkOutput(dir, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err

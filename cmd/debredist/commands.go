@@ -148,8 +148,9 @@ var extractCmd = &command{
 	args:    "DEB DIR [--force]",
 	summary: "safely extract a .deb's files into a directory",
 	help: `Extracts the data of a .deb into DIR. No path or symlink may escape DIR; setuid,
-setgid and sticky bits, owners and mtimes are dropped, and write permission for
-others is cleared (with a warning). The extraction is written
+setgid and sticky bits, owners and mtimes are dropped (a warning on stderr names
+each entry whose bits were stripped, whose write permission for others was cleared, or whose
+absolute symlink was re-rooted). The extraction is written
 beside DIR and renamed into place, so a failure leaves nothing half-written. An
 existing non-empty DIR is refused unless --force (which replaces it).`,
 	example: `debredist extract cuda-cudart-12-6_12.6.68-1_arm64.deb ./cudart
@@ -160,13 +161,9 @@ debredist extract pkg.deb ./pkg --force`,
 			if len(args) != 2 {
 				return usagef("want 2 arguments, DEB and DIR; got %d", len(args))
 			}
-			cleared, err := debredist.ExtractDeb(a.ctx, args[0], args[1], *force, debredist.DebLimits{})
-			if err != nil {
+			warn := func(msg string) { fmt.Fprintf(a.stderr, "debredist: warning: %s\n", msg) }
+			if err := debredist.ExtractDebWarn(a.ctx, args[0], args[1], *force, debredist.DebLimits{}, warn); err != nil {
 				return err
-			}
-			if len(cleared) > 0 {
-				fmt.Fprintf(a.stderr, "debredist extract: warning: %s: cleared write permission for others on %d world-writable entries (first: %s)\n",
-					args[0], len(cleared), cleared[0])
 			}
 			if !a.quiet {
 				fmt.Fprintf(a.stdout, "extracted %s into %s\n", args[0], args[1])
@@ -409,8 +406,9 @@ var convertCmd = &command{
 	help: `Plans the release, fetches its debs into the cache, builds one archive per redist
 package in NVIDIA's layout, writes redistrib_<label>.json manifests, LICENSE files
 and provenance under --out, and verifies the result. Archives whose inputs did not
-change are kept ("up to date"). An interrupted or failed run leaves no partial
-archive or manifest in --out.
+change are kept ("up to date"). --out switches from the old output to the new one
+in one step (the next generation is built in --out/.debredist, then one rename):
+an interrupted, failed or killed run leaves --out as it was or as the new output.
 
 Archive entry mtimes are the profile's release date, or SOURCE_DATE_EPOCH (integer
 seconds) when set. The output is byte-reproducible from the debs, the profile and

@@ -50,8 +50,64 @@ func (e *UnsupportedCompressionError) Error() string {
 // single-block files (what apt-ftparchive and xz without -T write) are fully
 // covered.
 //
+// Decompression bombs are refused by ratio: once the output passes
+// RatioMinBytes it may not exceed MaxRatio times the compressed bytes read
+// so far (a *BombError).
+//
 // Close releases the decoder; it does not close r.
 func Decompress(r io.Reader) (io.ReadCloser, error) {
+	in := &inCounter{r: r}
+	rc, err := decompressStream(in)
+	if err != nil {
+		return nil, err
+	}
+	return &ratioReader{ReadCloser: rc, in: in}, nil
+}
+
+// MaxRatio and RatioMinBytes bound a compressed index's expansion: real
+// Packages indexes compress 5-15x, a bomb 1,000x and more. The minimum is
+// low because parsed stanzas take several times their text in memory.
+const (
+	MaxRatio      = 200
+	RatioMinBytes = 16 << 20
+)
+
+// BombError reports a compressed index that expands past MaxRatio.
+type BombError struct{ In, Out int64 }
+
+func (e *BombError) Error() string {
+	return fmt.Sprintf("apt: decompression bomb: %d compressed bytes expanded to more than %d (over MaxRatio=%dx past RatioMinBytes=%d)", e.In, e.Out, MaxRatio, RatioMinBytes)
+}
+
+// inCounter counts the compressed bytes read.
+type inCounter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *inCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// ratioReader refuses output past MaxRatio times the compressed input.
+type ratioReader struct {
+	io.ReadCloser
+	in  *inCounter
+	out int64
+}
+
+func (r *ratioReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	r.out += int64(n)
+	if r.out > RatioMinBytes && r.out/max(r.in.n, 1) >= MaxRatio {
+		return 0, &BombError{In: r.in.n, Out: r.out}
+	}
+	return n, err
+}
+
+func decompressStream(r io.Reader) (io.ReadCloser, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(12 + 1024) // xz stream header + largest block header
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {

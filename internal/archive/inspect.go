@@ -14,15 +14,24 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
 )
 
-// Limits Inspect applies to untrusted archives.
+// Limits Inspect applies to untrusted archives. Inspect decodes an archive
+// at most twice (a second pass only to hash hardlinked content into the
+// NAR), so its work is bounded by these whatever the archive holds.
 const (
-	MaxEntries   = 1 << 20  // tar entries
-	MaxNameBytes = 64 << 20 // total bytes of entry names and link targets
+	MaxEntries    = 1 << 20  // tar entries
+	MaxNameBytes  = 64 << 20 // total bytes of entry names and link targets
+	MaxBytes      = 64 << 30 // decompressed tar stream
+	MaxRatio      = 1000     // decompressed over compressed bytes read so far,
+	RatioMinBytes = 64 << 20 // checked once past this much output
+	// MaxHeldBytes of hardlink targets are held in memory during the
+	// second pass; larger ones are spooled to a temporary file.
+	MaxHeldBytes = 64 << 20
 )
 
 // Header describes one entry of an inspected archive.
@@ -42,10 +51,12 @@ type Report struct {
 	SHA256  string   // hex sha256 of the compressed bytes
 	MD5     string   // hex md5 of the compressed bytes
 	// NAR is the SRI sha256 of the NAR serialisation of the unpacked top
-	// directory. It is computed in one pass and is therefore empty when the
-	// entries are not in canonical (Write's) order, or when the archive has
-	// hardlinks and r is not an io.ReaderAt+io.Seeker (such as *os.File)
-	// from which the hardlinked content can be read again.
+	// directory. It is streamed and is therefore empty when the entries are
+	// not in canonical (Write's) order, or when the archive has hardlinks
+	// and r is not an io.ReaderAt+io.Seeker (such as *os.File): their
+	// content is then hashed in one second pass over the archive that keeps
+	// each hardlink target's content (in memory up to MaxHeldBytes, in a
+	// temporary file beyond) until its links come.
 	NAR string
 }
 
@@ -138,17 +149,21 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 	}
 	defer closeDec()
 
+	bound := &boundReader{r: dec, in: hr}
+	dec = bound
 	rep := &Report{}
 	type seen struct {
 		typ      EntryType
 		mode     fs.FileMode
 		size     int64
 		target   string
-		implicit bool // only known as a parent of another entry
+		root     string // of a hardlink: the regular file it resolves to
+		implicit bool   // only known as a parent of another entry
 	}
 	nodes := map[string]*seen{}
 	nar := newNARWriter()
 	narOK := true
+	targets := map[string]bool{} // hardlink targets (regular files)
 	prev := ""
 	nameBytes := 0
 	tr := tar.NewReader(dec)
@@ -168,6 +183,12 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 			rep.Top = top
 		} else if top != rep.Top {
 			return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: %q and %q", ErrTopDir, rep.Top, top)}
+		}
+		for k := range h.PAXRecords {
+			if strings.HasPrefix(k, "GNU.sparse.") {
+				// archive/tar would synthesize the holes: unbounded output.
+				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: sparse file", ErrType)}
+			}
 		}
 		hd := Header{Name: rel, Mode: h.FileInfo().Mode() &^ fs.ModeType}
 		switch h.Typeflag {
@@ -227,11 +248,14 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 			if !ok || (t.typ != Regular && t.typ != Hardlink) {
 				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: target %q is not an earlier regular file", ErrHardlink, hd.Linkname)}
 			}
-			for t.typ == Hardlink {
-				t = nodes[t.target]
+			if t.typ == Hardlink {
+				t = nodes[t.root] // resolved when t was seen: O(1), not a chain walk
 			}
 			me.mode, me.size = t.mode, t.size
-			me.target = hd.Linkname
+			me.target, me.root = hd.Linkname, hd.Linkname
+			if r := nodes[hd.Linkname]; r.typ == Hardlink {
+				me.root = r.root
+			}
 		}
 		nodes[rel] = me
 		rep.Entries = append(rep.Entries, hd)
@@ -245,30 +269,20 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 			continue
 		}
 		switch hd.Type {
-		case Dir:
-			nar.dir(rel)
-		case Symlink:
-			nar.symlink(rel, hd.Linkname)
-		case Regular:
-			nar.beginFile(rel, hd.Mode&0o111 != 0, hd.Size)
-			if n, err := io.Copy(nar, tr); err != nil || n != hd.Size {
-				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("read content: %w", noEOF(orEOF(err)))}
+		case Dir, Symlink, Regular:
+			if err := narAdd(nar, h.Name, hd, tr, nil); err != nil {
+				return nil, err
 			}
-			nar.endFile()
 		case Hardlink:
+			// Hashed by a second pass (below), once, whatever the count.
 			if start < 0 {
 				narOK = false
 				continue
 			}
-			root := hd.Linkname
-			for nodes[root].typ == Hardlink {
-				root = nodes[root].target
+			targets[me.root] = true
+			if bound.extra += me.size; bound.check() != nil {
+				return nil, &EntryError{Name: h.Name, Err: bound.check()}
 			}
-			nar.beginFile(rel, me.mode&0o111 != 0, me.size)
-			if err := readMember(ctx, ra, start, rep.Top+"/"+root, me.size, nar); err != nil {
-				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("re-read hardlink target %q: %w", root, err)}
-			}
-			nar.endFile()
 		}
 	}
 	if rep.Top == "" {
@@ -293,7 +307,13 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 			}
 		}
 	}
-	if narOK {
+	if narOK && len(targets) > 0 {
+		sum, err := narSecondPass(ctx, ra, start, rep, targets)
+		if err != nil {
+			return nil, fmt.Errorf("archive: inspect: second pass for hardlinked content: %w", err)
+		}
+		rep.NAR = sum
+	} else if narOK {
 		rep.NAR = nar.sum()
 	}
 	rep.Size = hr.n
@@ -317,33 +337,190 @@ func parentOf(name string) string {
 	return name[:i]
 }
 
-// readMember decompresses the archive again from start and copies the
-// content of the first regular member called name (size bytes) to w.
-func readMember(ctx context.Context, ra io.ReaderAt, start int64, name string, size int64, w io.Writer) error {
+// narAdd writes a directory, symlink or regular file to the NAR, a file's
+// content read from r (and copied to keep as well, when set).
+func narAdd(nar *narWriter, raw string, e Header, r io.Reader, keep io.Writer) error {
+	switch e.Type {
+	case Dir:
+		nar.dir(e.Name)
+	case Symlink:
+		nar.symlink(e.Name, e.Linkname)
+	case Regular:
+		nar.beginFile(e.Name, e.Mode&0o111 != 0, e.Size)
+		var w io.Writer = nar
+		if keep != nil {
+			w = io.MultiWriter(nar, keep)
+		}
+		if n, err := io.Copy(w, r); err != nil || n != e.Size {
+			return &EntryError{Name: raw, Err: fmt.Errorf("read content: %w", noEOF(orEOF(err)))}
+		}
+		nar.endFile()
+	}
+	return nil
+}
+
+// boundReader enforces MaxBytes and MaxRatio on a decompressed stream,
+// counting as output the hardlinked content the NAR hashes again (extra).
+type boundReader struct {
+	r     io.Reader
+	in    *hashReader // compressed bytes read so far
+	out   int64
+	extra int64
+}
+
+func (b *boundReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.out += int64(n)
+	if lerr := b.check(); lerr != nil {
+		return 0, lerr
+	}
+	return n, err
+}
+
+func (b *boundReader) check() error {
+	out := b.out + b.extra
+	if out > MaxBytes {
+		return fmt.Errorf("%w: more than MaxBytes=%d bytes of content (hardlinks counted)", ErrLimit, int64(MaxBytes))
+	}
+	if out > RatioMinBytes && out/max(b.in.n, 1) >= MaxRatio {
+		return fmt.Errorf("%w: decompression bomb: %d compressed bytes expand to more than %d (hardlinks counted; over MaxRatio=%dx past RatioMinBytes=%d)",
+			ErrLimit, b.in.n, out, MaxRatio, RatioMinBytes)
+	}
+	return nil
+}
+
+// narSecondPass decodes the archive once more from start and returns the
+// NAR hash of its content, keeping the content of each hardlink target
+// (known from the first pass) until its links come. The entries must be
+// those of the first pass (rep.Entries), or the archive changed meanwhile.
+func narSecondPass(ctx context.Context, ra io.ReaderAt, start int64, rep *Report, targets map[string]bool) (string, error) {
 	sr := io.NewSectionReader(ra, start, math.MaxInt64-start)
-	br := bufio.NewReaderSize(ctxReader{ctx, sr}, 64<<10)
+	hr := &hashReader{ctx: ctx, r: sr, sha: sha256.New(), md5: md5.New()}
+	br := bufio.NewReaderSize(hr, 64<<10)
 	dec, closeDec, err := decompressor(br)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer closeDec()
-	tr := tar.NewReader(dec)
+	sp := &spool{mem: map[string][]byte{}, at: map[string][2]int64{}}
+	defer sp.close()
+	nar := newNARWriter()
+	tr := tar.NewReader(&boundReader{r: dec, in: hr})
+	rootOf := map[string]string{}     // hardlink -> the regular file it resolves to
+	modes := map[string]fs.FileMode{} // of the targets
+	i := 0
 	for {
 		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
-			return noEOF(err)
+			return "", fmt.Errorf("tar: %w", err)
 		}
-		top, rel, err := splitName(h.Name)
-		if err != nil || top+"/"+rel != name || (h.Typeflag != tar.TypeReg && h.Typeflag != '\x00') {
-			continue
+		_, rel, err := splitName(h.Name)
+		if err != nil || rel == "" {
+			continue // the top directory (names were checked by the first pass)
 		}
-		n, err := io.Copy(w, tr)
-		if err != nil {
-			return err
+		if i >= len(rep.Entries) || rep.Entries[i].Name != rel {
+			return "", fmt.Errorf("entry %q differs from the first pass: the archive changed", h.Name)
 		}
-		if n != size {
-			return errors.New("size changed on re-read")
+		e := rep.Entries[i]
+		i++
+		switch e.Type {
+		case Dir, Symlink, Regular:
+			var keep io.Writer
+			if targets[rel] {
+				modes[rel] = e.Mode
+				keep = sp.writer(rel, e.Size)
+			}
+			if err := narAdd(nar, h.Name, e, tr, keep); err != nil {
+				return "", err
+			}
+			if err := sp.err; err != nil {
+				return "", err
+			}
+		case Hardlink:
+			root := e.Linkname
+			if r, ok := rootOf[root]; ok {
+				root = r
+			}
+			rootOf[rel] = root
+			r, size, err := sp.open(root)
+			if err != nil {
+				return "", err
+			}
+			nar.beginFile(rel, modes[root]&0o111 != 0, size)
+			if _, err := io.Copy(nar, r); err != nil {
+				return "", err
+			}
+			nar.endFile()
 		}
-		return nil
+	}
+	if i != len(rep.Entries) {
+		return "", errors.New("fewer entries than the first pass: the archive changed")
+	}
+	return nar.sum(), nil
+}
+
+// heldLimit is MaxHeldBytes (a variable for the tests of the spool file).
+var heldLimit int64 = MaxHeldBytes
+
+// spool keeps hardlink targets' content: in memory up to MaxHeldBytes in
+// all, in one temporary file beyond.
+type spool struct {
+	mem  map[string][]byte
+	held int64
+	f    *os.File
+	end  int64
+	at   map[string][2]int64 // offset and size in f
+	err  error
+}
+
+// writer returns where the content of name (size bytes) is to be copied.
+func (s *spool) writer(name string, size int64) io.Writer {
+	if s.held+size <= heldLimit {
+		s.held += size
+		b := bytes.NewBuffer(make([]byte, 0, size))
+		s.mem[name] = nil
+		return writerFunc(func(p []byte) (int, error) {
+			b.Write(p)
+			s.mem[name] = b.Bytes()
+			return len(p), nil
+		})
+	}
+	if s.f == nil {
+		if s.f, s.err = os.CreateTemp("", "debredist-inspect-*"); s.err != nil {
+			return io.Discard
+		}
+		os.Remove(s.f.Name()) // unlinked: gone with the descriptor
+	}
+	s.at[name] = [2]int64{s.end, size}
+	return writerFunc(func(p []byte) (int, error) {
+		n, err := s.f.WriteAt(p, s.end)
+		s.end += int64(n)
+		if err != nil && s.err == nil {
+			s.err = err
+		}
+		return len(p), nil
+	})
+}
+
+func (s *spool) open(name string) (io.Reader, int64, error) {
+	if b, ok := s.mem[name]; ok {
+		return bytes.NewReader(b), int64(len(b)), nil
+	}
+	if a, ok := s.at[name]; ok {
+		return io.NewSectionReader(s.f, a[0], a[1]), a[1], nil
+	}
+	return nil, 0, fmt.Errorf("hardlink target %q was not kept", name)
+}
+
+func (s *spool) close() {
+	if s.f != nil {
+		s.f.Close()
 	}
 }
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -21,22 +21,8 @@ import (
 // to a temporary directory beside dir and renames it into place, so a
 // failure leaves nothing half-written. Permission bits are kept; setuid,
 // setgid and sticky bits, owners and mtimes are not; nor is write
-// permission for others (see ExtractCleared).
-func Extract(ctx context.Context, debPath, dir string, force bool, opts Options) error {
-	return extract(ctx, debPath, dir, force, opts, nil)
-}
-
-// ExtractCleared is Extract that also returns the entries (files and
-// directories) whose write permission for others it cleared: nothing it
-// writes is world-writable.
-func ExtractCleared(ctx context.Context, debPath, dir string, force bool, opts Options) ([]string, error) {
-	var cleared []string
-	err := extract(ctx, debPath, dir, force, opts, &cleared)
-	sort.Strings(cleared)
-	return cleared, err
-}
-
-func extract(ctx context.Context, debPath, dir string, force bool, opts Options, cleared *[]string) (err error) {
+// permission for others (each change is passed to opts.Warn).
+func Extract(ctx context.Context, debPath, dir string, force bool, opts Options) (err error) {
 	if opts.Name == "" {
 		opts.Name = debPath
 	}
@@ -87,7 +73,7 @@ func extract(ctx context.Context, debPath, dir string, force bool, opts Options,
 	if err != nil {
 		return fail(KindIO, "", err)
 	}
-	x := &extractor{rd: rd, root: root, deb: opts.Name, member: rd.DataMember(), symlinks: map[string]string{}, dirModes: map[string]fs.FileMode{}, cleared: cleared}
+	x := &extractor{rd: rd, root: root, deb: opts.Name, warn: opts.Warn, member: rd.DataMember(), symlinks: map[string]string{}, dirModes: map[string]fs.FileMode{}}
 	err = x.run()
 	if cerr := root.Close(); err == nil && cerr != nil {
 		err = fail(KindIO, "", cerr)
@@ -159,7 +145,14 @@ type extractor struct {
 	member   string
 	symlinks map[string]string // created symlinks: name -> target
 	dirModes map[string]fs.FileMode
-	cleared  *[]string // entries whose o+w bit was cleared (nil: not reported)
+	warn     func(string)
+}
+
+// changed reports an entry written differently from the deb.
+func (x *extractor) changed(e *Entry, format string, args ...any) {
+	if x.warn != nil {
+		x.warn(fmt.Sprintf("deb %s: entry %s: ", x.deb, quoteName(e.Name)) + fmt.Sprintf(format, args...))
+	}
 }
 
 func (x *extractor) fail(kind Kind, entry string, err error) error {
@@ -230,11 +223,12 @@ func (x *extractor) entry(e *Entry) error {
 		}
 	}
 	perm := e.Mode.Perm()
+	if bits := e.Mode & (fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); bits != 0 && (e.Type == Regular || e.Type == Dir) {
+		x.changed(e, "%s stripped", SpecialBits(bits))
+	}
 	if perm&0o002 != 0 && (e.Type == Dir || e.Type == Regular) {
 		perm &^= 0o002 // nothing extracted is world-writable
-		if x.cleared != nil {
-			*x.cleared = append(*x.cleared, e.Name)
-		}
+		x.changed(e, "write permission for others cleared")
 	}
 	switch e.Type {
 	case Dir:
@@ -278,6 +272,9 @@ func (x *extractor) entry(e *Entry) error {
 		if err := x.root.Symlink(target, e.Name); err != nil {
 			return x.fail(KindIO, e.Name, err)
 		}
+		if target != e.Linkname {
+			x.changed(e, "absolute symlink target %s re-rooted as %s", e.Linkname, target)
+		}
 		x.symlinks[e.Name] = target
 	case Hardlink:
 		if err := x.root.Link(e.Linkname, e.Name); err != nil {
@@ -285,6 +282,25 @@ func (x *extractor) entry(e *Entry) error {
 		}
 	}
 	return nil
+}
+
+// SpecialBits names the setuid, setgid and sticky bits of m ("setuid bit",
+// "setgid+sticky bits"; "" for none).
+func SpecialBits(m fs.FileMode) string {
+	var names []string
+	if m&fs.ModeSetuid != 0 {
+		names = append(names, "setuid")
+	}
+	if m&fs.ModeSetgid != 0 {
+		names = append(names, "setgid")
+	}
+	if m&fs.ModeSticky != 0 {
+		names = append(names, "sticky")
+	}
+	if len(names) == 1 {
+		return names[0] + " bit"
+	}
+	return strings.Join(names, "+") + " bits"
 }
 
 // rootRelative turns an absolute symlink target into one relative to the

@@ -213,10 +213,41 @@ func hostileCases() []hostileCase {
 			d.DataTar = append(paxTar("", "./f", []byte("x")), 'Z')
 			d.NoPadding = true
 		}))},
-		{name: "garbage after data", deb: simple(with(ok, func(d *debtest.Deb) { d.Trailer = []byte("garbage that is not an ar header") }))},
-		{name: "members after data", deb: simple(with(ok, func(d *debtest.Deb) {
+		{name: "garbage after data", deb: simple(with(ok, func(d *debtest.Deb) { d.Trailer = []byte("garbage that is not an ar header") })), kind: KindFormat, member: "data.tar.xz", errText: "not an ar member"},
+		{name: "long garbage after data", deb: simple(with(ok, func(d *debtest.Deb) { d.Trailer = bytes.Repeat([]byte("garbage "), 20) })), kind: KindFormat, member: "data.tar.xz", errText: "not an ar member"},
+		{name: "unknown member after data", deb: simple(with(ok, func(d *debtest.Deb) {
 			d.ExtraMembers = []debtest.Member{{Name: "whatever", Body: []byte("x")}}
+		})), kind: KindFormat, member: "whatever", errText: "only _-prefixed"},
+		{name: "underscore members after data", deb: simple(with(ok, func(d *debtest.Deb) {
+			d.ExtraMembers = []debtest.Member{{Name: "_gpgbuilder", Body: []byte("x")}, {Name: "_extra", Body: []byte("yy")}}
 		}))},
+		{name: "second data member", deb: simple(with(ok, func(d *debtest.Deb) {
+			d.ExtraMembers = []debtest.Member{{Name: "data.tar.gz", Body: compressP("gzip", paxTar("", "./usr/a", []byte("b")))}}
+		})), kind: KindFormat, member: "data.tar.gz", errText: "second data member"},
+		{name: "second identical data member", deb: simple(with(ok, func(d *debtest.Deb) {
+			dt, _ := ok.BuildDataTar()
+			d.ExtraMembers = []debtest.Member{{Name: "data.tar", Body: dt}}
+		})), kind: KindFormat, member: "data.tar", errText: "second data member"},
+		{name: "control member after data", deb: simple(with(ok, func(d *debtest.Deb) {
+			d.ExtraMembers = []debtest.Member{{Name: "control.tar", Body: mustControlTar(miniControl)}}
+		})), kind: KindFormat, member: "control.tar", errText: "control member after"},
+		{name: "second control member", deb: simple(with(ok, func(d *debtest.Deb) {
+			d.ExtraMembers = []debtest.Member{{Name: "control.tar", Body: mustControlTar(miniControl)}}
+			d.MemberOrder = []string{"debian-binary", "control", "control.tar", "data"}
+		})), kind: KindFormat, member: "control.tar", errText: "second control.tar"},
+		{name: "duplicate path different content", deb: simple(mini(debtest.File{Name: "usr/a", Body: []byte("a")}, debtest.File{Name: "usr/a", Body: []byte("b")})),
+			kind: KindFormat, member: "data.tar.xz", entry: "./usr/a", errText: "ambiguous duplicate path usr/a: different contents"},
+		{name: "duplicate path same size different content", deb: simple(mini(debtest.File{Name: "usr/a", Body: bytes.Repeat([]byte("a"), 100000)}, debtest.File{Name: "usr/a", Body: bytes.Repeat([]byte("b"), 100000)})),
+			kind: KindFormat, entry: "./usr/a", errText: "different contents"},
+		{name: "duplicate path different mode", deb: simple(mini(debtest.File{Name: "usr/a", Body: []byte("a")}, debtest.File{Name: "usr/a", Body: []byte("a"), Mode: 0o755})),
+			kind: KindFormat, entry: "./usr/a", errText: "mode"},
+		{name: "duplicate path file then symlink", deb: simple(mini(debtest.File{Name: "usr/a", Body: []byte("a")}, debtest.File{Name: "usr/a", Type: tar.TypeSymlink, Linkname: "b"})),
+			kind: KindFormat, entry: "./usr/a", errText: "a regular, then a symlink"},
+		{name: "duplicate symlink retargeted", deb: simple(mini(debtest.File{Name: "usr/a", Type: tar.TypeSymlink, Linkname: "b"}, debtest.File{Name: "usr/a", Type: tar.TypeSymlink, Linkname: "c"})),
+			kind: KindFormat, entry: "./usr/a", errText: "target"},
+		{name: "identical duplicates merge", deb: simple(mini(debtest.File{Name: "usr/a", Body: []byte("a")}, debtest.File{Name: "usr/a", Body: []byte("a")},
+			debtest.File{Name: "usr/s", Type: tar.TypeSymlink, Linkname: "a"}, debtest.File{Name: "usr/s", Type: tar.TypeSymlink, Linkname: "a"},
+			debtest.File{Name: "usr", Type: tar.TypeDir}, debtest.File{Name: "usr", Type: tar.TypeDir}))},
 		{name: "device in control.tar ignored", deb: simple(with(ok, func(d *debtest.Deb) {
 			d.ControlMember = compressP("xz", append(debtest.RawTarHeader("./dev", tar.TypeChar, 0, time.Unix(0, 0)), mustControlTar(miniControl)...))
 		}))},

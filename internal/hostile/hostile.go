@@ -45,6 +45,7 @@ const (
 	ErrIndexSyntax    = "index:syntax"    // *apt.SyntaxError
 	ErrIndexCompress  = "index:compression"
 	ErrIndexTruncated = "index:truncated" // io.ErrUnexpectedEOF from the decompressor
+	ErrIndexBomb      = "index:bomb"      // *apt.BombError
 )
 
 // The deb every case derives from: libcublas-12-6 of L4T r36.5 (JetPack 6),
@@ -88,6 +89,9 @@ type Case struct {
 	// Present lists redist-archive paths (relative to its top directory)
 	// an accepted deb must produce.
 	Present []string `json:"present,omitempty"`
+	// Changes lists texts the conversion's change lines (provenance) must
+	// contain for an accepted deb.
+	Changes []string `json:"changes,omitempty"`
 	// Packages and Problems are what an accepted index parses to; Newest
 	// is the version apt.Newest picks for Package when set.
 	Packages int    `json:"packages,omitempty"`
@@ -259,6 +263,13 @@ func pad(b *bytes.Buffer) { b.Write(make([]byte, (512-b.Len()%512)%512)) }
 // paxFileTar is a data.tar whose only file gets its name from a PAX record
 // (so the name may hold any byte, NUL included), after the base entries.
 func paxFileTar(name string, body []byte) ([]byte, error) {
+	return paxTar(debtest.PaxRecord("path", name), "./placeholder", tar.TypeReg, body)
+}
+
+// paxTar is base()'s data.tar with one more entry: a PAX header with
+// records rec, then name of type typ with body (written raw, so that
+// records archive/tar refuses to write can be tried).
+func paxTar(rec, name string, typ byte, body []byte) ([]byte, error) {
 	d := base()
 	dt, err := d.BuildDataTar()
 	if err != nil {
@@ -266,15 +277,27 @@ func paxFileTar(name string, body []byte) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.Write(dt[:len(dt)-1024]) // drop the end-of-archive blocks
-	rec := debtest.PaxRecord("path", name)
 	b.Write(debtest.RawTarHeader("./PaxHeaders/x", tar.TypeXHeader, len(rec), mtime))
 	b.WriteString(rec)
 	pad(&b)
-	b.Write(debtest.RawTarHeader("./placeholder", tar.TypeReg, len(body), mtime))
+	b.Write(debtest.RawTarHeader(name, typ, len(body), mtime))
 	b.Write(body)
 	pad(&b)
 	b.Write(make([]byte, 1024))
 	return b.Bytes(), nil
+}
+
+// paxEntry builds base() with paxTar's data.tar.
+func paxEntry(rec, name string, typ byte, body []byte) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		dt, err := paxTar(rec, name, typ, body)
+		if err != nil {
+			return nil, err
+		}
+		d := base()
+		d.DataTar = dt
+		return debtest.Build(d)
+	}
 }
 
 func zeros(n int) []byte { return make([]byte, n) }
@@ -289,9 +312,10 @@ func Cases() []Case {
 	reject := func(name, errKind, member, entry, reason string, b func() ([]byte, error)) *Case {
 		return deb(name, Reject, errKind, member, entry, reason, b)
 	}
-	accept := func(name, reason string, b func() ([]byte, error), present ...string) {
+	accept := func(name, reason string, b func() ([]byte, error), present ...string) *Case {
 		c := deb(name, Accept, "", "", "", reason, b)
 		c.Present = append([]string{"lib/libcublas.so.12.6.1.4", "lib/libcublas.so.12", "LICENSE"}, present...)
+		return c
 	}
 	const dataXZ = "data.tar.xz"
 	raw := func(name string, typ byte) debtest.File {
@@ -324,23 +348,8 @@ func Cases() []Case {
 		build(plus(debtest.File{Name: Lib + "libevil.so", Type: tar.TypeSymlink, Linkname: "../../../../../../../../etc/passwd"})))
 	reject("symlink-absolute-system", ErrLayoutLink, "", Lib+"libevil.so", "a library symlink to /etc/passwd: no place in the redist tree",
 		build(plus(debtest.File{Name: Lib + "libevil.so", Type: tar.TypeSymlink, Linkname: "/etc/passwd"})))
-	reject("symlink-nul-target", ErrDebFormat, dataXZ, "", "a symlink target with a NUL byte (PAX linkpath): archive/tar refuses the header", func() ([]byte, error) {
-		d := base()
-		dt, err := d.BuildDataTar()
-		if err != nil {
-			return nil, err
-		}
-		var b bytes.Buffer
-		b.Write(dt[:len(dt)-1024])
-		rec := debtest.PaxRecord("linkpath", "libcublas.so\x00/etc/passwd")
-		b.Write(debtest.RawTarHeader("./PaxHeaders/x", tar.TypeXHeader, len(rec), mtime))
-		b.WriteString(rec)
-		pad(&b)
-		b.Write(debtest.RawTarHeader("./"+Lib+"libnul.so", tar.TypeSymlink, 0, mtime))
-		b.Write(make([]byte, 1024))
-		d.DataTar = b.Bytes()
-		return debtest.Build(d)
-	})
+	reject("symlink-nul-target", ErrDebFormat, dataXZ, "", "a symlink target with a NUL byte (PAX linkpath): archive/tar refuses the header",
+		paxEntry(debtest.PaxRecord("linkpath", "libcublas.so\x00/etc/passwd"), "./"+Lib+"libnul.so", tar.TypeSymlink, nil))
 
 	// Hardlinks.
 	reject("hardlink-outside", ErrDebUnsafePath, dataXZ, "./"+Lib+"hl", "hardlink to ../../etc/shadow", build(plus(debtest.File{Name: "./" + Lib + "hl", Type: tar.TypeLink, Linkname: "../../etc/shadow", Raw: true})))
@@ -357,22 +366,32 @@ func Cases() []Case {
 
 	// Special mode bits: accepted, dropped in the output.
 	accept("setuid-file", "setuid/setgid executables are valid in debs; the redist archive drops the bits (0755)",
-		build(plus(debtest.File{Name: Lib + "libsuid.so", Mode: 0o4755, Body: []byte("suid\n")}, debtest.File{Name: Lib + "libsgid.so", Mode: 0o2755, Body: []byte("sgid\n")})), "lib/libsuid.so", "lib/libsgid.so")
+		build(plus(debtest.File{Name: Lib + "libsuid.so", Mode: 0o4755, Body: []byte("suid\n")}, debtest.File{Name: Lib + "libsgid.so", Mode: 0o2755, Body: []byte("sgid\n")})), "lib/libsuid.so", "lib/libsgid.so").Changes = []string{Lib + "libsuid.so: setuid bit stripped", Lib + "libsgid.so: setgid bit stripped"}
 	accept("setgid-sticky-dir", "setgid/sticky directories are accepted; the archive writes 0755 directories",
-		build(plus(debtest.File{Name: Lib + "sub", Type: tar.TypeDir, Mode: 0o3777}, debtest.File{Name: Lib + "sub/libx.so", Body: []byte("x\n")})), "lib/sub/libx.so")
+		build(plus(debtest.File{Name: Lib + "sub", Type: tar.TypeDir, Mode: 0o3777}, debtest.File{Name: Lib + "sub/libx.so", Body: []byte("x\n")})), "lib/sub/libx.so").Changes = []string{Lib + "sub: setgid+sticky bits stripped"}
 
 	// Type clashes and duplicates.
-	reject("file-replaces-dir", ErrLayoutConflict, "", Lib+"sub", "lib/sub/ is a directory with content, then lib/sub comes again as a file",
+	reject("file-replaces-dir", ErrDebFormat, dataXZ, "./"+Lib+"sub", "lib/sub/ is a directory with content, then lib/sub comes again as a file: an ambiguous duplicate",
 		build(plus(debtest.File{Name: Lib + "sub/libx.so", Body: []byte("x\n")}, debtest.File{Name: Lib + "sub", Body: []byte("file\n")})))
-	reject("dir-replaces-file", ErrLayoutConflict, "", Lib+"libcublas.so.12.6.1.4", "the library file, then a directory of the same name",
+	reject("dir-replaces-file", ErrDebFormat, dataXZ, "./"+Lib+"libcublas.so.12.6.1.4/", "the library file, then a directory of the same name: an ambiguous duplicate",
 		build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4", Type: tar.TypeDir})))
 	reject("file-under-file", ErrLayoutConflict, "", Lib+"libcublas.so.12.6.1.4", "a file whose parent is a regular file",
 		build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4/x", Body: []byte("x\n")})))
-	reject("duplicate-different-content", ErrLayoutConflict, "", Lib+"libcublas.so.12.6.1.4", "the same path twice with different content: which one wins would depend on order",
+	reject("duplicate-different-content", ErrDebFormat, dataXZ, "./"+Lib+"libcublas.so.12.6.1.4", "the same path twice with different content: which one ships would depend on the reader",
 		build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: []byte("other content\n")})))
-	reject("duplicate-symlink-retarget", ErrLayoutConflict, "", Lib+"libcublas.so.12", "the same symlink twice with different targets",
+	reject("duplicate-symlink-retarget", ErrDebFormat, dataXZ, "./"+Lib+"libcublas.so.12", "the same symlink twice with different targets",
 		build(plus(debtest.File{Name: Lib + "libcublas.so.12", Type: tar.TypeSymlink, Linkname: "libcublas.so.12.6.1.4.bak"}, debtest.File{Name: Lib + "libcublas.so.12.6.1.4.bak", Body: []byte("b\n")})))
 	accept("duplicate-same-content", "the same path twice with identical content is harmless", build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: cublasELF})))
+
+	// Real-deb variants (../shared/data/real-deb-paths.md): they convert.
+	accept("variant-link-onto-its-target", "usr/local/cuda-12.6/lib64/libcublas.so.12.6.1.4 is a link to the targets/ file; both land on lib/libcublas.so.12.6.1.4: merged into the file",
+		build(plus(debtest.File{Name: "usr/local/cuda-12.6/lib64/libcublas.so.12.6.1.4", Type: tar.TypeSymlink, Linkname: "../targets/aarch64-linux/lib/libcublas.so.12.6.1.4"}))).Changes = []string{"merged into the file it resolves to at lib/libcublas.so.12.6.1.4"}
+	accept("variant-alternatives-link", "a link into /etc/alternatives that no link rule of the profile resolves: dropped with a warning, never fatal",
+		build(plus(debtest.File{Name: Lib + "libcublas_alt.so", Type: tar.TypeSymlink, Linkname: "/etc/alternatives/libcublas_so"}))).Changes = []string{"warning: " + Package + ":" + Lib + "libcublas_alt.so: link to /etc/alternatives/libcublas_so dropped"}
+	accept("variant-deb-license", "the deb ships usr/local/cuda-12.6/LICENSE, which lands on the merged LICENSE: merged into it",
+		build(plus(debtest.File{Name: "usr/local/cuda-12.6/LICENSE", Body: []byte("NVIDIA software license (synthetic)\n")}))).Changes = []string{"usr/local/cuda-12.6/LICENSE: license file merged into LICENSE"}
+	reject("variant-etc-unplaced", ErrLayoutUnplaced, "", "etc/cublas.conf", "etc/ of a package whose NVIDIA archive has no etc/ (only libcufile's has a rule): unplaced, listed",
+		build(plus(debtest.File{Name: "etc/cublas.conf", Body: []byte("x\n")})))
 
 	// Limits.
 	bomb := func(comp string) debtest.Deb {
@@ -384,6 +403,24 @@ func Cases() []Case {
 	reject("xz-bomb-limited", ErrDebLimit, dataXZ, "", "a ~1 KB xz data member expanding to 4 MiB, over MaxBytes=1 MiB", build(bomb("xz"))).Limits = &Limits{MaxBytes: 1 << 20}
 	accept("xz-bomb-default", "the same 4 MiB expansion is within the default MaxBytes (16 GiB)", build(bomb("xz")), "lib/libbomb.so")
 	reject("zstd-bomb-limited", ErrDebLimit, "data.tar.zst", "", "a tiny zstd data member expanding to 4 MiB, over MaxBytes=1 MiB", build(bomb("zstd"))).Limits = &Limits{MaxBytes: 1 << 20}
+	ratioBomb := func(comp string) func() ([]byte, error) {
+		return func() ([]byte, error) {
+			m, err := debtest.BombDataMember(comp, Lib+"bomb", 1, 256<<20)
+			if err != nil {
+				return nil, err
+			}
+			suf, _ := debtest.Suffix(comp)
+			d := base()
+			d.DataMember, d.DataName = m, "data.tar"+suf
+			return debtest.Build(d)
+		}
+	}
+	reject("zstd-bomb-ratio", ErrDebLimit, "data.tar.zst", "", "a ~30 KB zstd data member expanding to 256 MiB of zeros: refused by the default MaxRatio once past 64 MiB", ratioBomb("zstd"))
+	reject("xz-bomb-ratio", ErrDebLimit, dataXZ, "", "a ~50 KB xz data member (concatenated streams) expanding to 256 MiB of zeros: refused by the default MaxRatio once past 64 MiB", ratioBomb("xz"))
+	reject("pax-sparse-bomb", ErrDebFormat, dataXZ, "./"+Lib+"libsparse.so", "a PAX GNU sparse file: 3 KB of tar that archive/tar would read as 100 GB of zeros, above every byte count",
+		paxEntry(debtest.PaxRecord("GNU.sparse.major", "1")+debtest.PaxRecord("GNU.sparse.minor", "0")+
+			debtest.PaxRecord("GNU.sparse.name", "./"+Lib+"libsparse.so")+debtest.PaxRecord("GNU.sparse.realsize", "100000000000"),
+			"./"+Lib+"placeholder", tar.TypeReg, append([]byte("1\n0\n0\n"), make([]byte, 506)...)))
 	many := with(func(d *debtest.Deb) {
 		for i := range 20 {
 			d.Files = append(d.Files, debtest.File{Name: fmt.Sprintf("%slibmany%02d.so", Lib, i), Body: []byte{byte(i)}})
@@ -429,8 +466,33 @@ func Cases() []Case {
 		build(plus(debtest.File{Name: Lib + "liar", Body: bytes.Repeat([]byte("not a tar header "), 40), Size: 5})))
 
 	// ar container.
-	accept("garbage-after-data", "bytes after the last member are ignored, like dpkg-deb", build(with(func(d *debtest.Deb) { d.Trailer = []byte("garbage that is not an ar header\n") })))
-	accept("member-after-data", "an extra member after data.tar is ignored, like dpkg", build(with(func(d *debtest.Deb) {
+	reject("garbage-after-data", ErrDebFormat, dataXZ, "", "bytes after the last member that are not an ar member: dpkg ignores them, another reader may not", build(with(func(d *debtest.Deb) { d.Trailer = []byte("garbage that is not an ar header\n") })))
+	reject("second-data-member", ErrDebFormat, "data.tar.gz", "", "a second data member with other contents: dpkg takes the first, another tool may take the second", func() ([]byte, error) {
+		e := base()
+		e.Files[0].Body = []byte("\x7fELF other libcublas\n")
+		dt, err := e.BuildDataTar()
+		if err != nil {
+			return nil, err
+		}
+		c, err := debtest.Compress("gzip", dt)
+		if err != nil {
+			return nil, err
+		}
+		return debtest.Build(with(func(d *debtest.Deb) { d.ExtraMembers = []debtest.Member{{Name: "data.tar.gz", Body: c}} }))
+	})
+	reject("control-after-data", ErrDebFormat, "control.tar", "", "a second control member after data", func() ([]byte, error) {
+		d := base()
+		ct, err := d.ControlTar(mtime)
+		if err != nil {
+			return nil, err
+		}
+		d.ExtraMembers = []debtest.Member{{Name: "control.tar", Body: ct}}
+		return debtest.Build(d)
+	})
+	reject("unknown-member-after-data", ErrDebFormat, "whatever", "", "a member after data.tar that is neither _-prefixed nor known", build(with(func(d *debtest.Deb) {
+		d.ExtraMembers = []debtest.Member{{Name: "whatever", Body: []byte("x")}}
+	})))
+	accept("member-after-data", "an extra _-prefixed member after data.tar is ignored, like dpkg", build(with(func(d *debtest.Deb) {
 		d.ExtraMembers = []debtest.Member{{Name: "_extra", Body: []byte("extra")}}
 	})))
 	reject("wrong-debian-binary", ErrDebFormat, "debian-binary", "", "debian-binary says 3.0", build(with(func(d *debtest.Deb) { d.DebianBinary = "3.0\n" })))
@@ -613,6 +675,17 @@ func indexCases() []Case {
 		b[len(b)/2] ^= 0xff
 		b[len(b)-6] ^= 0xff
 		return b, nil
+	})
+	rej("index-zstd-bomb", "index-zstd-bomb.Packages.zst", ErrIndexBomb, "valid stanzas repeated to 64 MiB in a few KB of zstd (concatenated frames): refused by expansion ratio", func() ([]byte, error) {
+		var s strings.Builder
+		for s.Len() < 4<<20 {
+			s.WriteString(st(Package, "12.6.1.4-1") + "\n")
+		}
+		c, err := debtest.Compress("zstd", []byte(s.String()))
+		if err != nil {
+			return nil, err
+		}
+		return bytes.Repeat(c, 16), nil
 	})
 	rej("index-lz4", "index-lz4.Packages.lz4", ErrIndexCompress, "lz4 magic: a compression apt indexes do not use here", text("\x04\x22\x4d\x18rest"))
 	rej("index-continuation-first", "index-continuation-first.Packages", ErrIndexSyntax, "a continuation line before any field", text(" continuation\n"+two))

@@ -79,6 +79,11 @@ type Tree struct {
 	PName   string
 	Nodes   []Node // sorted by Path
 	Dropped []Dropped
+	// Changes says, one line per affected entry, where the tree differs
+	// from a plain copy of the debs beyond placement: absolute links
+	// re-rooted, /etc/alternatives links resolved or dropped, links merged
+	// into the file they resolve to, deb license files merged into LICENSE.
+	Changes []string
 }
 
 // ContentReader returns the content of a file input by its Ref; the engine
@@ -135,7 +140,7 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("redist package %s: %s: %s (%s:%s) conflicts with %s (%s:%s)", e.PName, e.Path, e.Reason, e.A.Deb, e.A.Path, e.Reason, e.B.Deb, e.B.Path)
+	return fmt.Sprintf("redist package %s: %s: %s:%s conflicts with %s:%s (%s)", e.PName, e.Path, e.A.Deb, e.A.Path, e.B.Deb, e.B.Path, e.Reason)
 }
 
 // LinkError reports a symlink or hardlink whose target is not in the tree.
@@ -164,7 +169,12 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 	var licenses []Input
 	var places []placed
 	debToTree := map[string]string{} // deb path -> tree path, for link targets
+	var alternatives []Input
 	for _, in := range inputs {
+		if isAlternative(in) {
+			alternatives = append(alternatives, in)
+			continue
+		}
 		r, dest, whole, ok := e.place(pname, in.Type, in.Path)
 		switch {
 		case ok && whole && in.Type == Symlink && r.src.To != nil:
@@ -184,6 +194,10 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 			if in.Type == File || in.Type == Hardlink {
 				licenses = append(licenses, in)
 			}
+		case dest == "LICENSE" && (in.Type == File || in.Type == Hardlink):
+			// A deb's own license file landing on the merged LICENSE.
+			licenses = append(licenses, in)
+			t.Changes = append(t.Changes, fmt.Sprintf("%s:%s: license file merged into LICENSE", in.Deb, in.Path))
 		default:
 			if dest == "" {
 				if in.Type == Dir {
@@ -214,6 +228,9 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 				return nil, err
 			}
 			n.Link = target
+			if strings.HasPrefix(p.in.Link, "/") {
+				t.Changes = append(t.Changes, fmt.Sprintf("%s:%s: absolute link to %s re-rooted as %s", p.in.Deb, p.in.Path, p.in.Link, target))
+			}
 		case Hardlink:
 			dst, ok := debToTree[path.Clean(p.in.Link)]
 			if !ok {
@@ -221,19 +238,29 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 			}
 			n.Link = dst
 		}
-		if err := add(nodes, pname, n); err != nil {
+		merged, err := add(nodes, pname, n)
+		if err != nil {
 			return nil, err
 		}
+		if merged != "" {
+			t.Changes = append(t.Changes, merged)
+		}
+	}
+	if err := checkSelfLinks(pname, nodes); err != nil {
+		return nil, err
 	}
 	if err := e.addLinks(pname, nodes); err != nil {
 		return nil, err
+	}
+	for _, in := range alternatives {
+		t.Changes = append(t.Changes, e.alternative(pname, in, nodes))
 	}
 	if len(licenses) > 0 {
 		text, origins, err := mergeLicenses(licenses, read)
 		if err != nil {
 			return nil, fmt.Errorf("redist package %s: %w", pname, err)
 		}
-		if err := add(nodes, pname, Node{Path: "LICENSE", Type: File, Mode: 0o644, Size: int64(len(text)), Data: text, Origins: origins}); err != nil {
+		if _, err := add(nodes, pname, Node{Path: "LICENSE", Type: File, Mode: 0o644, Size: int64(len(text)), Data: text, Origins: origins}); err != nil {
 			return nil, err
 		}
 	}
@@ -245,7 +272,48 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 		t.Nodes = append(t.Nodes, *n)
 	}
 	sort.Slice(t.Nodes, func(i, j int) bool { return t.Nodes[i].Path < t.Nodes[j].Path })
+	sort.Strings(t.Changes)
 	return t, nil
+}
+
+// isAlternative reports a symlink into /etc/alternatives (update-
+// alternatives' indirection, which has no place in a redist tree).
+func isAlternative(in Input) bool {
+	if in.Type != Symlink {
+		return false
+	}
+	t, ok := resolveDeb(in.Path, in.Link)
+	return ok && strings.HasPrefix(t, "etc/alternatives/")
+}
+
+// alternative says what became of a link into /etc/alternatives: the
+// profile's link rules made the same tree path (the alternative resolved
+// by rule), or nothing did and the link is dropped. Never an error.
+func (e *Engine) alternative(pname string, in Input, nodes map[string]*Node) string {
+	if r, dest, _, ok := e.place(pname, Symlink, in.Path); ok && r.src.Drop == "" && !r.src.License && dest != "" {
+		if n, ok := nodes[dest]; ok {
+			n.Origins = append(n.Origins, Origin{in.Deb, in.Path})
+			return fmt.Sprintf("%s:%s: link to %s resolved by the profile's link rules as %s -> %s", in.Deb, in.Path, in.Link, dest, n.Link)
+		}
+	}
+	return fmt.Sprintf("warning: %s:%s: link to %s dropped: no link rule of the profile gives its target", in.Deb, in.Path, in.Link)
+}
+
+// selfLink reports a symlink that, after flattening, points at its own
+// path (extras/CUPTI/lib64/x -> ../../../targets/.../lib/x: both are lib/x).
+func selfLink(n *Node) bool {
+	return n.Type == Symlink && path.Join(path.Dir(n.Path), n.Link) == n.Path
+}
+
+// checkSelfLinks refuses a link left pointing at itself (its target was
+// not shipped, so nothing merged it away).
+func checkSelfLinks(pname string, nodes map[string]*Node) error {
+	for _, n := range nodes {
+		if selfLink(n) {
+			return &LinkError{PName: pname, Origin: n.Origins[0], Target: n.Link, Reason: "link resolves to itself in the redist tree"}
+		}
+	}
+	return nil
 }
 
 // place finds the first rule for a path.
@@ -322,11 +390,25 @@ func relative(dir, target string) string {
 	return strings.Join(parts, "/")
 }
 
-func add(nodes map[string]*Node, pname string, n Node) error {
+// add puts n in the tree. A node already at its path merges with it when
+// both are the same, and a link that resolves to its own path after
+// flattening merges into the file there (reported in the returned change
+// line); anything else is a *ConflictError.
+func add(nodes map[string]*Node, pname string, n Node) (string, error) {
 	old, ok := nodes[n.Path]
 	if !ok {
 		nodes[n.Path] = &n
-		return nil
+		return "", nil
+	}
+	if old.Type != n.Type && (selfLink(old) || selfLink(&n)) {
+		link, file := old, &n
+		if selfLink(&n) {
+			link, file = &n, old
+		}
+		file.Origins = append(file.Origins, link.Origins...)
+		nodes[n.Path] = file
+		o := link.Origins[0]
+		return fmt.Sprintf("%s:%s: link to %s merged into the %s it resolves to at %s", o.Deb, o.Path, link.Link, file.Type, n.Path), nil
 	}
 	same := old.Type == n.Type
 	reason := "different entry types"
@@ -339,13 +421,13 @@ func add(nodes map[string]*Node, pname string, n Node) error {
 		}
 	}
 	if !same {
-		return &ConflictError{PName: pname, Path: n.Path, A: old.Origins[0], B: n.Origins[0], Reason: reason}
+		return "", &ConflictError{PName: pname, Path: n.Path, A: old.Origins[0], B: n.Origins[0], Reason: reason}
 	}
 	old.Origins = append(old.Origins, n.Origins...)
 	if n.Type == File || n.Type == Dir {
 		old.Mode |= n.Mode & 0o111
 	}
-	return nil
+	return "", nil
 }
 
 // checkParents rejects a path whose parent is not a directory in the tree.

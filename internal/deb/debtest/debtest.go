@@ -63,7 +63,8 @@ type Deb struct {
 	// Files are written in the given order.
 	Files []File
 	// AddParents adds missing parent directories ("./", "./usr/", ...)
-	// before their children, like dpkg-deb does.
+	// before their children, like dpkg-deb does; a name already written
+	// (a symlink, say) is not added again.
 	AddParents bool
 	// Compression of control.tar and data.tar: "xz" (default), "gzip",
 	// "zstd" or "none". bzip2 is not writable.
@@ -385,7 +386,8 @@ func (d *Deb) BuildDataTar() ([]byte, error) {
 			}
 		}
 	}
-	emitted := map[string]bool{}
+	emitted := map[string]bool{}    // names written, any type
+	emittedDir := map[string]bool{} // names written as directories
 
 	writeEntry := func(f File) error {
 		typ := f.Type
@@ -459,7 +461,7 @@ func (d *Deb) BuildDataTar() ([]byte, error) {
 				if p == clean || emitted[p] {
 					continue
 				}
-				emitted[p] = true
+				emitted[p], emittedDir[p] = true, true
 				pf, ok := explicitDirs[p]
 				if !ok {
 					pf = File{Name: p, Type: tar.TypeDir}
@@ -471,12 +473,13 @@ func (d *Deb) BuildDataTar() ([]byte, error) {
 					return nil, err
 				}
 			}
-			if f.Type == tar.TypeDir {
-				if emitted[clean] {
-					continue
-				}
-				emitted[clean] = true
+			if f.Type == tar.TypeDir && emittedDir[clean] {
+				continue
 			}
+			emittedDir[clean] = f.Type == tar.TypeDir
+			// A name already written (of any type) is never added again as
+			// a parent directory: that would be an ambiguous duplicate.
+			emitted[clean] = true
 		}
 		if err := writeEntry(f); err == errLyingSize {
 			// Flush what the tar writer has, then append the raw body and stop:

@@ -1,0 +1,380 @@
+package debredist
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Atomic publication of OUT.
+//
+// OUT/<product> (cuda, cudnn, ...) is a symlink to
+// .debredist/current/<product>, and OUT/.debredist/current is a symlink to
+// a generation directory .debredist/gen-<n> holding the complete output:
+// every product's manifests, provenance sidecars, LICENSE.txt files and
+// archives. A conversion builds generation n+1 beside the current one: it
+// hardlinks every file of the current generation into it (unchanged
+// archives are shared, never copied), moves the new archives and LICENSE
+// files in, writes the manifests and checks them. Only then does OUT
+// change, in one step: a new `current` symlink is renamed over the old one.
+// A process killed at any point therefore leaves OUT as the old or the new
+// output, never a mix, and a reader following OUT/<product> at any instant
+// sees manifests whose archives are all there with the bytes they name.
+// Older generations are removed after the switch (or by the next run).
+//
+// An OUT written by an earlier debredist holds real product directories:
+// they are cloned into the first generation and each is then swapped for
+// its symlink with renameat2(RENAME_EXCHANGE), one atomic step per product.
+
+const (
+	genDirName  = ".debredist"
+	currentName = "current"
+	genPrefix   = "gen-"
+)
+
+// commitHook, when set, is called at every step of the commit stage; the
+// tests set it (DEBREDIST_TEST_KILL_AT, see debugKill) to kill the process
+// there.
+var commitHook func(step string)
+
+func commitStep(step string) {
+	if commitHook != nil {
+		commitHook(step)
+	}
+}
+
+func init() {
+	at := os.Getenv("DEBREDIST_TEST_KILL_AT")
+	if at == "" {
+		return
+	}
+	n, err := strconv.Atoi(at)
+	if err != nil {
+		return
+	}
+	count := 0
+	commitHook = func(step string) {
+		count++
+		fmt.Fprintf(os.Stderr, "debredist: commit step %d: %s\n", count, step)
+		if count == n {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	}
+}
+
+// generation is the next output being built beside the current one.
+type generation struct {
+	out  string // OUT
+	name string // gen-<n>
+	dir  string // OUT/.debredist/gen-<n>
+}
+
+// newGeneration removes generations a killed run left, creates the next
+// one and fills it with hardlinks to every file of the current output
+// (the current generation, or the product directories of an OUT written
+// before generations existed).
+func newGeneration(out string) (*generation, error) {
+	root := filepath.Join(out, genDirName)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
+	}
+	n, err := pruneGenerations(out)
+	if err != nil {
+		return nil, err
+	}
+	g := &generation{out: out, name: genPrefix + strconv.Itoa(n+1)}
+	g.dir = filepath.Join(root, g.name)
+	if err := os.Mkdir(g.dir, 0o755); err != nil {
+		return nil, err
+	}
+	commitStep("generation created")
+	products, err := outputProducts(out)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range products {
+		if err := cloneTree(filepath.Join(out, p), filepath.Join(g.dir, p)); err != nil {
+			g.discard()
+			return nil, fmt.Errorf("sharing the current output with the next one: %w", err)
+		}
+		commitStep("cloned " + p)
+	}
+	return g, nil
+}
+
+// pruneGenerations removes what killed runs left in OUT/.debredist (every
+// entry but the current generation and its link) and returns the highest
+// generation number seen. An OUT without generations is left alone.
+func pruneGenerations(out string) (n int, err error) {
+	root := filepath.Join(out, genDirName)
+	cur, _ := os.Readlink(filepath.Join(root, currentName))
+	ents, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if k, err := strconv.Atoi(strings.TrimPrefix(name, genPrefix)); err == nil && strings.HasPrefix(name, genPrefix) {
+			n = max(n, k)
+		}
+		if name != cur && name != currentName {
+			if err := os.RemoveAll(filepath.Join(root, name)); err != nil { // leftovers of a killed run
+				return 0, fmt.Errorf("removing stale %s: %w", filepath.Join(root, name), err)
+			}
+		}
+	}
+	return n, nil
+}
+
+// outputProducts lists the product entries of OUT: directories (or links
+// to directories) holding a redist/ directory; names starting with "." are
+// debredist's own.
+func outputProducts(out string) ([]string, error) {
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return nil, err
+	}
+	var ps []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(out, e.Name(), "redist")); err == nil && st.IsDir() {
+			ps = append(ps, e.Name())
+		}
+	}
+	return ps, nil
+}
+
+// cloneTree recreates src (followed if it is a symlink) at dst with
+// hardlinks to its files.
+func cloneTree(src, dst string) error {
+	real, err := filepath.EvalSymlinks(src)
+	if err != nil {
+		return err
+	}
+	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(real, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, target)
+		case d.Type().IsRegular():
+			return os.Link(p, target)
+		}
+		return nil // sockets, fifos: not debredist's
+	})
+}
+
+// sameAsCurrent reports whether the generation holds exactly what OUT
+// shows now (the same files: the same inode, or the same bytes).
+func (g *generation) sameAsCurrent() bool {
+	seen := 0
+	err := walkOutput(g.out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Dir(p) == g.out {
+			return err // OUT's own files (the lock) are not output
+		}
+		rel, _ := filepath.Rel(g.out, p)
+		if !sameFile(p, filepath.Join(g.dir, rel)) {
+			return errDiffers
+		}
+		seen++
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	n := 0
+	filepath.WalkDir(g.dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n == seen
+}
+
+var errDiffers = errors.New("differs")
+
+func sameFile(a, b string) bool {
+	sa, err := os.Lstat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Lstat(b)
+	if err != nil || sa.Mode().Type() != sb.Mode().Type() {
+		return false
+	}
+	if os.SameFile(sa, sb) {
+		return true
+	}
+	if !sa.Mode().IsRegular() || sa.Size() != sb.Size() {
+		return false
+	}
+	x, err := os.ReadFile(a)
+	if err != nil {
+		return false
+	}
+	y, err := os.ReadFile(b)
+	return err == nil && bytes.Equal(x, y)
+}
+
+// discard removes the generation after a failure, unless it is already
+// the current one (a failure after the switch).
+func (g *generation) discard() {
+	if cur, _ := os.Readlink(filepath.Join(g.out, genDirName, currentName)); cur != g.name {
+		os.RemoveAll(g.dir)
+	}
+}
+
+// publish makes the generation OUT's content: product symlinks first
+// (dangling, hence invisible, for products the current output lacks), then
+// the one rename that switches, then the per-product exchange of
+// directories from before generations, then the removal of older
+// generations.
+func (g *generation) publish() error {
+	root := filepath.Join(g.out, genDirName)
+	if err := syncDir(g.dir); err != nil {
+		return err
+	}
+	products, err := outputProducts(g.dir)
+	if err != nil {
+		return err
+	}
+	var legacy []string
+	for _, p := range products {
+		link := filepath.Join(genDirName, currentName, p)
+		at := filepath.Join(g.out, p)
+		st, err := os.Lstat(at)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if err := os.Symlink(link, at); err != nil {
+				return err
+			}
+			commitStep("linked " + p)
+		case err != nil:
+			return err
+		case st.Mode()&fs.ModeSymlink != 0:
+			if l, _ := os.Readlink(at); l != link {
+				return fmt.Errorf("%s is a symlink to %s, not to %s: not debredist's", at, l, link)
+			}
+		case st.IsDir():
+			legacy = append(legacy, p)
+		default:
+			return fmt.Errorf("%s is not a directory", at)
+		}
+	}
+	next := filepath.Join(root, currentName+".next")
+	os.Remove(next)
+	if err := os.Symlink(g.name, next); err != nil {
+		return err
+	}
+	commitStep("current.next created")
+	if err := os.Rename(next, filepath.Join(root, currentName)); err != nil {
+		return fmt.Errorf("switching to the new output: %w", err)
+	}
+	commitStep("switched")
+	if err := syncDir(root); err != nil {
+		return err
+	}
+	for _, p := range legacy {
+		if err := exchangeForLink(g.out, p); err != nil {
+			return err
+		}
+		commitStep("migrated " + p)
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return err
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	for _, e := range ents {
+		if e.Name() != g.name && e.Name() != currentName {
+			if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
+				return err
+			}
+			commitStep("removed " + e.Name())
+		}
+	}
+	return nil
+}
+
+// exchangeForLink replaces the directory OUT/p of an OUT written before
+// generations with the symlink to .debredist/current/p in one atomic step,
+// then removes the directory.
+func exchangeForLink(out, p string) error {
+	tmp := filepath.Join(out, genDirName, "old-"+p)
+	os.RemoveAll(tmp)
+	if err := os.Symlink(filepath.Join(genDirName, currentName, p), tmp); err != nil {
+		return err
+	}
+	if err := exchange(tmp, filepath.Join(out, p)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("replacing %s with a link to the new output: %w", filepath.Join(out, p), err)
+	}
+	return os.RemoveAll(tmp) // now the old directory
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// walkOutput walks OUT like filepath.WalkDir, following the product
+// symlinks into the current generation (paths are reported under OUT) and
+// skipping debredist's own entries (.debredist, the temporary directory).
+func walkOutput(out string, fn fs.WalkDirFunc) error {
+	return filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fn(p, d, err)
+		}
+		if p != out && filepath.Dir(p) == out {
+			if d.Name() == genDirName || d.Name() == tmpName {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				real, err := filepath.EvalSymlinks(p)
+				if err != nil {
+					return nil // dangling: a product the current output lacks
+				}
+				if st, err := os.Stat(real); err != nil || !st.IsDir() {
+					return fn(p, d, nil)
+				}
+				return filepath.WalkDir(real, func(q string, e fs.DirEntry, err error) error {
+					rel, _ := filepath.Rel(real, q)
+					return fn(filepath.Join(p, rel), e, err)
+				})
+			}
+		}
+		return fn(p, d, err)
+	})
+}

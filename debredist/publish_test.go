@@ -1,0 +1,153 @@
+package debredist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// cpA copies an OUT preserving symlinks and hardlinks.
+func cpA(t *testing.T, src, dst string) {
+	t.Helper()
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a: %v: %s", err, out)
+	}
+}
+
+// runConvert runs the CLI with a release date override and, when killAt
+// is set, the commit-stage kill switch; it reports whether the process was
+// killed.
+func runConvert(t *testing.T, bin, out, cache, epoch string, killAt int) (string, bool) {
+	t.Helper()
+	cmd := convertCmd(bin, out, cache)
+	cmd.Env = append(cmd.Env, "SOURCE_DATE_EPOCH="+epoch)
+	if killAt > 0 {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("DEBREDIST_TEST_KILL_AT=%d", killAt))
+	}
+	o, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
+		return string(o), true
+	}
+	if err != nil {
+		t.Fatalf("convert %s: %v\n%s", out, err, o)
+	}
+	return string(o), false
+}
+
+func verifyOK(t *testing.T, what, out string) {
+	t.Helper()
+	rep, err := Verify(context.Background(), out)
+	if err == nil {
+		err = rep.Err()
+	}
+	if err != nil {
+		t.Errorf("%s: OUT does not verify: %v", what, err)
+	}
+}
+
+// TestRebuildKilledInCommitStage: OUT holds a verified conversion; a
+// rebuild whose every archive changes (another release date: same names,
+// other bytes) is killed with SIGKILL at many steps of the commit stage.
+// After each kill OUT is byte for byte the old output or the new one, and
+// verifies; a rerun completes it to the new one and leaves one generation.
+func TestRebuildKilledInCommitStage(t *testing.T) {
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	const oldEpoch, newEpoch = "1700000000", "1710000000"
+	oldOut := filepath.Join(dir, "old")
+	runConvert(t, bin, oldOut, cache, oldEpoch, 0)
+	oldSnap := snapshot(t, oldOut)
+	newOut := filepath.Join(dir, "new")
+	cpA(t, oldOut, newOut)
+	log, _ := runConvert(t, bin, newOut, cache, newEpoch, 1<<30)
+	newSnap := snapshot(t, newOut)
+	if maps.Equal(oldSnap, newSnap) {
+		t.Fatal("the rebuild changed nothing; the test needs archives whose bytes change")
+	}
+	steps := len(regexp.MustCompile(`commit step \d+:`).FindAllString(log, -1))
+	if steps < 20 {
+		t.Fatalf("only %d commit steps:\n%s", steps, log)
+	}
+	tried, sawOld, sawNew := 0, 0, 0
+	for n := 1; n <= steps; n++ {
+		if n%3 != 1 && n < steps-2 { // every third step, and the switch at the end
+			continue
+		}
+		what := fmt.Sprintf("killed at commit step %d of %d", n, steps)
+		work := filepath.Join(dir, fmt.Sprintf("k%d", n))
+		cpA(t, oldOut, work)
+		if _, killed := runConvert(t, bin, work, cache, newEpoch, n); !killed {
+			t.Fatalf("%s: the run was not killed", what)
+		}
+		tried++
+		switch got := snapshot(t, work); {
+		case maps.Equal(got, oldSnap):
+			sawOld++
+		case maps.Equal(got, newSnap):
+			sawNew++
+		default:
+			sameSnapshot(t, what+" (neither old nor new; compared with new)", newSnap, got)
+		}
+		verifyOK(t, what, work)
+		runConvert(t, bin, work, cache, newEpoch, 0)
+		sameSnapshot(t, what+", then rerun", newSnap, snapshot(t, work))
+		gens, _ := filepath.Glob(filepath.Join(work, genDirName, "*"))
+		if len(gens) != 2 { // current and its generation
+			t.Errorf("%s, then rerun: %s holds %v", what, genDirName, gens)
+		}
+		os.RemoveAll(work)
+	}
+	t.Logf("%d kill points: OUT was the old output %d times, the new one %d times", tried, sawOld, sawNew)
+	if sawOld == 0 || sawNew == 0 {
+		t.Errorf("kill points saw old %d and new %d times: want both", sawOld, sawNew)
+	}
+}
+
+// TestMigrateOutWithoutGenerations: an OUT whose product directories are
+// real directories (written by an earlier debredist) is switched to
+// generations, each product in one exchange, and verifies.
+func TestMigrateOutWithoutGenerations(t *testing.T) {
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	gen := filepath.Join(dir, "gen")
+	runConvert(t, bin, gen, cache, "1700000000", 0)
+	// The layout of earlier versions: real directories, no .debredist.
+	legacy := filepath.Join(dir, "legacy")
+	if out, err := exec.Command("cp", "-rL", gen, legacy).CombinedOutput(); err != nil {
+		t.Fatalf("cp -rL: %v: %s", err, out)
+	}
+	os.RemoveAll(filepath.Join(legacy, genDirName))
+	if st, err := os.Lstat(filepath.Join(legacy, "cuda")); err != nil || !st.IsDir() {
+		t.Fatalf("legacy OUT: cuda is not a directory: %v", err)
+	}
+	verifyOK(t, "legacy OUT", legacy)
+	runConvert(t, bin, legacy, cache, "1710000000", 0)
+	verifyOK(t, "migrated OUT", legacy)
+	for _, p := range []string{"cuda", "cudnn", "tensorrt"} {
+		if l, err := os.Readlink(filepath.Join(legacy, p)); err != nil || !strings.HasPrefix(l, genDirName+"/") {
+			t.Errorf("%s: not a link into %s after the migration: %q %v", p, genDirName, l, err)
+		}
+	}
+	want := filepath.Join(dir, "want")
+	runConvert(t, bin, want, cache, "1710000000", 0)
+	sameSnapshot(t, "migrated OUT", snapshot(t, want), snapshot(t, legacy))
+
+	// A rerun with the same inputs is a no-op: no new generation.
+	cur := filepath.Join(legacy, genDirName, currentName)
+	before, _ := os.Readlink(cur)
+	runConvert(t, bin, legacy, cache, "1710000000", 0)
+	if after, _ := os.Readlink(cur); after != before || before == "" {
+		t.Errorf("a no-op rerun switched %s from %q to %q", cur, before, after)
+	}
+}

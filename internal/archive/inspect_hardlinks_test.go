@@ -1,0 +1,178 @@
+package archive
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// countingReaderAt counts every byte read through Read and ReadAt.
+type countingReaderAt struct {
+	*bytes.Reader
+	n int64
+}
+
+func (c *countingReaderAt) Read(p []byte) (int, error) {
+	n, err := c.Reader.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.Reader.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+// hardlinkBomb is a 1 MiB file with links hardlinks to it, some chained
+// (a link to a link), the shape that made Inspect decode the archive once
+// per link.
+func hardlinkBomb(links int) []Entry {
+	es := []Entry{file("a-big", 0o755, content(7, 1<<20))}
+	for i := range links {
+		target := "a-big"
+		if i%2 == 1 {
+			target = fmt.Sprintf("link%04d", i-1)
+		}
+		es = append(es, hardlink(fmt.Sprintf("link%04d", i), target))
+	}
+	return es
+}
+
+// TestInspectHardlinksReadOnce: with 200 hardlinks Inspect reads the
+// archive at most twice (one pass, plus one for the hardlinked content in
+// the NAR) and still gets the NAR right, with the targets held in memory
+// or spooled to a file.
+func TestInspectHardlinksReadOnce(t *testing.T) {
+	data, res := writeArchive(t, hardlinkBomb(200), Options{Top: "top", Compression: XZ})
+	for _, held := range []int64{MaxHeldBytes, 0} {
+		t.Run(fmt.Sprintf("held=%d", held), func(t *testing.T) {
+			heldLimit = held
+			defer func() { heldLimit = MaxHeldBytes }()
+			r := &countingReaderAt{Reader: bytes.NewReader(data)}
+			rep, err := Inspect(context.Background(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.NAR != res.NAR || rep.SHA256 != res.SHA256 {
+				t.Errorf("NAR %s sha %s, want %s %s", rep.NAR, rep.SHA256, res.NAR, res.SHA256)
+			}
+			if r.n > 2*int64(len(data)) {
+				t.Errorf("read %d bytes of a %d-byte archive: more than two passes", r.n, len(data))
+			}
+		})
+	}
+}
+
+// BenchmarkInspectHardlinks is the hostile figure: a 1 MiB file and 200
+// hardlinks to it.
+func BenchmarkInspectHardlinks(b *testing.B) {
+	data, _ := writeArchive(b, hardlinkBomb(200), Options{Top: "top", Compression: XZ})
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		start := time.Now()
+		if _, err := Inspect(context.Background(), bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms/inspect")
+	}
+}
+
+// TestInspectBomb: an archive of zeros past MaxRatio is refused once past
+// RatioMinBytes instead of being decoded in full.
+func TestInspectBomb(t *testing.T) {
+	data, _ := writeArchive(t, []Entry{file("zeros", 0o644, make([]byte, 96<<20))}, Options{Top: "top", Compression: Zstd})
+	r := &countingReaderAt{Reader: bytes.NewReader(data)}
+	_, err := Inspect(context.Background(), r)
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("MaxRatio=1000x")) {
+		t.Fatalf("got %v, want a MaxRatio error", err)
+	}
+}
+
+// TestInspectHardlinkAmplification: hardlinks whose content the NAR would
+// hash again count against MaxRatio, so many links to one large file are
+// refused instead of hashed for hours.
+func TestInspectHardlinkAmplification(t *testing.T) {
+	es := []Entry{file("a-big", 0o644, make([]byte, 1<<20))}
+	for i := range 100 {
+		es = append(es, hardlink(fmt.Sprintf("link%04d", i), "a-big"))
+	}
+	data, _ := writeArchive(t, es, Options{Top: "top", Compression: Zstd})
+	_, err := Inspect(context.Background(), bytes.NewReader(data))
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("hardlinks counted")) {
+		t.Fatalf("got %v, want a limit error counting hardlinks", err)
+	}
+}
+
+// TestInspectSparseRefused: a PAX GNU sparse file (3 KB of tar, 100 GB of
+// synthesized zeros) is refused, not hashed.
+func TestInspectSparseRefused(t *testing.T) {
+	var b bytes.Buffer
+	rec := paxRec("GNU.sparse.major", "1") + paxRec("GNU.sparse.minor", "0") + paxRec("GNU.sparse.name", "top/s") + paxRec("GNU.sparse.realsize", "100000000000")
+	tw := tar.NewWriter(&b)
+	tw.WriteHeader(&tar.Header{Name: "top/", Typeflag: tar.TypeDir, Mode: 0o755})
+	tw.Flush()
+	// The PAX header is written raw: tar.Writer drops GNU.sparse records.
+	raw := func(name string, typ byte, body []byte) {
+		var h [512]byte
+		copy(h[0:], name)
+		copy(h[100:], "0000644\x00")
+		copy(h[108:], "0000000\x00")
+		copy(h[116:], "0000000\x00")
+		copy(h[124:], fmt.Sprintf("%011o\x00", len(body)))
+		copy(h[136:], "00000000000\x00")
+		h[156] = typ
+		copy(h[257:], "ustar\x0000")
+		for i := 148; i < 156; i++ {
+			h[i] = ' '
+		}
+		sum := 0
+		for _, c := range h {
+			sum += int(c)
+		}
+		copy(h[148:], fmt.Sprintf("%06o\x00 ", sum))
+		b.Write(h[:])
+		b.Write(body)
+		b.Write(make([]byte, (512-len(body)%512)%512))
+	}
+	raw("top/PaxHeaders/s", 'x', []byte(rec))
+	raw("top/s", '0', append([]byte("1\n0\n0\n"), make([]byte, 506)...))
+	b.Write(make([]byte, 1024))
+	c, err := zstdCompress(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Inspect(context.Background(), bytes.NewReader(c))
+	if !errors.Is(err, ErrType) || !strings.Contains(err.Error(), "sparse") {
+		t.Fatalf("got %v, want a sparse-file ErrType", err)
+	}
+}
+
+func paxRec(k, v string) string {
+	s := " " + k + "=" + v + "\n"
+	for n := len(s) + 1; ; n++ {
+		if len(fmt.Sprint(n))+len(s) == n {
+			return fmt.Sprint(n) + s
+		}
+	}
+}
+
+func zstdCompress(b []byte) ([]byte, error) {
+	var out bytes.Buffer
+	w, err := zstd.NewWriter(&out)
+	if err != nil {
+		return nil, err
+	}
+	w.Write(b)
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
