@@ -207,7 +207,7 @@ func (m *model) updateDistPrices() {
 		for s := uint32(0); s < 64; s++ {
 			p := treePrice(m.posSlot[ls][:], 6, s)
 			if s >= endPosModel {
-				p += ((s>>1)-1-alignBits)<<priceShift
+				p += ((s >> 1) - 1 - alignBits) << priceShift
 			}
 			sp[s] = p
 		}
