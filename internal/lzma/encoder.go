@@ -38,6 +38,12 @@ type Params struct {
 	// Depth is the hash-chain search depth, Nice the length at which a
 	// match is taken without looking further.
 	Depth, Nice int
+	// BinaryTree selects the binary-tree match finder (bt4) instead of
+	// the hash chain (hc4).
+	BinaryTree bool
+	// DictSize is the dictionary size, a power of two (default 8 MiB):
+	// matches reach at most this far back.
+	DictSize int
 }
 
 // Encoder encodes LZMA2 streams. It keeps its tables between calls; it is
@@ -72,7 +78,15 @@ func NewEncoder(p Params) *Encoder {
 	if p.Depth < 1 {
 		p.Depth = 1
 	}
+	if p.DictSize <= 0 {
+		p.DictSize = 8 << 20
+	}
+	if p.DictSize&(p.DictSize-1) != 0 || p.DictSize < 1<<16 {
+		panic("lzma: DictSize must be a power of two >= 64 KiB")
+	}
 	e := &Encoder{p: p}
+	e.mf.mask = p.DictSize - 1
+	e.mf.bt = p.BinaryTree
 	e.mf.depth = p.Depth
 	e.mf.nice = p.Nice
 	if p.Optimal {
@@ -90,8 +104,8 @@ const (
 )
 
 // Encode appends the LZMA2 encoding of src (dictionary reset at its start,
-// end marker at its end) to dst. Matches reach back to the start of src, so
-// the decoder needs a dictionary of len(src) bytes.
+// end marker at its end) to dst. Matches reach back at most DictSize bytes
+// (DictSize-1 plus one: distances are below DictSize).
 func (e *Encoder) Encode(dst, src []byte) []byte {
 	e.src = src
 	e.mf.reset(len(src))

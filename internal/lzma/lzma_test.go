@@ -60,6 +60,8 @@ func testInputs() map[string][]byte {
 var testParams = map[string]Params{
 	"fast":    {Depth: 8, Nice: 32},
 	"optimal": {Optimal: true, Depth: 16, Nice: 64},
+	"bt":      {Optimal: true, BinaryTree: true, Depth: 24, Nice: 64, DictSize: 1 << 20},
+	"btfast":  {BinaryTree: true, Depth: 8, Nice: 16, DictSize: 1 << 16},
 }
 
 func TestRoundTripUlikunitz(t *testing.T) {

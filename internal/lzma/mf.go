@@ -18,8 +18,10 @@ const (
 type hashChain struct {
 	head3 []uint32
 	head4 []uint32
-	chain []uint32
+	chain []uint32 // hash chain: previous position; binary tree: 2 children per position
+	bt    bool
 	next  int
+	mask  int // len(chain)-1: chain is cyclic over the dictionary
 	depth int
 	nice  int
 	// results of the latest find: lengths ascending, 0-based distances
@@ -35,10 +37,15 @@ func (h *hashChain) reset(n int) {
 		clear(h.head3)
 		clear(h.head4)
 	}
-	if cap(h.chain) < n {
-		h.chain = make([]uint32, n)
+	if h.chain == nil {
+		k := h.mask + 1
+		if h.bt {
+			k *= 2
+		}
+		h.chain = make([]uint32, k)
+	} else if h.bt {
+		clear(h.chain)
 	}
-	h.chain = h.chain[:n]
 	h.next = 0
 }
 
@@ -67,11 +74,25 @@ func hash3(v uint32) uint32 { return ((v << 8) * 506832829) >> (32 - hash3Bits) 
 func (h *hashChain) skipTo(src []byte, end int) {
 	p := h.next
 	lim := min(end, len(src)-3)
+	if h.bt {
+		for ; p < lim; p++ {
+			v := binary.LittleEndian.Uint32(src[p:])
+			h.head3[hash3(v)] = uint32(p + 1)
+			k := hash4(v)
+			c := h.head4[k]
+			h.head4[k] = uint32(p + 1)
+			h.btInsert(src, p, c, false, 0, 0)
+		}
+		if end > h.next {
+			h.next = end
+		}
+		return
+	}
 	for ; p < lim; p++ {
 		v := binary.LittleEndian.Uint32(src[p:])
 		h.head3[hash3(v)] = uint32(p + 1)
 		k := hash4(v)
-		h.chain[p] = h.head4[k]
+		h.chain[p&h.mask] = h.head4[k]
 		h.head4[k] = uint32(p + 1)
 	}
 	if end > h.next {
@@ -95,11 +116,10 @@ func (h *hashChain) find(src []byte, pos int) int {
 	k := hash4(v)
 	c := h.head4[k]
 	h.head4[k] = uint32(pos + 1)
-	h.chain[pos] = c
 
 	n := 0
 	best := 1
-	if c3 != 0 && c3 != c {
+	if c3 != 0 && c3 != c && pos-int(c3) < h.mask {
 		p := int(c3) - 1
 		if l := matchLen(src, p, pos, maxLen); l >= 2 {
 			h.lens[0] = uint32(l)
@@ -111,9 +131,17 @@ func (h *hashChain) find(src []byte, pos int) int {
 			}
 		}
 	}
-	chain := h.chain
+	if h.bt {
+		return h.btInsert(src, pos, c, true, n, best)
+	}
+	h.chain[pos&h.mask] = c
+	chain, mask := h.chain, h.mask
+	lim := pos - mask // oldest position in the dictionary
 	for d := h.depth; c != 0 && d > 0; d-- {
 		p := int(c) - 1
+		if p < lim {
+			break
+		}
 		if src[p+best] == src[pos+best] {
 			if l := matchLen(src, p, pos, maxLen); l > best {
 				h.lens[n] = uint32(l)
@@ -125,7 +153,62 @@ func (h *hashChain) find(src []byte, pos int) int {
 				}
 			}
 		}
-		c = chain[p]
+		c = chain[p&mask]
+	}
+	return n
+}
+
+// btInsert inserts pos into the binary tree whose root c (position+1) came
+// from the 4-byte hash head, re-rooting it at pos (after the LZMA SDK's
+// bt4). With record it appends to lens/dists the matches longer than best
+// (n already stored) and returns the new count.
+func (h *hashChain) btInsert(src []byte, pos int, c uint32, record bool, n, best int) int {
+	son := h.chain
+	mask := h.mask
+	avail := len(src) - pos
+	limit := min(avail, h.nice)
+	cyc := pos & mask
+	ptr1 := cyc << 1 // where the next smaller node goes
+	ptr0 := ptr1 + 1 // where the next larger node goes
+	len0, len1 := 0, 0
+	for d := h.depth; ; d-- {
+		p := int(c) - 1
+		if c == 0 || d == 0 || pos-p > mask {
+			son[ptr0], son[ptr1] = 0, 0
+			break
+		}
+		pair := (p & mask) << 1
+		l := min(len0, len1)
+		if src[p+l] == src[pos+l] {
+			l += 1 + matchLen(src, p+l+1, pos+l+1, limit-l-1)
+			if record && l > best {
+				best = l
+				h.lens[n] = uint32(l)
+				h.dists[n] = uint32(pos - p - 1)
+				n++
+			}
+			if l >= limit {
+				son[ptr1] = son[pair]
+				son[ptr0] = son[pair+1]
+				break
+			}
+		}
+		if src[p+l] < src[pos+l] {
+			son[ptr1] = c
+			ptr1 = pair + 1
+			c = son[ptr1]
+			len1 = l
+		} else {
+			son[ptr0] = c
+			ptr0 = pair
+			c = son[ptr0]
+			len0 = l
+		}
+	}
+	if record && n > 0 && best == limit && limit < avail {
+		// The tree stops at nice: extend the longest match.
+		d := int(h.dists[n-1]) + 1
+		h.lens[n-1] = uint32(matchLen(src, pos-d, pos, min(avail, maxMatchLen)))
 	}
 	return n
 }
