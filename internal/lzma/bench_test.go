@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,7 +32,7 @@ func TestMeasureFile(t *testing.T) {
 		f := strings.Split(spec, ":")
 		depth, _ := strconv.Atoi(f[1])
 		nice, _ := strconv.Atoi(f[2])
-		p := Params{Optimal: f[0][0] == 'o', BinaryTree: strings.HasSuffix(f[0], "b"), Depth: depth, Nice: nice}
+		p := Params{Optimal: f[0][0] == 'o', BinaryTree: strings.HasSuffix(f[0], "b"), Greedy: f[0][0] == 'g', Depth: depth, Nice: nice}
 		if len(f) > 3 {
 			mb, _ := strconv.Atoi(f[3])
 			p.DictSize = mb << 20
@@ -45,6 +46,8 @@ func TestMeasureFile(t *testing.T) {
 			blocks = append(blocks, data[i:min(i+bs, len(data))])
 		}
 		sizes := make([]int, len(blocks))
+		var ru0, ru1 syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 		start := time.Now()
 		var wg sync.WaitGroup
 		next := make(chan int, len(blocks))
@@ -66,11 +69,13 @@ func TestMeasureFile(t *testing.T) {
 		}
 		wg.Wait()
 		el := time.Since(start)
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+		cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
 		total := 0
 		for _, s := range sizes {
 			total += s
 		}
-		fmt.Printf("%-12s in %d out %d ratio %.4f  %.1fs  %.2f MB/s\n", spec, len(data), total,
-			float64(total)/float64(len(data)), el.Seconds(), float64(len(data))/1e6/el.Seconds())
+		fmt.Printf("%-12s in %d out %d ratio %.4f  wall %.1fs cpu %.1fs  %.2f MB/cpu-s\n", spec, len(data), total,
+			float64(total)/float64(len(data)), el.Seconds(), cpu.Seconds(), float64(len(data))/1e6/cpu.Seconds())
 	}
 }

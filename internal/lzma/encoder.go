@@ -38,6 +38,9 @@ type Params struct {
 	// Depth is the hash-chain search depth, Nice the length at which a
 	// match is taken without looking further.
 	Depth, Nice int
+	// Greedy makes the fast parser take the longest match without looking
+	// one position ahead.
+	Greedy bool
 	// BinaryTree selects the binary-tree match finder (bt4) instead of
 	// the hash chain (hc4).
 	BinaryTree bool
@@ -292,6 +295,10 @@ func (e *Encoder) fast(pos int) op {
 	}
 	if mainLen < 2 || avail <= 2 {
 		return lit
+	}
+	if e.p.Greedy {
+		mf.skipTo(src, pos+mainLen)
+		return op{kind: opMatch, len: uint16(mainLen), dist: mainDist}
 	}
 	// Look one position ahead.
 	n2 := mf.find(src, pos+1)

@@ -61,6 +61,7 @@ var testParams = map[string]Params{
 	"fast":    {Depth: 8, Nice: 32},
 	"optimal": {Optimal: true, Depth: 16, Nice: 64},
 	"bt":      {Optimal: true, BinaryTree: true, Depth: 24, Nice: 64, DictSize: 1 << 20},
+	"greedy":  {Greedy: true, Depth: 1, Nice: 8, DictSize: 1 << 20},
 	"btfast":  {BinaryTree: true, Depth: 8, Nice: 16, DictSize: 1 << 16},
 }
 
@@ -73,6 +74,22 @@ func TestRoundTripUlikunitz(t *testing.T) {
 				t.Fatalf("%s/%s: round trip mismatch (%d vs %d bytes)", pn, name, len(out), len(in))
 			}
 			t.Logf("%s/%s: %d -> %d", pn, name, len(in), len(enc))
+		}
+	}
+}
+
+// TestEncoderReuse checks that an encoder's output does not depend on what
+// it encoded before (tables are reset), for every parameter set.
+func TestEncoderReuse(t *testing.T) {
+	in := testInputs()
+	for pn, p := range testParams {
+		e := NewEncoder(p)
+		for _, name := range []string{"mixed", "text", "random", "mixed", "one", "zeros"} {
+			got := e.Encode(nil, in[name])
+			want := NewEncoder(p).Encode(nil, in[name])
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s/%s: reused encoder gives different bytes", pn, name)
+			}
 		}
 	}
 }

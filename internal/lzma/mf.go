@@ -116,6 +116,9 @@ func (h *hashChain) find(src []byte, pos int) int {
 	k := hash4(v)
 	c := h.head4[k]
 	h.head4[k] = uint32(pos + 1)
+	if !h.bt {
+		h.chain[pos&h.mask] = c
+	}
 
 	n := 0
 	best := 1
@@ -126,7 +129,7 @@ func (h *hashChain) find(src []byte, pos int) int {
 			h.dists[0] = uint32(pos - p - 1)
 			n = 1
 			best = l
-			if l >= h.nice || l == maxLen {
+			if !h.bt && (l >= h.nice || l == maxLen) {
 				return n
 			}
 		}
@@ -134,7 +137,6 @@ func (h *hashChain) find(src []byte, pos int) int {
 	if h.bt {
 		return h.btInsert(src, pos, c, true, n, best)
 	}
-	h.chain[pos&h.mask] = c
 	chain, mask := h.chain, h.mask
 	lim := pos - mask // oldest position in the dictionary
 	for d := h.depth; c != 0 && d > 0; d-- {
