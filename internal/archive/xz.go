@@ -1,7 +1,7 @@
 package archive
 
 import (
-		"encoding/binary"
+	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"hash/crc64"
