@@ -125,8 +125,8 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	kg, kctx := errgroup.WithContext(ctx)
 	kg.SetLimit(o.Jobs)
 	for _, p := range pl.Packages {
-		j := &job{pkg: p, profile: pl.Profile, comp: comp, mtime: mtime, budget: budget}
-		j.key = inputKey(pl.Profile, p, comp, mtime)
+		j := &job{pkg: p, profile: pl.Profile, comp: comp, preset: o.Preset, mtime: mtime, budget: budget}
+		j.key = inputKey(pl.Profile, p, comp, o.Preset, mtime)
 		j.rel = path.Join(p.PName, p.Platform, ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
 		j.productDir = filepath.Join(o.Out, p.Product, "redist")
 		jobs = append(jobs, j)
@@ -286,6 +286,7 @@ type job struct {
 	// built at once, so memory does not grow with --jobs or file sizes.
 	budget     *archive.Budget
 	comp       archive.Compression
+	preset     int
 	mtime      time.Time
 	key        string
 	rel        string // archive path relative to productDir
@@ -392,7 +393,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	r, err := archive.Write(ctx, bw, entries, archive.Options{Top: topDir(name, j.comp), MTime: j.mtime, Compression: j.comp, Budget: j.budget})
+	r, err := archive.Write(ctx, bw, entries, archive.Options{Top: topDir(name, j.comp), MTime: j.mtime, Compression: j.comp, Preset: j.preset, Budget: j.budget})
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -492,7 +493,7 @@ func compression(s string) (archive.Compression, error) {
 }
 
 // inputKey identifies everything an archive's bytes depend on.
-func inputKey(p Profile, pkg PlanPackage, c archive.Compression, mtime time.Time) string {
+func inputKey(p Profile, pkg PlanPackage, c archive.Compression, preset int, mtime time.Time) string {
 	type deb struct{ Name, SHA256 string }
 	var debs []deb
 	for _, d := range pkg.Debs {
@@ -503,6 +504,7 @@ func inputKey(p Profile, pkg PlanPackage, c archive.Compression, mtime time.Time
 		Tool     string
 		Block    int
 		Comp     string
+		Preset   int
 		MTime    int64
 		Profile  Profile
 		Rules    any
@@ -512,7 +514,7 @@ func inputKey(p Profile, pkg PlanPackage, c archive.Compression, mtime time.Time
 		Version  string
 		Product  string
 		Debs     []deb
-	}{"debredist " + Version, archive.BlockSize, c.Ext(), mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform, pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
+	}{"debredist " + Version, archive.BlockSize, c.Ext(), preset, mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform, pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
 	if err != nil {
 		panic(err)
 	}

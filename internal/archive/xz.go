@@ -44,14 +44,14 @@ const xzDictSize = 8 << 20
 
 // xzPresets maps Options.Preset to the internal/lzma encoder settings, fast
 // to best. Measured on 32 MiB of libcusparse.so (real NVIDIA aarch64 code,
-// 24 MiB blocks; xz -6 gives 0.377 on the same bytes in one block of 32 MiB,
-// xz -1 0.570), ratio and MB per CPU-second on the loaded 2-core VM:
-// 1: 0.445, ~13; 2: 0.439, ~8; 3: 0.434, ~3.5; 4: 0.415, ~2.5;
-// 5: 0.414, ~1.5; 6: 0.413, ~1. See bench/README.md for end-to-end numbers.
+// 24 MiB blocks; xz -6 gives 0.377 on the same bytes in one stream, xz -3
+// 0.409, xz -1 0.570), ratio and MB per CPU-second on the loaded 2-core VM:
+// 1: 0.490, ~18; 2: 0.445, ~14; 3: 0.44, ~8; 4: 0.415, ~4.5; 5: 0.414, ~3;
+// 6: 0.413, ~1. End-to-end numbers are in bench/README.md.
 var xzPresets = [...]lzma.Params{
-	1: {Depth: 1, Nice: 8},
-	2: {Depth: 2, Nice: 16},
-	3: {Depth: 8, Nice: 32},
+	1: {Greedy: true, Depth: 1, Nice: 8, HashBits: 18},
+	2: {Depth: 1, Nice: 8},
+	3: {Depth: 4, Nice: 16},
 	4: {Optimal: true, Depth: 4, Nice: 32},
 	5: {Optimal: true, Depth: 8, Nice: 48},
 	6: {Optimal: true, BinaryTree: true, Depth: 24, Nice: 64},

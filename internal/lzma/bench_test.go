@@ -37,6 +37,9 @@ func TestMeasureFile(t *testing.T) {
 			mb, _ := strconv.Atoi(f[3])
 			p.DictSize = mb << 20
 		}
+		if len(f) > 4 {
+			p.HashBits, _ = strconv.Atoi(f[4])
+		}
 		bs := 8 << 20
 		if mb, _ := strconv.Atoi(os.Getenv("LZMA_MEASURE_BLOCK_MB")); mb > 0 {
 			bs = mb << 20

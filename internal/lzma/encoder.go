@@ -44,6 +44,9 @@ type Params struct {
 	// BinaryTree selects the binary-tree match finder (bt4) instead of
 	// the hash chain (hc4).
 	BinaryTree bool
+	// HashBits is the size (log2 entries) of the 4-byte hash table
+	// (default 20). Smaller tables stay in cache: faster, fewer matches.
+	HashBits int
 	// DictSize is the dictionary size, a power of two (default 8 MiB):
 	// matches reach at most this far back.
 	DictSize int
@@ -90,6 +93,10 @@ func NewEncoder(p Params) *Encoder {
 	e := &Encoder{p: p}
 	e.mf.mask = p.DictSize - 1
 	e.mf.bt = p.BinaryTree
+	if p.HashBits < 10 || p.HashBits > 24 {
+		p.HashBits = 20
+	}
+	e.mf.shift = uint32(32 - p.HashBits)
 	e.mf.depth = p.Depth
 	e.mf.nice = p.Nice
 	if p.Optimal {

@@ -5,10 +5,7 @@ import (
 	"math/bits"
 )
 
-const (
-	hash3Bits = 16
-	hash4Bits = 20
-)
+const hash3Bits = 16
 
 // hashChain is an HC4-style match finder over one block held in memory:
 // a 3-byte hash table of the latest position (short matches), and a 4-byte
@@ -22,6 +19,7 @@ type hashChain struct {
 	bt    bool
 	next  int
 	mask  int // len(chain)-1: chain is cyclic over the dictionary
+	shift uint32 // 32 - bits of the 4-byte hash
 	depth int
 	nice  int
 	// results of the latest find: lengths ascending, 0-based distances
@@ -32,7 +30,7 @@ type hashChain struct {
 func (h *hashChain) reset(n int) {
 	if h.head3 == nil {
 		h.head3 = make([]uint32, 1<<hash3Bits)
-		h.head4 = make([]uint32, 1<<hash4Bits)
+		h.head4 = make([]uint32, 1<<(32-h.shift))
 	} else {
 		clear(h.head3)
 		clear(h.head4)
@@ -67,7 +65,7 @@ func matchLen(src []byte, a, b, max int) int {
 	return l
 }
 
-func hash4(v uint32) uint32 { return (v * 2654435761) >> (32 - hash4Bits) }
+func hash4(v, shift uint32) uint32 { return (v * 2654435761) >> shift }
 func hash3(v uint32) uint32 { return ((v << 8) * 506832829) >> (32 - hash3Bits) }
 
 // skipTo inserts every position before end.
@@ -78,7 +76,7 @@ func (h *hashChain) skipTo(src []byte, end int) {
 		for ; p < lim; p++ {
 			v := binary.LittleEndian.Uint32(src[p:])
 			h.head3[hash3(v)] = uint32(p + 1)
-			k := hash4(v)
+			k := hash4(v, h.shift)
 			c := h.head4[k]
 			h.head4[k] = uint32(p + 1)
 			h.btInsert(src, p, c, false, 0, 0)
@@ -91,7 +89,7 @@ func (h *hashChain) skipTo(src []byte, end int) {
 	for ; p < lim; p++ {
 		v := binary.LittleEndian.Uint32(src[p:])
 		h.head3[hash3(v)] = uint32(p + 1)
-		k := hash4(v)
+		k := hash4(v, h.shift)
 		h.chain[p&h.mask] = h.head4[k]
 		h.head4[k] = uint32(p + 1)
 	}
@@ -113,7 +111,7 @@ func (h *hashChain) find(src []byte, pos int) int {
 	k3 := hash3(v)
 	c3 := h.head3[k3]
 	h.head3[k3] = uint32(pos + 1)
-	k := hash4(v)
+	k := hash4(v, h.shift)
 	c := h.head4[k]
 	h.head4[k] = uint32(pos + 1)
 	if !h.bt {
