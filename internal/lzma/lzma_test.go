@@ -61,7 +61,7 @@ var testParams = map[string]Params{
 	"fast":    {Depth: 8, Nice: 32},
 	"optimal": {Optimal: true, Depth: 16, Nice: 64},
 	"bt":      {Optimal: true, BinaryTree: true, Depth: 24, Nice: 64, DictSize: 1 << 20},
-	"greedy":  {Greedy: true, Depth: 1, Nice: 8, DictSize: 1 << 20},
+	"greedy":  {Greedy: true, Depth: 1, Nice: 8, HashBits: 14, DictSize: 1 << 20},
 	"btfast":  {BinaryTree: true, Depth: 8, Nice: 16, DictSize: 1 << 16},
 }
 
