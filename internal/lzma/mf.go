@@ -18,7 +18,7 @@ type hashChain struct {
 	chain []uint32 // hash chain: previous position; binary tree: 2 children per position
 	bt    bool
 	next  int
-	mask  int // len(chain)-1: chain is cyclic over the dictionary
+	mask  int    // len(chain)-1: chain is cyclic over the dictionary
 	shift uint32 // 32 - bits of the 4-byte hash
 	depth int
 	nice  int
@@ -66,7 +66,7 @@ func matchLen(src []byte, a, b, max int) int {
 }
 
 func hash4(v, shift uint32) uint32 { return (v * 2654435761) >> shift }
-func hash3(v uint32) uint32 { return ((v << 8) * 506832829) >> (32 - hash3Bits) }
+func hash3(v uint32) uint32        { return ((v << 8) * 506832829) >> (32 - hash3Bits) }
 
 // skipTo inserts every position before end.
 func (h *hashChain) skipTo(src []byte, end int) {
