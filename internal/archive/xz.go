@@ -75,7 +75,13 @@ type xzEncoder struct {
 	buf []byte // LZMA2 output scratch
 }
 
+// xzSlots bounds the blocks being compressed at once across all writers to
+// the number of cores, so that several archives written at once (convert's
+// --jobs) hold no more encoders (about 50 MiB each) than there are cores.
+var xzSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
 func getEncoder(preset int) *xzEncoder {
+	xzSlots <- struct{}{}
 	encoderPool.Lock()
 	defer encoderPool.Unlock()
 	if k := len(encoderPool.free[preset]); k > 0 {
@@ -89,6 +95,7 @@ func getEncoder(preset int) *xzEncoder {
 }
 
 func putEncoder(preset int, e *xzEncoder) {
+	defer func() { <-xzSlots }()
 	encoderPool.Lock()
 	defer encoderPool.Unlock()
 	if len(encoderPool.free[preset]) < runtime.GOMAXPROCS(0) {
