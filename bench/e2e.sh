@@ -1,12 +1,23 @@
 #!/bin/sh
 # bench/e2e.sh: end-to-end `debredist convert` against the C pipeline a user
-# would write (dpkg-deb -x, mv, tar --sort=name | xz -T2 -6, sha256sum,
-# md5sum), on the same generated JetPack-6-shaped mirror (bench/corpus).
+# would write (dpkg-deb -x, mv, tar --sort=name | xz -T2 -N, sha256sum,
+# md5sum), on the same JetPack-6-shaped mirror (bench/corpus), side by side
+# in one run: the reference at each xz level of XZLEVELS and debredist at
+# each preset of PRESETS.
 #
-#   bench/e2e.sh [SCALE_MiB]      (default 1280; corpus cached under $WORK)
+#   bench/e2e.sh [SCALE_MiB]      (default 1024 real, 1280 synthetic)
 #
-# Environment: WORK (default ${TMPDIR:-/tmp}/debredist-e2e) holds the corpus
-# (kept between runs, one per scale), the cache and the outputs.
+# Environment:
+#   WORK     (default ${TMPDIR:-/tmp}/debredist-e2e) holds the corpus (kept
+#            between runs, one per kind and scale), the cache and the outputs.
+#   CORPUS   real (default): real NVIDIA CUDA 11.8 arm64 libraries and
+#            headers from Debian non-free (bench/realdebs.sh downloads them
+#            once into $WORK/real; REALDEBS_CACHE=DIR reuses debs already
+#            downloaded) in JetPack 6 debs; synthetic: bench/corpus's
+#            generated machine-code-like bytes (for scaling runs).
+#   PRESETS  debredist xz presets to run (default "1 4 6"); the default
+#            preset also runs at --jobs 1 and 4 to check identical bytes.
+#   XZLEVELS reference xz levels (default "6 3 1").
 #
 # debredist reads debs from its verified cache: the cache is pre-filled by an
 # untimed `debredist fetch` (its time is printed separately), while the
@@ -16,7 +27,18 @@
 # and --jobs 2 write identical bytes.
 set -eu
 cd "$(dirname "$0")/.."
-scale=${1:-1280}
+corpus=${CORPUS:-real}
+case $corpus in
+real) scale=${1:-1024} ;;
+synthetic) scale=${1:-1280} ;;
+*)
+	echo "e2e.sh: CORPUS=$corpus: want real or synthetic" >&2
+	exit 2
+	;;
+esac
+presets=${PRESETS:-1 4 6}
+xzlevels=${XZLEVELS:-6 3 1}
+default_preset=4
 work=${WORK:-${TMPDIR:-/tmp}/debredist-e2e}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -38,14 +60,19 @@ bin=$work/bin
 mkdir -p "$bin"
 go build -o "$bin/debredist" ./cmd/debredist
 go build -o "$bin/corpus" ./bench/corpus
-mirror=$work/mirror-$scale
+mirror=$work/mirror-$corpus-$scale
 if [ ! -f "$mirror/.done" ]; then
 	rm -rf "$mirror"
-	echo "generating the corpus (scale $scale MiB) ..."
-	"$bin/corpus" -scale "$scale" "$mirror"
+	echo "generating the $corpus corpus (scale $scale MiB) ..."
+	if [ "$corpus" = real ]; then
+		sh bench/realdebs.sh "$work/real"
+		"$bin/corpus" -scale "$scale" -real "$work/real/tree" "$mirror"
+	else
+		"$bin/corpus" -scale "$scale" "$mirror"
+	fi
 	touch "$mirror/.done"
 fi
-res=$work/results-$scale
+res=$work/results-$corpus-$scale
 : >"$res"
 
 # measure NAME CMD...: runs CMD under /usr/bin/time -v and appends
@@ -67,18 +94,27 @@ measure() {
 
 outsize() { find "$1" -name '*.tar.xz' -type f -exec cat {} + | wc -c; }
 
-# (a) debredist
+# (a) debredist, each preset at --jobs 2; the default preset also at --jobs 1
+# and 4, which must write the same bytes.
 cache=$work/cache
-rm -rf "$cache" "$work/out1" "$work/out2"
+rm -rf "$cache" "$work"/out-*
 measure fetch "$bin/debredist" --quiet fetch --jetpack 6 --mirror "$mirror" --cache "$cache"
-measure debredist-j2 "$bin/debredist" --quiet convert --jetpack 6 --mirror "$mirror" --cache "$cache" --offline --jobs 2 --out "$work/out2"
-measure noop-j2 "$bin/debredist" --quiet convert --jetpack 6 --mirror "$mirror" --cache "$cache" --offline --jobs 2 --out "$work/out2"
-measure debredist-j1 "$bin/debredist" --quiet convert --jetpack 6 --mirror "$mirror" --cache "$cache" --offline --jobs 1 --out "$work/out1"
-if diff -r -x .debredist.lock "$work/out1" "$work/out2" >/dev/null; then
-	identical=yes
-else
-	identical=NO
-fi
+conv() { # NAME PRESET JOBS
+	measure "$1" "$bin/debredist" --quiet convert --jetpack 6 --mirror "$mirror" --cache "$cache" --offline \
+		--preset "$2" --jobs "$3" --out "$work/out-$1"
+}
+identical=yes
+for p in $presets; do
+	conv "debredist-p$p" "$p" 2
+	if [ "$p" = "$default_preset" ]; then
+		measure noop "$bin/debredist" --quiet convert --jetpack 6 --mirror "$mirror" --cache "$cache" --offline \
+			--preset "$p" --jobs 2 --out "$work/out-debredist-p$p"
+		for j in 1 4; do
+			conv "debredist-p$p-j$j" "$p" "$j"
+			diff -r -x .debredist.lock -x '*.provenance.json' "$work/out-debredist-p$p" "$work/out-debredist-p$p-j$j" >/dev/null || identical=NO
+		done
+	fi
+done
 
 # (b) the reference pipeline, one package after the other.
 "$bin/debredist" --quiet plan --jetpack 6 --mirror "$mirror" --json >"$work/plan.json" 2>/dev/null
@@ -86,9 +122,10 @@ jq -r '.packages[] | [.product, .pname, (.pname + "-" + .platform + "-" + .versi
 	"$work/plan.json" >"$work/groups.tsv"
 cat >"$work/reference.sh" <<'REF'
 #!/bin/sh
-# The C pipeline: $1 mirror, $2 groups.tsv, $3 output dir, $4 staging dir.
+# The C pipeline: $1 mirror, $2 groups.tsv, $3 output dir, $4 staging dir,
+# $5 xz level.
 set -eu
-mirror=$1 groups=$2 out=$3 stage=$4
+mirror=$1 groups=$2 out=$3 stage=$4 level=$5
 cuda=usr/local/cuda-12.6
 # merge SRC DST: move SRC to DST, merging directories.
 merge() {
@@ -125,31 +162,36 @@ while IFS=$tab read -r product pname top debs; do
 	merge "$stage/x/usr" "$t"
 	dir=$out/$product/redist/$pname/linux-aarch64
 	mkdir -p "$dir"
-	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$stage/t" -cf - "$top" | xz -T2 -6 >"$dir/$top.tar.xz"
+	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$stage/t" -cf - "$top" | xz -T2 "-$level" >"$dir/$top.tar.xz"
 	(cd "$dir" && sha256sum "$top.tar.xz" >"$top.sha256" && md5sum "$top.tar.xz" >"$top.md5")
 done <"$groups"
 rm -rf "$stage"
 REF
-rm -rf "$work/outref"
-measure reference sh "$work/reference.sh" "$mirror" "$work/groups.tsv" "$work/outref" "$work/stage"
+for l in $xzlevels; do
+	rm -rf "$work/out-xz$l"
+	measure "xz-T2-$l" sh "$work/reference.sh" "$mirror" "$work/groups.tsv" "$work/out-xz$l" "$work/stage" "$l"
+done
+ref=xz-T2-$(echo $xzlevels | cut -d' ' -f1)
 
-echo "corpus: $mirror ($(find "$mirror" -name '*.deb' | wc -l) debs, $(du -sb "$mirror" | cut -f1) bytes), $(nproc) CPUs, $(date -u +%F)"
-echo "outputs: debredist --jobs 1 and --jobs 2 identical: $identical"
-for n in debredist-j2 debredist-j1 reference; do
-	case $n in reference) d=outref ;; debredist-j1) d=out1 ;; *) d=out2 ;; esac
-	echo "size $n $(outsize "$work/$d")"
-done >"$work/sizes-$scale"
-awk '
+echo "corpus: $corpus, $mirror ($(find "$mirror" -name '*.deb' | wc -l) debs, $(du -sb "$mirror" | cut -f1) bytes), $(nproc) CPUs, $(date -u +%F)"
+echo "outputs: debredist preset $default_preset at --jobs 1, 2 and 4 identical: $identical"
+for l in $xzlevels; do echo "size xz-T2-$l $(outsize "$work/out-xz$l")"; done >"$work/sizes-$scale"
+for p in $presets; do
+	echo "size debredist-p$p $(outsize "$work/out-debredist-p$p")"
+	[ "$p" != "$default_preset" ] || for j in 1 4; do echo "size debredist-p$p-j$j $(outsize "$work/out-debredist-p$p-j$j")"; done
+done >>"$work/sizes-$scale"
+awk -v ref="$ref" '
 	FNR == NR { sz[$2] = $3; next }
 	{ w[$1] = $2; c[$1] = $3; r[$1] = $4; o[NR] = $1 }
 	END {
-		printf "%-14s %8s %8s %8s %8s %12s %8s %8s %8s\n", "run", "wall_s", "cpu_s", "cpu/wall", "rss_MiB", "out_bytes", "wall/ref", "size/ref", "rss/ref"
+		printf "%-18s %8s %8s %8s %8s %12s %8s %8s\n", "run", "wall_s", "cpu_s", "cpu/wall", "rss_MiB", "out_bytes", "wall/ref", "size/ref"
 		for (i = 1; i <= NR; i++) {
 			if (!(i in o)) continue
 			n = o[i]
 			s = (n in sz) ? sz[n] : 0
-			printf "%-14s %8.2f %8.2f %8.2f %8d %12d %8.3f %8.3f %8.3f\n", n, w[n], c[n], (w[n] > 0 ? c[n] / w[n] : 0), r[n], s,
-				w[n] / w["reference"], (s ? s / sz["reference"] : 0), r[n] / r["reference"]
+			printf "%-18s %8.2f %8.2f %8.2f %8d %12d %8.3f %8.3f\n", n, w[n], c[n], (w[n] > 0 ? c[n] / w[n] : 0), r[n], s,
+				w[n] / w[ref], (s ? s / sz[ref] : 0)
 		}
 	}' "$work/sizes-$scale" "$res"
+echo "(ref = $ref)"
 [ "$identical" = yes ]

@@ -136,8 +136,8 @@ func Convert(ctx context.Context, o Options) (*Result, error) {
 	kg, kctx := errgroup.WithContext(ctx)
 	kg.SetLimit(o.Jobs)
 	for _, p := range pl.Packages {
-		j := &job{pkg: p, profile: pl.Profile, comp: comp, mtime: mtime, budget: budget}
-		j.key = inputKey(pl.Profile, p, comp, mtime)
+		j := &job{pkg: p, profile: pl.Profile, comp: comp, preset: o.Preset, mtime: mtime, budget: budget}
+		j.key = inputKey(pl.Profile, p, comp, o.Preset, mtime)
 		j.rel = path.Join(p.PName, p.Platform, ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
 		if j.productDir, err = outPath(o.Out, p.Product, "redist"); err != nil {
 			return nil, err
@@ -379,6 +379,7 @@ type job struct {
 	// built at once, so memory does not grow with --jobs or file sizes.
 	budget     *archive.Budget
 	comp       archive.Compression
+	preset     int
 	mtime      time.Time
 	key        string
 	rel        string // archive path relative to productDir
@@ -512,7 +513,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	r, err := archive.Write(ctx, bw, entries, archive.Options{Top: topDir(name, j.comp), MTime: j.mtime, Compression: j.comp, Budget: j.budget})
+	r, err := archive.Write(ctx, bw, entries, archive.Options{Top: topDir(name, j.comp), MTime: j.mtime, Compression: j.comp, Preset: j.preset, Budget: j.budget})
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -533,7 +534,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 		asRead.Debs[i].SHA256, asRead.Debs[i].Size = read[i].SHA256, read[i].Size
 	}
 	j.res = provArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
-		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.mtime), Debs: read, Stubs: stubs, Changes: treeChanges(tree)}
+		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.preset, j.mtime), Debs: read, Stubs: stubs, Changes: treeChanges(tree)}
 	return nil
 }
 
@@ -635,7 +636,7 @@ func compression(s string) (archive.Compression, error) {
 }
 
 // inputKey identifies everything an archive's bytes depend on.
-func inputKey(p Profile, pkg PlanPackage, c archive.Compression, mtime time.Time) string {
+func inputKey(p Profile, pkg PlanPackage, c archive.Compression, preset int, mtime time.Time) string {
 	type deb struct{ Name, SHA256 string }
 	var debs []deb
 	for _, d := range pkg.Debs {
@@ -650,6 +651,7 @@ func inputKey(p Profile, pkg PlanPackage, c archive.Compression, mtime time.Time
 		Read     bool
 		Block    int
 		Comp     string
+		Preset   int
 		MTime    int64
 		Profile  Profile
 		Rules    any
@@ -659,7 +661,7 @@ func inputKey(p Profile, pkg PlanPackage, c archive.Compression, mtime time.Time
 		Version  string
 		Product  string
 		Debs     []deb
-	}{"debredist " + Version, true, archive.BlockSize, c.Ext(), mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform, pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
+	}{"debredist " + Version, true, archive.BlockSize, c.Ext(), preset, mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform, pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
 	if err != nil {
 		panic(err)
 	}

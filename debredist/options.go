@@ -53,6 +53,9 @@ type Options struct {
 	Out         string   // output directory (Convert)
 	Compression string   // "xz" (default) or "zstd"
 	Only        []string // convert only these redist packages (pnames)
+	// Preset is the compression preset (archive.Options.Preset): 0 is the
+	// default; xz 1 (fastest) .. 6 (smallest), zstd 1..4.
+	Preset int
 	// MTime is every archive entry's mtime; zero means the profile's
 	// release date (the CLI sets it from SOURCE_DATE_EPOCH).
 	MTime time.Time

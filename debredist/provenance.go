@@ -2,6 +2,7 @@ package debredist
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,6 +30,9 @@ type Provenance struct {
 type EncoderInfo struct {
 	Format    string `json:"format"`
 	BlockSize int    `json:"block_size"`
+	// Preset is the xz preset the archives were compressed with
+	// (internal/lzma's settings, archive.DefaultPreset when not chosen).
+	Preset int `json:"preset,omitempty"`
 }
 
 type provArchive struct {
@@ -164,7 +168,7 @@ func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev pre
 		}
 		sidecarPath, legacySidecar := sidecarFor(manifestPath)
 		m := &Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*Component{}}
-		prov := Provenance{Tool: "debredist " + Version, Encoder: EncoderInfo{Format: comp.Ext(), BlockSize: archive.BlockSize}, Profile: pl.Profile, Indexes: pl.Indexes}
+		prov := Provenance{Tool: "debredist " + Version, Encoder: encoderInfo(comp, o.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
 		if len(o.Only) > 0 {
 			// --only rebuilds some components: the others of this
 			// manifest stay as the earlier run wrote them.
@@ -303,4 +307,13 @@ func writeLockOut(file string, pl *PlanResult) error {
 		return fmt.Errorf("--lock-out: %w", err)
 	}
 	return nil
+}
+
+// encoderInfo describes how this run compresses archives.
+func encoderInfo(c archive.Compression, preset int) EncoderInfo {
+	e := EncoderInfo{Format: c.Ext(), BlockSize: archive.BlockSize}
+	if c != archive.Zstd {
+		e.Preset = cmp.Or(preset, archive.DefaultPreset)
+	}
+	return e
 }

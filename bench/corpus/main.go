@@ -13,6 +13,13 @@
 // executables are machine-code-like bytes from a seeded generator calibrated
 // to an xz -6 ratio of ~0.25 (see elfLike); headers are text. The output is a
 // pure function of -scale (same bytes on every machine).
+//
+// With -real TREE (bench/realdebs.sh: real NVIDIA CUDA 11.8 arm64 files from
+// Debian non-free), the library paths get real NVIDIA shared and static
+// libraries instead: the largest first, each at most scale/8 bytes (the whole
+// file, or a slice from its middle), until the scale is used up (about eight libraries at the default),
+// then 64 KiB real libraries; headers get real CUDA headers, other files
+// mirrorgen's default payload.
 package main
 
 import (
@@ -45,12 +52,13 @@ var libRE = regexp.MustCompile(`(\.so(\.[0-9]+)*|\.a)$`)
 func main() {
 	scale := flag.Int64("scale", 1280, "uncompressed payload in MiB (approximate)")
 	jobs := flag.Int("jobs", 0, "debs built concurrently (0: all cores); the output does not depend on it")
+	real := flag.String("real", "", "tree of real NVIDIA files (bench/realdebs.sh DIR gives DIR/tree): libraries and headers come from it")
 	flag.Parse()
 	if flag.NArg() != 1 || *scale <= 0 {
-		fmt.Fprintln(os.Stderr, "usage: corpus [-scale MiB] [-jobs N] DIR")
+		fmt.Fprintln(os.Stderr, "usage: corpus [-scale MiB] [-jobs N] [-real TREE] DIR")
 		os.Exit(2)
 	}
-	total, err := run(context.Background(), flag.Arg(0), *scale<<20, *jobs)
+	total, err := run(context.Background(), flag.Arg(0), *scale<<20, *jobs, *real)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "corpus:", err)
 		os.Exit(1)
@@ -122,7 +130,7 @@ func payload(pkg, p string, size int64) []byte {
 	return mirrorgen.DefaultPayload(pkg, p, size)
 }
 
-func run(ctx context.Context, dir string, scale int64, jobs int) (int64, error) {
+func run(ctx context.Context, dir string, scale int64, jobs int, real string) (int64, error) {
 	sz, err := newSizer(scale)
 	if err != nil {
 		return 0, err
@@ -131,6 +139,25 @@ func run(ctx context.Context, dir string, scale int64, jobs int) (int64, error) 
 	sizeOf := func(pkg, p string) int64 {
 		n := sz.sizeOf(pkg, p)
 		return n
+	}
+	pay := payload
+	if real != "" {
+		rs, err := newRealSource(real, scale)
+		if err != nil {
+			return 0, err
+		}
+		sizeOf = func(pkg, p string) int64 {
+			if n, ok := rs.sizeOf(pkg, p); ok {
+				return n
+			}
+			return mirrorgen.DefaultSizeOf(pkg, p)
+		}
+		pay = func(pkg, p string, size int64) []byte {
+			if b, ok := rs.payload(pkg, p, size); ok {
+				return b
+			}
+			return mirrorgen.DefaultPayload(pkg, p, size)
+		}
 	}
 	// Sum what will be generated (file lists are cheap with default payloads).
 	for _, repo := range []string{"common", "t234"} {
@@ -152,7 +179,7 @@ func run(ctx context.Context, dir string, scale int64, jobs int) (int64, error) 
 	}
 	err = mirrorgen.Generate(ctx, dir, mirrorgen.Options{
 		Suites:  []string{suite},
-		Payload: payload,
+		Payload: pay,
 		SizeOf:  sizeOf,
 		Jobs:    jobs,
 		Indexes: []string{"Packages", "Packages.gz", "Packages.xz", "Release"},

@@ -424,6 +424,7 @@ SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --
 		jobs := jobsFlag(fs)
 		verifyCache := fs.Bool("verify-cache", false, "re-hash debs already in the cache")
 		compress := fs.String("compress", "xz", "archive compression: `xz` or zstd")
+		preset := fs.Int("preset", 0, "compression `level`: xz 1 (fastest) .. 6 (smallest), zstd 1..4; 0: the default (xz 4)")
 		fs.Var(&only, "only", "convert only these redist packages (`pnames`, comma-separated or repeated)")
 		lockOut := fs.String("lock-out", "", "write the lock of the debs used to `file`")
 		asJSON := fs.Bool("json", false, "print the result as JSON on stdout (nothing else)")
@@ -446,7 +447,11 @@ SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --
 			if err != nil {
 				return err
 			}
+			if *preset < 0 || *preset > 6 || *compress == "zstd" && *preset > 4 {
+				return usagef("--preset %d: want 1..6 for xz, 1..4 for zstd", *preset)
+			}
 			o.Out, o.Jobs, o.VerifyCache, o.Compression, o.Only, o.LockOut = *out, *jobs, *verifyCache, *compress, only, *lockOut
+			o.Preset = *preset
 			pr := a.newProgress()
 			o.OnEvent = pr.handle
 			res, err := debredist.Convert(a.ctx, o)

@@ -60,6 +60,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"convert", "--out", out}, "select a release"},
 		{[]string{"convert", "--out", out, "--jetpack", "6", "--profile", "p.json"}, "give only one of"},
 		{[]string{"convert", "--out", out, "--jetpack", "6", "--compress", "gzip"}, `--compress "gzip"`},
+		{[]string{"convert", "--out", out, "--jetpack", "6", "--preset", "7"}, "--preset 7"},
+		{[]string{"convert", "--out", out, "--jetpack", "6", "--compress", "zstd", "--preset", "5"}, "--preset 5"},
 		{[]string{"verify"}, "want 1 argument"},
 		{[]string{"verify", "a", "b"}, "want 1 argument"},
 		{[]string{"nix"}, "want 1 argument"},

@@ -134,10 +134,10 @@ func BenchmarkWriteZstd(b *testing.B) {
 	}
 }
 
-// BenchmarkXZPresets compares the xz presets (dictionary sizes) on 64 MiB.
+// BenchmarkXZPresets compares the xz presets on 64 MiB.
 func BenchmarkXZPresets(b *testing.B) {
 	es := benchCorpus(b, 64<<20)
-	for p := 1; p < len(xzDictCaps); p++ {
+	for p := 1; p < len(xzPresets); p++ {
 		b.Run(fmt.Sprintf("preset=%d", p), func(b *testing.B) {
 			benchWrite(b, es, Options{Top: "bench", Workers: 2, Preset: p})
 		})
@@ -150,7 +150,7 @@ func BenchmarkXZBlock(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := compressXZBlock(src, xzDictCaps[DefaultPreset]); err != nil {
+		if _, err := compressXZBlock(src, DefaultPreset); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -190,7 +190,7 @@ func BenchmarkXZBlockParallel(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := compressXZBlock(src, xzDictCaps[DefaultPreset]); err != nil {
+			if _, err := compressXZBlock(src, DefaultPreset); err != nil {
 				b.Error(err)
 				return
 			}

@@ -38,7 +38,6 @@ type parallelWriter struct {
 	budget  *Budget // shared with other writers; nil: none
 	cur     []byte
 	pending []*job
-	free    [][]byte
 	err     error
 	closed  bool
 }
@@ -108,14 +107,18 @@ func (p *parallelWriter) Write(b []byte) (int, error) {
 	n := 0
 	for len(b) > 0 {
 		if p.cur == nil {
-			if k := len(p.free); k > 0 {
-				p.cur = p.free[k-1][:0]
-				p.free = p.free[:k-1]
-			} else {
-				p.cur = make([]byte, 0, BlockSize)
-			}
+			// Small archives never need a whole block. Blocks are not
+			// recycled: the garbage collector returns them (the command
+			// sets a heap limit), so idle writers hold no block.
+			p.cur = make([]byte, 0, min(len(b), BlockSize, 1<<20))
 		}
 		k := min(len(b), BlockSize-len(p.cur))
+		if n := len(p.cur) + k; n > cap(p.cur) {
+			// Grow by doubling, never beyond one block.
+			c := make([]byte, len(p.cur), min(BlockSize, max(n, 2*cap(p.cur))))
+			copy(c, p.cur)
+			p.cur = c
+		}
 		p.cur = append(p.cur, b[:k]...)
 		b = b[k:]
 		n += k
@@ -164,9 +167,6 @@ func (p *parallelWriter) emitOldest() error {
 	if err := p.emit(int64(len(j.src)), j.res); err != nil {
 		p.err = err
 		return err
-	}
-	if len(p.free) < 2 {
-		p.free = append(p.free, j.src)
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func TestRealTools(t *testing.T) {
 			run(t, tool, "-t", arch)
 			if tc.comp == XZ {
 				info := run(t, tool, "-lvv", arch)
-				for _, want := range []string{"Blocks:            2", "Check:             CRC64", "Sizes in headers:  Yes", "--lzma2=dict=1MiB"} {
+				for _, want := range []string{"Blocks:            2", "Check:             CRC64", "Sizes in headers:  Yes", "--lzma2=dict=8MiB"} {
 					if !strings.Contains(info, want) {
 						t.Errorf("xz -lvv lacks %q:\n%s", want, info)
 					}

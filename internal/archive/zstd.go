@@ -32,7 +32,7 @@ func newZstdWriter(w io.Writer, workers, preset int, budget *Budget) (io.WriteCl
 		zstd.WithEncoderLevel(zstdLevels[preset]),
 		zstd.WithEncoderConcurrency(workers),
 		zstd.WithEncoderCRC(true),
-		zstd.WithWindowSize(BlockSize),
+		zstd.WithWindowSize(xzDictSize),
 		zstd.WithSingleSegment(false),
 	)
 	if err != nil {

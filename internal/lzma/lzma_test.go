@@ -1,0 +1,95 @@
+package lzma
+
+import (
+	"bytes"
+	"io"
+	"math/rand"
+	"testing"
+
+	ulz "github.com/ulikunitz/xz/lzma"
+)
+
+func decodeUlikunitz(t testing.TB, enc []byte, dictCap int) []byte {
+	t.Helper()
+	r, err := ulz.Reader2Config{DictCap: max(dictCap, 4096)}.NewReader2(bytes.NewReader(enc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return out
+}
+
+func testInputs() map[string][]byte {
+	rng := rand.New(rand.NewSource(1))
+	random := make([]byte, 300<<10)
+	rng.Read(random)
+	text := bytes.Repeat([]byte("the quick brown fox jumps over the lazy dog 0123456789\n"), 5000)
+	mixed := make([]byte, 0, 3<<20)
+	for len(mixed) < 3<<20 {
+		switch rng.Intn(4) {
+		case 0:
+			b := make([]byte, rng.Intn(5000))
+			rng.Read(b)
+			mixed = append(mixed, b...)
+		case 1:
+			mixed = append(mixed, text[:rng.Intn(4000)]...)
+		case 2:
+			if len(mixed) > 100 {
+				s := rng.Intn(len(mixed) - 50)
+				l := rng.Intn(min(len(mixed)-s, 3000))
+				mixed = append(mixed, mixed[s:s+l]...)
+			}
+		case 3:
+			mixed = append(mixed, make([]byte, rng.Intn(2000))...)
+		}
+	}
+	return map[string][]byte{
+		"empty":  {},
+		"one":    {42},
+		"two":    {1, 2},
+		"zeros":  make([]byte, 5<<20),
+		"random": random,
+		"text":   text,
+		"mixed":  mixed,
+	}
+}
+
+var testParams = map[string]Params{
+	"fast":    {Depth: 8, Nice: 32},
+	"optimal": {Optimal: true, Depth: 16, Nice: 64},
+	"bt":      {Optimal: true, BinaryTree: true, Depth: 24, Nice: 64, DictSize: 1 << 20},
+	"greedy":  {Greedy: true, Depth: 1, Nice: 8, HashBits: 14, DictSize: 1 << 20},
+	"btfast":  {BinaryTree: true, Depth: 8, Nice: 16, DictSize: 1 << 16},
+}
+
+func TestRoundTripUlikunitz(t *testing.T) {
+	for pn, p := range testParams {
+		for name, in := range testInputs() {
+			enc := NewEncoder(p).Encode(nil, in)
+			out := decodeUlikunitz(t, enc, len(in))
+			if !bytes.Equal(out, in) {
+				t.Fatalf("%s/%s: round trip mismatch (%d vs %d bytes)", pn, name, len(out), len(in))
+			}
+			t.Logf("%s/%s: %d -> %d", pn, name, len(in), len(enc))
+		}
+	}
+}
+
+// TestEncoderReuse checks that an encoder's output does not depend on what
+// it encoded before (tables are reset), for every parameter set.
+func TestEncoderReuse(t *testing.T) {
+	in := testInputs()
+	for pn, p := range testParams {
+		e := NewEncoder(p)
+		for _, name := range []string{"mixed", "text", "random", "mixed", "one", "zeros"} {
+			got := e.Encode(nil, in[name])
+			want := NewEncoder(p).Encode(nil, in[name])
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s/%s: reused encoder gives different bytes", pn, name)
+			}
+		}
+	}
+}

@@ -1,0 +1,214 @@
+package lzma
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+const hash3Bits = 16
+
+// hashChain is an HC4-style match finder over one block held in memory:
+// a 3-byte hash table of the latest position (short matches), and a 4-byte
+// hash table whose entries start chains of earlier positions with the same
+// hash. Entries store position+1; 0 is empty. Every position of the block
+// is inserted exactly once, in order (next is the first not yet inserted).
+type hashChain struct {
+	head3 []uint32
+	head4 []uint32
+	chain []uint32 // hash chain: previous position; binary tree: 2 children per position
+	bt    bool
+	next  int
+	mask  int    // len(chain)-1: chain is cyclic over the dictionary
+	shift uint32 // 32 - bits of the 4-byte hash
+	depth int
+	nice  int
+	// results of the latest find: lengths ascending, 0-based distances
+	lens  [maxMatchLen + 1]uint32
+	dists [maxMatchLen + 1]uint32
+}
+
+func (h *hashChain) reset(n int) {
+	if h.head3 == nil {
+		h.head3 = make([]uint32, 1<<hash3Bits)
+		h.head4 = make([]uint32, 1<<(32-h.shift))
+	} else {
+		clear(h.head3)
+		clear(h.head4)
+	}
+	if h.chain == nil {
+		k := h.mask + 1
+		if h.bt {
+			k *= 2
+		}
+		h.chain = make([]uint32, k)
+	} else if h.bt {
+		clear(h.chain)
+	}
+	h.next = 0
+}
+
+// matchLen returns how many bytes at a and b (a < b) agree, up to max.
+func matchLen(src []byte, a, b, max int) int {
+	l := 0
+	if b+max <= len(src) {
+		for l+8 <= max {
+			x := binary.LittleEndian.Uint64(src[a+l:]) ^ binary.LittleEndian.Uint64(src[b+l:])
+			if x != 0 {
+				return l + bits.TrailingZeros64(x)>>3
+			}
+			l += 8
+		}
+	}
+	for l < max && src[a+l] == src[b+l] {
+		l++
+	}
+	return l
+}
+
+func hash4(v, shift uint32) uint32 { return (v * 2654435761) >> shift }
+func hash3(v uint32) uint32        { return ((v << 8) * 506832829) >> (32 - hash3Bits) }
+
+// skipTo inserts every position before end.
+func (h *hashChain) skipTo(src []byte, end int) {
+	p := h.next
+	lim := min(end, len(src)-3)
+	if h.bt {
+		for ; p < lim; p++ {
+			v := binary.LittleEndian.Uint32(src[p:])
+			h.head3[hash3(v)] = uint32(p + 1)
+			k := hash4(v, h.shift)
+			c := h.head4[k]
+			h.head4[k] = uint32(p + 1)
+			h.btInsert(src, p, c, false, 0, 0)
+		}
+		if end > h.next {
+			h.next = end
+		}
+		return
+	}
+	for ; p < lim; p++ {
+		v := binary.LittleEndian.Uint32(src[p:])
+		h.head3[hash3(v)] = uint32(p + 1)
+		k := hash4(v, h.shift)
+		h.chain[p&h.mask] = h.head4[k]
+		h.head4[k] = uint32(p + 1)
+	}
+	if end > h.next {
+		h.next = end
+	}
+}
+
+// find inserts position pos (== h.next) and returns the number of matches
+// stored in lens/dists, each strictly longer than the one before.
+func (h *hashChain) find(src []byte, pos int) int {
+	h.next = pos + 1
+	avail := len(src) - pos
+	if avail < 4 {
+		return 0
+	}
+	maxLen := min(avail, maxMatchLen)
+	v := binary.LittleEndian.Uint32(src[pos:])
+	k3 := hash3(v)
+	c3 := h.head3[k3]
+	h.head3[k3] = uint32(pos + 1)
+	k := hash4(v, h.shift)
+	c := h.head4[k]
+	h.head4[k] = uint32(pos + 1)
+	if !h.bt {
+		h.chain[pos&h.mask] = c
+	}
+
+	n := 0
+	best := 1
+	if c3 != 0 && c3 != c && pos-int(c3) < h.mask {
+		p := int(c3) - 1
+		if l := matchLen(src, p, pos, maxLen); l >= 2 {
+			h.lens[0] = uint32(l)
+			h.dists[0] = uint32(pos - p - 1)
+			n = 1
+			best = l
+			if !h.bt && (l >= h.nice || l == maxLen) {
+				return n
+			}
+		}
+	}
+	if h.bt {
+		return h.btInsert(src, pos, c, true, n, best)
+	}
+	chain, mask := h.chain, h.mask
+	lim := pos - mask // oldest position in the dictionary
+	for d := h.depth; c != 0 && d > 0; d-- {
+		p := int(c) - 1
+		if p < lim {
+			break
+		}
+		if src[p+best] == src[pos+best] {
+			if l := matchLen(src, p, pos, maxLen); l > best {
+				h.lens[n] = uint32(l)
+				h.dists[n] = uint32(pos - p - 1)
+				n++
+				best = l
+				if l >= h.nice || l == maxLen {
+					break
+				}
+			}
+		}
+		c = chain[p&mask]
+	}
+	return n
+}
+
+// btInsert inserts pos into the binary tree whose root c (position+1) came
+// from the 4-byte hash head, re-rooting it at pos (after the LZMA SDK's
+// bt4). With record it appends to lens/dists the matches longer than best
+// (n already stored) and returns the new count.
+func (h *hashChain) btInsert(src []byte, pos int, c uint32, record bool, n, best int) int {
+	son := h.chain
+	mask := h.mask
+	avail := len(src) - pos
+	limit := min(avail, h.nice)
+	cyc := pos & mask
+	ptr1 := cyc << 1 // where the next smaller node goes
+	ptr0 := ptr1 + 1 // where the next larger node goes
+	len0, len1 := 0, 0
+	for d := h.depth; ; d-- {
+		p := int(c) - 1
+		if c == 0 || d == 0 || pos-p > mask {
+			son[ptr0], son[ptr1] = 0, 0
+			break
+		}
+		pair := (p & mask) << 1
+		l := min(len0, len1)
+		if src[p+l] == src[pos+l] {
+			l += 1 + matchLen(src, p+l+1, pos+l+1, limit-l-1)
+			if record && l > best {
+				best = l
+				h.lens[n] = uint32(l)
+				h.dists[n] = uint32(pos - p - 1)
+				n++
+			}
+			if l >= limit {
+				son[ptr1] = son[pair]
+				son[ptr0] = son[pair+1]
+				break
+			}
+		}
+		if src[p+l] < src[pos+l] {
+			son[ptr1] = c
+			ptr1 = pair + 1
+			c = son[ptr1]
+			len1 = l
+		} else {
+			son[ptr0] = c
+			ptr0 = pair
+			c = son[ptr0]
+			len0 = l
+		}
+	}
+	if record && n > 0 && best == limit && limit < avail {
+		// The tree stops at nice: extend the longest match.
+		d := int(h.dists[n-1]) + 1
+		h.lens[n-1] = uint32(matchLen(src, pos-d, pos, min(avail, maxMatchLen)))
+	}
+	return n
+}
