@@ -40,7 +40,7 @@ type Options struct {
 
 	Mirror      string // base URL or directory; default NVIDIA's repository
 	CacheDir    string // default $XDG_CACHE_HOME/debredist
-	Jobs        int    // parallel downloads and packages; default 4
+	Jobs        int    // parallel downloads (default 4) and package builds (default: one per core, at least 2)
 	Offline     bool   // use the cache only
 	VerifyCache bool   // re-hash cache hits
 	Keyring     string // OpenPGP keyring for InRelease/Release.gpg

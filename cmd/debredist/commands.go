@@ -223,7 +223,7 @@ func (s *selection) options(a *app) (debredist.Options, error) {
 }
 
 func jobsFlag(fs *flagSet) *int {
-	return fs.Int("jobs", 0, "`N` parallel downloads and package builds (default 4)")
+	return fs.Int("jobs", 0, "`N` parallel downloads and package builds (default: 4 downloads, one build per core and at least 2)")
 }
 
 func checkJobs(n int) error {
