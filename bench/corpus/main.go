@@ -32,6 +32,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
 
@@ -78,28 +79,18 @@ func newSizer(scale int64) (*sizer, error) {
 	var keys []string
 	weights := map[string]float64{}
 	var sum float64
-	for _, repo := range []string{"common", "t234"} {
-		names, err := mirrorgen.DefaultSelection(suite, repo)
-		if err != nil {
-			return nil, err
+	err := forEachFile(func(k string, f debtest.File) {
+		if f.Type != '0' || !libRE.MatchString(f.Name) || big[path.Base(f.Name)] > 0 {
+			return
 		}
-		for _, n := range names {
-			files, err := mirrorgen.Files(suite, repo, n)
-			if err != nil {
-				return nil, err
-			}
-			for _, f := range files {
-				if f.Type != '0' || !libRE.MatchString(f.Name) || big[path.Base(f.Name)] > 0 {
-					continue
-				}
-				k := n + "\x00" + f.Name
-				// Weights 1..16, skewed toward small.
-				w := float64(1 + (seedOf(k)%16)*(seedOf(k, "w")%16)/15)
-				keys = append(keys, k)
-				weights[k] = w
-				sum += w
-			}
-		}
+		// Weights 1..16, skewed toward small.
+		w := float64(1 + (seedOf(k)%16)*(seedOf(k, "w")%16)/15)
+		keys = append(keys, k)
+		weights[k] = w
+		sum += w
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
@@ -185,4 +176,26 @@ func run(ctx context.Context, dir string, scale int64, jobs int, real string) (i
 		Indexes: []string{"Packages", "Packages.gz", "Packages.xz", "Release"},
 	})
 	return total, err
+}
+
+// forEachFile calls fn for every file of the corpus' debs (both repos of
+// the suite, mirrorgen's default selection) with its key, the package name
+// and the in-deb path joined by a NUL.
+func forEachFile(fn func(key string, f debtest.File)) error {
+	for _, repo := range []string{"common", "t234"} {
+		names, err := mirrorgen.DefaultSelection(suite, repo)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			files, err := mirrorgen.Files(suite, repo, n)
+			if err != nil {
+				return err
+			}
+			for _, f := range files {
+				fn(n+"\x00"+f.Name, f)
+			}
+		}
+	}
+	return nil
 }

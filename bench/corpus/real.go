@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/debredist/debredist/internal/mirrorgen"
+	"github.com/debredist/debredist/internal/deb/debtest"
 )
 
 // realFile is one file of the real tree (from bench/realdebs.sh).
@@ -69,29 +69,20 @@ func newRealSource(tree string, scale int64) (*realSource, error) {
 
 	type target struct{ key, path string }
 	var libT, hdrT []target
-	for _, repo := range []string{"common", "t234"} {
-		names, err := mirrorgen.DefaultSelection(suite, repo)
-		if err != nil {
-			return nil, err
+	err = forEachFile(func(k string, f debtest.File) {
+		if f.Type != '0' {
+			return
 		}
-		for _, n := range names {
-			files, err := mirrorgen.Files(suite, repo, n)
-			if err != nil {
-				return nil, err
-			}
-			for _, f := range files {
-				if f.Type != '0' {
-					continue
-				}
-				t := target{n + "\x00" + f.Name, f.Name}
-				switch {
-				case libRE.MatchString(path.Base(f.Name)):
-					libT = append(libT, t)
-				case strings.HasSuffix(f.Name, ".h") || strings.HasSuffix(f.Name, ".hpp"):
-					hdrT = append(hdrT, t)
-				}
-			}
+		t := target{k, f.Name}
+		switch {
+		case libRE.MatchString(path.Base(f.Name)):
+			libT = append(libT, t)
+		case strings.HasSuffix(f.Name, ".h") || strings.HasSuffix(f.Name, ".hpp"):
+			hdrT = append(hdrT, t)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	// The big three JetPack libraries first, then the others by name.
 	rank := func(t target) int {
