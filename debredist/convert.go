@@ -83,7 +83,8 @@ const (
 // directory inside it, assembled as the next generation beside the current
 // one (unchanged files shared by hardlink) and switched to with one rename
 // (see publish.go).
-func Convert(ctx context.Context, o Options) (*Result, error) {
+func Convert(ctx context.Context, o Options) (_ *Result, err error) {
+	defer exportErr(&err)
 	if o.Out == "" {
 		return nil, usagef("no output directory (--out)")
 	}
@@ -308,7 +309,7 @@ func checkOutput(out string, res *Result, jobs []*job) error {
 	for _, j := range jobs {
 		byPath[j.final] = j.res
 	}
-	var problems []string
+	var problems []Problem
 	for _, pr := range res.Products {
 		mf := filepath.Join(out, filepath.FromSlash(pr.Manifest))
 		f, err := os.Open(mf)
@@ -325,7 +326,7 @@ func checkOutput(out string, res *Result, jobs []*job) error {
 				a := pa.Artifact
 				p, ok := safeRel(a.RelativePath)
 				if !ok {
-					problems = append(problems, fmt.Sprintf("%s: %s: unsafe relative_path %q", pr.Manifest, name, a.RelativePath))
+					problems = append(problems, problemf(pr.Manifest, "%s: unsafe relative_path %q", name, a.RelativePath))
 					continue
 				}
 				file := filepath.Join(filepath.Dir(mf), p)
@@ -334,11 +335,11 @@ func checkOutput(out string, res *Result, jobs []*job) error {
 				switch {
 				case !ok: // kept from an earlier run by --only: check the file itself
 					if sum, err := sha256File(context.Background(), file); err != nil || sum != a.SHA256 || strconv.FormatInt(size, 10) != a.Size {
-						problems = append(problems, fmt.Sprintf("%s: %s: %s (kept from an earlier run) no longer matches the manifest", pr.Manifest, name, a.RelativePath))
+						problems = append(problems, problemf(pr.Manifest, "%s: %s (kept from an earlier run) no longer matches the manifest", name, a.RelativePath))
 					}
 				case a.SHA256 != rec.SHA256 || a.Size != strconv.FormatInt(rec.Size, 10) || size != rec.Size:
-					problems = append(problems, fmt.Sprintf("%s: %s: %s is %d bytes, manifest says %s bytes sha256 %s, written %d bytes sha256 %s",
-						pr.Manifest, name, a.RelativePath, size, a.Size, a.SHA256, rec.Size, rec.SHA256))
+					problems = append(problems, problemf(pr.Manifest, "%s: %s is %d bytes, manifest says %s bytes sha256 %s, written %d bytes sha256 %s",
+						name, a.RelativePath, size, a.Size, a.SHA256, rec.Size, rec.SHA256))
 				}
 			}
 		}

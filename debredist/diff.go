@@ -70,7 +70,8 @@ type DiffOptions struct {
 // lock whose name does not say it, or one release of an output directory
 // that holds several (a manifest whose label two releases share holds the
 // last conversion only).
-func Diff(ctx context.Context, o DiffOptions, from, to string) (*DiffResult, error) {
+func Diff(ctx context.Context, o DiffOptions, from, to string) (_ *DiffResult, err error) {
+	defer exportErr(&err)
 	a, err := loadRelease(ctx, o.Options, from)
 	if err != nil {
 		return nil, err

@@ -13,4 +13,27 @@
 // The package prints nothing, parses no flags and never exits: progress
 // arrives as Events through Options.OnEvent, failures as errors that name
 // the package, deb, path or URL concerned.
+//
+// # Errors
+//
+// Every failure a caller may branch on is a public type of this package,
+// found with errors.As whatever wraps it:
+//
+//   - *DebError: a deb that cannot be read or extracted safely; its Kind
+//     says why (DebFormat, DebUnsafePath, DebDevice, DebLimit for
+//     decompression bombs and other bounds, DebCompression, DebTruncated,
+//     DebExists, DebIO) and Deb, Member and Entry say where.
+//   - *HTTPError, *HashMismatchError, *MissingError (offline),
+//     *SignatureError (Options.Keyring), *CorruptCacheError: downloads and
+//     the cache.
+//   - *UnplacedError, *ConflictError, *LinkError: a redist package whose
+//     deb paths the profile's layout rules cannot place.
+//   - *VersionError: a redist package whose debs disagree on the version.
+//   - *ProfileError, *LockFileError, *UsageError: inputs the user named.
+//   - *VerifyError: what Verify, VerifyNixpkgs or Convert's check of its
+//     own output found wrong, as Problems (a path and an error each, like
+//     x/mod/zip's FileError).
+//
+// The messages name the deb, member, entry, URL or package concerned;
+// context.Canceled and the os errors stay reachable with errors.Is.
 package debredist

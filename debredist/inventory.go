@@ -33,7 +33,8 @@ const (
 // the mirror's indexes, or a lock file) to w in format (InventoryJetPackNixos
 // or InventoryLock). Either output read back with Options.LockFile gives
 // the same plan (a jetpack-nixos file needs the suite: Options.L4T).
-func Inventory(ctx context.Context, o Options, w io.Writer, format string) error {
+func Inventory(ctx context.Context, o Options, w io.Writer, format string) (err error) {
+	defer exportErr(&err)
 	if format != InventoryJetPackNixos && format != InventoryLock {
 		return usagef("inventory format %q: want %s or %s", format, InventoryJetPackNixos, InventoryLock)
 	}
@@ -56,7 +57,8 @@ func Inventory(ctx context.Context, o Options, w io.Writer, format string) error
 
 // InventoryFile is Inventory into a file, written whole or not at all
 // (through a temporary file beside it).
-func InventoryFile(ctx context.Context, o Options, file, format string) error {
+func InventoryFile(ctx context.Context, o Options, file, format string) (err error) {
+	defer exportErr(&err)
 	var b bytes.Buffer
 	if err := Inventory(ctx, o, &b, format); err != nil {
 		return err

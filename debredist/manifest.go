@@ -263,7 +263,8 @@ func WriteManifest(w io.Writer, m *Manifest) error {
 }
 
 // ReadManifest parses a manifest.
-func ReadManifest(r io.Reader) (*Manifest, error) {
+func ReadManifest(r io.Reader) (_ *Manifest, err error) {
+	defer exportErr(&err)
 	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
 	if err != nil {
 		return nil, err

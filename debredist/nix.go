@@ -23,7 +23,8 @@ import (
 // (12.6.68 -> cudaPackages_12_6); without a cuda manifest the CUDA
 // version recorded in a provenance sidecar is used. Only what the
 // manifests contain is emitted.
-func NixSnippet(dir string) (string, error) {
+func NixSnippet(dir string) (_ string, err error) {
+	defer exportErr(&err)
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("nix snippet for %s: %w", dir, err)
@@ -217,7 +218,7 @@ func NixSnippet(dir string) (string, error) {
 		}
 	}
 	for _, p := range rep.Problems {
-		unfixed = append(unfixed, p)
+		unfixed = append(unfixed, p.Error())
 	}
 	if len(unfixed) > 0 {
 		b.WriteString("#\n# debredist verify --nixpkgs finds problems no override here fixes:\n")

@@ -16,7 +16,7 @@ import (
 type NixReport struct {
 	Dir        string         `json:"dir"`
 	Components []NixComponent `json:"components"`
-	Problems   []string       `json:"problems,omitempty"` // not tied to one archive
+	Problems   []Problem      `json:"problems,omitempty"` // not tied to one archive
 }
 
 // NixComponent is nixpkgs' view of one archive.
@@ -45,13 +45,13 @@ type NixComponent struct {
 
 // Err lists the failures that are the output's (not nixpkgs' own).
 func (r *NixReport) Err() error {
-	all := append([]string(nil), r.Problems...)
+	all := append([]Problem(nil), r.Problems...)
 	for _, c := range r.Components {
 		if c.Broken != "" {
 			continue
 		}
 		for _, f := range c.Failures {
-			all = append(all, c.Component+" ("+c.Path+"): "+f)
+			all = append(all, problemf("", "%s (%s): %s", c.Component, c.Path, f))
 		}
 	}
 	if len(all) == 0 {
@@ -67,7 +67,8 @@ func (r *NixReport) Err() error {
 // output, the pkg-config move and rewrite, and each package's own
 // requirements (internal/nixcheck/nixpkgs.json). It does not re-check
 // hashes (Verify does). The error is for failures to run at all.
-func VerifyNixpkgs(ctx context.Context, dir string) (*NixReport, error) {
+func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
+	defer exportErr(&err)
 	rep := &NixReport{Dir: dir}
 	table := nixcheck.Default()
 	manifests, _, err := listManifests(dir)
@@ -75,7 +76,7 @@ func VerifyNixpkgs(ctx context.Context, dir string) (*NixReport, error) {
 		return nil, fmt.Errorf("verify --nixpkgs %s: %w", dir, err)
 	}
 	if len(manifests) == 0 {
-		rep.Problems = append(rep.Problems, "no redistrib_*.json manifest under "+dir)
+		rep.Problems = append(rep.Problems, problemf("", "no redistrib_*.json manifest under %s", dir))
 	}
 	type loaded struct {
 		file, rel string
@@ -92,7 +93,7 @@ func VerifyNixpkgs(ctx context.Context, dir string) (*NixReport, error) {
 		m, err := ReadManifest(f)
 		f.Close()
 		if err != nil {
-			rep.Problems = append(rep.Problems, filepath.ToSlash(rel)+": "+err.Error())
+			rep.Problems = append(rep.Problems, Problem{Path: filepath.ToSlash(rel), Err: err})
 			continue
 		}
 		if m.ReleaseProduct == "cuda" {
@@ -109,7 +110,7 @@ func VerifyNixpkgs(ctx context.Context, dir string) (*NixReport, error) {
 			cuda = cudaLabel
 		}
 		if cuda == "" {
-			rep.Problems = append(rep.Problems, l.rel+": no provenance sidecar and no cuda manifest name the CUDA version of the package set")
+			rep.Problems = append(rep.Problems, problemf(l.rel, "no provenance sidecar and no cuda manifest name the CUDA version of the package set"))
 			continue
 		}
 		base := filepath.Dir(l.file)

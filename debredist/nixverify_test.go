@@ -48,11 +48,11 @@ func TestVerifyNixpkgsJetPacks(t *testing.T) {
 			next:
 				for _, p := range e.(*VerifyError).Problems {
 					for _, g := range debGaps[jp] {
-						if strings.HasPrefix(p, g) {
+						if strings.HasPrefix(p.Error(), g) {
 							continue next
 						}
 					}
-					unexpected = append(unexpected, p)
+					unexpected = append(unexpected, p.Error())
 				}
 			}
 			for _, g := range debGaps[jp] {

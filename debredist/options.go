@@ -23,7 +23,10 @@ func Profiles() []Profile { return profile.Builtin() }
 
 // LoadProfile reads a user's profile file; empty fields are inherited from
 // the built-in profile of the same L4T major.
-func LoadProfile(path string) (Profile, error) { return profile.LoadFile(path) }
+func LoadProfile(path string) (Profile, error) {
+	p, err := profile.LoadFile(path)
+	return p, export(err)
+}
 
 // Options selects a release and says where inputs and outputs live. Exactly
 // one of JetPack, L4T, ProfileFile and LockFile selects the release (a lock

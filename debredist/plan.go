@@ -48,7 +48,8 @@ type (
 
 // Plan selects the release, reads its indexes (or lock file) and groups
 // the debs into redist packages.
-func Plan(ctx context.Context, o Options) (*PlanResult, error) {
+func Plan(ctx context.Context, o Options) (_ *PlanResult, err error) {
+	defer exportErr(&err)
 	prof, err := selectProfile(o)
 	if err != nil {
 		return nil, err

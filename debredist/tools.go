@@ -23,20 +23,23 @@ type (
 
 // ReadIndex parses a Packages index (plain, gzip, xz or zstd, detected by
 // content). Unsafe stanzas are returned as problems; the rest is parsed.
-func ReadIndex(r io.Reader) ([]IndexPackage, []IndexProblem, error) {
+func ReadIndex(r io.Reader) (_ []IndexPackage, _ []IndexProblem, err error) {
+	defer exportErr(&err)
 	return apt.ParsePackages(r, apt.ParseOptions{})
 }
 
 // ExtractDeb safely extracts a deb's data into dir: no path or symlink may
 // escape it, and an existing non-empty dir is refused unless force.
-func ExtractDeb(ctx context.Context, debPath, dir string, force bool, limits DebLimits) error {
+func ExtractDeb(ctx context.Context, debPath, dir string, force bool, limits DebLimits) (err error) {
+	defer exportErr(&err)
 	return ExtractDebWarn(ctx, debPath, dir, force, limits, nil)
 }
 
 // ExtractDebWarn is ExtractDeb that passes warn one line per entry written
 // differently from the deb (setuid, setgid or sticky bits stripped,
 // absolute symlink targets re-rooted).
-func ExtractDebWarn(ctx context.Context, debPath, dir string, force bool, limits DebLimits, warn func(string)) error {
+func ExtractDebWarn(ctx context.Context, debPath, dir string, force bool, limits DebLimits, warn func(string)) (err error) {
+	defer exportErr(&err)
 	return deb.Extract(ctx, debPath, dir, force, deb.Options{Limits: limits, SystemXZ: true, Warn: warn})
 }
 
@@ -50,7 +53,8 @@ type FetchResult struct {
 // Fetch plans the release like Convert and makes sure every deb the plan
 // needs is in the cache (or, with packages given, those binary packages of
 // the release's repos). With Options.LockOut it writes the lock of the debs.
-func Fetch(ctx context.Context, o Options, packages ...string) (*FetchResult, error) {
+func Fetch(ctx context.Context, o Options, packages ...string) (_ *FetchResult, err error) {
+	defer exportErr(&err)
 	pl, err := Plan(ctx, o)
 	if err != nil {
 		return nil, err

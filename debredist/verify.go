@@ -3,6 +3,7 @@ package debredist
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -19,38 +20,79 @@ type Report struct {
 	Dir       string           `json:"dir"`
 	Manifests []string         `json:"manifests"`
 	Artifacts []ArtifactReport `json:"artifacts"`
-	Problems  []string         `json:"problems,omitempty"` // not tied to one artifact
+	Problems  []Problem        `json:"problems,omitempty"` // not tied to one artifact
 }
 
 // ArtifactReport is the check of one archive named by a manifest.
 type ArtifactReport struct {
-	Manifest  string   `json:"manifest"`
-	Component string   `json:"component"`
-	Platform  string   `json:"platform"`
-	Variant   string   `json:"cuda_variant,omitempty"`
-	Path      string   `json:"path"`
-	Size      int64    `json:"size"`
-	NAR       string   `json:"nar_hash,omitempty"`
-	Problems  []string `json:"problems,omitempty"`
+	Manifest  string    `json:"manifest"`
+	Component string    `json:"component"`
+	Platform  string    `json:"platform"`
+	Variant   string    `json:"cuda_variant,omitempty"`
+	Path      string    `json:"path"`
+	Size      int64     `json:"size"`
+	NAR       string    `json:"nar_hash,omitempty"`
+	Problems  []Problem `json:"problems,omitempty"` // what is wrong with this archive; Path is "" (it is ArtifactReport.Path)
 }
 
 // OK reports whether nothing is wrong.
 func (r *Report) OK() bool { return r.Err() == nil }
 
-// VerifyError lists everything Verify found wrong.
-type VerifyError struct{ Problems []string }
+// Problem is one thing wrong with an output directory, like x/mod/zip's
+// FileError: the file it concerns and what is wrong. Err may wrap a public
+// error of this package (a *DebError for an archive that does not decode).
+// In JSON a Problem is its message (a string).
+type Problem struct {
+	Path string // slash-separated, relative to the checked directory; "" when no one file is concerned
+	Err  error
+}
+
+func (p Problem) Error() string {
+	if _, ok := p.Err.(interface{ namesPath() }); p.Path == "" || ok {
+		return p.Err.Error()
+	}
+	return p.Path + ": " + p.Err.Error()
+}
+
+// Unwrap returns Err.
+func (p Problem) Unwrap() error { return p.Err }
+
+// MarshalJSON writes the problem's message.
+func (p Problem) MarshalJSON() ([]byte, error) { return json.Marshal(p.Error()) }
+
+// UnmarshalJSON reads a message written by MarshalJSON (as Err; Path stays "").
+func (p *Problem) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*p = Problem{Err: errors.New(s)}
+	return nil
+}
+
+func problemf(path, format string, a ...any) Problem {
+	return Problem{Path: path, Err: fmt.Errorf(format, a...)}
+}
+
+// VerifyError lists everything Verify (or Convert's check of its own
+// output, or VerifyNixpkgs) found wrong.
+type VerifyError struct{ Problems []Problem }
 
 func (e *VerifyError) Error() string {
-	return fmt.Sprintf("%d problem(s):\n  %s", len(e.Problems), strings.Join(e.Problems, "\n  "))
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		msgs[i] = p.Error()
+	}
+	return fmt.Sprintf("%d problem(s):\n  %s", len(e.Problems), strings.Join(msgs, "\n  "))
 }
 
 // Err returns a *VerifyError listing every problem, or nil.
 func (r *Report) Err() error {
-	var all []string
+	var all []Problem
 	all = append(all, r.Problems...)
 	for _, a := range r.Artifacts {
 		for _, p := range a.Problems {
-			all = append(all, a.Path+": "+p)
+			all = append(all, Problem{Path: a.Path, Err: p.Err})
 		}
 	}
 	if len(all) == 0 {
@@ -65,7 +107,8 @@ func (r *Report) Err() error {
 // file, and the provenance sidecar's record of the archive. The returned
 // error is for failures to run at all; what is wrong with the output is in
 // the Report (see Report.Err).
-func Verify(ctx context.Context, dir string) (*Report, error) {
+func Verify(ctx context.Context, dir string) (_ *Report, err error) {
+	defer exportErr(&err)
 	rep := &Report{Dir: dir}
 	manifests, strays, err := listManifests(dir)
 	if err != nil {
@@ -78,10 +121,10 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 		if strings.HasSuffix(p, legacySidecarSuffix) {
 			what = "is a provenance sidecar under its old name (rerun convert to rename it)"
 		}
-		rep.Problems = append(rep.Problems, fmt.Sprintf("%s %s, but NVIDIA's shell-parse.sh takes every redistrib_* file for a release", filepath.ToSlash(rel), what))
+		rep.Problems = append(rep.Problems, Problem{Path: filepath.ToSlash(rel), Err: &strayError{filepath.ToSlash(rel), what}})
 	}
 	if len(manifests) == 0 {
-		rep.Problems = append(rep.Problems, "no redistrib_*.json manifest under "+dir)
+		rep.Problems = append(rep.Problems, problemf("", "no redistrib_*.json manifest under %s", dir))
 	}
 	for _, mf := range manifests {
 		if err := ctx.Err(); err != nil {
@@ -119,13 +162,13 @@ func listManifests(dir string) (manifests, strays []string, err error) {
 func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	f, err := os.Open(mf)
 	if err != nil {
-		rep.Problems = append(rep.Problems, rel+": "+err.Error())
+		rep.Problems = append(rep.Problems, Problem{Path: rel, Err: err})
 		return
 	}
 	m, err := ReadManifest(f)
 	f.Close()
 	if err != nil {
-		rep.Problems = append(rep.Problems, rel+": "+err.Error())
+		rep.Problems = append(rep.Problems, Problem{Path: rel, Err: err})
 		return
 	}
 	base := filepath.Dir(mf)
@@ -135,11 +178,11 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 		provFile = legacy // reported by Verify's walk; still checked against
 	}
 	if b, err := os.ReadFile(provFile); err != nil {
-		rep.Problems = append(rep.Problems, rel+": provenance sidecar missing: "+err.Error())
+		rep.Problems = append(rep.Problems, problemf(rel, "provenance sidecar missing: %w", err))
 	} else {
 		var p Provenance
 		if err := json.Unmarshal(b, &p); err != nil {
-			rep.Problems = append(rep.Problems, rel+": provenance sidecar unreadable: "+err.Error())
+			rep.Problems = append(rep.Problems, problemf(rel, "provenance sidecar unreadable: %w", err))
 		}
 		for _, a := range p.Archives {
 			prov[a.RelativePath] = a
@@ -150,7 +193,7 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 		c := m.Components[name]
 		if c.LicensePath != "" {
 			if p, ok := safeRel(c.LicensePath); !ok || fileSize(filepath.Join(base, p)) < 0 {
-				rep.Problems = append(rep.Problems, fmt.Sprintf("%s: %s: license_path %s is missing or unsafe", rel, name, c.LicensePath))
+				rep.Problems = append(rep.Problems, problemf(rel, "%s: license_path %s is missing or unsafe", name, c.LicensePath))
 			}
 		}
 		for _, pa := range c.Artifacts() {
@@ -162,13 +205,13 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	}
 	for _, p := range sortedKeys(prov) {
 		if !named[p] {
-			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: the provenance sidecar records %s, which the manifest does not name", rel, p))
+			rep.Problems = append(rep.Problems, problemf(rel, "the provenance sidecar records %s, which the manifest does not name", p))
 		}
 	}
 }
 
 func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *Artifact, prov map[string]provArchive) {
-	bad := func(format string, v ...any) { ar.Problems = append(ar.Problems, fmt.Sprintf(format, v...)) }
+	bad := func(format string, v ...any) { ar.Problems = append(ar.Problems, problemf("", format, v...)) }
 	p, ok := safeRel(a.RelativePath)
 	if !ok {
 		bad("relative_path is absolute or escapes the manifest's directory")
@@ -176,7 +219,7 @@ func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *Art
 	}
 	f, err := os.Open(filepath.Join(base, p))
 	if err != nil {
-		bad("%v", err)
+		bad("%w", err)
 		return
 	}
 	defer f.Close()
@@ -187,7 +230,7 @@ func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *Art
 	}
 	r, err := archive.Inspect(ctx, f)
 	if err != nil {
-		bad("archive: %v", err)
+		bad("archive: %w", export(err))
 		return
 	}
 	ar.NAR = r.NAR
@@ -229,3 +272,12 @@ func safeRel(p string) (string, bool) {
 	}
 	return filepath.FromSlash(c), true
 }
+
+// strayError is a redistrib_* file that is not a manifest; its message
+// names the file itself.
+type strayError struct{ path, what string }
+
+func (e *strayError) Error() string {
+	return e.path + " " + e.what + ", but NVIDIA's shell-parse.sh takes every redistrib_* file for a release"
+}
+func (e *strayError) namesPath() {}

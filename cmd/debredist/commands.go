@@ -557,7 +557,7 @@ debredist verify ./redist --json`,
 					if len(ar.Problems) == 0 {
 						fmt.Fprintf(a.stdout, "ok    %s\n", p)
 					} else {
-						fmt.Fprintf(a.stdout, "FAIL  %s: %s\n", p, strings.Join(ar.Problems, "; "))
+						fmt.Fprintf(a.stdout, "FAIL  %s: %s\n", p, joinProblems(ar.Problems))
 					}
 				}
 				for _, pb := range rep.Problems {

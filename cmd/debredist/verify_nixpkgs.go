@@ -30,7 +30,7 @@ func verifyNixpkgs(a *app, out string, asJSON bool) error {
 	} else {
 		for _, ar := range rep.Artifacts {
 			if len(ar.Problems) > 0 {
-				fmt.Fprintf(a.stdout, "FAIL  %s: %s\n", path.Join(path.Dir(ar.Manifest), ar.Path), strings.Join(ar.Problems, "; "))
+				fmt.Fprintf(a.stdout, "FAIL  %s: %s\n", path.Join(path.Dir(ar.Manifest), ar.Path), joinProblems(ar.Problems))
 			}
 		}
 		for _, pb := range rep.Problems {
@@ -69,7 +69,7 @@ func verifyNixpkgs(a *app, out string, asJSON bool) error {
 			fmt.Fprintf(a.stdout, "FAIL  %s\n", pb)
 		}
 	}
-	var problems []string
+	var problems []debredist.Problem
 	for _, e := range []error{rep.Err(), nrep.Err()} {
 		var ve *debredist.VerifyError
 		if errors.As(e, &ve) {
@@ -85,4 +85,13 @@ func verifyNixpkgs(a *app, out string, asJSON bool) error {
 		fmt.Fprintf(a.stdout, "%d archives: nixpkgs' buildRedist rules hold\n", len(nrep.Components))
 	}
 	return nil
+}
+
+// joinProblems lists an archive's problems on one line.
+func joinProblems(ps []debredist.Problem) string {
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.Error()
+	}
+	return strings.Join(msgs, "; ")
 }
