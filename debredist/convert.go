@@ -305,7 +305,7 @@ func commitGeneration(o Options, pl *PlanResult, jobs []*job, tmp string, prev p
 // sha256 computed while writing it (or re-hashed when it was kept). It does
 // not decode the archives again (Verify does; `debredist verify`).
 func checkOutput(out string, res *Result, jobs []*job) error {
-	byPath := map[string]provArchive{}
+	byPath := map[string]ProvenanceArchive{}
 	for _, j := range jobs {
 		byPath[j.final] = j.res
 	}
@@ -387,7 +387,7 @@ type job struct {
 	rel        string // archive path relative to productDir
 	productDir string
 	upToDate   bool
-	res        provArchive
+	res        ProvenanceArchive
 	license    []byte
 	staged     string   // the built archive in the temporary directory
 	empty      bool     // the debs carry no payload: not emitted (empty.go)
@@ -444,7 +444,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	debs := append([]apt.Package(nil), j.pkg.Debs...)
 	sort.Slice(debs, func(a, b int) bool { return debs[a].Name < debs[b].Name })
 	n := 0
-	var read []provDeb // the debs as read: what provenance and input key record
+	var read []ProvenanceDeb // the debs as read: what provenance and input key record
 	for _, d := range debs {
 		p, ok := paths[d.SHA256]
 		if !ok {
@@ -535,7 +535,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	for i := range asRead.Debs {
 		asRead.Debs[i].SHA256, asRead.Debs[i].Size = read[i].SHA256, read[i].Size
 	}
-	j.res = provArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
+	j.res = ProvenanceArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
 		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.preset, j.mtime), Debs: read, Stubs: stubs, Changes: treeChanges(tree)}
 	return nil
 }
@@ -545,25 +545,25 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 // metadata. The deb's bytes are hashed as they are read: it returns the
 // deb as read (sha256 and size), and a *fetch.CorruptError, whatever the
 // deb reader said, when the cache entry is not the deb it was stored as.
-func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n *int) ([]layout.Input, provDeb, error) {
+func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n *int) ([]layout.Input, ProvenanceDeb, error) {
 	ent, err := fetch.OpenEntry(debPath, d.Name, d.SHA256)
 	if err != nil {
-		return nil, provDeb{}, err
+		return nil, ProvenanceDeb{}, err
 	}
 	defer ent.Close()
 	ins, err := stageDeb(ctx, o, d, ent, dir, n)
 	if err != nil && ctx.Err() != nil {
-		return nil, provDeb{}, err // cancelled: do not read the rest
+		return nil, ProvenanceDeb{}, err // cancelled: do not read the rest
 	}
 	sum, size, verr := ent.Verify()
 	if verr != nil {
-		return nil, provDeb{}, verr
+		return nil, ProvenanceDeb{}, verr
 	}
-	return ins, provDeb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: sum, Size: size}, err
+	return ins, ProvenanceDeb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: sum, Size: size}, err
 }
 
 func stageDeb(ctx context.Context, o Options, d apt.Package, f io.Reader, dir string, n *int) ([]layout.Input, error) {
-	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(d.Filename), Limits: o.Limits, SystemXZ: true, Size: d.Size})
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(d.Filename), Limits: o.Limits.deb(), SystemXZ: true, Size: d.Size})
 	if err != nil {
 		return nil, err
 	}

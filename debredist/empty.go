@@ -77,7 +77,7 @@ func debHasPayload(ctx context.Context, o Options, eng *layout.Engine, pname str
 		return true
 	}
 	defer ent.Close()
-	r, err := deb.NewReader(ctx, bufio.NewReaderSize(ent, 1<<20), deb.Options{Name: path.Base(file), Limits: o.Limits}) // pure Go: only the first entries are read
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(ent, 1<<20), deb.Options{Name: path.Base(file), Limits: o.Limits.deb()}) // pure Go: only the first entries are read
 	if err != nil {
 		return true
 	}

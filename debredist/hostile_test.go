@@ -59,7 +59,7 @@ func newHostileEnv(t *testing.T, debBytes []byte, lim *hostile.Limits) *hostileE
 	mustWrite(t, lockFile, lb)
 	e.opts = Options{JetPack: "6", LockFile: lockFile, Mirror: mirror, CacheDir: e.cache, Out: e.out, Jobs: 2}
 	if lim != nil {
-		e.opts.Limits = deb.Limits{MaxBytes: lim.MaxBytes, MaxEntries: lim.MaxEntries, MaxNameLen: lim.MaxNameLen}
+		e.opts.Limits = DebLimits{MaxBytes: lim.MaxBytes, MaxEntries: lim.MaxEntries, MaxNameLen: lim.MaxNameLen}
 	}
 	return e
 }

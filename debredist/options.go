@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/profile"
 )
@@ -64,7 +63,7 @@ type Options struct {
 	MTime time.Time
 
 	// Limits bound what one deb may expand to.
-	Limits deb.Limits
+	Limits DebLimits
 
 	// OnEvent receives progress; it is called from several goroutines.
 	OnEvent    func(Event)

@@ -37,7 +37,7 @@ func TestRemoveStaleTrustsNoSidecar(t *testing.T) {
 	inside := filepath.Join(root, "out", "cuda", "redist", "old.tar.xz")
 	mustWrite(t, inside, []byte("5678"))
 	dir := filepath.Join(root, "out", "cuda", "redist")
-	removeStale(dir, Provenance{Archives: []provArchive{
+	removeStale(dir, Provenance{Archives: []ProvenanceArchive{
 		{RelativePath: "../../../victim.txt", Size: 4},
 		{RelativePath: victim, Size: 4},
 		{RelativePath: "old.tar.xz", Size: 4},

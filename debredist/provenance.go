@@ -19,11 +19,11 @@ import (
 // Provenance is the sidecar written beside each manifest
 // (debredist-provenance_<label>.json): how every archive was made.
 type Provenance struct {
-	Tool     string        `json:"tool"`
-	Encoder  EncoderInfo   `json:"encoder"`
-	Profile  Profile       `json:"profile"`
-	Indexes  []IndexInfo   `json:"indexes"`
-	Archives []provArchive `json:"archives"`
+	Tool     string              `json:"tool"`
+	Encoder  EncoderInfo         `json:"encoder"`
+	Profile  Profile             `json:"profile"`
+	Indexes  []IndexInfo         `json:"indexes"`
+	Archives []ProvenanceArchive `json:"archives"`
 }
 
 // EncoderInfo says how archives were compressed.
@@ -35,7 +35,9 @@ type EncoderInfo struct {
 	Preset int `json:"preset,omitempty"`
 }
 
-type provArchive struct {
+// ProvenanceArchive records how one archive was made: what it is, its
+// hashes, the input key that decides whether it is rebuilt, and its debs.
+type ProvenanceArchive struct {
 	Product      string `json:"product"`
 	PName        string `json:"pname"`
 	Platform     string `json:"platform"`
@@ -47,18 +49,19 @@ type provArchive struct {
 	MD5          string `json:"md5"`
 	// NAR is the SRI hash of the unpacked top directory's NAR
 	// serialisation (what nix-hash --type sha256 --sri prints).
-	NAR      string    `json:"nar_hash"`
-	InputKey string    `json:"input_key"`
-	Debs     []provDeb `json:"debs"`
+	NAR      string          `json:"nar_hash"`
+	InputKey string          `json:"input_key"`
+	Debs     []ProvenanceDeb `json:"debs"`
 	// Stubs are the stub libraries synthesized from real ones (stubs.go).
-	Stubs []provStub `json:"stubs,omitempty"`
+	Stubs []ProvenanceStub `json:"stubs,omitempty"`
 	// Changes lists, one line per affected entry, what the archive changes
 	// beyond placing the debs' entries (bits stripped, links re-rooted,
 	// merged or dropped, license files merged).
 	Changes []string `json:"changes,omitempty"`
 }
 
-type provDeb struct {
+// ProvenanceDeb is one deb an archive was made from, as read.
+type ProvenanceDeb struct {
 	Repo     string `json:"repo"`
 	Package  string `json:"package"`
 	Version  string `json:"version"`
@@ -102,9 +105,9 @@ func isSidecarName(name string) bool {
 
 // previous is what an earlier run left in OUT.
 type previous struct {
-	byKey     map[string]provArchive // input key -> archive record
-	sidecars  map[string]Provenance  // sidecar path -> content
-	manifests map[string]*Manifest   // manifest path -> content
+	byKey     map[string]ProvenanceArchive // input key -> archive record
+	sidecars  map[string]Provenance        // sidecar path -> content
+	manifests map[string]*Manifest         // manifest path -> content
 }
 
 // readPrevious loads the manifests and provenance sidecars under OUT.
@@ -112,7 +115,7 @@ type previous struct {
 // under the legacy name is keyed by the current name (it is the same
 // record; writeManifests renames it).
 func readPrevious(out string) previous {
-	prev := previous{byKey: map[string]provArchive{}, sidecars: map[string]Provenance{}, manifests: map[string]*Manifest{}}
+	prev := previous{byKey: map[string]ProvenanceArchive{}, sidecars: map[string]Provenance{}, manifests: map[string]*Manifest{}}
 	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", manifestPrefix+"*.json"))
 	current, _ := filepath.Glob(filepath.Join(out, "*", "redist", sidecarPrefix+"*.json"))
 	files = append(files, current...) // current names last: they win over legacy ones

@@ -83,7 +83,7 @@ func TestAddStubs(t *testing.T) {
 	if got.SOName != "libdemo.so.3" || !reflect.DeepEqual(got.Exports(), lib.Exports()) {
 		t.Errorf("stub: %s %v, want libdemo.so.3 %v", got.SOName, got.Exports(), lib.Exports())
 	}
-	want := []provStub{{Path: "lib/stubs/libdemo.so", From: "lib/libdemo.so.3.1", FromDeb: "libdemo3_3.1-1_arm64.deb", SOName: "libdemo.so.3", Symbols: 2, SHA256: stub.Digest}}
+	want := []ProvenanceStub{{Path: "lib/stubs/libdemo.so", From: "lib/libdemo.so.3.1", FromDeb: "libdemo3_3.1-1_arm64.deb", SOName: "libdemo.so.3", Symbols: 2, SHA256: stub.Digest}}
 	if !reflect.DeepEqual(recs, want) {
 		t.Errorf("provenance %+v, want %+v", recs, want)
 	}

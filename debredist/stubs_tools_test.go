@@ -45,7 +45,7 @@ func TestStubs(t *testing.T) {
 			res := convert(t, Options{JetPack: c.jetpack, Mirror: m, Out: out, CacheDir: t.TempDir()})
 			prev := readPrevious(out)
 			var got []string
-			recs := map[string]provArchive{}
+			recs := map[string]ProvenanceArchive{}
 			for _, p := range res.Packages {
 				rec, ok := provenanceOf(prev, p)
 				if !ok {
@@ -104,13 +104,13 @@ func TestStubs(t *testing.T) {
 }
 
 // provenanceOf finds a package's archive record in the sidecars.
-func provenanceOf(prev previous, p PackageResult) (provArchive, bool) {
+func provenanceOf(prev previous, p PackageResult) (ProvenanceArchive, bool) {
 	for _, a := range prev.byKey {
 		if a.PName == p.PName && a.Product == p.Product && a.SHA256 == p.SHA256 {
 			return a, true
 		}
 	}
-	return provArchive{}, false
+	return ProvenanceArchive{}, false
 }
 
 func runTool(t *testing.T, name string, args ...string) string {
@@ -139,7 +139,7 @@ func nmSet(t *testing.T, nm, file string) []string {
 	return out
 }
 
-func checkStub(t *testing.T, readelf, nm, gcc, dir string, s provStub) {
+func checkStub(t *testing.T, readelf, nm, gcc, dir string, s ProvenanceStub) {
 	t.Helper()
 	stub, real := filepath.Join(dir, filepath.FromSlash(s.Path)), filepath.Join(dir, filepath.FromSlash(s.From))
 	dyn := runTool(t, readelf, "-d", stub)

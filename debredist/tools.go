@@ -17,9 +17,30 @@ type (
 	IndexProblem = apt.Problem
 	// Lock pins the exact debs of a conversion.
 	Lock = apt.Lock
-	// DebLimits bound what one deb may expand to.
-	DebLimits = deb.Limits
 )
+
+// DebLimits bound what one deb may make debredist consume. Zero fields take
+// the defaults. Decompression bombs are stopped by expansion ratio as well
+// as by size: once a member has produced RatioMinBytes, its output may not
+// exceed MaxRatio times the compressed bytes read from it so far, and all
+// members together may not produce more than max(RatioMinBytes,
+// MaxDebRatio × the deb's size). A bound exceeded is a *DebError of Kind
+// DebLimit.
+type DebLimits struct {
+	MaxBytes        int64 // total uncompressed data.tar bytes (headers included); default 16 GiB
+	MaxEntries      int   // data.tar entries; default 1_000_000
+	MaxNameLen      int   // entry name and link target length; default 4096
+	MaxControlBytes int64 // control.tar uncompressed; default 16 MiB
+	MaxWindow       int64 // xz/lzma dictionary and zstd window; default 256 MiB
+	MaxRatio        int64 // per member: uncompressed/compressed bytes read so far; default 200
+	RatioMinBytes   int64 // ratio limits apply past this much output; default 64 MiB
+	MaxDebRatio     int64 // all members' output over the deb's size; default 100
+}
+
+func (l DebLimits) deb() deb.Limits {
+	return deb.Limits{MaxBytes: l.MaxBytes, MaxEntries: l.MaxEntries, MaxNameLen: l.MaxNameLen, MaxControlBytes: l.MaxControlBytes,
+		MaxWindow: l.MaxWindow, MaxRatio: l.MaxRatio, RatioMinBytes: l.RatioMinBytes, MaxDebRatio: l.MaxDebRatio}
+}
 
 // ReadIndex parses a Packages index (plain, gzip, xz or zstd, detected by
 // content). Unsafe stanzas are returned as problems; the rest is parsed.
@@ -40,7 +61,7 @@ func ExtractDeb(ctx context.Context, debPath, dir string, force bool, limits Deb
 // absolute symlink targets re-rooted).
 func ExtractDebWarn(ctx context.Context, debPath, dir string, force bool, limits DebLimits, warn func(string)) (err error) {
 	defer exportErr(&err)
-	return deb.Extract(ctx, debPath, dir, force, deb.Options{Limits: limits, SystemXZ: true, Warn: warn})
+	return deb.Extract(ctx, debPath, dir, force, deb.Options{Limits: limits.deb(), SystemXZ: true, Warn: warn})
 }
 
 // FetchResult lists the debs a Fetch made available in the cache.

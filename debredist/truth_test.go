@@ -132,7 +132,7 @@ func TestVerifyChecksProvenance(t *testing.T) {
 		},
 	} {
 		p := orig
-		p.Archives = append([]provArchive(nil), orig.Archives...)
+		p.Archives = append([]ProvenanceArchive(nil), orig.Archives...)
 		edit(&p)
 		pb, err := json.Marshal(p)
 		if err != nil {

@@ -172,7 +172,7 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 		return
 	}
 	base := filepath.Dir(mf)
-	prov := map[string]provArchive{}
+	prov := map[string]ProvenanceArchive{}
 	provFile, legacy := sidecarFor(mf)
 	if fileSize(provFile) < 0 && fileSize(legacy) >= 0 {
 		provFile = legacy // reported by Verify's walk; still checked against
@@ -210,7 +210,7 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	}
 }
 
-func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *Artifact, prov map[string]provArchive) {
+func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *Artifact, prov map[string]ProvenanceArchive) {
 	bad := func(format string, v ...any) { ar.Problems = append(ar.Problems, problemf("", format, v...)) }
 	p, ok := safeRel(a.RelativePath)
 	if !ok {
