@@ -15,8 +15,6 @@ type (
 	IndexPackage = apt.Package
 	// IndexProblem is a stanza that cannot be downloaded safely.
 	IndexProblem = apt.Problem
-	// Lock pins the exact debs of a conversion.
-	Lock = apt.Lock
 )
 
 // DebLimits bound what one deb may make debredist consume. Zero fields take
