@@ -135,7 +135,7 @@ func TestCorruptCacheEntryIsReplaced(t *testing.T) {
 				t.Errorf("offline: corrupt entry kept: %v", err)
 			}
 			for rel, v := range treeState(t, o.Out) {
-				if v != "dir" && rel != lockName {
+				if v != "dir" && rel != outMutexName {
 					t.Errorf("offline: %s published from a corrupt entry", rel)
 				}
 			}

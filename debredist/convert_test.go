@@ -63,7 +63,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || d.Name() == lockName {
+		if d.IsDir() || d.Name() == outMutexName {
 			return nil
 		}
 		b, err := os.ReadFile(p)

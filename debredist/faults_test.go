@@ -207,7 +207,7 @@ func baseline(t *testing.T) map[string]string {
 func onlyLock(t *testing.T, out string) {
 	t.Helper()
 	for rel, v := range treeState(t, out) {
-		if v != "dir" && rel != lockName {
+		if v != "dir" && rel != outMutexName {
 			t.Errorf("failed conversion left %s in OUT", rel)
 		}
 		if strings.Contains(rel, tmpName) {
@@ -492,7 +492,7 @@ func TestConvertConcurrentProcesses(t *testing.T) {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		lk := flock.New(filepath.Join(out, lockName))
+		lk := flock.New(filepath.Join(out, outMutexName))
 		if err := lk.Lock(); err != nil {
 			t.Fatal(err)
 		}
@@ -527,7 +527,7 @@ func TestConvertConcurrentProcesses(t *testing.T) {
 		}
 		// Nothing may be written while another process holds the lock.
 		for rel, v := range treeState(t, out) {
-			if v != "dir" && rel != lockName {
+			if v != "dir" && rel != outMutexName {
 				t.Errorf("%s written while OUT was locked", rel)
 			}
 		}

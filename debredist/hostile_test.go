@@ -253,7 +253,7 @@ func TestHostileDebs(t *testing.T) {
 				}
 				checkNames(t, c, err)
 				for rel, v := range treeState(t, e.out) {
-					if v != "dir" && rel != lockName {
+					if v != "dir" && rel != outMutexName {
 						t.Errorf("rejected conversion left %s in OUT", rel)
 					}
 				}

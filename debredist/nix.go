@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -32,58 +31,7 @@ func NixSnippet(dir string) (_ string, err error) {
 	if strings.ContainsAny(abs, "\n\r") {
 		return "", fmt.Errorf("nix snippet for %q: a path with a line break cannot go into a Nix comment", abs)
 	}
-	type found struct {
-		file string // absolute manifest path
-		m    *Manifest
-	}
-	byProduct := map[string]found{}
-	cudaFromProvenance := ""
-	err = walkOutput(abs, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == tmpName {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		name := d.Name()
-		if isSidecarName(name) {
-			if cudaFromProvenance == "" {
-				if b, err := os.ReadFile(p); err == nil {
-					var pv Provenance
-					if json.Unmarshal(b, &pv) == nil {
-						cudaFromProvenance = pv.Profile.CUDA
-					}
-				}
-			}
-			return nil
-		}
-		if !isManifestName(name) {
-			return nil
-		}
-		if strings.ContainsAny(p, "\n\r") {
-			return fmt.Errorf("manifest %q: a path with a line break cannot go into a Nix comment", p)
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		m, err := ReadManifest(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("manifest %s: %w", p, err)
-		}
-		if !nixAttrRE.MatchString(m.ReleaseProduct) {
-			return fmt.Errorf("manifest %s: release_product %q is not usable as a Nix attribute name", p, m.ReleaseProduct)
-		}
-		if prev, ok := byProduct[m.ReleaseProduct]; ok {
-			return fmt.Errorf("two %s manifests: %s and %s (convert into separate directories)", m.ReleaseProduct, prev.file, p)
-		}
-		byProduct[m.ReleaseProduct] = found{p, m}
-		return nil
-	})
+	byProduct, cudaFromProvenance, err := nixManifests(abs)
 	if err != nil {
 		return "", fmt.Errorf("nix snippet for %s: %w", abs, err)
 	}
@@ -173,53 +121,7 @@ func NixSnippet(dir string) (_ string, err error) {
 		b.WriteString("# jetpack-nixos' cuda-packages-11-4-extension.nix).\n")
 	}
 
-	// Overrides: declared outputs these debs leave empty.
-	var overrides []string
-	for _, c := range rep.Components {
-		if c.Broken != "" {
-			continue
-		}
-		var remove []string
-		var why []string
-		for _, o := range c.EmptyOutputs {
-			remove = append(remove, o)
-			why = append(why, fmt.Sprintf("the debs carry nothing for its %q output", o))
-		}
-		for _, own := range c.NixpkgsOwn {
-			if o, ok := ownOutput(own); ok {
-				remove = append(remove, o)
-				why = append(why, "nixpkgs' own: "+own)
-			}
-		}
-		if len(remove) == 0 || !nixAttrRE.MatchString(c.Component) {
-			continue
-		}
-		var o strings.Builder
-		for _, w := range why {
-			fmt.Fprintf(&o, "    # %s: %s\n", c.Component, strings.ReplaceAll(w, "\n", " "))
-		}
-		expr := "prevAttrs.outputs"
-		for _, r := range remove {
-			expr = fmt.Sprintf("lib.remove %q (%s)", r, expr)
-		}
-		fmt.Fprintf(&o, "    %s = cprev.%s.overrideAttrs (prevAttrs: { outputs = %s; });\n", c.Component, c.Component, expr)
-		overrides = append(overrides, o.String())
-	}
-	var unfixed []string
-	for _, c := range rep.Components {
-		if c.Broken != "" {
-			continue
-		}
-		for _, f := range c.Failures {
-			if strings.HasPrefix(f, "declared output ") {
-				continue // overridden above
-			}
-			unfixed = append(unfixed, c.Component+": "+f)
-		}
-	}
-	for _, p := range rep.Problems {
-		unfixed = append(unfixed, p.Error())
-	}
+	overrides, unfixed := nixOverrides(rep)
 	if len(unfixed) > 0 {
 		b.WriteString("#\n# debredist verify --nixpkgs finds problems no override here fixes:\n")
 		for _, u := range unfixed {
@@ -227,67 +129,7 @@ func NixSnippet(dir string) (_ string, err error) {
 		}
 	}
 
-	fileURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
-	b.WriteString("final: prev:\n")
-	b.WriteString("let\n")
-	b.WriteString("  inherit (final) lib;\n")
-	b.WriteString("  # The archives of this directory, per redist, as their manifests name them.\n")
-	b.WriteString("  ours = {\n")
-	for _, prod := range products {
-		if !nixpkgsRedists[prod] {
-			continue
-		}
-		fmt.Fprintf(&b, "    %s = [\n", prod)
-		for _, r := range rels[prod] {
-			fmt.Fprintf(&b, "      \"%s\"\n", nixStrEscaper.Replace(r))
-		}
-		b.WriteString("    ];\n")
-	}
-	b.WriteString("  };\n")
-	b.WriteString("  manifests = {\n")
-	for _, prod := range products {
-		if nixpkgsRedists[prod] {
-			fmt.Fprintf(&b, "    %s = lib.importJSON %s;\n", prod, nixPath(byProduct[prod].file))
-		}
-	}
-	b.WriteString("  };\n")
-	b.WriteString("in\n")
-	b.WriteString("{\n")
-	b.WriteString("  _cuda = prev._cuda.extend (\n")
-	b.WriteString("    finalCuda: prevCuda: {\n")
-	b.WriteString("      lib = prevCuda.lib // {\n")
-	b.WriteString("        mkRedistUrl =\n")
-	b.WriteString("          redistName: relativePath:\n")
-	b.WriteString("          if builtins.elem relativePath (ours.${redistName} or [ ]) then\n")
-	fmt.Fprintf(&b, "            \"%s/${redistName}/redist/${relativePath}\"\n", nixStrEscaper.Replace(fileURL))
-	b.WriteString("          else\n")
-	b.WriteString("            prevCuda.lib.mkRedistUrl redistName relativePath;\n")
-	b.WriteString("      };\n")
-	b.WriteString("    }\n")
-	b.WriteString("  );\n")
-	scope := []string{}
-	if jetpack5 {
-		scope = append(scope, "    # JetPack 5: the L4T r35 driver already is CUDA 11.4 (jetpack-nixos does the same).\n    cuda_compat = null;\n")
-	}
-	scope = append(scope, overrides...)
-	if jetpack5 {
-		fmt.Fprintf(&b, "  %s = (final.callPackage final._cuda.bootstrapData.cudaPackagesPath { inherit manifests; })", set)
-	} else {
-		fmt.Fprintf(&b, "  %s = ((prev.%s or prev.cudaPackages_%s).override (old: {\n", set, set, major)
-		b.WriteString("    manifests = old.manifests // manifests;\n")
-		b.WriteString("  }))")
-	}
-	if len(scope) > 0 {
-		b.WriteString(".overrideScope (\n")
-		b.WriteString("    cfinal: cprev: {\n")
-		for _, s := range scope {
-			b.WriteString(indent(s, "  "))
-		}
-		b.WriteString("    }\n")
-		b.WriteString("  )")
-	}
-	b.WriteString(";\n")
-	b.WriteString("}\n")
+	writeNixOverlay(&b, abs, set, major, jetpack5, products, rels, byProduct, overrides)
 	return b.String(), nil
 }
 
@@ -348,4 +190,169 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// nixFound is a manifest NixSnippet writes an overlay for.
+type nixFound struct {
+	file string // absolute manifest path
+	m    *Manifest
+}
+
+// nixManifests reads the manifests under abs (one per product) and the
+// CUDA version the first readable provenance sidecar records.
+func nixManifests(abs string) (byProduct map[string]nixFound, cudaFromProvenance string, err error) {
+	found, err := findOutputFiles(abs)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, p := range found.sidecars {
+		if b, err := os.ReadFile(p); err == nil {
+			var pv Provenance
+			if json.Unmarshal(b, &pv) == nil && pv.Profile.CUDA != "" {
+				cudaFromProvenance = pv.Profile.CUDA
+				break
+			}
+		}
+	}
+	byProduct = map[string]nixFound{}
+	for _, p := range found.manifests {
+		if strings.ContainsAny(p, "\n\r") {
+			return nil, "", fmt.Errorf("manifest %q: a path with a line break cannot go into a Nix comment", p)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, "", err
+		}
+		m, err := ReadManifest(f)
+		f.Close()
+		if err != nil {
+			return nil, "", fmt.Errorf("manifest %s: %w", p, err)
+		}
+		if !nixAttrRE.MatchString(m.ReleaseProduct) {
+			return nil, "", fmt.Errorf("manifest %s: release_product %q is not usable as a Nix attribute name", p, m.ReleaseProduct)
+		}
+		if prev, ok := byProduct[m.ReleaseProduct]; ok {
+			return nil, "", fmt.Errorf("two %s manifests: %s and %s (convert into separate directories)", m.ReleaseProduct, prev.file, p)
+		}
+		byProduct[m.ReleaseProduct] = nixFound{p, m}
+	}
+	return byProduct, cudaFromProvenance, nil
+}
+
+// nixOverrides returns the overlay's overrides of the declared outputs the
+// debs leave empty (each with its reason, one Nix attribute each) and the
+// problems VerifyNixpkgs finds that no override fixes.
+func nixOverrides(rep *NixReport) (overrides, unfixed []string) {
+	for _, c := range rep.Components {
+		if c.Broken != "" {
+			continue
+		}
+		var remove []string
+		var why []string
+		for _, o := range c.EmptyOutputs {
+			remove = append(remove, o)
+			why = append(why, fmt.Sprintf("the debs carry nothing for its %q output", o))
+		}
+		for _, own := range c.NixpkgsOwn {
+			if o, ok := ownOutput(own); ok {
+				remove = append(remove, o)
+				why = append(why, "nixpkgs' own: "+own)
+			}
+		}
+		if len(remove) == 0 || !nixAttrRE.MatchString(c.Component) {
+			continue
+		}
+		var o strings.Builder
+		for _, w := range why {
+			fmt.Fprintf(&o, "    # %s: %s\n", c.Component, strings.ReplaceAll(w, "\n", " "))
+		}
+		expr := "prevAttrs.outputs"
+		for _, r := range remove {
+			expr = fmt.Sprintf("lib.remove %q (%s)", r, expr)
+		}
+		fmt.Fprintf(&o, "    %s = cprev.%s.overrideAttrs (prevAttrs: { outputs = %s; });\n", c.Component, c.Component, expr)
+		overrides = append(overrides, o.String())
+	}
+	for _, c := range rep.Components {
+		if c.Broken != "" {
+			continue
+		}
+		for _, f := range c.Failures {
+			if strings.HasPrefix(f, "declared output ") {
+				continue // overridden above
+			}
+			unfixed = append(unfixed, c.Component+": "+f)
+		}
+	}
+	for _, p := range rep.Problems {
+		unfixed = append(unfixed, p.Error())
+	}
+	return overrides, unfixed
+}
+
+// writeNixOverlay writes the overlay itself: the archives of abs per redist,
+// their manifests, mkRedistUrl pointing at abs for exactly these archives,
+// and the package set override with the overrides.
+func writeNixOverlay(b *strings.Builder, abs, set, major string, jetpack5 bool, products []string, rels map[string][]string, byProduct map[string]nixFound, overrides []string) {
+	fileURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+	b.WriteString("final: prev:\n")
+	b.WriteString("let\n")
+	b.WriteString("  inherit (final) lib;\n")
+	b.WriteString("  # The archives of this directory, per redist, as their manifests name them.\n")
+	b.WriteString("  ours = {\n")
+	for _, prod := range products {
+		if !nixpkgsRedists[prod] {
+			continue
+		}
+		fmt.Fprintf(b, "    %s = [\n", prod)
+		for _, r := range rels[prod] {
+			fmt.Fprintf(b, "      \"%s\"\n", nixStrEscaper.Replace(r))
+		}
+		b.WriteString("    ];\n")
+	}
+	b.WriteString("  };\n")
+	b.WriteString("  manifests = {\n")
+	for _, prod := range products {
+		if nixpkgsRedists[prod] {
+			fmt.Fprintf(b, "    %s = lib.importJSON %s;\n", prod, nixPath(byProduct[prod].file))
+		}
+	}
+	b.WriteString("  };\n")
+	b.WriteString("in\n")
+	b.WriteString("{\n")
+	b.WriteString("  _cuda = prev._cuda.extend (\n")
+	b.WriteString("    finalCuda: prevCuda: {\n")
+	b.WriteString("      lib = prevCuda.lib // {\n")
+	b.WriteString("        mkRedistUrl =\n")
+	b.WriteString("          redistName: relativePath:\n")
+	b.WriteString("          if builtins.elem relativePath (ours.${redistName} or [ ]) then\n")
+	fmt.Fprintf(b, "            \"%s/${redistName}/redist/${relativePath}\"\n", nixStrEscaper.Replace(fileURL))
+	b.WriteString("          else\n")
+	b.WriteString("            prevCuda.lib.mkRedistUrl redistName relativePath;\n")
+	b.WriteString("      };\n")
+	b.WriteString("    }\n")
+	b.WriteString("  );\n")
+	scope := []string{}
+	if jetpack5 {
+		scope = append(scope, "    # JetPack 5: the L4T r35 driver already is CUDA 11.4 (jetpack-nixos does the same).\n    cuda_compat = null;\n")
+	}
+	scope = append(scope, overrides...)
+	if jetpack5 {
+		fmt.Fprintf(b, "  %s = (final.callPackage final._cuda.bootstrapData.cudaPackagesPath { inherit manifests; })", set)
+	} else {
+		fmt.Fprintf(b, "  %s = ((prev.%s or prev.cudaPackages_%s).override (old: {\n", set, set, major)
+		b.WriteString("    manifests = old.manifests // manifests;\n")
+		b.WriteString("  }))")
+	}
+	if len(scope) > 0 {
+		b.WriteString(".overrideScope (\n")
+		b.WriteString("    cfinal: cprev: {\n")
+		for _, s := range scope {
+			b.WriteString(indent(s, "  "))
+		}
+		b.WriteString("    }\n")
+		b.WriteString("  )")
+	}
+	b.WriteString(";\n")
+	b.WriteString("}\n")
 }

@@ -71,10 +71,11 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 	defer exportErr(&err)
 	rep := &NixReport{Dir: dir}
 	table := nixcheck.Default()
-	manifests, _, err := listManifests(dir)
+	found, err := findOutputFiles(dir)
 	if err != nil {
 		return nil, fmt.Errorf("verify --nixpkgs %s: %w", dir, err)
 	}
+	manifests := found.manifests
 	if len(manifests) == 0 {
 		rep.Problems = append(rep.Problems, problemf("", "no redistrib_*.json manifest under %s", dir))
 	}

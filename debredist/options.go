@@ -86,7 +86,7 @@ const (
 	EventBuildStart  EventKind = "build-start"  // a redist package is being built
 	EventBuildDone   EventKind = "build-done"   // its archive is written
 	EventUpToDate    EventKind = "up-to-date"   // its archive is current: skipped
-	EventLockWait    EventKind = "lock-wait"    // waiting for another process's lock on Out
+	EventOutBusy     EventKind = "lock-wait"    // another process is writing Out: waiting for the OUT mutex
 )
 
 // Event is one progress report.

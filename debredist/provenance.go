@@ -116,9 +116,17 @@ type previous struct {
 // record; writeManifests renames it).
 func readPrevious(out string) previous {
 	prev := previous{byKey: map[string]ProvenanceArchive{}, sidecars: map[string]Provenance{}, manifests: map[string]*Manifest{}}
-	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", manifestPrefix+"*.json"))
-	current, _ := filepath.Glob(filepath.Join(out, "*", "redist", sidecarPrefix+"*.json"))
+	found, _ := findOutputFiles(out) // OUT may not exist yet
+	var files, current []string
+	for _, f := range found.sidecars {
+		if strings.HasSuffix(f, legacySidecarSuffix) {
+			files = append(files, f)
+		} else {
+			current = append(current, f)
+		}
+	}
 	files = append(files, current...) // current names last: they win over legacy ones
+	files = append(files, found.manifests...)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

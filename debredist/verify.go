@@ -110,11 +110,12 @@ func (r *Report) Err() error {
 func Verify(ctx context.Context, dir string) (_ *Report, err error) {
 	defer exportErr(&err)
 	rep := &Report{Dir: dir}
-	manifests, strays, err := listManifests(dir)
+	found, err := findOutputFiles(dir)
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", dir, err)
 	}
-	for _, p := range strays {
+	manifests := found.manifests
+	for _, p := range found.strays {
 		// NVIDIA's shell-parse.sh takes every redistrib_* file for a release.
 		rel, _ := filepath.Rel(dir, p)
 		what := "is not a redistrib_<label>.json manifest"
@@ -137,26 +138,42 @@ func Verify(ctx context.Context, dir string) (_ *Report, err error) {
 	return rep, ctx.Err()
 }
 
-// listManifests returns the redistrib_<label>.json manifests under dir
-// (following OUT's product symlinks; not in the generations or the
-// temporary directory) and the other files whose names
-// start with redistrib_.
-func listManifests(dir string) (manifests, strays []string, err error) {
-	err = walkOutput(dir, func(p string, d fs.DirEntry, err error) error {
+// outputFiles is what findOutputFiles finds under an output directory,
+// each list in walk order.
+type outputFiles struct {
+	manifests []string // redistrib_<label>.json
+	sidecars  []string // provenance sidecars, under the current or the legacy name
+	strays    []string // other files named redistrib_* (legacy sidecars included)
+}
+
+// findOutputFiles is the one discovery of manifests and provenance sidecars
+// (Verify, VerifyNixpkgs, NixSnippet, readPrevious for Convert and Diff):
+// every file under dir, following OUT's product symlinks into the current
+// generation, not in the generations or the temporary directory.
+func findOutputFiles(dir string) (outputFiles, error) {
+	var o outputFiles
+	err := walkOutput(dir, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
 		case d.IsDir() && d.Name() == tmpName:
 			return filepath.SkipDir
 		case d.IsDir():
-		case isManifestName(d.Name()):
-			manifests = append(manifests, p)
-		case strings.HasPrefix(d.Name(), manifestPrefix):
-			strays = append(strays, p)
+			return nil
+		}
+		name := d.Name()
+		if isSidecarName(name) {
+			o.sidecars = append(o.sidecars, p)
+		}
+		switch {
+		case isManifestName(name):
+			o.manifests = append(o.manifests, p)
+		case strings.HasPrefix(name, manifestPrefix):
+			o.strays = append(o.strays, p)
 		}
 		return nil
 	})
-	return manifests, strays, err
+	return o, err
 }
 
 func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {

@@ -192,7 +192,7 @@ func (pr *progress) logEvent(e debredist.Event) {
 		l.Info("built", "package", e.Package, "bytes", e.Bytes)
 	case debredist.EventUpToDate:
 		l.Info("up to date", "package", e.Package)
-	case debredist.EventLockWait:
+	case debredist.EventOutBusy:
 		l.Warn(e.Message)
 	default:
 		l.Debug(string(e.Kind), "package", e.Package, "message", e.Message)

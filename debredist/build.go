@@ -1,0 +1,286 @@
+package debredist
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/fetch"
+	"github.com/debredist/debredist/internal/layout"
+)
+
+// job is one redist package to build (or to keep).
+type job struct {
+	pkg     PlanPackage
+	profile Profile
+	// budget bounds the compression blocks in flight across all packages
+	// built at once, so memory does not grow with --jobs or file sizes.
+	budget     *archive.Budget
+	comp       archive.Compression
+	preset     int
+	mtime      time.Time
+	key        string
+	rel        string // archive path relative to productDir
+	productDir string
+	upToDate   bool
+	res        ProvenanceArchive
+	license    []byte
+	staged     string   // the built archive in the temporary directory
+	empty      bool     // the debs carry no payload: not emitted (empty.go)
+	warnings   []string // empty nixpkgs outputs (empty.go)
+
+	// final and licenseFile are where the archive and LICENSE.txt go in
+	// OUT (named by outPath).
+	final, licenseFile string
+}
+
+func (j *job) build(ctx context.Context, o Options, paths map[string]string, work string) error {
+	if err := os.MkdirAll(filepath.Join(work, "blobs"), 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	var inputs []layout.Input
+	debs := append([]apt.Package(nil), j.pkg.Debs...)
+	sort.Slice(debs, func(a, b int) bool { return debs[a].Name < debs[b].Name })
+	n := 0
+	var read []ProvenanceDeb // the debs as read: what provenance and input key record
+	for _, d := range debs {
+		p, ok := paths[d.SHA256]
+		if !ok {
+			return fmt.Errorf("deb %s (%s) is not in the cache", d.Name, d.SHA256)
+		}
+		ins, rd, err := stage(ctx, o, d, p, filepath.Join(work, "blobs"), &n)
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, ins...)
+		read = append(read, rd)
+	}
+	eng, err := layout.New(j.profile)
+	if err != nil {
+		return err
+	}
+	tree, err := eng.Build(j.pkg.PName, inputs, readBlob)
+	if err != nil {
+		return err
+	}
+	if _, err := addWheels(j.profile, j.pkg.PName, j.pkg.Version, tree); err != nil { // wheels.go
+		return err
+	}
+	stubs, err := addStubs(j.profile, j.pkg.PName, tree, debs) // stubs.go
+	if err != nil {
+		return err
+	}
+	if !treeHasPayload(tree) {
+		j.empty = true
+		o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: "not emitted: " + noPayloadReason})
+		return nil
+	}
+	j.warnings = outputWarnings(j.profile, j.pkg, tree)
+	for _, w := range j.warnings {
+		o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: w})
+	}
+	entries := make([]archive.Entry, 0, len(tree.Nodes))
+	for _, nd := range tree.Nodes {
+		e := archive.Entry{Name: nd.Path, Mode: nd.Mode, Size: nd.Size, Linkname: nd.Link}
+		switch nd.Type {
+		case layout.Dir:
+			e.Type = archive.Dir
+		case layout.Symlink:
+			e.Type = archive.Symlink
+		case layout.Hardlink:
+			e.Type = archive.Hardlink
+		default:
+			e.Type = archive.Regular
+			if nd.Data != nil {
+				data := nd.Data
+				e.Open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+			} else {
+				ref := nd.Ref
+				e.Open = func() (io.ReadCloser, error) { return os.Open(ref) }
+			}
+		}
+		if nd.Path == "LICENSE" {
+			j.license = nd.Data
+		}
+		entries = append(entries, e)
+	}
+	if j.license == nil {
+		return fmt.Errorf("no copyright file in any of its debs: cannot write LICENSE")
+	}
+	name := path.Base(j.rel)
+	f, err := os.Create(j.staged)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	r, err := archive.Write(ctx, bw, entries, archive.Options{Top: topDir(name, j.comp), MTime: j.mtime, Compression: j.comp, Preset: j.preset, Budget: j.budget})
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	// The input key is made of the debs as read, so an archive is never
+	// recorded under inputs it was not made from.
+	asRead := j.pkg
+	asRead.Debs = slices.Clone(debs)
+	for i := range asRead.Debs {
+		asRead.Debs[i].SHA256, asRead.Debs[i].Size = read[i].SHA256, read[i].Size
+	}
+	j.res = ProvenanceArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
+		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.preset, j.mtime), Debs: read, Stubs: stubs, Changes: treeChanges(tree)}
+	return nil
+}
+
+// stage streams one deb from the cache apart: every regular file is copied
+// to a blob file under dir (hashed on the way), everything else is
+// metadata. The deb's bytes are hashed as they are read: it returns the
+// deb as read (sha256 and size), and a *fetch.CorruptError, whatever the
+// deb reader said, when the cache entry is not the deb it was stored as.
+func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n *int) ([]layout.Input, ProvenanceDeb, error) {
+	ent, err := fetch.OpenEntry(debPath, d.Name, d.SHA256)
+	if err != nil {
+		return nil, ProvenanceDeb{}, err
+	}
+	defer ent.Close()
+	ins, err := stageDeb(ctx, o, d, ent, dir, n)
+	if err != nil && ctx.Err() != nil {
+		return nil, ProvenanceDeb{}, err // cancelled: do not read the rest
+	}
+	sum, size, verr := ent.Verify()
+	if verr != nil {
+		return nil, ProvenanceDeb{}, verr
+	}
+	return ins, ProvenanceDeb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: sum, Size: size}, err
+}
+
+func stageDeb(ctx context.Context, o Options, d apt.Package, f io.Reader, dir string, n *int) ([]layout.Input, error) {
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(d.Filename), Limits: o.Limits.deb(), SystemXZ: true, Size: d.Size})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var out []layout.Input
+	buf := make([]byte, 1<<20)
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		in := layout.FromDeb(d.Name, e)
+		if in.Type == layout.File {
+			*n++
+			blob := filepath.Join(dir, strconv.Itoa(*n))
+			digest, err := copyBlob(blob, r, e.Size, buf)
+			if err != nil {
+				var de *deb.Error
+				if errors.As(err, &de) { // names deb, member and entry already
+					return nil, err
+				}
+				return nil, fmt.Errorf("%s: %s: %w", path.Base(d.Filename), e.Name, err)
+			}
+			in.Digest, in.Ref = digest, blob
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+func copyBlob(dst string, r io.Reader, size int64, buf []byte) (string, error) {
+	f, err := os.Create(dst)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	n, err := io.CopyBuffer(io.MultiWriter(f, h), r, buf)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	if n != size {
+		return "", fmt.Errorf("read %d bytes, header says %d", n, size)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func readBlob(ref string) ([]byte, error) {
+	f, err := os.Open(ref)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, layout.MaxLicenseBytes+1))
+}
+
+func topDir(name string, c archive.Compression) string { return name[:len(name)-len(c.Ext())] }
+
+// inputKey identifies everything an archive's bytes depend on.
+func inputKey(p Profile, pkg PlanPackage, c archive.Compression, preset int, mtime time.Time) string {
+	type deb struct{ Name, SHA256 string }
+	var debs []deb
+	for _, d := range pkg.Debs {
+		debs = append(debs, deb{d.Name, d.SHA256})
+	}
+	sort.Slice(debs, func(i, j int) bool { return debs[i].Name < debs[j].Name })
+	b, err := json.Marshal(struct {
+		Tool string
+		// Read marks keys made of the debs' sha256 as hashed while
+		// converting; records made before (from the index's word alone,
+		// perhaps from a damaged cache entry) never match and are rebuilt.
+		Read     bool
+		Block    int
+		Comp     string
+		Preset   int
+		MTime    int64
+		Profile  Profile
+		Rules    any
+		PName    string
+		Platform string
+		Variant  string
+		Version  string
+		Product  string
+		Debs     []deb
+	}{"debredist " + Version, true, archive.BlockSize, c.Ext(), preset, mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform, pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
+	if err != nil {
+		panic(err)
+	}
+	return sha256hex(b)
+}
+
+// defaultBuilds is how many packages Convert builds at once when
+// Options.Jobs is 0: one per core, and at least two, so that decoding one
+// package's debs (one serial stream each) overlaps encoding another's.
+// Encoding is block-parallel and bounded by one budget for all packages,
+// so more packages in flight add memory, not speed: measured on the
+// real-bytes corpus on 2 cores, --jobs 2 took 89.9 s, --jobs 1 97.2 s and
+// --jobs 4 113.0 s (bench/README.md).
+func defaultBuilds() int { return max(2, runtime.GOMAXPROCS(0)) }

@@ -1,0 +1,85 @@
+package debredist
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// checkOutput re-reads the manifests just written and checks that every
+// artifact they name is the file this run built or kept: same size and the
+// sha256 computed while writing it (or re-hashed when it was kept). It does
+// not decode the archives again (Verify does; `debredist verify`).
+func checkOutput(out string, res *Result, jobs []*job) error {
+	byPath := map[string]ProvenanceArchive{}
+	for _, j := range jobs {
+		byPath[j.final] = j.res
+	}
+	var problems []Problem
+	for _, pr := range res.Products {
+		mf := filepath.Join(out, filepath.FromSlash(pr.Manifest))
+		f, err := os.Open(mf)
+		if err != nil {
+			return err
+		}
+		m, err := ReadManifest(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", pr.Manifest, err)
+		}
+		for _, name := range sortedKeys(m.Components) {
+			for _, pa := range m.Components[name].Artifacts() {
+				a := pa.Artifact
+				p, ok := safeRel(a.RelativePath)
+				if !ok {
+					problems = append(problems, problemf(pr.Manifest, "%s: unsafe relative_path %q", name, a.RelativePath))
+					continue
+				}
+				file := filepath.Join(filepath.Dir(mf), p)
+				rec, ok := byPath[file]
+				size := fileSize(file)
+				switch {
+				case !ok: // kept from an earlier run by --only: check the file itself
+					if sum, err := sha256File(context.Background(), file); err != nil || sum != a.SHA256 || strconv.FormatInt(size, 10) != a.Size {
+						problems = append(problems, problemf(pr.Manifest, "%s: %s (kept from an earlier run) no longer matches the manifest", name, a.RelativePath))
+					}
+				case a.SHA256 != rec.SHA256 || a.Size != strconv.FormatInt(rec.Size, 10) || size != rec.Size:
+					problems = append(problems, problemf(pr.Manifest, "%s: %s is %d bytes, manifest says %s bytes sha256 %s, written %d bytes sha256 %s",
+						name, a.RelativePath, size, a.Size, a.SHA256, rec.Size, rec.SHA256))
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return &VerifyError{Problems: problems}
+	}
+	return nil
+}
+
+func sha256File(ctx context.Context, name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	buf := make([]byte, 1<<20)
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		n, err := f.Read(buf)
+		h.Write(buf[:n])
+		if err == io.EOF {
+			return hex.EncodeToString(h.Sum(nil)), nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("hashing %s: %w", name, err)
+		}
+	}
+}
