@@ -27,6 +27,9 @@ type Result struct {
 	Skipped []SkippedPackage `json:"skipped,omitempty"`
 	// Warnings are things a consumer will trip over (empty nixpkgs outputs).
 	Warnings []string `json:"warnings,omitempty"`
+	// Downloads counts the files this call downloaded and the debs it
+	// found in the cache.
+	Downloads DownloadStats `json:"downloads"`
 }
 
 // ProductResult is one manifest written.
@@ -72,9 +75,10 @@ const (
 // (see publish.go).
 func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 	defer exportErr(&err)
-	if o.Out == "" {
-		return nil, usagef("no output directory (--out)")
+	if err := CheckConvert(o); err != nil {
+		return nil, err
 	}
+	o = o.counting()
 	comp, err := compression(o.Compression)
 	if err != nil {
 		return nil, err
@@ -220,6 +224,7 @@ func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 			return nil, err
 		}
 	}
+	res.Downloads = o.downloads.stats()
 	return res, nil
 }
 
@@ -230,5 +235,5 @@ func compression(s string) (archive.Compression, error) {
 	case "zstd", "zst":
 		return archive.Zstd, nil
 	}
-	return 0, usagef("unknown compression %q (want xz or zstd)", s)
+	return 0, usagef("--compress %q: want xz or zstd", s)
 }

@@ -72,6 +72,9 @@ type DiffOptions struct {
 // last conversion only).
 func Diff(ctx context.Context, o DiffOptions, from, to string) (_ *DiffResult, err error) {
 	defer exportErr(&err)
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
 	a, err := loadRelease(ctx, o.Options, from)
 	if err != nil {
 		return nil, err

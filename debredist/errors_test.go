@@ -295,10 +295,21 @@ func TestPublicErrorsPlan(t *testing.T) {
 func TestPublicErrorsVerify(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	o := world(t, one(validDeb(t)))
+	deb := validDeb(t)
+	o := world(t, one(deb))
 	res, err := debredist.Convert(ctx, o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if d := res.Downloads; d.Downloaded != 1 || d.Bytes != int64(len(deb)) || d.Cached != 0 {
+		t.Errorf("Result.Downloads = %+v, want the one deb of %d bytes downloaded", d, len(deb))
+	}
+	fr, err := debredist.Fetch(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := fr.Downloads; d.Downloaded != 0 || d.Cached != 1 || fr.CacheDir != o.CacheDir {
+		t.Errorf("FetchResult.Downloads = %+v in %s, want the one deb cached in %s", d, fr.CacheDir, o.CacheDir)
 	}
 	arch := filepath.Join(o.Out, filepath.FromSlash(res.Packages[0].Archive))
 	if err := os.WriteFile(arch, []byte("not an archive"), 0o644); err != nil {

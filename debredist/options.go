@@ -42,7 +42,7 @@ type Options struct {
 
 	Mirror      string // base URL or directory; default NVIDIA's repository
 	CacheDir    string // default $XDG_CACHE_HOME/debredist
-	Jobs        int    // parallel downloads (default 4) and package builds (default: one per core, at least 2)
+	Jobs        int    // parallel downloads (default 4) and package builds (default: one per core, at least 2); negative is a UsageError
 	Offline     bool   // use the cache only
 	VerifyCache bool   // re-hash cache hits
 	Keyring     string // OpenPGP keyring for InRelease/Release.gpg
@@ -53,7 +53,7 @@ type Options struct {
 	StallTimeout time.Duration
 
 	Out         string   // output directory (Convert)
-	Compression string   // "xz" (default) or "zstd"
+	Compression string   // "xz" (default) or "zstd" (also "zst")
 	Only        []string // convert only these redist packages (pnames)
 	// Preset is the compression preset (archive.Options.Preset): 0 is the
 	// default; xz 1 (fastest) .. 6 (smallest), zstd 1..4.
@@ -68,6 +68,8 @@ type Options struct {
 	// OnEvent receives progress; it is called from several goroutines.
 	OnEvent    func(Event)
 	HTTPClient *http.Client
+
+	downloads *downloadCounter // set by counting
 }
 
 // EventKind says what an Event reports.
@@ -102,6 +104,7 @@ type Event struct {
 }
 
 func (o *Options) emit(e Event) {
+	o.downloads.count(e)
 	if o.OnEvent != nil {
 		o.OnEvent(e)
 	}

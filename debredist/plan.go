@@ -50,6 +50,9 @@ type (
 // the debs into redist packages.
 func Plan(ctx context.Context, o Options) (_ *PlanResult, err error) {
 	defer exportErr(&err)
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
 	prof, err := selectProfile(o)
 	if err != nil {
 		return nil, err

@@ -67,6 +67,12 @@ type FetchResult struct {
 	Plan  *PlanResult       `json:"plan"`
 	Debs  []IndexPackage    `json:"debs"`
 	Paths map[string]string `json:"paths"` // sha256 -> cache file
+	// CacheDir is the cache the debs are in (Options.CacheDir or the
+	// default, $XDG_CACHE_HOME/debredist).
+	CacheDir string `json:"cache_dir"`
+	// Downloads counts the files this call downloaded and the debs it
+	// found in the cache.
+	Downloads DownloadStats `json:"downloads"`
 }
 
 // Fetch plans the release like Convert and makes sure every deb the plan
@@ -74,6 +80,7 @@ type FetchResult struct {
 // the release's repos). With Options.LockOut it writes the lock of the debs.
 func Fetch(ctx context.Context, o Options, packages ...string) (_ *FetchResult, err error) {
 	defer exportErr(&err)
+	o = o.counting()
 	pl, err := Plan(ctx, o)
 	if err != nil {
 		return nil, err
@@ -116,5 +123,5 @@ func Fetch(ctx context.Context, o Options, packages ...string) (_ *FetchResult, 
 			return nil, err
 		}
 	}
-	return &FetchResult{Plan: pl, Debs: debs, Paths: paths}, nil
+	return &FetchResult{Plan: pl, Debs: debs, Paths: paths, CacheDir: f.CacheDir(), Downloads: o.downloads.stats()}, nil
 }

@@ -202,12 +202,6 @@ func (s *selection) options(a *app) (debredist.Options, error) {
 			n++
 		}
 	}
-	if n > 1 {
-		return debredist.Options{}, usagef("give only one of --jetpack, --l4t and --profile")
-	}
-	if n == 0 && s.lock == "" {
-		return debredist.Options{}, usagef("select a release with --jetpack, --l4t, --profile or --lock")
-	}
 	o := debredist.Options{
 		JetPack: s.jetpack, L4T: s.l4t, ProfileFile: s.profile, LockFile: s.lock,
 		Mirror: s.mirror, CacheDir: s.cache, Keyring: s.keyring, Offline: s.offline,
@@ -226,12 +220,6 @@ func jobsFlag(fs *flagSet) *int {
 	return fs.Int("jobs", 0, "`N` parallel downloads and package builds (default: 4 downloads, one build per core and at least 2)")
 }
 
-func checkJobs(n int) error {
-	if n < 0 {
-		return usagef("--jobs %d: want a positive number", n)
-	}
-	return nil
-}
 
 // ---- plan
 
@@ -348,18 +336,18 @@ debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12
 			if err := noArgs(args); err != nil {
 				return err
 			}
-			if err := checkJobs(*jobs); err != nil {
-				return err
-			}
 			o, err := sel.options(a)
 			if err != nil {
 				return err
 			}
 			o.Jobs, o.VerifyCache, o.LockOut = *jobs, *verifyCache, *lockOut
+			if err := o.Check(); err != nil {
+				return err
+			}
 			pr := a.newProgress()
 			o.OnEvent = pr.handle
 			res, err := debredist.Fetch(a.ctx, o, pkgs...)
-			stats := pr.close()
+			pr.close()
 			if err != nil {
 				return err
 			}
@@ -367,16 +355,15 @@ debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12
 			for _, d := range res.Debs {
 				total += d.Size
 			}
-			cache := cacheDir(sel.cache)
 			if *asJSON {
 				return writeJSON(a.stdout, struct {
 					*debredist.FetchResult
-					CacheDir string `json:"cache_dir"`
-					Bytes    int64  `json:"bytes"`
-				}{res, cache, total})
+					Bytes int64 `json:"bytes"`
+				}{res, total})
 			}
+			d := res.Downloads
 			fmt.Fprintf(a.stdout, "%d debs (%s) in %s: %d downloaded (%s), %d already cached\n",
-				len(res.Debs), humanBytes(total), cache, stats.Downloaded, humanBytes(stats.Bytes), stats.Cached)
+				len(res.Debs), humanBytes(total), res.CacheDir, d.Downloaded, humanBytes(d.Bytes), d.Cached)
 			if *lockOut != "" {
 				fmt.Fprintf(a.stdout, "lock written to %s\n", *lockOut)
 			}
@@ -385,17 +372,6 @@ debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12
 	},
 }
 
-// cacheDir is the cache directory for display: the flag, or the default
-// the fetcher uses.
-func cacheDir(flagValue string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "debredist")
-	}
-	return "the default cache"
-}
 
 // ---- convert
 
@@ -432,42 +408,31 @@ SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --
 			if err := noArgs(args); err != nil {
 				return err
 			}
-			if *out == "" {
-				return usagef("missing required flag --out")
-			}
-			if err := checkJobs(*jobs); err != nil {
-				return err
-			}
-			switch *compress {
-			case "xz", "zstd":
-			default:
-				return usagef("--compress %q: want xz or zstd", *compress)
-			}
 			o, err := sel.options(a)
 			if err != nil {
 				return err
 			}
-			if *preset < 0 || *preset > 6 || *compress == "zstd" && *preset > 4 {
-				return usagef("--preset %d: want 1..6 for xz, 1..4 for zstd", *preset)
-			}
 			o.Out, o.Jobs, o.VerifyCache, o.Compression, o.Only, o.LockOut = *out, *jobs, *verifyCache, *compress, only, *lockOut
 			o.Preset = *preset
+			if err := debredist.CheckConvert(o); err != nil {
+				return err
+			}
 			pr := a.newProgress()
 			o.OnEvent = pr.handle
 			res, err := debredist.Convert(a.ctx, o)
-			stats := pr.close()
+			pr.close()
 			if err != nil {
 				return err
 			}
 			if *asJSON {
 				return writeJSON(a.stdout, res)
 			}
-			return printResult(a.stdout, res, stats)
+			return printResult(a.stdout, res)
 		}
 	},
 }
 
-func printResult(w io.Writer, res *debredist.Result, stats runStats) error {
+func printResult(w io.Writer, res *debredist.Result) error {
 	labels := map[string]string{}
 	for _, p := range res.Products {
 		labels[p.Product] = p.Label
@@ -496,8 +461,8 @@ func printResult(w io.Writer, res *debredist.Result, stats runStats) error {
 		return err
 	}
 	fmt.Fprintf(w, "\n%d built, %d up to date in %s", built, current, res.Out)
-	if stats.Downloaded > 0 {
-		fmt.Fprintf(w, " (%d debs downloaded, %s)", stats.Downloaded, humanBytes(stats.Bytes))
+	if d := res.Downloads; d.Downloaded > 0 {
+		fmt.Fprintf(w, " (%d debs downloaded, %s)", d.Downloaded, humanBytes(d.Bytes))
 	}
 	fmt.Fprintln(w)
 	for _, p := range res.Products {

@@ -57,10 +57,10 @@ debredist diff r36.5 ./my-r36.6.json --files`,
 			if len(args) != 2 {
 				return usagef("want 2 arguments, FROM and TO; got %d", len(args))
 			}
-			if err := checkJobs(*jobs); err != nil {
+			o := debredist.DiffOptions{Options: debredist.Options{Mirror: sel.mirror, CacheDir: sel.cache, Keyring: sel.keyring, Offline: sel.offline, Jobs: *jobs}, Files: *files}
+			if err := o.Check(); err != nil {
 				return err
 			}
-			o := debredist.DiffOptions{Options: debredist.Options{Mirror: sel.mirror, CacheDir: sel.cache, Keyring: sel.keyring, Offline: sel.offline, Jobs: *jobs}, Files: *files}
 			pr := a.newProgress()
 			o.OnEvent = pr.handle
 			res, err := debredist.Diff(a.ctx, o, args[0], args[1])

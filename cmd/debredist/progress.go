@@ -29,18 +29,8 @@ type progress struct {
 	total   int64 // packages seen (built or up to date)
 	done    int64
 	closed  bool
-	stats   runStats
 }
 
-// runStats counts what happened, for the final summary.
-type runStats struct {
-	Downloaded int   // debs downloaded
-	Bytes      int64 // bytes downloaded
-	Cached     int   // debs already in the cache
-	Built      int
-	UpToDate   int
-	Warnings   int
-}
 
 // isTerminal reports whether w is a terminal (and TERM is not "dumb").
 func isTerminal(w io.Writer) bool {
@@ -83,19 +73,6 @@ func (pr *progress) handle(e debredist.Event) {
 	defer pr.mu.Unlock()
 	if pr.closed {
 		return
-	}
-	switch e.Kind {
-	case debredist.EventFetchDone:
-		pr.stats.Downloaded++
-		pr.stats.Bytes += e.Bytes
-	case debredist.EventCacheHit:
-		pr.stats.Cached++
-	case debredist.EventBuildDone:
-		pr.stats.Built++
-	case debredist.EventUpToDate:
-		pr.stats.UpToDate++
-	case debredist.EventWarning:
-		pr.stats.Warnings++
 	}
 	if pr.p != nil && pr.bar(e) {
 		return
@@ -199,13 +176,13 @@ func (pr *progress) logEvent(e debredist.Event) {
 	}
 }
 
-// close stops the bars (completing or dropping what is left) and returns
-// the counts. Later events are ignored.
-func (pr *progress) close() runStats {
+// close stops the bars (completing or dropping what is left). Later
+// events are ignored. (The counts of a run are in its Result.)
+func (pr *progress) close() {
 	pr.mu.Lock()
 	if pr.closed {
 		pr.mu.Unlock()
-		return pr.stats
+		return
 	}
 	pr.closed = true
 	p := pr.p
@@ -217,13 +194,11 @@ func (pr *progress) close() runStats {
 			pr.overall.SetTotal(-1, true)
 		}
 	}
-	stats := pr.stats
 	pr.mu.Unlock()
 	if p != nil {
 		p.Wait()
 		pr.out.done()
 	}
-	return stats
 }
 
 // barWriter writes log lines above the bars while they run and straight

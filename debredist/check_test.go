@@ -1,0 +1,55 @@
+package debredist_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/debredist/debredist/debredist"
+)
+
+// TestCheckSameAnswers: the checks the CLI makes are the library's: Plan,
+// Fetch and Convert refuse the same options with the same *UsageError
+// (the CLI prints it), and accept what they accept ("zst" included).
+func TestCheckSameAnswers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	out := t.TempDir()
+	bad := []struct {
+		o    debredist.Options
+		want string
+	}{
+		{debredist.Options{Out: out}, "select a release with --jetpack, --l4t, --profile or --lock"},
+		{debredist.Options{Out: out, JetPack: "6", L4T: "r36.5"}, "give only one of --jetpack, --l4t and --profile"},
+		{debredist.Options{Out: out, JetPack: "6", Jobs: -1}, "--jobs -1: want a positive number"},
+		{debredist.Options{Out: out, JetPack: "6", Compression: "gzip"}, `--compress "gzip": want xz or zstd`},
+		{debredist.Options{Out: out, JetPack: "6", Preset: 7}, "--preset 7"},
+		{debredist.Options{Out: out, JetPack: "6", Compression: "zst", Preset: 5}, "--preset 5"},
+		{debredist.Options{JetPack: "6"}, "missing required flag --out"},
+	}
+	for _, c := range bad {
+		_, err := debredist.Convert(ctx, c.o)
+		var ue *debredist.UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Convert(%+v) = %v, want a *UsageError %q", c.o, err, c.want)
+		}
+		if c.o.Out == "" {
+			continue
+		}
+		if err := c.o.Check(); err == nil || err.Error() != ue.Error() {
+			t.Errorf("Check(%+v) = %v, Convert said %v", c.o, err, ue)
+		}
+		if _, err := debredist.Plan(ctx, c.o); !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Plan(%+v) = %v, want %q", c.o, err, c.want)
+		}
+	}
+	for _, comp := range []string{"", "xz", "zstd", "zst"} {
+		if err := debredist.CheckConvert(debredist.Options{Out: out, JetPack: "6", Compression: comp, Preset: 4}); err != nil {
+			t.Errorf("--compress %q: %v", comp, err)
+		}
+	}
+	if err := (debredist.DiffOptions{Options: debredist.Options{Jobs: -2}}).Check(); err == nil || !strings.Contains(err.Error(), "--jobs -2") {
+		t.Errorf("Diff --jobs -2: %v", err)
+	}
+}
