@@ -71,6 +71,7 @@ func flip(t *testing.T, entry string, at []byte) {
 // run's, and provenance records the bytes read. Offline it is a named
 // error and nothing is published.
 func TestCorruptCacheEntryIsReplaced(t *testing.T) {
+	t.Parallel()
 	for _, comp := range []string{"none", "xz"} {
 		t.Run(comp, func(t *testing.T) {
 			debBytes := cacheTestDeb(t, comp)

@@ -92,6 +92,7 @@ func keys(m map[string]string) []string {
 // TestConvertJetPacks converts JetPack 5, 6 and 7 fixture mirrors and checks
 // packages, versions, paths inside the archives, and that verify passes.
 func TestConvertJetPacks(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		jetpack string
 		suite   string
@@ -166,6 +167,7 @@ func TestConvertJetPacks(t *testing.T) {
 // and --jobs, a no-op rerun, a changed deb rebuilding one package, and an
 // interrupted run that a rerun completes to the same bytes.
 func TestConvertReproducibleAndIncremental(t *testing.T) {
+	t.Parallel()
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
 	cache := t.TempDir()
 	outA, outB := t.TempDir(), t.TempDir()
@@ -252,6 +254,7 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 // in a second run after the mirror's index and debs changed underneath
 // (the cache still holds the pinned debs, by sha256).
 func TestLockReproduces(t *testing.T) {
+	t.Parallel()
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
 	cache := t.TempDir()
 	lock := filepath.Join(t.TempDir(), "jetpack6.lock.json")
@@ -299,6 +302,7 @@ func equalSnapshots(a, b map[string]string) bool {
 // half-way leaves the previous output intact and verifiable; a rerun then
 // completes it.
 func TestInterruptedRebuildKeepsOutConsistent(t *testing.T) {
+	t.Parallel()
 	sample := filepath.Join("..", "testdata", "sample-mirror")
 	cache := t.TempDir()
 	out := t.TempDir()
@@ -337,6 +341,7 @@ func TestInterruptedRebuildKeepsOutConsistent(t *testing.T) {
 // keeps the rest of their manifests; converting another release into the
 // same OUT leaves the first release's manifests and archives alone.
 func TestOnlyAndOtherReleasesShareOut(t *testing.T) {
+	t.Parallel()
 	sample := filepath.Join("..", "testdata", "sample-mirror")
 	cache := t.TempDir()
 	out := t.TempDir()

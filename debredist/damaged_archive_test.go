@@ -14,6 +14,7 @@ import (
 // the end: the rerun re-hashes kept archives and rebuilds this one, byte
 // for byte.
 func TestConvertRebuildsDamagedArchive(t *testing.T) {
+	t.Parallel()
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
 	out, cache := t.TempDir(), t.TempDir()
 	o := Options{JetPack: "6", Mirror: m, Out: out, CacheDir: cache, Only: []string{"cuda_cudart", "cuda_nvcc"}}

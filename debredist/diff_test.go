@@ -58,6 +58,7 @@ func component(t *testing.T, p DiffProduct, pname string) DiffComponent {
 // 36.5.0; the release dates derived from the nvidia-l4t-* versions are
 // 2025-06-16 and 2026-01-15.
 func TestDiffR364R365(t *testing.T) {
+	t.Parallel()
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.4", "r36.5"}})
 	o := DiffOptions{Options: Options{Mirror: m, CacheDir: t.TempDir()}}
 	r := diff(t, o, "r36.4", "r36.5")
@@ -116,6 +117,7 @@ func TestDiffR364R365(t *testing.T) {
 
 // TestDiffFilesJetPack5To6: path-level changes between CUDA 11.4 and 12.6.
 func TestDiffFilesJetPack5To6(t *testing.T) {
+	t.Parallel()
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r35.6", "r36.5"}})
 	r := diff(t, DiffOptions{Options: Options{Mirror: m, CacheDir: t.TempDir()}, Files: true}, "jetpack5", "jetpack6")
 	cuda := product(t, r, "cuda")
@@ -161,6 +163,7 @@ func TestDiffFilesJetPack5To6(t *testing.T) {
 // TestDiffSelfAndLockVsOut: a release against itself, and a lock (ours and
 // jetpack-nixos') against the output directory converted from it, are empty.
 func TestDiffSelfAndLockVsOut(t *testing.T) {
+	t.Parallel()
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r35.6", "r36.5"}})
 	dir, cache := t.TempDir(), t.TempDir()
 	o := DiffOptions{Options: Options{Mirror: m, CacheDir: cache}, Files: true}
@@ -222,6 +225,7 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 }
 
 func TestDiffBadRefs(t *testing.T) {
+	t.Parallel()
 	o := DiffOptions{Options: Options{Mirror: t.TempDir(), CacheDir: t.TempDir()}}
 	var ue *UsageError
 	for _, ref := range []string{"jetpack99", "no-such-file.json", "r99.1"} {
@@ -239,6 +243,7 @@ func TestDiffBadRefs(t *testing.T) {
 // conversion fails on it); a profile file with one rule fixes the
 // conversion.
 func TestDiffUnplacedThenProfileFix(t *testing.T) {
+	t.Parallel()
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
 	dir, cache := t.TempDir(), t.TempDir()
 	ctx := context.Background()

@@ -15,6 +15,7 @@ import (
 // reason once its debs are in the cache. Built packages whose declared
 // nixpkgs outputs stay empty are warned about by name.
 func TestEmptyComponentNotEmitted(t *testing.T) {
+	t.Parallel()
 	prof := filepath.Join(t.TempDir(), "jp6-noprune.json")
 	if err := os.WriteFile(prof, []byte(`{"name": "jp6-noprune", "l4t": "r36.5", "repos": ["common", "t234"], "cuda": "12.6",
 		"platform": "linux-aarch64", "target": "aarch64-linux", "triple": "aarch64-linux-gnu", "release_date": "2026-01-15",
@@ -71,6 +72,7 @@ func TestEmptyComponentNotEmitted(t *testing.T) {
 // TestOutputWarningNamesOutput: convert warns about a declared nixpkgs
 // output the debs leave empty, naming package and output.
 func TestOutputWarningNamesOutput(t *testing.T) {
+	t.Parallel()
 	res := convert(t, Options{JetPack: "7", Mirror: filepath.Join("..", "testdata", "sample-mirror"), Out: t.TempDir(), CacheDir: t.TempDir(), Only: []string{"tensorrt"}})
 	want := `redist package tensorrt: nixpkgs' declared output "samples" would be empty`
 	if len(res.Warnings) == 0 || !strings.Contains(strings.Join(res.Warnings, "\n"), want) {

@@ -219,6 +219,7 @@ func onlyLock(t *testing.T, out string) {
 // TestConvertTransientFaults injects resets, 5xx and wrong bytes once per
 // URL: the conversion completes with the same output as a clean run.
 func TestConvertTransientFaults(t *testing.T) {
+	t.Parallel()
 	want := withoutProvenance(baseline(t))
 	srv := newFaultServer(t, sampleMirror)
 	pp := poolPaths(t)
@@ -265,6 +266,7 @@ func TestConvertTransientFaults(t *testing.T) {
 // wrong bytes fails the conversion with an error naming the package and
 // the URL, and leaves no partial file in OUT or the cache.
 func TestConvertPersistentFaults(t *testing.T) {
+	t.Parallel()
 	pp := poolPaths(t)
 	cases := []struct {
 		fault, pkg string
@@ -314,6 +316,7 @@ func TestConvertPersistentFaults(t *testing.T) {
 // disk is full and OUT has no manifest, no temporary directory, and only
 // complete archives.
 func TestConvertDiskFull(t *testing.T) {
+	t.Parallel()
 	want := baseline(t)
 	mnt := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", mnt).CombinedOutput(); err != nil {
@@ -369,6 +372,10 @@ func convertCmd(bin, out, cache string) *exec.Cmd {
 // seeded), reruns it to completion each time, and compares OUT with an
 // uninterrupted run byte for byte.
 func TestConvertSIGKILL(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a loop of 15 SIGKILLed CLI runs: skipped with -short (the in-process interruption tests still run)")
+	}
 	bin := buildCLI(t)
 	ref := t.TempDir()
 	refOut := filepath.Join(ref, "out")
@@ -449,6 +456,7 @@ func TestConvertSIGKILL(t *testing.T) {
 // builds everything, the other finds it up to date), and OUT is verified
 // and identical to a single run.
 func TestConvertConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	bin := buildCLI(t)
 	want := baseline(t)
 	run := func(cmds ...*exec.Cmd) []string {

@@ -17,6 +17,7 @@ import (
 // the test's own directory: each is a usage error naming its field, and
 // nothing at all is written (not even OUT).
 func TestHostileProfiles(t *testing.T) {
+	t.Parallel()
 	cases, err := hostile.Load(hostileDir)
 	if err != nil {
 		t.Fatal(err)

@@ -214,6 +214,7 @@ func checkNames(t *testing.T, c hostile.Case, err error) {
 
 // TestHostileDebs runs every deb of the corpus through Convert.
 func TestHostileDebs(t *testing.T) {
+	t.Parallel()
 	cases, err := hostile.Load(hostileDir)
 	if err != nil {
 		t.Fatal(err)
@@ -334,6 +335,7 @@ func checkCacheClean(t *testing.T, cache string) {
 
 // TestHostileIndexes parses every index of the corpus.
 func TestHostileIndexes(t *testing.T) {
+	t.Parallel()
 	cases, err := hostile.Load(hostileDir)
 	if err != nil {
 		t.Fatal(err)
@@ -439,6 +441,7 @@ func checkIndexPlan(t *testing.T, c hostile.Case, b []byte) {
 // TestHostileBombLimits runs the same bomb with a small limit (rejected
 // with KindLimit) and with the defaults (converted).
 func TestHostileBombLimits(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(hostileDir, "xz-bomb-default.deb"))
 	if err != nil {
 		t.Fatal(err)

@@ -118,6 +118,7 @@ func planDigest(p *PlanResult) string {
 // of the real inventory byte for byte (with the fixture's sha256s), and both
 // formats read back with --lock give the same plan as the mirror.
 func TestInventory(t *testing.T) {
+	t.Parallel()
 	for _, suite := range mirrorgen.Suites() {
 		t.Run(suite, func(t *testing.T) {
 			m := mirror(t, mirrorgen.Options{Suites: []string{suite}, Only: func(string, string) bool { return true }})
@@ -164,6 +165,7 @@ func TestInventory(t *testing.T) {
 // holoscan-cuda-12; nvidia-jetpack goes 6.2.1+b38 -> 6.2.2+b24 with its
 // Source "nvidia-jetpack (6.2.1)" -> "(6.2.2)".
 func TestInventoryR364R365(t *testing.T) {
+	t.Parallel()
 	all := func(string, string) bool { return true }
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.4", "r36.5"}, Only: all})
 	read := func(suite string) map[string]map[string]map[string]string {
@@ -203,6 +205,7 @@ func TestInventoryR364R365(t *testing.T) {
 }
 
 func TestPyString(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`plain`: `"plain"`, `q"b\`: `"q\"b\\"`, "tab\t\x01": `"tab\t\u0001"`,
 		"é": `"\u00e9"`, "\x7f": `"\u007f"`, "😀": `"\ud83d\ude00"`, "<&>": `"<&>"`,

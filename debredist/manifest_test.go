@@ -13,6 +13,7 @@ import (
 // back: the result must be the same JSON value, and reading it again the
 // same Manifest.
 func TestManifestRoundTripNVIDIA(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/nvidia/redistrib_*.json")
 	if len(files) < 4 {
 		t.Fatalf("want the 4 NVIDIA manifests in testdata/nvidia, found %v", files)
@@ -70,6 +71,7 @@ func TestManifestRoundTripNVIDIA(t *testing.T) {
 // TestManifestLayout pins the byte layout debredist writes: NVIDIA's key
 // order and 4-space indentation.
 func TestManifestLayout(t *testing.T) {
+	t.Parallel()
 	m := &Manifest{ReleaseDate: "2026-01-15", ReleaseLabel: "9.3.0", ReleaseProduct: "cudnn", Components: map[string]*Component{
 		"cudnn": {Name: "NVIDIA CUDA Deep Neural Network library", License: "cudnn", LicensePath: "cudnn/LICENSE.txt", Version: "9.3.0.75",
 			CUDAVariant: []string{"12"}, Platforms: map[string]*Platform{"linux-aarch64": {Variants: map[string]*Artifact{"cuda12": {

@@ -19,6 +19,7 @@ var debGaps = map[string][]string{
 // may fail but nixpkgs' own problems (cudnn_samples is marked broken by
 // nixpkgs) and the listed gaps of the debs.
 func TestVerifyNixpkgsJetPacks(t *testing.T) {
+	t.Parallel()
 	cache := t.TempDir()
 	for _, jp := range []string{"5", "6", "7"} {
 		t.Run("jetpack"+jp, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestOutPathRefusesEscapes(t *testing.T) {
+	t.Parallel()
 	out := "/work/out"
 	for _, elems := range [][]string{
 		{"../../../../PRODUCT-ESCAPE", "redist"},
@@ -31,6 +32,7 @@ func TestOutPathRefusesEscapes(t *testing.T) {
 // anyone may have edited; a relative_path climbing out of OUT never
 // deletes the file it names.
 func TestRemoveStaleTrustsNoSidecar(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	victim := filepath.Join(root, "victim.txt")
 	mustWrite(t, victim, []byte("1234"))

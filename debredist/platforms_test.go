@@ -29,6 +29,7 @@ func redistSystem(newRule bool, cuda string, caps ...float64) string {
 // generations of nixpkgs' rule for both devices the release supports
 // (Orin 8.7, Thor 11.0), and JetPack 6 lists only linux-aarch64.
 func TestJetPack7PlatformKeys(t *testing.T) {
+	t.Parallel()
 	mirror := filepath.Join("..", "testdata", "sample-mirror")
 	cache := t.TempDir()
 	for _, tc := range []struct {

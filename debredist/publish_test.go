@@ -60,6 +60,10 @@ func verifyOK(t *testing.T, what, out string) {
 // After each kill OUT is byte for byte the old output or the new one, and
 // verifies; a rerun completes it to the new one and leaves one generation.
 func TestRebuildKilledInCommitStage(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a loop of CLI runs SIGKILLed in the commit stage: skipped with -short (the in-process interruption tests still run)")
+	}
 	bin := buildCLI(t)
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")
@@ -117,6 +121,7 @@ func TestRebuildKilledInCommitStage(t *testing.T) {
 // real directories (written by an earlier debredist) is switched to
 // generations, each product in one exchange, and verifies.
 func TestMigrateOutWithoutGenerations(t *testing.T) {
+	t.Parallel()
 	bin := buildCLI(t)
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")

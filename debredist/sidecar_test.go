@@ -30,6 +30,7 @@ func redistribFiles(t *testing.T, out string) []string {
 // release); an OUT written with the old sidecar name fails verify with a
 // message naming it, and a rerun keeps the archives and renames it.
 func TestSidecarNameAndMigration(t *testing.T) {
+	t.Parallel()
 	out, cache := t.TempDir(), t.TempDir()
 	o := Options{JetPack: "6", Mirror: filepath.Join("..", "testdata", "sample-mirror"), Out: out, CacheDir: cache, Only: []string{"cuda_cudart", "cudnn"}}
 	convert(t, o)

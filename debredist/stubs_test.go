@@ -59,6 +59,7 @@ func stubProfile() Profile {
 var demoDebs = []apt.Package{{Name: "libdemo3", Filename: "pool/main/libd/libdemo3_3.1-1_arm64.deb"}}
 
 func TestAddStubs(t *testing.T) {
+	t.Parallel()
 	real, lib := demoLibrary(t)
 	tr := stubTree(t, real)
 	recs, err := addStubs(stubProfile(), "libdemo", tr, demoDebs)
@@ -99,6 +100,7 @@ func TestAddStubs(t *testing.T) {
 }
 
 func TestAddStubsKeepsShippedStub(t *testing.T) {
+	t.Parallel()
 	real, _ := demoLibrary(t)
 	shipped := layout.Node{Path: "lib/stubs/libdemo.so", Type: layout.File, Mode: 0o755, Size: 3, Digest: "nvidia", Ref: "nvidia-stub",
 		Origins: []layout.Origin{{Deb: "libdemo-dev", Path: "usr/lib/aarch64-linux-gnu/stubs/libdemo.so"}}}
@@ -123,6 +125,7 @@ func TestAddStubsKeepsShippedStub(t *testing.T) {
 }
 
 func TestAddStubsNotELF(t *testing.T) {
+	t.Parallel()
 	tr := stubTree(t, []byte("\x7fELF synthetic bytes, not a library"))
 	_, err := addStubs(stubProfile(), "libdemo", tr, demoDebs)
 	if err == nil {
@@ -136,6 +139,7 @@ func TestAddStubsNotELF(t *testing.T) {
 }
 
 func TestAddStubsTwoSources(t *testing.T) {
+	t.Parallel()
 	real, _ := demoLibrary(t)
 	tr := stubTree(t, real, layout.Node{Path: "lib/libdemo.so.3.2", Type: layout.File, Mode: 0o755, Ref: "other", Digest: "y",
 		Origins: []layout.Origin{{Deb: "libdemo3", Path: "usr/lib/aarch64-linux-gnu/libdemo.so.3.2"}}})
@@ -146,6 +150,7 @@ func TestAddStubsTwoSources(t *testing.T) {
 }
 
 func TestAddStubsHardlink(t *testing.T) {
+	t.Parallel()
 	real, _ := demoLibrary(t)
 	tr := stubTree(t, real)
 	// The library file is a hardlink to another name of the deb.

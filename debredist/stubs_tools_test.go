@@ -31,6 +31,7 @@ import (
 // the test still checks that the expected stubs were synthesized and
 // recorded, and parse back with the real library's SONAME and exports.
 func TestStubs(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		jetpack, suite string
 		want           []string // pname:stub that must be synthesized

@@ -17,6 +17,7 @@ import (
 // to date by the recorded inputs: the run says so and leaves provenance
 // and manifests as the run that read the debs wrote them.
 func TestUpToDateWithoutDebsKeepsProvenance(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +65,7 @@ func TestUpToDateWithoutDebsKeepsProvenance(t *testing.T) {
 // TestNoOpOnReadOnlyOut: a run with everything up to date needs no write
 // access to OUT; one that must write fails with one line saying why.
 func TestNoOpOnReadOnlyOut(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +107,7 @@ func readOnly(t *testing.T, dir string) {
 // the archives (size, hashes) and refuses records of archives the
 // manifest does not name.
 func TestVerifyChecksProvenance(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +156,7 @@ func TestVerifyChecksProvenance(t *testing.T) {
 // so a --lock-out that cannot be written names the flag and leaves OUT
 // with every manifest.
 func TestUnwritableLockOutLeavesOutComplete(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 // those debs, bin/trtexec, and samples/ where the debs carry samples; pip
 // installs each wheel for the Python version the debs were built for.
 func TestTensorRTWheels(t *testing.T) {
+	t.Parallel()
 	pip := testutil.RequireTool(t, "pip3")
 	cache := t.TempDir()
 	for _, tc := range []struct {
