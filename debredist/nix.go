@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/debredist/debredist/internal/nixcheck"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // NixSnippet reads every redistrib_*.json manifest under dir and returns a
@@ -102,7 +104,7 @@ func NixSnippet(dir string) (_ string, err error) {
 	b.WriteString("#    debs cannot provide, each with its reason. Use pkgs." + set + "\n")
 	b.WriteString("#    (or set cudaPackages = final." + set + ").\n")
 	for _, prod := range products {
-		if !nixpkgsRedists[prod] {
+		if !isNixpkgsRedist(prod) {
 			fmt.Fprintf(&b, "#\n# %s (%s) is not one of nixpkgs' CUDA redists and is left out of the\n", prod, shellQuote(byProduct[prod].file))
 			b.WriteString("# overlay: use its archives directly (fetchurl with the manifest's sha256).\n")
 		}
@@ -154,8 +156,12 @@ func ownOutput(finding string) (string, bool) {
 	return o, ok
 }
 
-// nixpkgsRedists are the manifests nixpkgs' CUDA package set reads.
-var nixpkgsRedists = map[string]bool{"cuda": true, "cudnn": true, "cusparselt": true, "cutensor": true, "tensorrt": true}
+// nixTable is nixpkgs' knowledge (internal/nixcheck/nixpkgs.json), read once.
+var nixTable = sync.OnceValue(nixcheck.Default)
+
+// isNixpkgsRedist reports whether nixpkgs' CUDA package set reads the
+// manifest of product (the table's "redists").
+func isNixpkgsRedist(product string) bool { return nixTable().IsRedist(product) }
 
 var (
 	nixAttrRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_'-]*$`)
@@ -301,7 +307,7 @@ func writeNixOverlay(b *strings.Builder, abs, set, major string, jetpack5 bool, 
 	b.WriteString("  # The archives of this directory, per redist, as their manifests name them.\n")
 	b.WriteString("  ours = {\n")
 	for _, prod := range products {
-		if !nixpkgsRedists[prod] {
+		if !isNixpkgsRedist(prod) {
 			continue
 		}
 		fmt.Fprintf(b, "    %s = [\n", prod)
@@ -313,7 +319,7 @@ func writeNixOverlay(b *strings.Builder, abs, set, major string, jetpack5 bool, 
 	b.WriteString("  };\n")
 	b.WriteString("  manifests = {\n")
 	for _, prod := range products {
-		if nixpkgsRedists[prod] {
+		if isNixpkgsRedist(prod) {
 			fmt.Fprintf(b, "    %s = lib.importJSON %s;\n", prod, nixPath(byProduct[prod].file))
 		}
 	}

@@ -103,7 +103,7 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 		ms = append(ms, loaded{mf, filepath.ToSlash(rel), m})
 	}
 	for _, l := range ms {
-		if !nixpkgsRedists[l.m.ReleaseProduct] {
+		if !isNixpkgsRedist(l.m.ReleaseProduct) {
 			continue // not one of nixpkgs' CUDA redists (the l4t DLA compiler)
 		}
 		cuda := sidecarCUDA(l.file)

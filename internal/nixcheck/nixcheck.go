@@ -21,6 +21,9 @@ var tableJSON []byte
 // declares, how buildRedist splits an archive into them, and what each
 // package's hooks need.
 type Table struct {
+	// Redists are the manifests (release_product) nixpkgs' CUDA package
+	// set reads; others (the l4t DLA compiler) are left out of its overlay.
+	Redists         []string            `json:"redists"`
 	ExpectedOutputs []string            `json:"expected_outputs"`
 	Patterns        map[string][]string `json:"output_patterns"`
 	Exempt          []string            `json:"exempt_from_nonempty"`
@@ -73,6 +76,10 @@ func Default() *Table {
 	}
 	return &t
 }
+
+// IsRedist reports whether nixpkgs' CUDA package set reads the manifest
+// of product.
+func (t *Table) IsRedist(product string) bool { return slices.Contains(t.Redists, product) }
 
 // Outputs returns the outputs nixpkgs declares for pname on a platform and
 // CUDA version, and whether the table knows the package.
