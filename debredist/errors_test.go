@@ -327,6 +327,9 @@ func TestPublicErrorsVerify(t *testing.T) {
 	if !strings.HasSuffix(res.Packages[0].Archive, p.Path) || p.Err == nil || !strings.HasPrefix(p.Error(), p.Path+": ") {
 		t.Errorf("problem %+v does not name the archive %s", p, res.Packages[0].Archive)
 	}
+	if msg := p.Error(); strings.Contains(msg, "archive: archive: ") {
+		t.Errorf("problem stutters: %s", msg)
+	}
 	b, err := json.Marshal(rep)
 	if err != nil || !strings.Contains(string(b), `"problems":["`) {
 		t.Errorf("JSON report %s: problems must be messages (%v)", b, err)

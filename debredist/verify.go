@@ -247,7 +247,11 @@ func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *Art
 	}
 	r, err := archive.Inspect(ctx, f)
 	if err != nil {
-		bad("archive: %w", export(err))
+		if strings.HasPrefix(err.Error(), "archive: ") {
+			bad("%w", export(err)) // internal/archive names itself: no "archive: archive: "
+		} else {
+			bad("archive: %w", export(err))
+		}
 		return
 	}
 	ar.NAR = r.NAR
