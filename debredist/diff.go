@@ -19,34 +19,6 @@ import (
 	"github.com/debredist/debredist/internal/reldiff"
 )
 
-// The result types of Diff (see internal/reldiff for every field).
-type (
-	// DiffResult is the difference between two releases, per product.
-	DiffResult = reldiff.Result
-	// DiffSide describes one compared release.
-	DiffSide = reldiff.Side
-	// DiffProduct is one product (cuda, cudnn, tensorrt, l4t) on both sides.
-	DiffProduct = reldiff.Product
-	// DiffComponent is one redist package that differs.
-	DiffComponent = reldiff.Component
-	// DiffDeb is a binary package of a component.
-	DiffDeb = reldiff.Deb
-	// DiffDebRename pairs a deb that left a component with its successor.
-	DiffDebRename = reldiff.DebRename
-	// DiffDebChange is a deb whose version (or bytes) changed.
-	DiffDebChange = reldiff.DebChange
-	// DiffLinkChange is a symlink whose target changed.
-	DiffLinkChange = reldiff.LinkChange
-	// DiffTypeChange is a path whose entry type changed.
-	DiffTypeChange = reldiff.TypeChange
-	// DiffUnplaced is a deb path no layout rule places.
-	DiffUnplaced = reldiff.Unplaced
-	// DiffFiles is the in-archive comparison of a component.
-	DiffFiles = reldiff.Files
-	// DiffOthers compares the debs no component converts.
-	DiffOthers = reldiff.Others
-)
-
 // DiffOptions are the options of Diff: where indexes and debs come from
 // (Mirror, CacheDir, Offline, Keyring, Jobs, OnEvent, ...; the release
 // selectors JetPack, L4T, ProfileFile and LockFile are ignored) and whether
@@ -85,7 +57,7 @@ func Diff(ctx context.Context, o DiffOptions, from, to string) (_ *DiffResult, e
 	}
 	res := reldiff.Compare(a, b)
 	if !o.Files {
-		return res, nil
+		return diffResult(res), nil
 	}
 	fromNames, toNames := reldiff.NeedsFiles(res, a, b)
 	fl, err := listings(ctx, o.Options, a, fromNames)
@@ -97,7 +69,7 @@ func Diff(ctx context.Context, o DiffOptions, from, to string) (_ *DiffResult, e
 		return nil, err
 	}
 	reldiff.AddFiles(res, b, fl, tl)
-	return res, nil
+	return diffResult(res), nil
 }
 
 var suiteInName = regexp.MustCompile(`(?:^|[^0-9A-Za-z])(r[0-9]+\.[0-9]+)(?:[^0-9]|$)`)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/reldiff"
 )
 
 // TestDebLimitsMirrorsDeb: every bound of the deb reader is settable
@@ -25,6 +26,32 @@ func TestDebLimitsMirrorsDeb(t *testing.T) {
 		f := pub.Field(i)
 		if g := got.FieldByName(f.Name); !g.IsValid() || g.Int() != int64(i+1) {
 			t.Errorf("DebLimits.%s is not carried to deb.Limits", f.Name)
+		}
+	}
+}
+
+// TestDiffTypesMirrorReldiff: the public Diff types have every field (name
+// and JSON key) of internal/reldiff's, so the conversion drops nothing and
+// `diff --json` keeps its keys.
+func TestDiffTypesMirrorReldiff(t *testing.T) {
+	t.Parallel()
+	pairs := []struct{ pub, in any }{
+		{DiffResult{}, reldiff.Result{}}, {DiffSide{}, reldiff.Side{}}, {DiffProduct{}, reldiff.Product{}},
+		{DiffComponent{}, reldiff.Component{}}, {DiffDeb{}, reldiff.Deb{}}, {DiffDebRename{}, reldiff.DebRename{}},
+		{DiffDebChange{}, reldiff.DebChange{}}, {DiffFiles{}, reldiff.Files{}}, {DiffTypeChange{}, reldiff.TypeChange{}},
+		{DiffLinkChange{}, reldiff.LinkChange{}}, {DiffUnplaced{}, reldiff.Unplaced{}}, {DiffOthers{}, reldiff.Others{}},
+	}
+	for _, p := range pairs {
+		pub, in := reflect.TypeOf(p.pub), reflect.TypeOf(p.in)
+		if pub.NumField() != in.NumField() {
+			t.Errorf("%s has %d fields, %s %d", pub, pub.NumField(), in, in.NumField())
+			continue
+		}
+		for i := 0; i < in.NumField(); i++ {
+			f, g := in.Field(i), pub.Field(i)
+			if f.Name != g.Name || f.Tag.Get("json") != g.Tag.Get("json") {
+				t.Errorf("%s.%s `%s` vs %s.%s `%s`", in, f.Name, f.Tag.Get("json"), pub, g.Name, g.Tag.Get("json"))
+			}
 		}
 	}
 }
