@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/plan"
 	"io"
 	"os"
 	"path"
@@ -28,7 +29,7 @@ import (
 
 // job is one redist package to build (or to keep).
 type job struct {
-	pkg     PlanPackage
+	pkg     plan.Package
 	profile Profile
 	// budget bounds the compression blocks in flight across all packages
 	// built at once, so memory does not grow with --jobs or file sizes.
@@ -244,7 +245,7 @@ func readBlob(ref string) ([]byte, error) {
 func topDir(name string, c archive.Compression) string { return name[:len(name)-len(c.Ext())] }
 
 // inputKey identifies everything an archive's bytes depend on.
-func inputKey(p Profile, pkg PlanPackage, c archive.Compression, preset int, mtime time.Time) string {
+func inputKey(p Profile, pkg plan.Package, c archive.Compression, preset int, mtime time.Time) string {
 	type deb struct{ Name, SHA256 string }
 	var debs []deb
 	for _, d := range pkg.Debs {

@@ -87,7 +87,7 @@ func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 	if builds <= 0 {
 		builds = defaultBuilds()
 	}
-	pl, err := Plan(ctx, o)
+	pl, err := makePlan(ctx, o)
 	if err != nil {
 		return nil, err
 	}

@@ -92,7 +92,7 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 		return releaseFromOut(p, ref, suite)
 	case err == nil && isProfileFile(p):
 		o.ProfileFile = p
-		pl, err := Plan(ctx, o)
+		pl, err := makePlan(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +109,7 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 			}
 		}
 		o.L4T = suite
-		pl, err := Plan(ctx, o)
+		pl, err := makePlan(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +125,7 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 		}
 		o.JetPack = ref
 	}
-	pl, err := Plan(ctx, o)
+	pl, err := makePlan(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 }
 
 // others are the plan's input debs that no component converts.
-func others(pl *PlanResult) []apt.Package {
+func others(pl *planned) []apt.Package {
 	used := map[string]bool{}
 	for _, p := range pl.Packages {
 		for _, d := range p.Debs {

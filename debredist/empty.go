@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/debredist/debredist/internal/plan"
 	"io"
 	"path"
 	"sort"
@@ -29,7 +30,7 @@ const noPayloadReason = "its debs carry nothing the redist layout keeps (only co
 // skipEmptyPackages moves the packages whose debs are all in the cache and
 // carry no payload from res.Packages to res.SkippedPackages. Packages with
 // a deb not yet cached stay (Convert checks them once fetched).
-func skipEmptyPackages(ctx context.Context, o Options, res *PlanResult) error {
+func skipEmptyPackages(ctx context.Context, o Options, res *planned) error {
 	f, err := o.fetcher()
 	if err != nil {
 		return nil // no cache to look into: Convert checks after fetching
@@ -38,7 +39,7 @@ func skipEmptyPackages(ctx context.Context, o Options, res *PlanResult) error {
 	if err != nil {
 		return err
 	}
-	var keep []PlanPackage
+	var keep []plan.Package
 	for _, p := range res.Packages {
 		empty := len(f.Missing(p.Debs)) == 0
 		for _, d := range p.Debs {
@@ -57,7 +58,7 @@ func skipEmptyPackages(ctx context.Context, o Options, res *PlanResult) error {
 	return nil
 }
 
-func skipped(p PlanPackage) SkippedPackage {
+func skipped(p plan.Package) SkippedPackage {
 	s := SkippedPackage{PName: p.PName, Product: p.Product, Version: p.Version, Reason: noPayloadReason}
 	for _, d := range p.Debs {
 		s.Debs = append(s.Debs, d.Name)
@@ -106,7 +107,7 @@ func treeHasPayload(t *layout.Tree) bool {
 
 // outputWarnings names the outputs nixpkgs declares for the package that
 // the tree leaves empty (nixpkgs' checkCudaNonEmptyOutputs fails on them).
-func outputWarnings(p Profile, pkg PlanPackage, t *layout.Tree) []string {
+func outputWarnings(p Profile, pkg plan.Package, t *layout.Tree) []string {
 	c := nixcheck.Default().NewChecker(pkg.PName, pkg.Platform, p.CUDA)
 	for _, n := range t.Nodes {
 		ty := map[layout.Type]nixcheck.Type{layout.File: nixcheck.File, layout.Dir: nixcheck.Dir, layout.Symlink: nixcheck.Symlink, layout.Hardlink: nixcheck.Hardlink}[n.Type]

@@ -286,5 +286,3 @@ func export(err error) error {
 
 // exportErr is export for a deferred call on a named result.
 func exportErr(err *error) { *err = export(*err) }
-
-func indexPackages(ps []apt.Package) []IndexPackage { return append([]IndexPackage(nil), ps...) }

@@ -39,7 +39,7 @@ func Inventory(ctx context.Context, o Options, w io.Writer, format string) (err 
 		return usagef("inventory format %q: want %s or %s", format, InventoryJetPackNixos, InventoryLock)
 	}
 	o.Only = nil
-	pl, err := Plan(ctx, o)
+	pl, err := makePlan(ctx, o)
 	if err != nil {
 		return err
 	}

@@ -13,20 +13,16 @@ import (
 	"github.com/debredist/debredist/internal/profile"
 )
 
-// PlanResult is what a conversion would build, without downloading debs.
-type PlanResult struct {
-	Profile  Profile        `json:"profile"`
-	Products []ProductLabel `json:"products"`
-	Packages []PlanPackage  `json:"packages"`
-	Skipped  []SkippedDeb   `json:"skipped"`
-	// SkippedPackages are redist packages not emitted: their debs (all
-	// already in the cache) carry no payload.
-	SkippedPackages []SkippedPackage `json:"skipped_packages,omitempty"`
-	// Inputs are the debs of every repo the release reads, newest
-	// version per package (what a lock file pins).
-	Inputs []apt.Package `json:"-"`
-	// Indexes identify where the package lists came from.
-	Indexes []IndexInfo `json:"indexes"`
+// planned is a plan in the internal types (makePlan); Plan returns it as a
+// PlanResult.
+type planned struct {
+	Profile         Profile
+	Products        []plan.ProductLabel
+	Packages        []plan.Package
+	Skipped         []plan.Skipped
+	SkippedPackages []SkippedPackage
+	Inputs          []apt.Package
+	Indexes         []IndexInfo
 }
 
 // IndexInfo identifies one index (or the lock file) a plan was made from.
@@ -37,19 +33,20 @@ type IndexInfo struct {
 	Signed bool   `json:"signed"`
 }
 
-type (
-	// PlanPackage is one redist package and its source debs.
-	PlanPackage = plan.Package
-	// SkippedDeb is a deb of the common repo that is not converted, and why.
-	SkippedDeb = plan.Skipped
-	// ProductLabel is a manifest family and its release_label.
-	ProductLabel = plan.ProductLabel
-)
 
 // Plan selects the release, reads its indexes (or lock file) and groups
 // the debs into redist packages.
 func Plan(ctx context.Context, o Options) (_ *PlanResult, err error) {
 	defer exportErr(&err)
+	pl, err := makePlan(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return pl.public(), nil
+}
+
+// makePlan is Plan for this package's own use.
+func makePlan(ctx context.Context, o Options) (*planned, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
@@ -119,14 +116,14 @@ func Plan(ctx context.Context, o Options) (_ *PlanResult, err error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &PlanResult{Profile: prof, Products: p.Products(), Packages: p.Packages, Skipped: p.Skipped, Inputs: pkgs, Indexes: indexes}
+	res := &planned{Profile: prof, Products: p.Products(), Packages: p.Packages, Skipped: p.Skipped, Inputs: pkgs, Indexes: indexes}
 	if err := skipEmptyPackages(ctx, o, res); err != nil { // empty.go
 		return nil, err
 	}
 	if len(o.Only) > 0 {
-		var keep []PlanPackage
+		var keep []plan.Package
 		for _, name := range o.Only {
-			i := slices.IndexFunc(p.Packages, func(q PlanPackage) bool { return q.PName == name })
+			i := slices.IndexFunc(p.Packages, func(q plan.Package) bool { return q.PName == name })
 			if i < 0 {
 				var names []string
 				for _, q := range p.Packages {

@@ -155,7 +155,7 @@ func readPrevious(out string) previous {
 // writeManifests writes, per product, the provenance sidecar and then the
 // manifest (last, so a manifest never names an archive that is not there),
 // and removes archives of earlier runs that no manifest names any more.
-func writeManifests(o Options, pl *PlanResult, jobs []*job, tmp string, prev previous) (*Result, error) {
+func writeManifests(o Options, pl *planned, jobs []*job, tmp string, prev previous) (*Result, error) {
 	res := &Result{Out: o.Out, Profile: pl.Profile}
 	byProduct := map[string][]*job{}
 	for _, j := range jobs {
@@ -308,7 +308,7 @@ func removeStale(dir string, old Provenance, kept map[string]bool) {
 }
 
 // writeLockOut records the debs this conversion read.
-func writeLockOut(file string, pl *PlanResult) error {
+func writeLockOut(file string, pl *planned) error {
 	l := &apt.Lock{Suite: pl.Profile.Suite, Packages: pl.Inputs}
 	var b bytes.Buffer
 	if err := apt.WriteLock(&b, l); err != nil {

@@ -4,7 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/plan"
 	"github.com/debredist/debredist/internal/reldiff"
 )
 
@@ -30,16 +32,18 @@ func TestDebLimitsMirrorsDeb(t *testing.T) {
 	}
 }
 
-// TestDiffTypesMirrorReldiff: the public Diff types have every field (name
-// and JSON key) of internal/reldiff's, so the conversion drops nothing and
-// `diff --json` keeps its keys.
-func TestDiffTypesMirrorReldiff(t *testing.T) {
+// TestPublicTypesMirrorInternal: the public Diff, Plan and index types have
+// every field (name and JSON key) of the internal ones, so the conversion
+// drops nothing and the JSON keeps its keys.
+func TestPublicTypesMirrorInternal(t *testing.T) {
 	t.Parallel()
 	pairs := []struct{ pub, in any }{
 		{DiffResult{}, reldiff.Result{}}, {DiffSide{}, reldiff.Side{}}, {DiffProduct{}, reldiff.Product{}},
 		{DiffComponent{}, reldiff.Component{}}, {DiffDeb{}, reldiff.Deb{}}, {DiffDebRename{}, reldiff.DebRename{}},
 		{DiffDebChange{}, reldiff.DebChange{}}, {DiffFiles{}, reldiff.Files{}}, {DiffTypeChange{}, reldiff.TypeChange{}},
 		{DiffLinkChange{}, reldiff.LinkChange{}}, {DiffUnplaced{}, reldiff.Unplaced{}}, {DiffOthers{}, reldiff.Others{}},
+		{PlanPackage{}, plan.Package{}}, {SkippedDeb{}, plan.Skipped{}}, {ProductLabel{}, plan.ProductLabel{}},
+		{IndexPackage{}, apt.Package{}}, {IndexProblem{}, apt.Problem{}},
 	}
 	for _, p := range pairs {
 		pub, in := reflect.TypeOf(p.pub), reflect.TypeOf(p.in)

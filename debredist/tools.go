@@ -10,12 +10,6 @@ import (
 	"github.com/debredist/debredist/internal/deb"
 )
 
-type (
-	// IndexPackage is one stanza of an apt Packages index.
-	IndexPackage = apt.Package
-	// IndexProblem is a stanza that cannot be downloaded safely.
-	IndexProblem = apt.Problem
-)
 
 // DebLimits bound what one deb may make debredist consume. Zero fields take
 // the defaults. Decompression bombs are stopped by expansion ratio as well
@@ -44,7 +38,8 @@ func (l DebLimits) deb() deb.Limits {
 // content). Unsafe stanzas are returned as problems; the rest is parsed.
 func ReadIndex(r io.Reader) (_ []IndexPackage, _ []IndexProblem, err error) {
 	defer exportErr(&err)
-	return apt.ParsePackages(r, apt.ParseOptions{})
+	pkgs, probs, err := apt.ParsePackages(r, apt.ParseOptions{})
+	return indexPackages(pkgs), convertSlice(probs, func(p apt.Problem) IndexProblem { return IndexProblem(p) }), err
 }
 
 // ExtractDeb safely extracts a deb's data into dir: no path or symlink may
@@ -81,7 +76,7 @@ type FetchResult struct {
 func Fetch(ctx context.Context, o Options, packages ...string) (_ *FetchResult, err error) {
 	defer exportErr(&err)
 	o = o.counting()
-	pl, err := Plan(ctx, o)
+	pl, err := makePlan(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -123,5 +118,5 @@ func Fetch(ctx context.Context, o Options, packages ...string) (_ *FetchResult, 
 			return nil, err
 		}
 	}
-	return &FetchResult{Plan: pl, Debs: debs, Paths: paths, CacheDir: f.CacheDir(), Downloads: o.downloads.stats()}, nil
+	return &FetchResult{Plan: pl.public(), Debs: indexPackages(debs), Paths: paths, CacheDir: f.CacheDir(), Downloads: o.downloads.stats()}, nil
 }
