@@ -36,4 +36,16 @@
 //
 // The messages name the deb, member, entry, URL or package concerned;
 // context.Canceled and the os errors stay reachable with errors.Is.
+//
+// # Options
+//
+// One Options struct serves Plan, Fetch, Convert and Inventory (and,
+// embedded, DiffOptions) rather than one struct per function or functional
+// options: every call is the same pipeline cut at a different stage (Convert
+// is Plan, then Fetch, then the build), so each later stage reads all the
+// fields of the earlier ones and a split would make callers copy the same
+// fields between structs. The fields only Convert reads (Out, Compression,
+// Preset, MTime) are marked as such and are ignored by Plan and Fetch; Options.Check validates what every stage reads, and
+// CheckConvert adds what only Convert needs, so the CLI and the library
+// give the same answers.
 package debredist

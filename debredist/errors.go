@@ -17,14 +17,14 @@ type DebErrorKind int
 
 // DebError kinds.
 const (
-	DebFormat      DebErrorKind = DebErrorKind(deb.KindFormat)      // malformed ar, tar, control or member layout
-	DebUnsafePath  DebErrorKind = DebErrorKind(deb.KindUnsafePath)  // absolute, escaping, NUL or over-long name; bad link target
-	DebDevice      DebErrorKind = DebErrorKind(deb.KindDevice)      // character/block device or FIFO entry
-	DebLimit       DebErrorKind = DebErrorKind(deb.KindLimit)       // a DebLimits bound was exceeded (a decompression bomb, too many entries, ...)
-	DebCompression DebErrorKind = DebErrorKind(deb.KindCompression) // unknown suffix, wrong magic, corrupt compressed stream
-	DebTruncated   DebErrorKind = DebErrorKind(deb.KindTruncated)   // the input ended early
-	DebExists      DebErrorKind = DebErrorKind(deb.KindExists)      // ExtractDeb: the destination exists and is not empty
-	DebIO          DebErrorKind = DebErrorKind(deb.KindIO)          // reading the deb or writing the output failed
+	DebFormat      DebErrorKind = iota + 1 // malformed ar, tar, control or member layout
+	DebUnsafePath                          // absolute, escaping, NUL or over-long name; bad link target
+	DebDevice                              // character/block device or FIFO entry
+	DebLimit                               // a DebLimits bound was exceeded (a decompression bomb, too many entries, ...)
+	DebCompression                         // unknown suffix, wrong magic, corrupt compressed stream
+	DebTruncated                           // the input ended early
+	DebExists                              // ExtractDeb: the destination exists and is not empty
+	DebIO                                  // reading the deb or writing the output failed
 )
 
 // String names the kind ("malformed deb", "unsafe path", "limit exceeded", ...).

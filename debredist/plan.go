@@ -33,7 +33,6 @@ type IndexInfo struct {
 	Signed bool   `json:"signed"`
 }
 
-
 // Plan selects the release, reads its indexes (or lock file) and groups
 // the debs into redist packages.
 func Plan(ctx context.Context, o Options) (_ *PlanResult, err error) {

@@ -59,3 +59,16 @@ func TestPublicTypesMirrorInternal(t *testing.T) {
 		}
 	}
 }
+
+// TestDebErrorKindsMatch: each DebErrorKind is the deb reader's kind of
+// the same name (the conversion is a plain number).
+func TestDebErrorKindsMatch(t *testing.T) {
+	t.Parallel()
+	pairs := map[DebErrorKind]deb.Kind{DebFormat: deb.KindFormat, DebUnsafePath: deb.KindUnsafePath, DebDevice: deb.KindDevice,
+		DebLimit: deb.KindLimit, DebCompression: deb.KindCompression, DebTruncated: deb.KindTruncated, DebExists: deb.KindExists, DebIO: deb.KindIO}
+	for pub, in := range pairs {
+		if int(pub) != int(in) || pub.String() != in.String() {
+			t.Errorf("DebErrorKind %d (%s) is not deb.Kind %d (%s)", pub, pub, in, in)
+		}
+	}
+}

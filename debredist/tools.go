@@ -10,7 +10,6 @@ import (
 	"github.com/debredist/debredist/internal/deb"
 )
 
-
 // DebLimits bound what one deb may make debredist consume. Zero fields take
 // the defaults. Decompression bombs are stopped by expansion ratio as well
 // as by size: once a member has produced RatioMinBytes, its output may not
