@@ -220,7 +220,6 @@ func jobsFlag(fs *flagSet) *int {
 	return fs.Int("jobs", 0, "`N` parallel downloads and package builds (default: 4 downloads, one build per core and at least 2)")
 }
 
-
 // ---- plan
 
 var planCmd = &command{
@@ -371,7 +370,6 @@ debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12
 		}
 	},
 }
-
 
 // ---- convert
 

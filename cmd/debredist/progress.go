@@ -31,7 +31,6 @@ type progress struct {
 	closed  bool
 }
 
-
 // isTerminal reports whether w is a terminal (and TERM is not "dumb").
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
