@@ -108,6 +108,11 @@ type Options struct {
 	// (1 MiB). Zstd: 1..4 select klauspost levels fastest, default, better,
 	// best; 0 means best.
 	Preset int
+
+	// blockSize overrides BlockSize (0: BlockSize). Tests only: it lets
+	// multi-block tests run on small inputs; production output always
+	// uses BlockSize.
+	blockSize int
 }
 
 // Result describes a written archive.
