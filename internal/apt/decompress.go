@@ -122,10 +122,7 @@ func decompressStream(r io.Reader) (io.ReadCloser, error) {
 		}
 		return io.NopCloser(xr), nil
 	case decompress.Zstd:
-		zr, err := zstd.NewReader(br,
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxMemory(decompress.MaxWindow),
-			zstd.WithDecoderMaxWindow(decompress.MaxWindow))
+		zr, err := decompress.NewZstd(br, 0, 1)
 		if err != nil {
 			return nil, fmt.Errorf("apt: zstd: %w", err)
 		}

@@ -17,8 +17,6 @@ import (
 	"math"
 	"os"
 	"strings"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // Limits Inspect applies to untrusted archives. Inspect decodes an archive
@@ -97,10 +95,7 @@ func decompressor(br *bufio.Reader) (io.Reader, func(), error) {
 		}
 		return x, func() {}, nil
 	case decompress.Zstd:
-		d, err := zstd.NewReader(br,
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxWindow(decompress.MaxWindow),
-			zstd.WithDecoderMaxMemory(math.MaxInt64))
+		d, err := decompress.NewZstd(br, 0, 1)
 		if err != nil {
 			return nil, nil, fmt.Errorf("zstd: %w", err)
 		}

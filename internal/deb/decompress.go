@@ -14,7 +14,6 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 )
@@ -106,10 +105,7 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, opts 
 		if d, err := checked("zstd", decompress.MagicZstd); err != nil {
 			return d, err
 		}
-		zr, err := zstd.NewReader(br,
-			zstd.WithDecoderMaxMemory(uint64(maxWindow)),
-			zstd.WithDecoderMaxWindow(uint64(maxWindow)),
-			zstd.WithDecoderConcurrency(opts.zstdConcurrency()))
+		zr, err := decompress.NewZstd(br, maxWindow, opts.zstdConcurrency())
 		if err != nil {
 			return fail(KindCompression, fmt.Errorf("zstd: %w", err))
 		}

@@ -13,6 +13,11 @@
 package decompress
 
 import (
+	"io"
+	"math"
+
+	"github.com/klauspost/compress/zstd"
+
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -144,4 +149,20 @@ func XZDict(head []byte) (dict int64, ok bool, err error) {
 		p += int(psize)
 	}
 	return 0, false, nil
+}
+
+// NewZstd returns a streaming zstd decoder of r whose window (the memory a
+// stream decoder holds) is bounded by MaxWindow, or by a smaller window when
+// one is given (window > 0), with the given number of decoding goroutines
+// (at least 1). The frame content size is not bounded here: a streaming
+// decoder never holds a whole frame, and the callers' ratio guards bound the
+// output.
+func NewZstd(r io.Reader, window int64, concurrency int) (*zstd.Decoder, error) {
+	if window <= 0 || window > MaxWindow {
+		window = MaxWindow
+	}
+	return zstd.NewReader(r,
+		zstd.WithDecoderConcurrency(max(concurrency, 1)),
+		zstd.WithDecoderMaxMemory(math.MaxInt64),
+		zstd.WithDecoderMaxWindow(uint64(window)))
 }

@@ -3,6 +3,7 @@ package decompress
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os/exec"
 	"testing"
 )
@@ -101,4 +102,45 @@ func FuzzXZDict(f *testing.F) {
 			t.Fatalf("XZDict = %d, %v, %v", d, ok, err)
 		}
 	})
+}
+
+// TestZstdWindow: a zstd frame asking for a window over MaxWindow is
+// refused before the decoder allocates it, one at the limit is decoded, and
+// a caller's smaller window wins.
+func TestZstdWindow(t *testing.T) {
+	zstdBin, err := exec.LookPath("zstd")
+	if err != nil {
+		t.Skip("zstd not installed")
+	}
+	in := bytes.Repeat([]byte("cuda "), 200)
+	frame := func(long string) []byte {
+		cmd := exec.Command(zstdBin, "--long="+long, "--no-content-size", "-c")
+		cmd.Stdin = bytes.NewReader(in)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	read := func(data []byte, window int64) error {
+		d, err := NewZstd(bytes.NewReader(data), window, 1)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		out, err := io.ReadAll(d)
+		if err == nil && !bytes.Equal(out, in) {
+			t.Fatal("zstd output differs")
+		}
+		return err
+	}
+	if err := read(frame("26"), 0); err != nil {
+		t.Errorf("64 MiB window refused: %v", err)
+	}
+	if err := read(frame("27"), 0); err == nil {
+		t.Error("128 MiB window accepted")
+	}
+	if err := read(frame("26"), 1<<20); err == nil {
+		t.Error("64 MiB window accepted under a 1 MiB limit")
+	}
 }
