@@ -151,25 +151,7 @@ func (e *EntryError) Error() string {
 func (e *EntryError) Unwrap() error { return e.Err }
 
 // checkName validates a slash-separated relative name.
-func checkName(name string) error {
-	switch {
-	case name == "":
-		return errors.New("empty name")
-	case strings.IndexByte(name, 0) >= 0:
-		return errors.New("NUL byte in name")
-	case strings.HasPrefix(name, "/"):
-		return errors.New("absolute name")
-	}
-	for c := range strings.SplitSeq(name, "/") {
-		switch c {
-		case "":
-			return errors.New("empty path component")
-		case ".", "..":
-			return errors.New(`"." or ".." path component`)
-		}
-	}
-	return nil
-}
+func checkName(name string) error { return safepath.CheckName(name) }
 
 // checkTop validates the top directory name: a single safe component.
 func checkTop(top string) error {

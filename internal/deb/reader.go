@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/debredist/debredist/internal/decompress"
+	"github.com/debredist/debredist/internal/safepath"
 	"hash"
 	"io"
 	"io/fs"
@@ -645,7 +646,7 @@ func cleanName(raw string, maxLen int) (string, Kind, error) {
 	if name == "." {
 		return "", 0, nil
 	}
-	if name == ".." || strings.HasPrefix(name, "../") {
+	if safepath.Escapes(name) {
 		return "", KindUnsafePath, errors.New("path escapes the archive root")
 	}
 	return name, 0, nil

@@ -354,16 +354,8 @@ func resolveDeb(linkPath, target string) (string, bool) {
 	if target == "" || strings.ContainsRune(target, 0) {
 		return "", false
 	}
-	var p string
-	if strings.HasPrefix(target, "/") {
-		p = path.Clean(target)[1:]
-	} else {
-		p = path.Join(path.Dir(linkPath), target)
-		if p == ".." || strings.HasPrefix(p, "../") {
-			return "", false
-		}
-	}
-	if p == "" || p == "." {
+	p, ok := safepath.Join(linkPath, target)
+	if !ok || p == "." {
 		return "", false
 	}
 	return p, true

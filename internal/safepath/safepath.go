@@ -153,3 +153,51 @@ func rel(from, to []string, limit int) string {
 	}
 	return strings.Join(parts, "/")
 }
+
+// Escapes reports whether the clean relative path p leaves the root ("..",
+// "../x").
+func Escapes(p string) bool { return p == ".." || strings.HasPrefix(p, "../") }
+
+// Join resolves a symlink target lexically from the directory of the link
+// at linkPath: an absolute target is read from the root ("/usr/x" is
+// usr/x), a relative one from the link's directory. It returns the clean
+// root-relative path ("." for the root) and false when a relative target
+// leaves the root. Symlinks on the way are not followed (see Resolve).
+func Join(linkPath, target string) (string, bool) {
+	if strings.HasPrefix(target, "/") {
+		if p := path.Clean(target)[1:]; p != "" {
+			return p, true
+		}
+		return ".", true
+	}
+	p := path.Join(path.Dir(linkPath), target)
+	return p, !Escapes(p)
+}
+
+// Name-check failures of CheckName.
+var (
+	ErrNameEmpty     = errors.New("empty name")
+	ErrNameNUL       = errors.New("NUL byte in name")
+	ErrNameAbsolute  = errors.New("absolute name")
+	ErrNameComponent = errors.New(`empty, "." or ".." path component`)
+)
+
+// CheckName accepts only a canonical root-relative name: non-empty, no NUL,
+// not absolute, no empty, "." or ".." component (what path.Clean leaves
+// alone and never escapes).
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return ErrNameEmpty
+	case strings.IndexByte(name, 0) >= 0:
+		return ErrNameNUL
+	case strings.HasPrefix(name, "/"):
+		return ErrNameAbsolute
+	}
+	for c := range strings.SplitSeq(name, "/") {
+		if c == "" || c == "." || c == ".." {
+			return ErrNameComponent
+		}
+	}
+	return nil
+}

@@ -183,3 +183,35 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+func TestJoinCheckName(t *testing.T) {
+	for _, tt := range []struct {
+		link, target, want string
+		ok                 bool
+	}{
+		{"usr/lib/a", "b", "usr/lib/b", true},
+		{"usr/lib/a", "../../x", "x", true},
+		{"usr/lib/a", "../../../x", "../x", false},
+		{"a", "..", "..", false},
+		{"usr/lib/a", "/etc/../usr/x", "usr/x", true},
+		{"usr/lib/a", "/", ".", true},
+		{"a", ".", ".", true},
+	} {
+		if got, ok := Join(tt.link, tt.target); got != tt.want || ok != tt.ok {
+			t.Errorf("Join(%q, %q) = %q, %v; want %q, %v", tt.link, tt.target, got, ok, tt.want, tt.ok)
+		}
+	}
+	for name, want := range map[string]error{
+		"a/b": nil, "a-b.c": nil, "": ErrNameEmpty, "a\x00b": ErrNameNUL, "/a": ErrNameAbsolute,
+		"a//b": ErrNameComponent, "a/": ErrNameComponent, "./a": ErrNameComponent, "a/../b": ErrNameComponent, "..": ErrNameComponent,
+	} {
+		if err := CheckName(name); err != want {
+			t.Errorf("CheckName(%q) = %v, want %v", name, err, want)
+		}
+	}
+	for p, want := range map[string]bool{"..": true, "../a": true, "..a": false, "a/..": false, ".": false} {
+		if Escapes(p) != want {
+			t.Errorf("Escapes(%q) = %v", p, !want)
+		}
+	}
+}
