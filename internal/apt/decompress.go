@@ -2,11 +2,10 @@ package apt
 
 import (
 	"bufio"
-	"bytes"
 	"compress/bzip2"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/decompress"
 	"io"
 
 	"github.com/klauspost/compress/gzip"
@@ -14,20 +13,9 @@ import (
 	"github.com/ulikunitz/xz"
 )
 
-// MaxXZDictBytes is the largest xz dictionary Decompress accepts; the
-// ulikunitz/xz reader allocates the whole dictionary up front.
-const MaxXZDictBytes = 64 << 20
-
-// maxZstdMemory bounds the zstd decoder's window and buffers.
-const maxZstdMemory = 128 << 20
-
-var (
-	magicGzip  = []byte{0x1f, 0x8b}
-	magicXZ    = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
-	magicZstd  = []byte{0x28, 0xb5, 0x2f, 0xfd}
-	magicBzip2 = []byte{'B', 'Z', 'h'}
-	magicLZ4   = []byte{0x04, 0x22, 0x4d, 0x18}
-)
+// MaxXZDictBytes is the largest xz dictionary (and zstd window) Decompress
+// accepts: decompress.MaxWindow, the limit shared by every decoder.
+const MaxXZDictBytes = decompress.MaxWindow
 
 // UnsupportedCompressionError reports input whose magic bytes name a
 // compression Decompress does not implement (lz4).
@@ -44,8 +32,8 @@ func (e *UnsupportedCompressionError) Error() string {
 // it starts with none of those (plain text). lz4 input yields an
 // *UnsupportedCompressionError.
 //
-// Memory is bounded: zstd windows above 128 MiB and xz dictionaries above
-// MaxXZDictBytes are refused. The xz dictionary is checked in the first block
+// Memory is bounded: zstd windows and xz dictionaries above MaxXZDictBytes
+// are refused (see package decompress). The xz dictionary is checked in the first block
 // header only, since later headers cannot be located without decoding;
 // single-block files (what apt-ftparchive and xz without -T write) are fully
 // covered.
@@ -109,38 +97,39 @@ func (r *ratioReader) Read(p []byte) (int, error) {
 
 func decompressStream(r io.Reader) (io.ReadCloser, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	head, err := br.Peek(12 + 1024) // xz stream header + largest block header
+	head, err := br.Peek(decompress.HeadSize)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, fmt.Errorf("apt: sniffing compression: %w", err)
 	}
-	switch {
-	case bytes.HasPrefix(head, magicGzip):
+	switch decompress.Sniff(head) {
+	case decompress.Gzip:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("apt: gzip header: %w", err)
 		}
 		return zr, nil
-	case bytes.HasPrefix(head, magicXZ):
-		if err := checkXZDict(head); err != nil {
-			return nil, err
+	case decompress.XZ:
+		dict, ok, err := decompress.XZDict(head)
+		if err != nil {
+			return nil, fmt.Errorf("apt: xz: %w", err)
+		}
+		if ok && dict > MaxXZDictBytes {
+			return nil, fmt.Errorf("apt: xz dictionary of %d bytes exceeds the limit of %d", dict, MaxXZDictBytes)
 		}
 		xr, err := xz.ReaderConfig{}.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("apt: xz header: %w", err)
 		}
 		return io.NopCloser(xr), nil
-	case bytes.HasPrefix(head, magicZstd):
-		zr, err := zstd.NewReader(br,
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxMemory(maxZstdMemory),
-			zstd.WithDecoderMaxWindow(maxZstdMemory))
+	case decompress.Zstd:
+		zr, err := decompress.NewZstd(br, 0, 1)
 		if err != nil {
 			return nil, fmt.Errorf("apt: zstd: %w", err)
 		}
 		return zstdCloser{zr}, nil
-	case isBzip2(head):
+	case decompress.Bzip2:
 		return io.NopCloser(bzip2.NewReader(br)), nil
-	case bytes.HasPrefix(head, magicLZ4):
+	case decompress.LZ4:
 		return nil, &UnsupportedCompressionError{Format: "lz4"}
 	}
 	return io.NopCloser(br), nil
@@ -150,78 +139,3 @@ type zstdCloser struct{ d *zstd.Decoder }
 
 func (z zstdCloser) Read(p []byte) (int, error) { return z.d.Read(p) }
 func (z zstdCloser) Close() error               { z.d.Close(); return nil }
-
-// isBzip2 requires "BZh", a block size digit and a block or end-of-stream
-// magic, so that text starting with "BZh" is not mistaken for bzip2.
-func isBzip2(h []byte) bool {
-	if len(h) < 10 || !bytes.HasPrefix(h, magicBzip2) || h[3] < '1' || h[3] > '9' {
-		return false
-	}
-	m := h[4:10]
-	return bytes.Equal(m, []byte{0x31, 0x41, 0x59, 0x26, 0x53, 0x59}) ||
-		bytes.Equal(m, []byte{0x17, 0x72, 0x45, 0x38, 0x50, 0x90})
-}
-
-// checkXZDict reads the dictionary size of the first block's LZMA2 filter
-// from the stream header and block header in h (see the .xz file format,
-// sections 2.1 and 3.1) and refuses sizes above MaxXZDictBytes. Anything it
-// cannot interpret is left to the decoder, which validates the headers.
-func checkXZDict(h []byte) error {
-	const streamHeader = 12
-	if len(h) < streamHeader+2 || h[streamHeader] == 0 { // 0 = index: no block
-		return nil
-	}
-	bh := h[streamHeader:]
-	size := (int(bh[0]) + 1) * 4
-	if len(bh) < size {
-		return nil
-	}
-	flags := bh[1]
-	nfilters := int(flags&3) + 1
-	p := 2
-	varint := func() (uint64, bool) {
-		v, n := binary.Uvarint(bh[p:size])
-		if n <= 0 {
-			return 0, false
-		}
-		p += n
-		return v, true
-	}
-	if flags&0x40 != 0 {
-		if _, ok := varint(); !ok {
-			return nil
-		}
-	}
-	if flags&0x80 != 0 {
-		if _, ok := varint(); !ok {
-			return nil
-		}
-	}
-	for i := 0; i < nfilters; i++ {
-		id, ok := varint()
-		if !ok {
-			return nil
-		}
-		psize, ok := varint()
-		if !ok || p+int(psize) > size {
-			return nil
-		}
-		if id == 0x21 && psize == 1 {
-			bits := bh[p] & 0x3f
-			if bits > 40 {
-				return nil
-			}
-			var dict uint64
-			if bits == 40 {
-				dict = 1<<32 - 1
-			} else {
-				dict = uint64(2|(bits&1)) << (bits/2 + 11)
-			}
-			if dict > MaxXZDictBytes {
-				return fmt.Errorf("apt: xz dictionary of %d bytes exceeds the limit of %d", dict, MaxXZDictBytes)
-			}
-		}
-		p += int(psize)
-	}
-	return nil
-}

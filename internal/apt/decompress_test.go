@@ -3,6 +3,7 @@ package apt
 import (
 	"bytes"
 	"errors"
+	"github.com/debredist/debredist/internal/decompress"
 	"io"
 	"os"
 	"os/exec"
@@ -183,12 +184,16 @@ func TestDecompressXZDictLimit(t *testing.T) {
 		t.Errorf("err = %v, want a dictionary limit error", err)
 	}
 	big[12+4] = 28 // 64 MiB: at the limit, accepted by the check (the CRC then fails in the decoder)
-	if err := checkXZDict(big); err != nil {
+	if _, err := Decompress(bytes.NewReader(big)); err != nil && strings.Contains(err.Error(), "dictionary") {
 		t.Errorf("64 MiB dictionary refused: %v", err)
 	}
 	big[12+4] = 29 // 96 MiB
-	if err := checkXZDict(big); err == nil {
-		t.Error("96 MiB dictionary accepted")
+	if _, err := Decompress(bytes.NewReader(big)); err == nil || !strings.Contains(err.Error(), "exceeds the limit") {
+		t.Errorf("96 MiB dictionary: err = %v, want the limit error", err)
+	}
+	big[12+4] = 41 // not a dictionary code
+	if _, err := Decompress(bytes.NewReader(big)); !errors.Is(err, decompress.ErrDictCode) {
+		t.Errorf("dictionary code 41: err = %v, want ErrDictCode", err)
 	}
 }
 

@@ -69,6 +69,9 @@ func sampleEntries(big int) []Entry {
 
 func writeArchive(t testing.TB, entries []Entry, opts Options) ([]byte, Result) {
 	t.Helper()
+	if opts.blockSize == 0 {
+		opts.blockSize = testBlock
+	}
 	var buf bytes.Buffer
 	res, err := Write(context.Background(), &buf, entries, opts)
 	if err != nil {

@@ -10,14 +10,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/decompress"
 	"hash"
 	"io"
 	"io/fs"
 	"math"
 	"os"
 	"strings"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // Limits Inspect applies to untrusted archives. Inspect decodes an archive
@@ -60,10 +59,7 @@ type Report struct {
 	NAR string
 }
 
-var (
-	magicXZ   = xzMagic
-	magicZstd = []byte{0x28, 0xB5, 0x2F, 0xFD}
-)
+var ()
 
 // hashReader hashes and counts everything read through it.
 type hashReader struct {
@@ -91,18 +87,15 @@ func decompressor(br *bufio.Reader) (io.Reader, func(), error) {
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, nil, err
 	}
-	switch {
-	case bytes.HasPrefix(magic, magicXZ):
+	switch decompress.Sniff(magic) {
+	case decompress.XZ:
 		x, err := newXZReader(br)
 		if err != nil {
 			return nil, nil, err
 		}
 		return x, func() {}, nil
-	case bytes.HasPrefix(magic, magicZstd):
-		d, err := zstd.NewReader(br,
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxWindow(MaxDictCap),
-			zstd.WithDecoderMaxMemory(math.MaxInt64))
+	case decompress.Zstd:
+		d, err := decompress.NewZstd(br, 0, 1)
 		if err != nil {
 			return nil, nil, fmt.Errorf("zstd: %w", err)
 		}

@@ -34,6 +34,7 @@ type parallelWriter struct {
 	finish   func() error
 
 	workers int
+	block   int // bytes per block: BlockSize except in tests
 	sem     chan struct{}
 	budget  *Budget // shared with other writers; nil: none
 	cur     []byte
@@ -42,12 +43,16 @@ type parallelWriter struct {
 	closed  bool
 }
 
-func newParallelWriter(workers int, budget *Budget, compress func([]byte) (blockResult, error),
+func newParallelWriter(workers, block int, budget *Budget, compress func([]byte) (blockResult, error),
 	emit func(int64, blockResult) error, finish func() error) *parallelWriter {
 	if workers < 1 {
 		workers = 1
 	}
+	if block <= 0 {
+		block = BlockSize
+	}
 	return &parallelWriter{
+		block:    block,
 		compress: compress,
 		emit:     emit,
 		finish:   finish,
@@ -110,19 +115,19 @@ func (p *parallelWriter) Write(b []byte) (int, error) {
 			// Small archives never need a whole block. Blocks are not
 			// recycled: the garbage collector returns them (the command
 			// sets a heap limit), so idle writers hold no block.
-			p.cur = make([]byte, 0, min(len(b), BlockSize, 1<<20))
+			p.cur = make([]byte, 0, min(len(b), p.block, 1<<20))
 		}
-		k := min(len(b), BlockSize-len(p.cur))
+		k := min(len(b), p.block-len(p.cur))
 		if n := len(p.cur) + k; n > cap(p.cur) {
 			// Grow by doubling, never beyond one block.
-			c := make([]byte, len(p.cur), min(BlockSize, max(n, 2*cap(p.cur))))
+			c := make([]byte, len(p.cur), min(p.block, max(n, 2*cap(p.cur))))
 			copy(c, p.cur)
 			p.cur = c
 		}
 		p.cur = append(p.cur, b[:k]...)
 		b = b[k:]
 		n += k
-		if len(p.cur) == BlockSize {
+		if len(p.cur) == p.block {
 			if err := p.dispatch(); err != nil {
 				return n, err
 			}

@@ -184,9 +184,9 @@ func Write(ctx context.Context, w io.Writer, entries []Entry, opts Options) (Res
 	var zw io.WriteCloser
 	switch opts.Compression {
 	case XZ:
-		zw, err = newXZWriter(cw, opts.Workers, opts.Preset, opts.Budget)
+		zw, err = newXZWriter(cw, opts.Workers, opts.Preset, opts.Budget, opts.blockSize)
 	case Zstd:
-		zw, err = newZstdWriter(cw, opts.Workers, opts.Preset, opts.Budget)
+		zw, err = newZstdWriter(cw, opts.Workers, opts.Preset, opts.Budget, opts.blockSize)
 	default:
 		err = fmt.Errorf("archive: unknown compression %v", opts.Compression)
 	}

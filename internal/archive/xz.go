@@ -111,13 +111,13 @@ func putEncoder(preset int, e *xzEncoder) {
 // is byte-identical for any workers value. Close writes the index and footer
 // but does not close w.
 func NewXZWriter(w io.Writer, workers int) io.WriteCloser {
-	zw, _ := newXZWriter(w, workers, DefaultPreset, nil)
+	zw, _ := newXZWriter(w, workers, DefaultPreset, nil, BlockSize)
 	return zw
 }
 
 type xzRecord struct{ unpadded, uncompressed int64 }
 
-func newXZWriter(w io.Writer, workers, preset int, budget *Budget) (io.WriteCloser, error) {
+func newXZWriter(w io.Writer, workers, preset int, budget *Budget, blockSize int) (io.WriteCloser, error) {
 	if preset == 0 {
 		preset = DefaultPreset
 	}
@@ -161,7 +161,7 @@ func newXZWriter(w io.Writer, workers, preset int, budget *Budget) (io.WriteClos
 	compress := func(src []byte) (blockResult, error) {
 		return compressXZBlock(src, preset)
 	}
-	return newParallelWriter(workers, budget, compress, emit, finish), nil
+	return newParallelWriter(workers, blockSize, budget, compress, emit, finish), nil
 }
 
 func xzStreamFlags() []byte { return []byte{0x00, xzCheckCRC64} }

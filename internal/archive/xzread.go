@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/decompress"
 	"hash"
 	"hash/crc32"
 	"hash/crc64"
@@ -16,9 +17,10 @@ import (
 )
 
 // MaxDictCap is the largest LZMA2 dictionary Inspect accepts in an xz block
-// header (xz -9 uses 64 MiB; the same bound applies to zstd windows); larger values are rejected before any
-// allocation, bounding decoder memory on untrusted input.
-const MaxDictCap = 64 << 20
+// header, and the largest zstd window: decompress.MaxWindow. Larger values
+// are rejected before any allocation, bounding decoder memory on untrusted
+// input.
+const MaxDictCap = decompress.MaxWindow
 
 // xzReader is a strict, memory-bounded decoder for the .xz container with
 // LZMA2 as the only filter. It verifies header, block and index CRCs, the
@@ -179,11 +181,11 @@ func (x *xzReader) next() error {
 	if err1 != nil || err2 != nil || err3 != nil || id != xzFilterLZMA2 || psize != 1 {
 		return xzErr("unsupported filter %#x (only LZMA2 is accepted)", id)
 	}
-	if prop > 40 {
-		return xzErr("bad LZMA2 dictionary size code %d", prop)
+	dc, err := decompress.DictSize(prop)
+	if err != nil {
+		return xzErr("%w", err)
 	}
-	dc, err := lzma.DecodeDictCap(prop)
-	if err != nil || dc > MaxDictCap {
+	if dc > MaxDictCap {
 		return xzErr("LZMA2 dictionary %d bytes exceeds limit %d: %w", dc, MaxDictCap, ErrLimit)
 	}
 	// A dictionary larger than the block's declared content is never used:

@@ -18,7 +18,7 @@ var zstdLevels = [...]zstd.EncoderLevel{
 // BlockSize block becomes an independent zstd frame (with content checksum),
 // compressed by EncodeAll, which is a pure function of the block bytes and the
 // level. Concatenated frames are a valid zstd stream for zstd(1) and tar.
-func newZstdWriter(w io.Writer, workers, preset int, budget *Budget) (io.WriteCloser, error) {
+func newZstdWriter(w io.Writer, workers, preset int, budget *Budget, blockSize int) (io.WriteCloser, error) {
 	if preset == 0 {
 		preset = 4
 	}
@@ -46,5 +46,5 @@ func newZstdWriter(w io.Writer, workers, preset int, budget *Budget) (io.WriteCl
 		return err
 	}
 	finish := func() error { return enc.Close() }
-	return newParallelWriter(workers, budget, compress, emit, finish), nil
+	return newParallelWriter(workers, blockSize, budget, compress, emit, finish), nil
 }

@@ -7,22 +7,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/decompress"
 	"io"
 	"os/exec"
 	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
-)
-
-var (
-	magicGzip = []byte{0x1f, 0x8b}
-	magicXZ   = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
-	magicZstd = []byte{0x28, 0xb5, 0x2f, 0xfd}
-	magicBz2  = []byte("BZh")
 )
 
 // compressionOf returns the compression suffix of a member name such as
@@ -78,7 +71,7 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, opts 
 	case "":
 		return &decoder{r: br}, nil
 	case ".gz":
-		if d, err := checked("gzip", magicGzip); err != nil {
+		if d, err := checked("gzip", decompress.MagicGzip); err != nil {
 			return d, err
 		}
 		zr, err := gzip.NewReader(br)
@@ -87,11 +80,15 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, opts 
 		}
 		return &decoder{r: zr, close: zr.Close}, nil
 	case ".xz":
-		if d, err := checked("xz", magicXZ); err != nil {
+		if d, err := checked("xz", decompress.MagicXZ); err != nil {
 			return d, err
 		}
-		head, _ := br.Peek(12 + 1024)
-		if dict, ok := xzDictSize(head); ok && dict > maxWindow {
+		head, _ := br.Peek(decompress.HeadSize)
+		dict, ok, err := decompress.XZDict(head)
+		if err != nil {
+			return fail(KindCompression, fmt.Errorf("xz: %w", err))
+		}
+		if ok && dict > maxWindow {
 			return fail(KindLimit, fmt.Errorf("xz dictionary size %d exceeds limit %d", dict, maxWindow))
 		}
 		if opts.SystemXZ {
@@ -105,19 +102,16 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, opts 
 		}
 		return &decoder{r: xr}, nil
 	case ".zst":
-		if d, err := checked("zstd", magicZstd); err != nil {
+		if d, err := checked("zstd", decompress.MagicZstd); err != nil {
 			return d, err
 		}
-		zr, err := zstd.NewReader(br,
-			zstd.WithDecoderMaxMemory(uint64(maxWindow)),
-			zstd.WithDecoderMaxWindow(uint64(maxWindow)),
-			zstd.WithDecoderConcurrency(opts.zstdConcurrency()))
+		zr, err := decompress.NewZstd(br, maxWindow, opts.zstdConcurrency())
 		if err != nil {
 			return fail(KindCompression, fmt.Errorf("zstd: %w", err))
 		}
 		return &decoder{r: zr, close: func() error { zr.Close(); return nil }}, nil
 	case ".bz2":
-		if d, err := checked("bzip2", magicBz2); err != nil {
+		if d, err := checked("bzip2", decompress.MagicBzip2); err != nil {
 			return d, err
 		}
 		return &decoder{r: bzip2.NewReader(br)}, nil
@@ -140,74 +134,6 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, opts 
 		return &decoder{r: lr}, nil
 	}
 	return fail(KindCompression, fmt.Errorf("unknown compression suffix %q", suffix))
-}
-
-// xzDictSize returns the LZMA2 dictionary size declared in the first block
-// header of an xz stream (head starts at the stream header).
-func xzDictSize(head []byte) (int64, bool) {
-	if len(head) < 14 {
-		return 0, false
-	}
-	b := head[12:]
-	if b[0] == 0 { // index indicator: empty stream
-		return 0, false
-	}
-	size := (int(b[0]) + 1) * 4
-	if len(b) < size {
-		return 0, false
-	}
-	hdr := b[1:size]
-	flags := hdr[0]
-	nfilters := int(flags&3) + 1
-	p := 1
-	uvarint := func() (uint64, bool) {
-		var v uint64
-		for i := 0; i < 9; i++ {
-			if p >= len(hdr) {
-				return 0, false
-			}
-			c := hdr[p]
-			p++
-			v |= uint64(c&0x7f) << (7 * i)
-			if c&0x80 == 0 {
-				return v, true
-			}
-		}
-		return 0, false
-	}
-	if flags&0x40 != 0 {
-		if _, ok := uvarint(); !ok {
-			return 0, false
-		}
-	}
-	if flags&0x80 != 0 {
-		if _, ok := uvarint(); !ok {
-			return 0, false
-		}
-	}
-	for i := 0; i < nfilters; i++ {
-		id, ok := uvarint()
-		if !ok {
-			return 0, false
-		}
-		n, ok := uvarint()
-		if !ok || n > uint64(len(hdr)-p) {
-			return 0, false
-		}
-		props := hdr[p : p+int(n)]
-		p += int(n)
-		if id == 0x21 && len(props) == 1 {
-			code := props[0] & 0x3f
-			if code > 40 {
-				return 1 << 40, true // invalid; treat as huge
-			}
-			if code == 40 {
-				return 1<<32 - 1, true
-			}
-			return int64(2|(code&1)) << (code/2 + 11), true
-		}
-	}
-	return 0, false
 }
 
 // systemXZ decodes through an `xz -dc` child process.

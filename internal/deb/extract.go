@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/safepath"
 	"io"
 	"io/fs"
 	"os"
@@ -179,8 +180,11 @@ func (x *extractor) run() error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if err := resolveInside(x.symlinks, path.Dir(n), x.symlinks[n]); err != nil {
-			return x.fail(KindUnsafePath, n, fmt.Errorf("symlink to %q: %w", x.symlinks[n], err))
+		if err := safepath.Resolve(path.Dir(n), x.symlinks[n], func(p string) (string, bool) {
+			t, ok := x.symlinks[p]
+			return t, ok
+		}); err != nil {
+			return x.fail(KindUnsafePath, n, err)
 		}
 	}
 	// Directory modes last, deepest first, so read-only dirs do not block
@@ -265,9 +269,9 @@ func (x *extractor) entry(e *Entry) error {
 			return x.fail(KindIO, e.Name, err)
 		}
 	case Symlink:
-		target := rootRelative(e.Name, e.Linkname)
-		if err := resolveInside(nil, path.Dir(e.Name), target); err != nil {
-			return x.fail(KindUnsafePath, e.Name, fmt.Errorf("symlink to %q: %w", e.Linkname, err))
+		target := safepath.RootRelative(e.Name, e.Linkname)
+		if err := safepath.Resolve(path.Dir(e.Name), target, nil); err != nil {
+			return x.fail(KindUnsafePath, e.Name, err)
 		}
 		if err := x.root.Symlink(target, e.Name); err != nil {
 			return x.fail(KindIO, e.Name, err)
@@ -301,77 +305,4 @@ func SpecialBits(m fs.FileMode) string {
 		return names[0] + " bit"
 	}
 	return strings.Join(names, "+") + " bits"
-}
-
-// rootRelative turns an absolute symlink target into one relative to the
-// link's directory, reading the extraction directory as the root the deb is
-// installed to (/usr/lib/x from usr/lib/y/z becomes ../x). Relative targets
-// are returned as they are.
-func rootRelative(name, target string) string {
-	if !strings.HasPrefix(target, "/") {
-		return target
-	}
-	var from, to []string
-	if d := path.Dir(name); d != "." {
-		from = strings.Split(d, "/")
-	}
-	if t := strings.TrimPrefix(path.Clean(target), "/"); t != "" {
-		to = strings.Split(t, "/")
-	}
-	i := 0
-	for i < len(from) && i < len(to) && from[i] == to[i] {
-		i++
-	}
-	parts := make([]string, 0, len(from)-i+len(to)-i)
-	for range from[i:] {
-		parts = append(parts, "..")
-	}
-	parts = append(parts, to[i:]...)
-	if len(parts) == 0 {
-		return "."
-	}
-	return strings.Join(parts, "/")
-}
-
-// resolveInside resolves target relative to dir (both slash paths relative
-// to the root) through the known symlinks and fails if the walk ever leaves
-// the root, meets an absolute target, or loops.
-func resolveInside(links map[string]string, dir, target string) error {
-	if strings.HasPrefix(target, "/") {
-		return errors.New("absolute target points outside the extraction directory")
-	}
-	var cur []string
-	if dir != "." && dir != "" {
-		cur = strings.Split(dir, "/")
-	}
-	rest := strings.Split(target, "/")
-	hops := 0
-	for len(rest) > 0 {
-		c := rest[0]
-		rest = rest[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if len(cur) == 0 {
-				return errors.New("target points outside the extraction directory")
-			}
-			cur = cur[:len(cur)-1]
-			continue
-		}
-		cur = append(cur, c)
-		t, ok := links[strings.Join(cur, "/")]
-		if !ok {
-			continue
-		}
-		if hops++; hops > 40 {
-			return errors.New("too many levels of symbolic links")
-		}
-		if strings.HasPrefix(t, "/") {
-			return fmt.Errorf("through symlink %q: absolute target points outside the extraction directory", strings.Join(cur, "/"))
-		}
-		cur = cur[:len(cur)-1]
-		rest = append(strings.Split(t, "/"), rest...)
-	}
-	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/decompress"
+	"github.com/debredist/debredist/internal/safepath"
 	"hash"
 	"io"
 	"io/fs"
@@ -35,7 +37,7 @@ type Limits struct {
 	MaxEntries      int   // data.tar entries; default 1_000_000
 	MaxNameLen      int   // entry name and link target length; default 4096
 	MaxControlBytes int64 // control.tar uncompressed; default 16 MiB
-	MaxWindow       int64 // xz/lzma dictionary and zstd window; default 256 MiB
+	MaxWindow       int64 // xz/lzma dictionary and zstd window; default decompress.MaxWindow (64 MiB)
 	MaxRatio        int64 // per member: uncompressed/compressed bytes read so far; default 200
 	RatioMinBytes   int64 // ratio limits apply past this much output; default 64 MiB
 	MaxDebRatio     int64 // all members' output over the deb's size; default 100
@@ -55,7 +57,7 @@ func (l Limits) withDefaults() Limits {
 		l.MaxControlBytes = 16 << 20
 	}
 	if l.MaxWindow <= 0 {
-		l.MaxWindow = 256 << 20
+		l.MaxWindow = decompress.MaxWindow
 	}
 	if l.MaxRatio <= 0 {
 		l.MaxRatio = 200
@@ -644,7 +646,7 @@ func cleanName(raw string, maxLen int) (string, Kind, error) {
 	if name == "." {
 		return "", 0, nil
 	}
-	if name == ".." || strings.HasPrefix(name, "../") {
+	if safepath.Escapes(name) {
 		return "", KindUnsafePath, errors.New("path escapes the archive root")
 	}
 	return name, 0, nil

@@ -3,6 +3,7 @@ package layout
 import (
 	"bytes"
 	"fmt"
+	"github.com/debredist/debredist/internal/safepath"
 	"io/fs"
 	"path"
 	"sort"
@@ -344,7 +345,7 @@ func (e *Engine) relink(pname string, p placed, debToTree map[string]string) (st
 		}
 		dest = d
 	}
-	rel := relative(path.Dir(p.dest), dest)
+	rel := safepath.Rel(path.Dir(p.dest), dest)
 	return rel, nil
 }
 
@@ -353,41 +354,11 @@ func resolveDeb(linkPath, target string) (string, bool) {
 	if target == "" || strings.ContainsRune(target, 0) {
 		return "", false
 	}
-	var p string
-	if strings.HasPrefix(target, "/") {
-		p = path.Clean(target)[1:]
-	} else {
-		p = path.Join(path.Dir(linkPath), target)
-		if p == ".." || strings.HasPrefix(p, "../") {
-			return "", false
-		}
-	}
-	if p == "" || p == "." {
+	p, ok := safepath.Join(linkPath, target)
+	if !ok || p == "." {
 		return "", false
 	}
 	return p, true
-}
-
-// relative returns the path of target relative to dir (both tree paths).
-func relative(dir, target string) string {
-	if dir == "." {
-		dir = ""
-	}
-	var ds, ts []string
-	if dir != "" {
-		ds = strings.Split(dir, "/")
-	}
-	ts = strings.Split(target, "/")
-	i := 0
-	for i < len(ds) && i < len(ts)-1 && ds[i] == ts[i] {
-		i++
-	}
-	var parts []string
-	for range ds[i:] {
-		parts = append(parts, "..")
-	}
-	parts = append(parts, ts[i:]...)
-	return strings.Join(parts, "/")
 }
 
 // add puts n in the tree. A node already at its path merges with it when
@@ -486,7 +457,7 @@ func (e *Engine) addLinks(pname string, nodes map[string]*Node) error {
 			if _, exists := nodes[name]; exists {
 				continue
 			}
-			nodes[name] = &Node{Path: name, Type: Symlink, Mode: 0o777, Link: relative(path.Dir(name), p),
+			nodes[name] = &Node{Path: name, Type: Symlink, Mode: 0o777, Link: safepath.Rel(path.Dir(name), p),
 				Origins: []Origin{{Deb: "update-alternatives", Path: lr.re.String()}}}
 		}
 	}

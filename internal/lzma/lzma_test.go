@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"math/rand"
+	"sync"
 	"testing"
 
 	ulz "github.com/ulikunitz/xz/lzma"
@@ -65,7 +66,22 @@ var testParams = map[string]Params{
 	"btfast":  {BinaryTree: true, Depth: 8, Nice: 16, DictSize: 1 << 16},
 }
 
+// encodings memoises NewEncoder(p).Encode of the named test inputs, which
+// several (parallel) tests decode with different tools; TestEncoderReuse
+// still encodes afresh.
+var encodings sync.Map // "param/input" -> []byte
+
+func encoded(pn string, p Params, name string, in []byte) []byte {
+	key := pn + "/" + name
+	if v, ok := encodings.Load(key); ok {
+		return v.([]byte)
+	}
+	v, _ := encodings.LoadOrStore(key, NewEncoder(p).Encode(nil, in))
+	return v.([]byte)
+}
+
 func TestRoundTripUlikunitz(t *testing.T) {
+	t.Parallel()
 	for pn, p := range testParams {
 		for name, in := range testInputs() {
 			enc := NewEncoder(p).Encode(nil, in)
@@ -81,6 +97,7 @@ func TestRoundTripUlikunitz(t *testing.T) {
 // TestEncoderReuse checks that an encoder's output does not depend on what
 // it encoded before (tables are reset), for every parameter set.
 func TestEncoderReuse(t *testing.T) {
+	t.Parallel()
 	in := testInputs()
 	for pn, p := range testParams {
 		e := NewEncoder(p)

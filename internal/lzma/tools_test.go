@@ -62,11 +62,12 @@ func testDict(p Params) int {
 
 // TestRoundTripBoundaries decodes the boundary inputs with ulikunitz/xz.
 func TestRoundTripBoundaries(t *testing.T) {
+	t.Parallel()
 	in := boundaryInputs()
 	for _, pn := range sortedKeys(testParams) {
 		p := testParams[pn]
 		for _, name := range sortedKeys(in) {
-			enc := NewEncoder(p).Encode(nil, in[name])
+			enc := encoded(pn, p, name, in[name])
 			if out := decodeUlikunitz(t, enc, testDict(p)); !bytes.Equal(out, in[name]) {
 				t.Fatalf("%s/%s: round trip mismatch", pn, name)
 			}
@@ -76,12 +77,13 @@ func TestRoundTripBoundaries(t *testing.T) {
 
 // TestRoundTripXZ decodes with xz(1) in raw LZMA2 mode.
 func TestRoundTripXZ(t *testing.T) {
+	t.Parallel()
 	xz := testutil.RequireTool(t, "xz")
 	in := allInputs()
 	for _, pn := range sortedKeys(testParams) {
 		p := testParams[pn]
 		for _, name := range sortedKeys(in) {
-			enc := NewEncoder(p).Encode(nil, in[name])
+			enc := encoded(pn, p, name, in[name])
 			cmd := exec.Command(xz, "-d", "-c", "--format=raw", fmt.Sprintf("--lzma2=dict=%d", testDict(p)))
 			cmd.Stdin = bytes.NewReader(enc)
 			var stderr bytes.Buffer
@@ -99,12 +101,13 @@ func TestRoundTripXZ(t *testing.T) {
 
 // TestRoundTripPython decodes with Python's lzma module (liblzma).
 func TestRoundTripPython(t *testing.T) {
+	t.Parallel()
 	py := testutil.RequireTool(t, "python3")
 	in := allInputs()
 	for _, pn := range sortedKeys(testParams) {
 		p := testParams[pn]
 		for _, name := range []string{"mixed", "zeros", "empty", "one", "text-random-text", "stored-64K+1"} {
-			enc := NewEncoder(p).Encode(nil, in[name])
+			enc := encoded(pn, p, name, in[name])
 			script := fmt.Sprintf("import lzma,sys; sys.stdout.buffer.write(lzma.decompress(sys.stdin.buffer.read(), "+
 				"format=lzma.FORMAT_RAW, filters=[{'id': lzma.FILTER_LZMA2, 'dict_size': %d}]))", testDict(p))
 			cmd := exec.Command(py, "-c", script)
@@ -125,6 +128,7 @@ func TestRoundTripPython(t *testing.T) {
 // TestStoredFallback checks that incompressible input is stored (the
 // output is barely larger than the input) and compressible input is not.
 func TestStoredFallback(t *testing.T) {
+	t.Parallel()
 	in := boundaryInputs()
 	for _, pn := range sortedKeys(testParams) {
 		p := testParams[pn]
@@ -148,6 +152,7 @@ func TestStoredFallback(t *testing.T) {
 // change to its output must be deliberate (update the hashes with the
 // reason in the commit).
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	in := allInputs()
 	var sb strings.Builder
 	for _, pn := range sortedKeys(testParams) {
@@ -155,7 +160,7 @@ func TestGolden(t *testing.T) {
 		h := sha256.New()
 		total := 0
 		for _, name := range sortedKeys(in) {
-			enc := NewEncoder(p).Encode(nil, in[name])
+			enc := encoded(pn, p, name, in[name])
 			h.Write(enc)
 			total += len(enc)
 		}

@@ -98,7 +98,7 @@ func Build(p profile.Profile, pkgs []apt.Package) (*Plan, error) {
 			skip("not a redist component")
 			continue
 		}
-		if m := otherVersion.FindStringSubmatch(d.Name); m != nil && m[1]+"."+m[2] != p.CUDA && looksLikeCUDA(m[1]) {
+		if m := otherVersion.FindStringSubmatch(d.Name); m != nil && m[1]+"."+m[2] != p.CUDA && (rules.CUDAMajors.Contains(m[1]) || m[1] == p.CUDAMajor()) {
 			skip(fmt.Sprintf("built for CUDA %s.%s, the set is CUDA %s", m[1], m[2], p.CUDA))
 			continue
 		}
@@ -152,26 +152,24 @@ func Build(p profile.Profile, pkgs []apt.Package) (*Plan, error) {
 	sort.SliceStable(out.Packages, func(i, j int) bool {
 		a, b := out.Packages[i], out.Packages[j]
 		if a.Product != b.Product {
-			return productOrder(a.Product) < productOrder(b.Product)
+			return productLess(rules.Products, a.Product, b.Product)
 		}
 		return a.PName < b.PName
 	})
 	return out, nil
 }
 
-// looksLikeCUDA tells CUDA majors (10-19) from other numeric suffixes.
-func looksLikeCUDA(major string) bool { return len(major) == 2 && major[0] == '1' }
-
-func productOrder(p string) string {
-	switch p {
-	case "cuda":
-		return "0"
-	case "cudnn":
-		return "1"
-	case "tensorrt":
-		return "2"
+// productLess orders products by their Order in the rules, products
+// without one after them by name.
+func productLess(products map[string]profile.Product, a, b string) bool {
+	oa, ob := products[a].Order, products[b].Order
+	switch {
+	case oa > 0 && ob > 0 && oa != ob:
+		return oa < ob
+	case (oa > 0) != (ob > 0):
+		return oa > 0
 	}
-	return "3" + p
+	return a < b
 }
 
 var cudaTagRE = regexp.MustCompile(`\+cuda[0-9.]+`)

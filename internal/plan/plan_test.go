@@ -213,3 +213,46 @@ func TestNormalizeVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestFutureMajor: a made-up L4T r40 with CUDA 20.1 is a profile file only.
+// Its CUDA major (20, outside the default range 10-19) is read from package
+// names, its own range makes "-21-0" a CUDA suffix, and its new product
+// sorts by the order the file gives it.
+func TestFutureMajor(t *testing.T) {
+	if _, err := profile.ForSuite("r40.0"); err == nil || !strings.Contains(err.Error(), "supported: r35, r36, r38, r39)") {
+		t.Fatalf("ForSuite(r40.0) = %v, want the supported majors listed from the built-in profiles", err)
+	}
+	p, err := profile.LoadFile(filepath.Join("testdata", "r40.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs := []apt.Package{
+		{Repo: "common", Name: "vpi4-dev", Source: "vpi", Version: "4.1.0"},
+		{Repo: "common", Name: "libcublas-20-1", Source: "libcublas", Version: "20.1.0.1-1"},
+		{Repo: "common", Name: "libcublas-21-0", Source: "libcublas", Version: "21.0.0.1-1"},
+		{Repo: "common", Name: "libcublas-19-0", Source: "libcublas", Version: "19.0.0.1-1"},
+		{Repo: "common", Name: "cuda-cudart-20-1", Source: "cuda-cudart", Version: "20.1.5-1"},
+		{Repo: "common", Name: "libcudnn10-cuda-20", Source: "cudnn", Version: "10.1.0.5-1"},
+		{Repo: "common", Name: "libcudnn10-cuda-19", Source: "cudnn", Version: "10.0.0.1-1"},
+	}
+	pl, err := Build(p, pkgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, pk := range pl.Packages {
+		got = append(got, pk.Product+"/"+pk.PName+"@"+pk.Version)
+	}
+	want := []string{"cuda/cuda_cudart@20.1.5", "cuda/libcublas@20.1.0.1", "cudnn/cudnn@10.1.0.5", "vpi/vpi@4.1.0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("packages %q, want %q", got, want)
+	}
+	var skipped []string
+	for _, s := range pl.Skipped {
+		skipped = append(skipped, s.Package)
+	}
+	slices.Sort(skipped)
+	if want := []string{"libcublas-19-0", "libcublas-21-0", "libcudnn10-cuda-19"}; !slices.Equal(skipped, want) {
+		t.Errorf("skipped %q, want %q", skipped, want)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -57,6 +58,28 @@ type Rules struct {
 	Links        []LinkRule         `json:"links,omitempty"`
 	Stubs        []StubRule         `json:"stubs,omitempty"`
 	Wheels       []WheelRule        `json:"wheels,omitempty"`
+	// CUDAMajors is the range of numbers read as CUDA majors in package
+	// name suffixes ("-12-6": built for CUDA 12.6), so that debs built for
+	// another CUDA are skipped while other numeric suffixes are kept. The
+	// profile's own range wins over the default; the profile's CUDA major
+	// always counts.
+	CUDAMajors *MajorRange `json:"cuda_majors,omitempty"`
+}
+
+// MajorRange is an inclusive range of major version numbers.
+type MajorRange struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// Contains reports whether the decimal number s (no sign, no leading
+// zero) lies in the range.
+func (m *MajorRange) Contains(s string) bool {
+	if m == nil || s == "" || (s[0] == '0' && len(s) > 1) || len(s) > 9 {
+		return false
+	}
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= m.Min && n <= m.Max
 }
 
 // Product is a manifest family (cuda, cudnn, tensorrt, l4t).
@@ -64,6 +87,9 @@ type Product struct {
 	// LabelFrom names the component whose version, cut to three dotted
 	// parts, is the manifest's release_label.
 	LabelFrom string `json:"label_from"`
+	// Order places the product's packages in a plan: products with an
+	// order (1, 2, ...) come first by order, the others after them by name.
+	Order int `json:"order,omitempty"`
 }
 
 // DropBinary excludes binary debs (glob on the package name) on purpose.
@@ -219,6 +245,23 @@ func ForJetPack(v string) (Profile, error) {
 	return Profile{}, fmt.Errorf("no built-in profile for JetPack %q (known: %s; see `debredist profiles`)", v, strings.Join(names, ", "))
 }
 
+// SupportedMajors lists the L4T majors ("r36") of the built-in profiles,
+// sorted by number.
+func SupportedMajors() []string {
+	var ms []string
+	for _, p := range Builtin() {
+		if m := "r" + Major(p.Suite); !slices.Contains(ms, m) {
+			ms = append(ms, m)
+		}
+	}
+	slices.SortFunc(ms, func(a, b string) int {
+		x, _ := strconv.Atoi(strings.TrimPrefix(a, "r"))
+		y, _ := strconv.Atoi(strings.TrimPrefix(b, "r"))
+		return x - y
+	})
+	return ms
+}
+
 // ForSuite returns the built-in profile of an L4T suite, or one derived
 // from the built-in profile of the same L4T major with CUDA and the release
 // date left to be derived from the index (see Resolve).
@@ -237,7 +280,7 @@ func ForSuite(suite string) (Profile, error) {
 		}
 	}
 	if template == nil {
-		return Profile{}, fmt.Errorf("L4T %s: no built-in profile for L4T major %s (supported: r35, r36, r38, r39); write a profile file and pass --profile", suite, Major(suite))
+		return Profile{}, fmt.Errorf("L4T %s: no built-in profile for L4T major %s (supported: %s); write a profile file and pass --profile", suite, Major(suite), strings.Join(SupportedMajors(), ", "))
 	}
 	p := *template
 	p.Name = "l4t-" + suite
@@ -354,6 +397,10 @@ func (p Profile) Merged() Rules {
 		Links:        append(slices.Clone(r.Links), d.Links...),
 		Stubs:        append(slices.Clone(r.Stubs), d.Stubs...),
 		Wheels:       append(slices.Clone(r.Wheels), d.Wheels...),
+	}
+	out.CUDAMajors = d.CUDAMajors
+	if r.CUDAMajors != nil {
+		out.CUDAMajors = r.CUDAMajors
 	}
 	for k, v := range d.Products {
 		out.Products[k] = v

@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/csv"
 	"fmt"
+	"github.com/debredist/debredist/internal/safepath"
 	"io"
 	"io/fs"
 	"path"
@@ -88,7 +89,7 @@ func Write(w io.Writer, m Meta, files []File) error {
 	files = append([]File(nil), files...)
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	for i, f := range files {
-		if f.Path == "" || path.Clean(f.Path) != f.Path || path.IsAbs(f.Path) || f.Path == ".." || strings.HasPrefix(f.Path, "../") {
+		if f.Path == "" || path.Clean(f.Path) != f.Path || path.IsAbs(f.Path) || safepath.Escapes(f.Path) {
 			return fmt.Errorf("wheel %s: invalid path %q", m.FileName(), f.Path)
 		}
 		if f.Path == di || strings.HasPrefix(f.Path, di+"/") {
