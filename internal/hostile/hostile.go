@@ -383,7 +383,7 @@ func Cases() []Case {
 		build(plus(debtest.File{Name: Lib + "libcublas.so.12", Type: tar.TypeSymlink, Linkname: "libcublas.so.12.6.1.4.bak"}, debtest.File{Name: Lib + "libcublas.so.12.6.1.4.bak", Body: []byte("b\n")})))
 	accept("duplicate-same-content", "the same path twice with identical content is harmless", build(plus(debtest.File{Name: Lib + "libcublas.so.12.6.1.4", Mode: 0o755, Body: cublasELF})))
 
-	// Real-deb variants (../shared/data/real-deb-paths.md): they convert.
+	// Real-deb variants (plausible from the public evidence of real Jetson deb paths): they convert.
 	accept("variant-link-onto-its-target", "usr/local/cuda-12.6/lib64/libcublas.so.12.6.1.4 is a link to the targets/ file; both land on lib/libcublas.so.12.6.1.4: merged into the file",
 		build(plus(debtest.File{Name: "usr/local/cuda-12.6/lib64/libcublas.so.12.6.1.4", Type: tar.TypeSymlink, Linkname: "../targets/aarch64-linux/lib/libcublas.so.12.6.1.4"}))).Changes = []string{"merged into the file it resolves to at lib/libcublas.so.12.6.1.4"}
 	accept("variant-alternatives-link", "a link into /etc/alternatives that no link rule of the profile resolves: dropped with a warning, never fatal",
