@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/debredist/debredist/internal/deb/debtest"
@@ -91,17 +90,9 @@ func TestCorruptCacheEntryIsReplaced(t *testing.T) {
 
 			// A second OUT built from the damaged entry.
 			flip(t, entry, []byte("synthetic libcublas"))
-			var mu sync.Mutex
-			var warnings []string
 			o := e.opts
 			o.Out = filepath.Join(e.root, "out2")
-			o.OnEvent = func(ev Event) {
-				if ev.Kind == EventWarning {
-					mu.Lock()
-					warnings = append(warnings, ev.Message)
-					mu.Unlock()
-				}
-			}
+			warnings := collectWarnings(&o)
 			res, err := Convert(context.Background(), o)
 			if err != nil {
 				t.Fatalf("convert from a corrupt cache entry: %v", err)
@@ -113,8 +104,8 @@ func TestCorruptCacheEntryIsReplaced(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("archive differs from the clean run's")
 			}
-			if !strings.Contains(strings.Join(warnings, "\n"), "is corrupt") {
-				t.Errorf("no warning about the corrupt entry: %q", warnings)
+			if !strings.Contains(strings.Join(warnings(), "\n"), "is corrupt") {
+				t.Errorf("no warning about the corrupt entry: %q", warnings())
 			}
 			if b, err := os.ReadFile(entry); err != nil || sha256.Sum256(b) != sum {
 				t.Errorf("cache entry not repaired: %v", err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,14 +19,7 @@ import (
 // and manifests as the run that read the debs wrote them.
 func TestUpToDateWithoutDebsKeepsProvenance(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newHostileEnv(t, b, nil)
-	if _, err := Convert(context.Background(), e.opts); err != nil {
-		t.Fatal(err)
-	}
+	e := convertedBaseline(t)
 	before := treeState(t, e.out)
 
 	o := e.opts
@@ -36,15 +30,7 @@ func TestUpToDateWithoutDebsKeepsProvenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustWrite(t, o.LockFile, lb)
-	var mu sync.Mutex
-	var warnings []string
-	o.OnEvent = func(ev Event) {
-		if ev.Kind == EventWarning {
-			mu.Lock()
-			warnings = append(warnings, ev.Message)
-			mu.Unlock()
-		}
-	}
+	warnings := collectWarnings(&o)
 	res, err := Convert(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -54,8 +40,8 @@ func TestUpToDateWithoutDebsKeepsProvenance(t *testing.T) {
 			t.Errorf("%s rebuilt", p.PName)
 		}
 	}
-	if !strings.Contains(strings.Join(warnings, "\n"), "not in the cache and were not read") {
-		t.Errorf("no warning that the up-to-date decision read no deb: %q", warnings)
+	if !strings.Contains(strings.Join(warnings(), "\n"), "not in the cache and were not read") {
+		t.Errorf("no warning that the up-to-date decision read no deb: %q", warnings())
 	}
 	if d := diffState(before, treeState(t, e.out)); len(d) > 0 {
 		t.Errorf("a run that read nothing rewrote OUT:\n%s", strings.Join(d, "\n"))
@@ -66,21 +52,14 @@ func TestUpToDateWithoutDebsKeepsProvenance(t *testing.T) {
 // access to OUT; one that must write fails with one line saying why.
 func TestNoOpOnReadOnlyOut(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newHostileEnv(t, b, nil)
-	if _, err := Convert(context.Background(), e.opts); err != nil {
-		t.Fatal(err)
-	}
+	e := convertedBaseline(t)
 	readOnly(t, e.out)
 	if _, err := Convert(context.Background(), e.opts); err != nil {
 		t.Fatalf("no-op run on a read-only OUT: %v", err)
 	}
 	o := e.opts
 	o.Compression = "zstd" // other archives: something must be written
-	_, err = Convert(context.Background(), o)
+	_, err := Convert(context.Background(), o)
 	if err == nil || !strings.Contains(err.Error(), "not writable") || strings.Count(err.Error(), "\n") > 0 {
 		t.Fatalf("got %v, want one line saying OUT is not writable", err)
 	}
@@ -108,14 +87,7 @@ func readOnly(t *testing.T, dir string) {
 // manifest does not name.
 func TestVerifyChecksProvenance(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newHostileEnv(t, b, nil)
-	if _, err := Convert(context.Background(), e.opts); err != nil {
-		t.Fatal(err)
-	}
+	e := convertedBaseline(t)
 	rep, err := Verify(context.Background(), e.out)
 	if err != nil || rep.Err() != nil {
 		t.Fatalf("fresh OUT: %v %v", err, rep.Err())
@@ -172,5 +144,39 @@ func TestUnwritableLockOutLeavesOutComplete(t *testing.T) {
 	rep, err := Verify(context.Background(), e.out)
 	if err != nil || rep.Err() != nil || len(rep.Manifests) == 0 {
 		t.Fatalf("OUT after the failed --lock-out: %v %v (%d manifests)", err, rep.Err(), len(rep.Manifests))
+	}
+}
+
+// convertedBaseline is a hostile-corpus environment whose mirror holds the
+// corpus' baseline deb, converted once into e.out.
+func convertedBaseline(t *testing.T) *hostileEnv {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newHostileEnv(t, b, nil)
+	if _, err := Convert(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// collectWarnings sets o.OnEvent to record the warnings a run emits and
+// returns a function listing them.
+func collectWarnings(o *Options) func() []string {
+	var mu sync.Mutex
+	var warnings []string
+	o.OnEvent = func(ev Event) {
+		if ev.Kind == EventWarning {
+			mu.Lock()
+			warnings = append(warnings, ev.Message)
+			mu.Unlock()
+		}
+	}
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(warnings)
 	}
 }
