@@ -49,22 +49,26 @@ func makePlan(ctx context.Context, o Options) (*planned, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	prof, err := selectProfile(o)
+	var lock *apt.Lock
+	var lockSum string
+	var err error
+	if o.LockFile != "" {
+		if lock, lockSum, err = readLock(o.LockFile); err != nil {
+			return nil, err
+		}
+	}
+	prof, err := selectProfile(o, lock)
 	if err != nil {
 		return nil, err
 	}
 	var pkgs []apt.Package
 	var indexes []IndexInfo
-	if o.LockFile != "" {
-		l, sum, err := readLock(o.LockFile)
-		if err != nil {
-			return nil, err
+	if lock != nil {
+		if lock.Suite != "" && lock.Suite != prof.Suite {
+			return nil, usagef("lock file %s pins L4T %s but the profile is for %s", o.LockFile, lock.Suite, prof.Suite)
 		}
-		if l.Suite != "" && l.Suite != prof.Suite {
-			return nil, usagef("lock file %s pins L4T %s but the profile is for %s", o.LockFile, l.Suite, prof.Suite)
-		}
-		pkgs = l.Packages
-		indexes = append(indexes, IndexInfo{Repo: "lock", URL: o.LockFile, SHA256: sum})
+		pkgs = lock.Packages
+		indexes = append(indexes, IndexInfo{Repo: "lock", URL: o.LockFile, SHA256: lockSum})
 	} else {
 		f, err := o.fetcher()
 		if err != nil {
@@ -141,16 +145,11 @@ func makePlan(ctx context.Context, o Options) (*planned, error) {
 	return res, nil
 }
 
-func selectProfile(o Options) (Profile, error) {
-	n := 0
-	for _, s := range []string{o.JetPack, o.L4T, o.ProfileFile} {
-		if s != "" {
-			n++
-		}
-	}
+// selectProfile returns the profile of the release o selects. o.Check has
+// run, so exactly one of JetPack, L4T and ProfileFile is set, or none and
+// the lock (o.LockFile, read by the caller) names the suite.
+func selectProfile(o Options, lock *apt.Lock) (Profile, error) {
 	switch {
-	case n > 1:
-		return Profile{}, usagef("give only one of --jetpack, --l4t and --profile")
 	case o.ProfileFile != "":
 		p, err := profile.LoadFile(o.ProfileFile)
 		if ie := (*profile.InvalidError)(nil); errors.As(err, &ie) {
@@ -169,17 +168,11 @@ func selectProfile(o Options) (Profile, error) {
 			return p, &UsageError{Msg: err.Error()}
 		}
 		return p, nil
-	case o.LockFile != "":
-		l, _, err := readLock(o.LockFile)
-		if err != nil {
-			return Profile{}, err
-		}
-		if l.Suite == "" {
-			return Profile{}, usagef("lock file %s does not name its L4T suite (jetpack-nixos format): add --l4t or --jetpack", o.LockFile)
-		}
-		return profile.ForSuite(l.Suite)
 	}
-	return Profile{}, usagef("select a release with --jetpack, --l4t, --profile or --lock")
+	if lock.Suite == "" {
+		return Profile{}, usagef("lock file %s does not name its L4T suite (jetpack-nixos format): add --l4t or --jetpack", o.LockFile)
+	}
+	return profile.ForSuite(lock.Suite)
 }
 
 func readLock(path string) (*apt.Lock, string, error) {
