@@ -271,3 +271,30 @@ func TestWriteRejects(t *testing.T) {
 		t.Errorf("a huge .bss object costs no file bytes: %v", err)
 	}
 }
+
+// TestZeroSizeSymbols: an object or TLS variable of size 0 alone in its
+// storage class (found by FuzzRead) still gets a section, so the stub
+// exports it instead of writing it as undefined.
+func TestZeroSizeSymbols(t *testing.T) {
+	for _, c := range []struct {
+		kind    Kind
+		storage Storage
+	}{{Object, Bss}, {Object, Data}, {Object, ReadOnly}, {TLS, Bss}, {TLS, Data}} {
+		t.Run(c.kind.String()+"/"+[]string{"bss", "data", "rodata"}[c.storage], func(t *testing.T) {
+			lib := &Library{Machine: elf.EM_AARCH64, ByteOrder: binary.LittleEndian, SOName: "libzero.so.1",
+				Symbols: []Symbol{
+					{Name: "zero", Kind: c.kind, Storage: c.storage, Bind: elf.STB_GLOBAL},
+					{Name: "zeroFunc", Kind: Func, Bind: elf.STB_GLOBAL},
+				}}
+			_, got := roundTrip(t, lib)
+			if !reflect.DeepEqual(got.Exports(), lib.Exports()) {
+				t.Fatalf("exports %v, want %v", got.Exports(), lib.Exports())
+			}
+			for _, s := range got.Symbols {
+				if s.Name == "zero" && (s.Kind != c.kind || s.Size != 0) {
+					t.Errorf("zero: kind %v size %d, want %v size 0", s.Kind, s.Size, c.kind)
+				}
+			}
+		})
+	}
+}

@@ -192,7 +192,10 @@ func (w *writer) write() ([]byte, error) {
 	data := &section{name: ".data", typ: elf.SHT_PROGBITS, flags: elf.SHF_ALLOC | elf.SHF_WRITE, align: 16}
 	bss := &section{name: ".bss", typ: elf.SHT_NOBITS, flags: elf.SHF_ALLOC | elf.SHF_WRITE, align: 16}
 	var fileBytes uint64
+	// place reserves size bytes (at least one, so that a section holding
+	// only zero-size symbols still exists and they stay defined).
 	place := func(sec *section, size uint64) (uint64, error) {
+		size = max(size, 1)
 		off := alignUp(uint64(len(sec.data))+sec.size, 16)
 		if sec.typ == elf.SHT_NOBITS {
 			sec.size = off + size
