@@ -7,7 +7,8 @@
 # temporary directory and runs internal/elfstub's TestRealNVIDIAStubs on it,
 # which prints per library the symbol@version counts of our stub and
 # NVIDIA's, and fails if ours exports anything NVIDIA's does not or if
-# libcusparse differs at all.
+# libcusparse differs at all; with aarch64-linux-gnu-gcc on PATH it also
+# links a program against our libcusparse stub and checks its NEEDED entry.
 #
 # Usage: scripts/realstubs.sh DEBDIR   (DEBDIR holds the *.deb files)
 #

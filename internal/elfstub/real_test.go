@@ -35,6 +35,7 @@ func TestRealNVIDIAStubs(t *testing.T) {
 		t.Fatalf("no NVIDIA stubs under %s/stubs: %v", dir, err)
 	}
 	nm, _ := exec.LookPath("aarch64-linux-gnu-nm")
+	gcc, _ := exec.LookPath("aarch64-linux-gnu-gcc")
 	compared := 0
 	for _, nvStub := range stubs {
 		name := filepath.Base(nvStub)
@@ -75,11 +76,43 @@ func TestRealNVIDIAStubs(t *testing.T) {
 				t.Errorf("%s: nm of our stub differs from nm of the real library", name)
 			}
 		}
+		if gcc != "" && name == "libcusparse.so" {
+			linkAgainst(t, gcc, ours, "cusparse", "cusparseCreate", lib.SOName)
+		}
 		compared++
 	}
 	if compared == 0 {
 		t.Fatal("no real library to compare")
 	}
+}
+
+// linkAgainst links a program calling fn with gcc against stub (as
+// lib<name>.so in a directory of its own) and checks with readelf that the
+// program records soname as NEEDED: the stub does its one job.
+func linkAgainst(t *testing.T, gcc string, stub []byte, name, fn, soname string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lib"+name+".so"), stub, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "main.c")
+	prog := "int " + fn + "(void *);\nint main(void) { return " + fn + "((void *)0); }\n"
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "main")
+	if out, err := exec.Command(gcc, "-o", exe, src, "-L"+dir, "-l"+name).CombinedOutput(); err != nil {
+		t.Fatalf("linking against our lib%s.so stub: %v\n%s", name, err, out)
+	}
+	readelf := strings.TrimSuffix(gcc, "gcc") + "readelf"
+	out, err := exec.Command(readelf, "-d", exe).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s -d: %v\n%s", readelf, err, out)
+	}
+	if !strings.Contains(string(out), "(NEEDED)") || !strings.Contains(string(out), "["+soname+"]") {
+		t.Errorf("program linked against our lib%s.so stub does not need %s:\n%s", name, soname, out)
+	}
+	t.Logf("%-18s a program calling %s links against our stub and needs %s", "lib"+name+".so", fn, soname)
 }
 
 func stubOf(t *testing.T, path string) ([]byte, *Library) {
