@@ -35,7 +35,7 @@ func (h *hashChain) reset(n int) {
 		clear(h.head3)
 		clear(h.head4)
 	}
-	if h.chain == nil {
+	if h.chain == nil && h.chained() {
 		k := h.mask + 1
 		if h.bt {
 			k *= 2
@@ -46,6 +46,11 @@ func (h *hashChain) reset(n int) {
 	}
 	h.next = 0
 }
+
+// chained reports whether the finder keeps chain: a hash chain searched only
+// one candidate deep never reads it (the candidate is the head4 entry), so
+// depth 1 skips the chain's stores and its loads (a cache miss per position).
+func (h *hashChain) chained() bool { return h.bt || h.depth > 1 }
 
 // matchLen returns how many bytes at a and b (a < b) agree, up to max.
 func matchLen(src []byte, a, b, max int) int {
@@ -86,6 +91,13 @@ func (h *hashChain) skipTo(src []byte, end int) {
 		}
 		return
 	}
+	if h.chain == nil {
+		for ; p < lim; p++ {
+			v := binary.LittleEndian.Uint32(src[p:])
+			h.head3[hash3(v)] = uint32(p + 1)
+			h.head4[hash4(v, h.shift)] = uint32(p + 1)
+		}
+	}
 	for ; p < lim; p++ {
 		v := binary.LittleEndian.Uint32(src[p:])
 		h.head3[hash3(v)] = uint32(p + 1)
@@ -114,7 +126,7 @@ func (h *hashChain) find(src []byte, pos int) int {
 	k := hash4(v, h.shift)
 	c := h.head4[k]
 	h.head4[k] = uint32(pos + 1)
-	if !h.bt {
+	if h.chain != nil && !h.bt {
 		h.chain[pos&h.mask] = c
 	}
 
@@ -152,6 +164,9 @@ func (h *hashChain) find(src []byte, pos int) int {
 					break
 				}
 			}
+		}
+		if d == 1 {
+			break
 		}
 		c = chain[p&mask]
 	}
