@@ -49,7 +49,7 @@ const xzDictSize = 8 << 20
 // 1: 0.490, ~18; 2: 0.445, ~14; 3: 0.44, ~8; 4: 0.415, ~4.5; 5: 0.414, ~3;
 // 6: 0.413, ~1. End-to-end numbers are in bench/README.md.
 var xzPresets = [...]lzma.Params{
-	1: {Greedy: true, Depth: 1, Nice: 8, HashBits: 18},
+	1: {Greedy: true, Depth: 1, Nice: 8, HashBits: 18, NoHash3: true},
 	2: {Depth: 1, Nice: 8},
 	3: {Depth: 4, Nice: 16},
 	4: {Optimal: true, Depth: 4, Nice: 32},

@@ -13,7 +13,9 @@ import (
 
 // TestMeasureFile compresses $LZMA_MEASURE_FILE in 8 MiB blocks with
 // parameter sets from $LZMA_MEASURE_PARAMS ("o:depth:nice" or
-// "f:depth:nice", comma-separated) on 2 goroutines and logs size and time.
+// "f:depth:nice", comma-separated; "g" greedy, a "b" suffix the binary tree,
+// a "4" in the first field no 3-byte hash; optional ":dictMiB:hashBits") on
+// 2 goroutines and logs size and time.
 // It is a measuring aid, skipped unless the variable is set.
 func TestMeasureFile(t *testing.T) {
 	path := os.Getenv("LZMA_MEASURE_FILE")
@@ -32,7 +34,8 @@ func TestMeasureFile(t *testing.T) {
 		f := strings.Split(spec, ":")
 		depth, _ := strconv.Atoi(f[1])
 		nice, _ := strconv.Atoi(f[2])
-		p := Params{Optimal: f[0][0] == 'o', BinaryTree: strings.HasSuffix(f[0], "b"), Greedy: f[0][0] == 'g', Depth: depth, Nice: nice}
+		p := Params{Optimal: f[0][0] == 'o', BinaryTree: strings.HasSuffix(f[0], "b"), Greedy: f[0][0] == 'g', Depth: depth, Nice: nice,
+			NoHash3: strings.Contains(f[0], "4")}
 		if len(f) > 3 {
 			mb, _ := strconv.Atoi(f[3])
 			p.DictSize = mb << 20

@@ -47,6 +47,12 @@ type Params struct {
 	// HashBits is the size (log2 entries) of the 4-byte hash table
 	// (default 20). Smaller tables stay in cache: faster, fewer matches.
 	HashBits int
+	// NoHash3 turns off the 3-byte hash table: only matches of 4 bytes and
+	// more are found. Faster (one random load less per position), and with
+	// the greedy parser also smaller on machine code, where a short match
+	// far back costs more bits than its literals (on real NVIDIA libraries:
+	// 0.488 against 0.511 at preset 1's settings).
+	NoHash3 bool
 	// DictSize is the dictionary size, a power of two (default 8 MiB):
 	// matches reach at most this far back.
 	DictSize int
@@ -93,6 +99,7 @@ func NewEncoder(p Params) *Encoder {
 	e := &Encoder{p: p}
 	e.mf.mask = p.DictSize - 1
 	e.mf.bt = p.BinaryTree
+	e.mf.noHash3 = p.NoHash3
 	if p.HashBits < 10 || p.HashBits > 24 {
 		p.HashBits = 20
 	}

@@ -19,6 +19,8 @@ func FuzzRoundTrip(f *testing.F) {
 		{Greedy: true, Depth: 2, Nice: 8, HashBits: 12, DictSize: 1 << 16},
 		{Optimal: true, Depth: 4, Nice: 16, HashBits: 12, DictSize: 1 << 16},
 		{Optimal: true, BinaryTree: true, Depth: 8, Nice: 16, HashBits: 12, DictSize: 1 << 16},
+		{Greedy: true, Depth: 1, Nice: 8, HashBits: 12, DictSize: 1 << 16, NoHash3: true},
+		{Optimal: true, BinaryTree: true, Depth: 8, Nice: 16, HashBits: 12, DictSize: 1 << 16, NoHash3: true},
 	}
 	encs := make([]*Encoder, len(params))
 	for i, p := range params {

@@ -64,6 +64,8 @@ var testParams = map[string]Params{
 	"bt":      {Optimal: true, BinaryTree: true, Depth: 24, Nice: 64, DictSize: 1 << 20},
 	"greedy":  {Greedy: true, Depth: 1, Nice: 8, HashBits: 14, DictSize: 1 << 20},
 	"btfast":  {BinaryTree: true, Depth: 8, Nice: 16, DictSize: 1 << 16},
+	"greedy4": {Greedy: true, Depth: 1, Nice: 8, HashBits: 14, DictSize: 1 << 20, NoHash3: true},
+	"lazy4":   {Depth: 4, Nice: 16, HashBits: 14, DictSize: 1 << 16, NoHash3: true},
 }
 
 // encodings memoises NewEncoder(p).Encode of the named test inputs, which

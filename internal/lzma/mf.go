@@ -17,6 +17,8 @@ type hashChain struct {
 	head4 []uint32
 	chain []uint32 // hash chain: previous position; binary tree: 2 children per position
 	bt    bool
+	// noHash3: head3 is not kept (Params.NoHash3)
+	noHash3 bool
 	next  int
 	mask  int    // len(chain)-1: chain is cyclic over the dictionary
 	shift uint32 // 32 - bits of the 4-byte hash
@@ -28,8 +30,10 @@ type hashChain struct {
 }
 
 func (h *hashChain) reset(n int) {
-	if h.head3 == nil {
-		h.head3 = make([]uint32, 1<<hash3Bits)
+	if h.head4 == nil {
+		if !h.noHash3 {
+			h.head3 = make([]uint32, 1<<hash3Bits)
+		}
 		h.head4 = make([]uint32, 1<<(32-h.shift))
 	} else {
 		clear(h.head3)
@@ -80,7 +84,9 @@ func (h *hashChain) skipTo(src []byte, end int) {
 	if h.bt {
 		for ; p < lim; p++ {
 			v := binary.LittleEndian.Uint32(src[p:])
-			h.head3[hash3(v)] = uint32(p + 1)
+			if h.head3 != nil {
+				h.head3[hash3(v)] = uint32(p + 1)
+			}
 			k := hash4(v, h.shift)
 			c := h.head4[k]
 			h.head4[k] = uint32(p + 1)
@@ -94,13 +100,17 @@ func (h *hashChain) skipTo(src []byte, end int) {
 	if h.chain == nil {
 		for ; p < lim; p++ {
 			v := binary.LittleEndian.Uint32(src[p:])
-			h.head3[hash3(v)] = uint32(p + 1)
+			if h.head3 != nil {
+				h.head3[hash3(v)] = uint32(p + 1)
+			}
 			h.head4[hash4(v, h.shift)] = uint32(p + 1)
 		}
 	}
 	for ; p < lim; p++ {
 		v := binary.LittleEndian.Uint32(src[p:])
-		h.head3[hash3(v)] = uint32(p + 1)
+		if h.head3 != nil {
+			h.head3[hash3(v)] = uint32(p + 1)
+		}
 		k := hash4(v, h.shift)
 		h.chain[p&h.mask] = h.head4[k]
 		h.head4[k] = uint32(p + 1)
@@ -120,9 +130,12 @@ func (h *hashChain) find(src []byte, pos int) int {
 	}
 	maxLen := min(avail, maxMatchLen)
 	v := binary.LittleEndian.Uint32(src[pos:])
-	k3 := hash3(v)
-	c3 := h.head3[k3]
-	h.head3[k3] = uint32(pos + 1)
+	var c3 uint32
+	if h.head3 != nil {
+		k3 := hash3(v)
+		c3 = h.head3[k3]
+		h.head3[k3] = uint32(pos + 1)
+	}
 	k := hash4(v, h.shift)
 	c := h.head4[k]
 	h.head4[k] = uint32(pos + 1)

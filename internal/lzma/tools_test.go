@@ -170,6 +170,8 @@ func TestGolden(t *testing.T) {
 btfast 5599497 d881197f25ba8e6c
 fast 5300820 c33acb24a3c50f03
 greedy 5419288 a5a1ef276b59d075
+greedy4 5538453 36254235748f93ba
+lazy4 5598774 cb3eabbd77f043de
 optimal 5298212 16e22e31493b5c0c
 `
 	if sb.String() != want {
