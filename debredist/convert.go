@@ -79,6 +79,7 @@ func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 		return nil, err
 	}
 	o = o.counting()
+	o.Out = filepath.Clean(o.Out)
 	comp, err := compression(o.Compression)
 	if err != nil {
 		return nil, err

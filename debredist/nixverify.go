@@ -69,6 +69,7 @@ func (r *NixReport) Err() error {
 // hashes (Verify does). The error is for failures to run at all.
 func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 	defer exportErr(&err)
+	dir = filepath.Clean(dir)
 	rep := &NixReport{Dir: dir}
 	table := nixcheck.Default()
 	found, err := findOutputFiles(dir)

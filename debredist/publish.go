@@ -81,6 +81,7 @@ type generation struct {
 // (the current generation, or the product directories of an OUT written
 // before generations existed).
 func newGeneration(out string) (*generation, error) {
+	out = filepath.Clean(out)
 	root := filepath.Join(out, genDirName)
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
@@ -350,6 +351,7 @@ func syncDir(dir string) error {
 // symlinks into the current generation (paths are reported under OUT) and
 // skipping debredist's own entries (.debredist, the temporary directory).
 func walkOutput(out string, fn fs.WalkDirFunc) error {
+	out = filepath.Clean(out) // "./out" and "out/" name the same OUT as "out"
 	return filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fn(p, d, err)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -154,5 +155,46 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 	runConvert(t, bin, legacy, cache, "1710000000", 0)
 	if after, _ := os.Readlink(cur); after != before || before == "" {
 		t.Errorf("a no-op rerun switched %s from %q to %q", cur, before, after)
+	}
+}
+
+// TestOutSpelledUncleaned: "DIR/./out/" names the same OUT as "DIR/out": a
+// rerun is a no-op (no new generation), and verify reports the output's
+// own paths, never the generation directory behind them.
+func TestOutSpelledUncleaned(t *testing.T) {
+	e := convertedBaseline(t)
+	gens := func() []string {
+		m, _ := filepath.Glob(filepath.Join(e.opts.Out, genDirName, "*"))
+		return m
+	}
+	before := gens()
+	o := e.opts
+	o.Out = filepath.Dir(e.opts.Out) + "/./" + filepath.Base(e.opts.Out) + "/"
+	res, err := Convert(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Packages {
+		if !p.UpToDate {
+			t.Errorf("%s rebuilt on a rerun into %s", p.PName, o.Out)
+		}
+	}
+	if after := gens(); !slices.Equal(after, before) {
+		t.Errorf("rerun into %s published a new generation: %v -> %v", o.Out, before, after)
+	}
+	rep, err := Verify(context.Background(), o.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Manifests) == 0 {
+		t.Fatal("verify found no manifest")
+	}
+	for _, m := range rep.Manifests {
+		if strings.Contains(m, genDirName) {
+			t.Errorf("verify %s reports %s, a path inside the generation directory", o.Out, m)
+		}
 	}
 }

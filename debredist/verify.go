@@ -109,6 +109,7 @@ func (r *Report) Err() error {
 // the Report (see Report.Err).
 func Verify(ctx context.Context, dir string) (_ *Report, err error) {
 	defer exportErr(&err)
+	dir = filepath.Clean(dir)
 	rep := &Report{Dir: dir}
 	found, err := findOutputFiles(dir)
 	if err != nil {
