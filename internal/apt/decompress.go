@@ -10,7 +10,6 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
 )
 
 // MaxXZDictBytes is the largest xz dictionary (and zstd window) Decompress
@@ -24,7 +23,7 @@ type UnsupportedCompressionError struct {
 }
 
 func (e *UnsupportedCompressionError) Error() string {
-	return "apt: unsupported compression " + e.Format
+	return "unsupported compression " + e.Format
 }
 
 // Decompress sniffs the magic bytes of r (never a file name) and returns a
@@ -33,10 +32,8 @@ func (e *UnsupportedCompressionError) Error() string {
 // *UnsupportedCompressionError.
 //
 // Memory is bounded: zstd windows and xz dictionaries above MaxXZDictBytes
-// are refused (see package decompress). The xz dictionary is checked in the first block
-// header only, since later headers cannot be located without decoding;
-// single-block files (what apt-ftparchive and xz without -T write) are fully
-// covered.
+// are refused (see package decompress), in every xz block header before
+// that block's decoder allocates.
 //
 // Decompression bombs are refused by ratio: once the output passes
 // RatioMinBytes it may not exceed MaxRatio times the compressed bytes read
@@ -64,7 +61,7 @@ const (
 type BombError struct{ In, Out int64 }
 
 func (e *BombError) Error() string {
-	return fmt.Sprintf("apt: decompression bomb: %d compressed bytes expanded to more than %d (over MaxRatio=%dx past RatioMinBytes=%d)", e.In, e.Out, MaxRatio, RatioMinBytes)
+	return fmt.Sprintf("decompression bomb: %d compressed bytes expanded to more than %d (over MaxRatio=%dx past RatioMinBytes=%d)", e.In, e.Out, MaxRatio, RatioMinBytes)
 }
 
 // inCounter counts the compressed bytes read.
@@ -99,32 +96,25 @@ func decompressStream(r io.Reader) (io.ReadCloser, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(decompress.HeadSize)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, fmt.Errorf("apt: sniffing compression: %w", err)
+		return nil, fmt.Errorf("sniffing compression: %w", err)
 	}
 	switch decompress.Sniff(head) {
 	case decompress.Gzip:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("apt: gzip header: %w", err)
+			return nil, fmt.Errorf("gzip header: %w", err)
 		}
 		return zr, nil
 	case decompress.XZ:
-		dict, ok, err := decompress.XZDict(head)
+		xr, err := decompress.NewXZ(br, MaxXZDictBytes)
 		if err != nil {
-			return nil, fmt.Errorf("apt: xz: %w", err)
-		}
-		if ok && dict > MaxXZDictBytes {
-			return nil, fmt.Errorf("apt: xz dictionary of %d bytes exceeds the limit of %d", dict, MaxXZDictBytes)
-		}
-		xr, err := xz.ReaderConfig{}.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("apt: xz header: %w", err)
+			return nil, err
 		}
 		return io.NopCloser(xr), nil
 	case decompress.Zstd:
 		zr, err := decompress.NewZstd(br, 0, 1)
 		if err != nil {
-			return nil, fmt.Errorf("apt: zstd: %w", err)
+			return nil, fmt.Errorf("zstd: %w", err)
 		}
 		return zstdCloser{zr}, nil
 	case decompress.Bzip2:

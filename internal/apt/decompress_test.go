@@ -2,8 +2,10 @@ package apt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"github.com/debredist/debredist/internal/decompress"
+	"hash/crc32"
 	"io"
 	"os"
 	"os/exec"
@@ -163,9 +165,10 @@ func TestDecompressTextStartingLikeMagic(t *testing.T) {
 	}
 }
 
-// TestDecompressXZDictLimit patches the dictionary size byte of the first
-// block's LZMA2 filter: Decompress must refuse it before the decoder
-// allocates the dictionary.
+// TestDecompressXZDictLimit patches the dictionary size byte of a block's
+// LZMA2 filter (and the block header CRC): Decompress must refuse it before
+// the decoder allocates the dictionary, in the first block and in a block
+// of a second concatenated stream alike.
 func TestDecompressXZDictLimit(t *testing.T) {
 	xzData := toolCompress(t, "xz", []string{"-c", "--lzma2=dict=1MiB"}, []byte(sampleIndex))
 	// Stream header (12) + block header: size, flags, filter id 0x21,
@@ -174,25 +177,48 @@ func TestDecompressXZDictLimit(t *testing.T) {
 	if bh[2] != 0x21 || bh[3] != 1 {
 		t.Fatalf("unexpected block header % x", bh[:8])
 	}
-	if _, err := Decompress(bytes.NewReader(xzData)); err != nil {
+	hsize := (int(bh[0]) + 1) * 4
+	withDict := func(code byte) []byte {
+		b := append([]byte{}, xzData...)
+		b[12+4] = code
+		binary.LittleEndian.PutUint32(b[12+hsize-4:], crc32.ChecksumIEEE(b[12:12+hsize-4]))
+		return b
+	}
+	read := func(data []byte) error {
+		rc, err := Decompress(bytes.NewReader(data))
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		_, err = io.ReadAll(rc)
+		return err
+	}
+	if err := read(xzData); err != nil {
 		t.Fatalf("1 MiB dictionary refused: %v", err)
 	}
-	big := append([]byte{}, xzData...)
-	big[12+4] = 40 // 4 GiB - 1
-	_, err := Decompress(bytes.NewReader(big))
-	if err == nil || !strings.Contains(err.Error(), "dictionary") {
-		t.Errorf("err = %v, want a dictionary limit error", err)
+	for _, c := range []struct {
+		code byte
+		want string
+	}{
+		{40, "exceeds the limit"}, // 4 GiB - 1
+		{29, "exceeds the limit"}, // 96 MiB
+	} {
+		err := read(withDict(c.code))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, decompress.ErrLimit) {
+			t.Errorf("dictionary code %d: err = %v, want %q (ErrLimit)", c.code, err, c.want)
+		}
+		// The same block in a second stream after a valid one.
+		err = read(append(append([]byte{}, xzData...), withDict(c.code)...))
+		if err == nil || !errors.Is(err, decompress.ErrLimit) {
+			t.Errorf("dictionary code %d in a second stream: err = %v, want ErrLimit", c.code, err)
+		}
 	}
-	big[12+4] = 28 // 64 MiB: at the limit, accepted by the check (the CRC then fails in the decoder)
-	if _, err := Decompress(bytes.NewReader(big)); err != nil && strings.Contains(err.Error(), "dictionary") {
+	// 64 MiB: at the limit, accepted (the LZMA2 data then decodes fine:
+	// the dictionary size only bounds how far back matches may reach).
+	if err := read(withDict(28)); err != nil {
 		t.Errorf("64 MiB dictionary refused: %v", err)
 	}
-	big[12+4] = 29 // 96 MiB
-	if _, err := Decompress(bytes.NewReader(big)); err == nil || !strings.Contains(err.Error(), "exceeds the limit") {
-		t.Errorf("96 MiB dictionary: err = %v, want the limit error", err)
-	}
-	big[12+4] = 41 // not a dictionary code
-	if _, err := Decompress(bytes.NewReader(big)); !errors.Is(err, decompress.ErrDictCode) {
+	if err := read(withDict(41)); !errors.Is(err, decompress.ErrDictCode) {
 		t.Errorf("dictionary code 41: err = %v, want ErrDictCode", err)
 	}
 }

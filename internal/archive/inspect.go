@@ -89,11 +89,11 @@ func decompressor(br *bufio.Reader) (io.Reader, func(), error) {
 	}
 	switch decompress.Sniff(magic) {
 	case decompress.XZ:
-		x, err := newXZReader(br)
+		x, err := decompress.NewXZ(br, MaxDictCap)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, limitErr(err)
 		}
-		return x, func() {}, nil
+		return limitReader{x}, func() {}, nil
 	case decompress.Zstd:
 		d, err := decompress.NewZstd(br, 0, 1)
 		if err != nil {
@@ -102,6 +102,33 @@ func decompressor(br *bufio.Reader) (io.Reader, func(), error) {
 		return d, d.Close, nil
 	}
 	return nil, nil, ErrFormat
+}
+
+// MaxDictCap is the largest LZMA2 dictionary and zstd window Inspect
+// accepts: decompress.MaxWindow. Larger values are rejected before any
+// allocation, bounding decoder memory on untrusted input.
+const MaxDictCap = decompress.MaxWindow
+
+// limitErr makes a decoder's memory-limit error an ErrLimit of this package
+// too, so that callers of Inspect check one sentinel for every limit.
+func limitErr(err error) error {
+	if errors.Is(err, decompress.ErrLimit) && !errors.Is(err, ErrLimit) {
+		return limitError{err}
+	}
+	return err
+}
+
+type limitError struct{ err error }
+
+func (e limitError) Error() string   { return e.err.Error() }
+func (e limitError) Unwrap() []error { return []error{ErrLimit, e.err} }
+
+// limitReader passes limitErr over the errors of a decoder.
+type limitReader struct{ r io.Reader }
+
+func (l limitReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	return n, limitErr(err)
 }
 
 // splitName turns a tar member name into (top, name relative to top).
@@ -315,9 +342,12 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 	return rep, nil
 }
 
-func orEOF(err error) error {
-	if err == nil {
-		return io.EOF
+// truncated reports the end of a content read short: nil and io.EOF (the
+// stream ended before the entry's declared size) become
+// io.ErrUnexpectedEOF.
+func truncated(err error) error {
+	if err == nil || err == io.EOF {
+		return io.ErrUnexpectedEOF
 	}
 	return err
 }
@@ -345,7 +375,7 @@ func narAdd(nar *narWriter, raw string, e Header, r io.Reader, keep io.Writer) e
 			w = io.MultiWriter(nar, keep)
 		}
 		if n, err := io.Copy(w, r); err != nil || n != e.Size {
-			return &EntryError{Name: raw, Err: fmt.Errorf("read content: %w", noEOF(orEOF(err)))}
+			return &EntryError{Name: raw, Err: fmt.Errorf("read content: %w", truncated(err))}
 		}
 		nar.endFile()
 	}

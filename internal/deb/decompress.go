@@ -10,11 +10,11 @@ import (
 	"github.com/debredist/debredist/internal/decompress"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 )
 
@@ -93,14 +93,14 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, opts 
 		}
 		if opts.SystemXZ {
 			if path, err := exec.LookPath("xz"); err == nil {
-				return newSystemXZ(ctx, path, br)
+				return newSystemXZ(ctx, path, br, maxWindow)
 			}
 		}
-		xr, err := xz.ReaderConfig{DictCap: 1 << 20}.NewReader(br)
+		xr, err := decompress.NewXZ(br, maxWindow)
 		if err != nil {
-			return fail(KindCompression, fmt.Errorf("xz: %w", err))
+			return fail(KindCompression, err)
 		}
-		return &decoder{r: xr}, nil
+		return &decoder{r: xzKinds{xr}}, nil
 	case ".zst":
 		if d, err := checked("zstd", decompress.MagicZstd); err != nil {
 			return d, err
@@ -136,7 +136,29 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, opts 
 	return fail(KindCompression, fmt.Errorf("unknown compression suffix %q", suffix))
 }
 
-// systemXZ decodes through an `xz -dc` child process.
+// xzKinds gives the errors of decompress.NewXZ their Kind: a dictionary
+// beyond the limit is KindLimit, anything else KindCompression.
+type xzKinds struct{ r io.Reader }
+
+func (x xzKinds) Read(p []byte) (int, error) {
+	n, err := x.r.Read(p)
+	var de *Error
+	if errors.As(err, &de) {
+		return n, de // the member itself failed (cut short): that is the cause
+	}
+	if err != nil && err != io.EOF {
+		kind := KindCompression
+		if errors.Is(err, decompress.ErrLimit) {
+			kind = KindLimit
+		}
+		err = &Error{Kind: kind, Err: err}
+	}
+	return n, err
+}
+
+// systemXZ decodes through an `xz -dc` child process, whose memory limit
+// (the largest dictionary allowed plus xz's own 1 MiB) refuses a block
+// with a larger dictionary anywhere in the stream.
 type systemXZ struct {
 	cmd    *exec.Cmd
 	in     *inputRecorder
@@ -147,8 +169,9 @@ type systemXZ struct {
 	done   bool
 }
 
-func newSystemXZ(ctx context.Context, path string, in io.Reader) (*decoder, error) {
-	cmd := exec.CommandContext(ctx, path, "-dc", "-q")
+func newSystemXZ(ctx context.Context, path string, in io.Reader, maxWindow int64) (*decoder, error) {
+	cmd := exec.CommandContext(ctx, path, "-dc", "-q", "-T1",
+		"--memlimit-decompress="+strconv.FormatInt(maxWindow+1<<20, 10))
 	rec := &inputRecorder{r: in}
 	cmd.Stdin = rec
 	s := &systemXZ{cmd: cmd, in: rec, stderr: &capBuffer{max: 4096}}
@@ -197,7 +220,11 @@ func (s *systemXZ) Read(p []byte) (int, error) {
 			if errors.As(werr, &e) {
 				return n, werr
 			}
-			return n, &Error{Kind: KindCompression, Err: werr}
+			kind := KindCompression
+			if strings.Contains(werr.Error(), "Memory usage limit") {
+				kind = KindLimit // a block's dictionary beyond maxWindow
+			}
+			return n, &Error{Kind: kind, Err: werr}
 		}
 		s.done = true
 	}

@@ -19,11 +19,11 @@ type hashChain struct {
 	bt    bool
 	// noHash3: head3 is not kept (Params.NoHash3)
 	noHash3 bool
-	next  int
-	mask  int    // len(chain)-1: chain is cyclic over the dictionary
-	shift uint32 // 32 - bits of the 4-byte hash
-	depth int
-	nice  int
+	next    int
+	mask    int    // len(chain)-1: chain is cyclic over the dictionary
+	shift   uint32 // 32 - bits of the 4-byte hash
+	depth   int
+	nice    int
 	// results of the latest find: lengths ascending, 0-based distances
 	lens  [maxMatchLen + 1]uint32
 	dists [maxMatchLen + 1]uint32

@@ -1,4 +1,4 @@
-package archive
+package decompress
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/debredist/debredist/internal/decompress"
 	"hash"
 	"hash/crc32"
 	"hash/crc64"
@@ -16,19 +15,50 @@ import (
 	"github.com/ulikunitz/xz/lzma"
 )
 
-// MaxDictCap is the largest LZMA2 dictionary Inspect accepts in an xz block
-// header, and the largest zstd window: decompress.MaxWindow. Larger values
-// are rejected before any allocation, bounding decoder memory on untrusted
-// input.
-const MaxDictCap = decompress.MaxWindow
+// ErrLimit reports input beyond a decoder memory limit (a dictionary or
+// window larger than the caller allows).
+var ErrLimit = errors.New("decoder memory limit exceeded")
 
-// xzReader is a strict, memory-bounded decoder for the .xz container with
-// LZMA2 as the only filter. It verifies header, block and index CRCs, the
-// per-block check (none, CRC32, CRC64, SHA-256), sizes declared in block
-// headers, the index against the blocks read, and the stream footer.
-// Concatenated streams and stream padding are accepted.
+// xz container constants (https://tukaani.org/xz/xz-file-format.txt).
+const (
+	xzCheckNone   = 0x00
+	xzCheckCRC32  = 0x01
+	xzCheckCRC64  = 0x04
+	xzCheckSHA256 = 0x0A
+	xzFilterLZMA2 = 0x21
+)
+
+var (
+	xzFooterMagic = []byte{'Y', 'Z'}
+	crc64Table    = crc64.MakeTable(crc64.ECMA)
+)
+
+// NewXZ returns a strict, memory-bounded decoder of the .xz stream in r,
+// the one xz decoder of debredist for untrusted input (apt indexes, deb
+// members, archives being verified). Every block header is checked before
+// its decoder allocates: LZMA2 must be the only filter and its dictionary
+// at most maxDict bytes (MaxWindow when maxDict <= 0), else the error wraps
+// ErrLimit. It verifies header, block and index CRCs, the per-block check
+// (none, CRC32, CRC64, SHA-256), sizes declared in block headers, the index
+// against the blocks read, and the stream footer. Concatenated streams and
+// stream padding are accepted.
+func NewXZ(r *bufio.Reader, maxDict int64) (io.Reader, error) {
+	if maxDict <= 0 || maxDict > MaxWindow {
+		maxDict = MaxWindow
+	}
+	x := &xzReader{r: r, maxDict: maxDict}
+	if err := x.streamHeader(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+type xzRecord struct{ unpadded, uncompressed int64 }
+
+// xzReader is NewXZ's decoder.
 type xzReader struct {
 	r        *bufio.Reader
+	maxDict  int64
 	flags    []byte
 	records  []xzRecord
 	block    io.Reader // current LZMA2 reader, nil between blocks
@@ -53,20 +83,12 @@ func xzErr(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errXZ}, args...)...)
 }
 
-func newXZReader(r *bufio.Reader) (*xzReader, error) {
-	x := &xzReader{r: r}
-	if err := x.streamHeader(); err != nil {
-		return nil, err
-	}
-	return x, nil
-}
-
 func (x *xzReader) streamHeader() error {
 	var h [12]byte
 	if _, err := io.ReadFull(x.r, h[:]); err != nil {
 		return xzErr("stream header: %w", noEOF(err))
 	}
-	if !bytes.Equal(h[:6], xzMagic) {
+	if !bytes.Equal(h[:6], MagicXZ) {
 		return xzErr("bad stream magic")
 	}
 	if crc32.ChecksumIEEE(h[6:8]) != binary.LittleEndian.Uint32(h[8:]) {
@@ -80,6 +102,7 @@ func (x *xzReader) streamHeader() error {
 	return nil
 }
 
+// noEOF turns io.EOF into io.ErrUnexpectedEOF: the stream ended early.
 func noEOF(err error) error {
 	if err == io.EOF {
 		return io.ErrUnexpectedEOF
@@ -181,12 +204,12 @@ func (x *xzReader) next() error {
 	if err1 != nil || err2 != nil || err3 != nil || id != xzFilterLZMA2 || psize != 1 {
 		return xzErr("unsupported filter %#x (only LZMA2 is accepted)", id)
 	}
-	dc, err := decompress.DictSize(prop)
+	dc, err := DictSize(prop)
 	if err != nil {
 		return xzErr("%w", err)
 	}
-	if dc > MaxDictCap {
-		return xzErr("LZMA2 dictionary %d bytes exceeds limit %d: %w", dc, MaxDictCap, ErrLimit)
+	if dc > x.maxDict {
+		return xzErr("LZMA2 dictionary of %d bytes exceeds the limit of %d: %w", dc, x.maxDict, ErrLimit)
 	}
 	// A dictionary larger than the block's declared content is never used:
 	// cap it so tiny hostile blocks cannot each allocate MaxDictCap bytes.
@@ -286,10 +309,13 @@ func (x *xzReader) index() error {
 		return xzErr("index lists %d blocks, stream has %d", n, len(x.records))
 	}
 	for i, rec := range x.records {
-		u, err1 := readXZVarint(br)
-		c, err2 := readXZVarint(br)
-		if err1 != nil || err2 != nil {
-			return xzErr("index record %d: truncated or malformed", i)
+		u, err := readXZVarint(br)
+		if err != nil {
+			return xzErr("index record %d: %w", i, noEOF(err))
+		}
+		c, err := readXZVarint(br)
+		if err != nil {
+			return xzErr("index record %d: %w", i, noEOF(err))
 		}
 		if int64(u) != rec.unpadded || int64(c) != rec.uncompressed {
 			return xzErr("index record %d does not match block", i)
@@ -330,6 +356,9 @@ func (x *xzReader) index() error {
 			return nil
 		}
 		if len(b) < 4 {
+			if err != nil && err != io.EOF {
+				return err // the input failed (a member cut short): that is the cause
+			}
 			return xzErr("trailing garbage after stream")
 		}
 		if !bytes.Equal(b, []byte{0, 0, 0, 0}) {
