@@ -12,10 +12,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/plan"
-	"github.com/debredist/debredist/internal/profile"
 	"github.com/debredist/debredist/internal/reldiff"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/hostile"
-	"github.com/debredist/debredist/internal/profile"
 )
 
 // TestHostileProfiles converts the corpus deb with every hostile profile of

@@ -65,7 +65,7 @@ func (r *NixReport) Err() error {
 // would: outputs split by pattern, every declared output non-empty, no
 // /usr/ references unless the package allows them, no dangling links per
 // output, the pkg-config move and rewrite, and each package's own
-// requirements (internal/nixcheck/nixpkgs.json). It does not re-check
+// requirements (the nixpkgs table debredist carries). It does not re-check
 // hashes (Verify does). The error is for failures to run at all.
 func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 	defer exportErr(&err)

@@ -6,15 +6,18 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/fetch"
-	"github.com/debredist/debredist/internal/profile"
 )
 
 // Version is debredist's version. It is part of every archive's input key:
 // a new version rebuilds everything (archive bytes may change with it).
 const Version = "0.1.0"
 
-// Profile describes one JetPack/L4T release (see Profiles).
+// Profile describes one JetPack/L4T release (see Profiles). It is the type
+// of the public package github.com/debredist/debredist/debredist/profile,
+// where its fields, the rule types and the validation rules are documented;
+// the alias lets callers of this package name it without a second import.
 type Profile = profile.Profile
 
 // Profiles lists the built-in release profiles.

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/plan"
-	"github.com/debredist/debredist/internal/profile"
 )
 
 // planned is a plan in the internal types (makePlan); Plan returns it as a

@@ -31,7 +31,7 @@ type EncoderInfo struct {
 	Format    string `json:"format"`
 	BlockSize int    `json:"block_size"`
 	// Preset is the xz preset the archives were compressed with
-	// (internal/lzma's settings, archive.DefaultPreset when not chosen).
+	// (1 fast .. 6 best; the default preset, 4, when not chosen).
 	Preset int `json:"preset,omitempty"`
 }
 

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/elfstub"
 	"github.com/debredist/debredist/internal/layout"
-	"github.com/debredist/debredist/internal/profile"
 )
 
 // stubTree is a built tree holding a real (elfstub-made) libdemo.so.3.1

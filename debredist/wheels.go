@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/layout"
-	"github.com/debredist/debredist/internal/profile"
 	"github.com/debredist/debredist/internal/wheel"
 )
 

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/mirrorgen"
 	"github.com/debredist/debredist/internal/plan"
-	"github.com/debredist/debredist/internal/profile"
 	"github.com/debredist/debredist/internal/testutil"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/debredist/debredist/internal/profile"
+	"github.com/debredist/debredist/debredist/profile"
 )
 
 // Type is the kind of a filesystem entry.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debredist/debredist/internal/profile"
+	"github.com/debredist/debredist/debredist/profile"
 )
 
 func engine(t testing.TB, jetpack string) *Engine {

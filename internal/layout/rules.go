@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/debredist/debredist/internal/profile"
+	"github.com/debredist/debredist/debredist/profile"
 )
 
 // rule is a compiled profile.PathRule.

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/layout"
-	"github.com/debredist/debredist/internal/profile"
 )
 
 // variantTree builds each deb with debtest, reads it with the real deb

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/apt"
-	"github.com/debredist/debredist/internal/profile"
 )
 
 // CommonRepo is the repository whose debs are grouped into redist packages.

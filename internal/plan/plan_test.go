@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/apt"
-	"github.com/debredist/debredist/internal/profile"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

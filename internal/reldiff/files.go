@@ -5,8 +5,8 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/layout"
-	"github.com/debredist/debredist/internal/profile"
 )
 
 // Listing is the layout of one component on one side: the paths of its

@@ -4,9 +4,9 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/plan"
-	"github.com/debredist/debredist/internal/profile"
 )
 
 // Release is one side of a comparison: a resolved profile and the redist

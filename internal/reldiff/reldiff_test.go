@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/plan"
-	"github.com/debredist/debredist/internal/profile"
 )
 
 func deb(name, version, sha string) apt.Package {

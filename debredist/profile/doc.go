@@ -5,5 +5,7 @@
 // embedded with go:embed and overridable by a user's profile file, so adding
 // an L4T release needs a data change, never a code change.
 //
-// It does not group, fetch or normalize anything itself.
+// It does not group, fetch or normalize anything itself. It is public so
+// that tools importing debredist can read, write and check profile files
+// (Load, Builtin, Profile.Merged) with the same types debredist uses.
 package profile
