@@ -284,6 +284,13 @@ func TestHostileDebs(t *testing.T) {
 						t.Errorf("no change line says %q: %q", want, changes)
 					}
 				}
+				// And nothing else: a change line for an entry the case
+				// does not change would bury the real ones.
+				for _, line := range changes {
+					if !slices.ContainsFunc(c.Changes, func(want string) bool { return strings.Contains(line, want) }) {
+						t.Errorf("unexpected change line %q (case expects %q)", line, c.Changes)
+					}
+				}
 				ents := archiveEntries(t, arch)
 				for _, p := range c.Present {
 					if _, ok := ents[p]; !ok {

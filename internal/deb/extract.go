@@ -301,7 +301,10 @@ func SpecialBits(m fs.FileMode) string {
 	if m&fs.ModeSticky != 0 {
 		names = append(names, "sticky")
 	}
-	if len(names) == 1 {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
 		return names[0] + " bit"
 	}
 	return strings.Join(names, "+") + " bits"
