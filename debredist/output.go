@@ -159,6 +159,9 @@ func writeAtomic(dst string, data []byte, tmpDir string) error {
 // while another holds it. ("Lock" in this package means the pin file of
 // Options.LockFile and LockOut, never this mutex.)
 func acquireOut(ctx context.Context, o Options) (func(), error) {
+	if err := ownEntry(filepath.Join(o.Out, outMutexName), false); err != nil {
+		return nil, err
+	}
 	l := flock.New(filepath.Join(o.Out, outMutexName))
 	ok, err := l.TryLock()
 	if err != nil {

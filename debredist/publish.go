@@ -83,6 +83,9 @@ type generation struct {
 func newGeneration(out string) (*generation, error) {
 	out = filepath.Clean(out)
 	root := filepath.Join(out, genDirName)
+	if err := ownEntry(root, true); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
@@ -115,7 +118,13 @@ func newGeneration(out string) (*generation, error) {
 // generation number seen. An OUT without generations is left alone.
 func pruneGenerations(out string) (n int, err error) {
 	root := filepath.Join(out, genDirName)
+	if err := ownEntry(root, true); err != nil {
+		return 0, err
+	}
 	cur, _ := os.Readlink(filepath.Join(root, currentName))
+	if cur != "" && !isGenName(cur) {
+		return 0, fmt.Errorf("%s points to %q, not a generation of debredist's (remove it)", filepath.Join(root, currentName), cur)
+	}
 	ents, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -147,14 +156,54 @@ func outputProducts(out string) ([]string, error) {
 	}
 	var ps []string
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
+		if strings.HasPrefix(e.Name(), ".") || e.Type()&fs.ModeSymlink != 0 && !isProductLink(out, e.Name()) {
+			continue // debredist's own, or a link it did not write
 		}
 		if st, err := os.Stat(filepath.Join(out, e.Name(), "redist")); err == nil && st.IsDir() {
 			ps = append(ps, e.Name())
 		}
 	}
 	return ps, nil
+}
+
+// isProductLink reports whether OUT/name is a product link as debredist
+// writes it: .debredist/current/<name>, with .debredist a real directory
+// and current a link to a generation inside it. Any other symlink in OUT
+// is not followed: it could lead anywhere.
+func isProductLink(out, name string) bool {
+	if l, err := os.Readlink(filepath.Join(out, name)); err != nil || l != filepath.Join(genDirName, currentName, name) {
+		return false
+	}
+	if st, err := os.Lstat(filepath.Join(out, genDirName)); err != nil || !st.IsDir() {
+		return false
+	}
+	cur, err := os.Readlink(filepath.Join(out, genDirName, currentName))
+	return err == nil && isGenName(cur)
+}
+
+// isGenName reports whether s is a generation directory name (gen-<n>).
+func isGenName(s string) bool {
+	n, err := strconv.Atoi(strings.TrimPrefix(s, genPrefix))
+	return err == nil && n > 0 && s == genPrefix+strconv.Itoa(n)
+}
+
+// ownEntry checks that OUT's own entry at path (.debredist, the OUT mutex
+// file) is what debredist writes there, a real directory (dir) or regular
+// file, or absent: never a symlink, which would make debredist create,
+// prune or write files wherever it points.
+func ownEntry(path string, dir bool) error {
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case st.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link: debredist keeps its own state in OUT itself and never writes through a link (remove it)", path)
+	case dir && !st.IsDir(), !dir && !st.Mode().IsRegular():
+		return fmt.Errorf("%s is a %s, not debredist's own (remove it)", path, st.Mode().Type())
+	}
+	return nil
 }
 
 // cloneTree recreates src (followed if it is a symlink) at dst with
@@ -364,6 +413,9 @@ func walkOutput(out string, fn fs.WalkDirFunc) error {
 				return nil
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
+				if !isProductLink(out, d.Name()) {
+					return fn(p, d, nil) // not debredist's: never followed
+				}
 				real, err := filepath.EvalSymlinks(p)
 				if err != nil {
 					return nil // dangling: a product the current output lacks

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // cpA copies an OUT preserving symlinks and hardlinks.
@@ -197,4 +199,87 @@ func TestOutSpelledUncleaned(t *testing.T) {
 			t.Errorf("verify %s reports %s, a path inside the generation directory", o.Out, m)
 		}
 	}
+}
+
+// TestOwnEntriesNeverFollowed: OUT/.debredist or OUT's mutex file planted
+// as a symlink to a victim directory makes convert fail before it writes,
+// prunes or creates anything there; a symlink planted among the products
+// is neither followed by verify (a problem naming it) nor cloned.
+func TestOwnEntriesNeverFollowed(t *testing.T) {
+	victimFiles := func(t *testing.T, dir string) []string {
+		var got []string
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && p != dir {
+				rel, _ := filepath.Rel(dir, p)
+				got = append(got, rel)
+			}
+			return nil
+		})
+		return got
+	}
+	for _, name := range []string{genDirName, outMutexName} {
+		t.Run(name, func(t *testing.T) {
+			e := convertedBaseline(t)
+			victim := t.TempDir()
+			os.WriteFile(filepath.Join(victim, "file1"), []byte("keep"), 0o644)
+			os.Mkdir(filepath.Join(victim, "dir"), 0o755)
+			target := filepath.Join(victim, "dir")
+			if name == outMutexName {
+				target = filepath.Join(victim, "created")
+			}
+			p := filepath.Join(e.opts.Out, name)
+			if err := os.RemoveAll(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, p); err != nil {
+				t.Fatal(err)
+			}
+			before := victimFiles(t, victim)
+			o := e.opts
+			o.MTime = time.Unix(1710000000, 0) // every archive changes
+			_, err := Convert(context.Background(), o)
+			if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+				t.Errorf("convert with %s a symlink: err = %v, want a refusal naming the link", name, err)
+			}
+			if after := victimFiles(t, victim); !slices.Equal(after, before) {
+				t.Errorf("the victim directory changed: %v -> %v", before, after)
+			}
+		})
+	}
+	t.Run("product link", func(t *testing.T) {
+		e := convertedBaseline(t)
+		elsewhere := t.TempDir()
+		cpA(t, filepath.Join(e.opts.Out, "cuda"), filepath.Join(elsewhere, "cuda"))
+		if err := os.Symlink(filepath.Join(elsewhere, "cuda"), filepath.Join(e.opts.Out, "evil")); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Verify(context.Background(), e.opts.Out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found bool
+		for _, p := range rep.Problems {
+			if strings.HasPrefix(p.Path, "evil/") {
+				t.Errorf("verify followed a foreign link: %v", p)
+			}
+			found = found || p.Path == "evil" && strings.Contains(p.Error(), "did not write")
+		}
+		for _, m := range rep.Manifests {
+			if strings.HasPrefix(m, "evil/") {
+				t.Errorf("verify took %s from outside OUT", m)
+			}
+		}
+		if !found {
+			t.Errorf("verify does not report the foreign link: %v", rep.Problems)
+		}
+		o := e.opts
+		o.MTime = time.Unix(1710000000, 0) // every archive changes: a new generation
+		if _, err := Convert(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		gen, _ := filepath.Glob(filepath.Join(e.opts.Out, genDirName, "gen-*", "evil"))
+		if len(gen) > 0 {
+			t.Errorf("convert cloned the foreign link's target into %v", gen)
+		}
+	})
 }

@@ -116,6 +116,12 @@ func Verify(ctx context.Context, dir string) (_ *Report, err error) {
 		return nil, fmt.Errorf("verify %s: %w", dir, err)
 	}
 	manifests := found.manifests
+	for _, p := range found.foreign {
+		l, _ := os.Readlink(p)
+		rel, _ := filepath.Rel(dir, p)
+		rep.Problems = append(rep.Problems, problemf(filepath.ToSlash(rel),
+			"a symbolic link (to %s) that debredist did not write: not followed, its target is not verified", l))
+	}
 	for _, p := range found.strays {
 		// NVIDIA's shell-parse.sh takes every redistrib_* file for a release.
 		rel, _ := filepath.Rel(dir, p)
@@ -145,6 +151,7 @@ type outputFiles struct {
 	manifests []string // redistrib_<label>.json
 	sidecars  []string // provenance sidecars, under the current or the legacy name
 	strays    []string // other files named redistrib_* (legacy sidecars included)
+	foreign   []string // symlinks in OUT that debredist did not write (not followed)
 }
 
 // findOutputFiles is the one discovery of manifests and provenance sidecars
@@ -163,6 +170,10 @@ func findOutputFiles(dir string) (outputFiles, error) {
 			return nil
 		}
 		name := d.Name()
+		if d.Type()&fs.ModeSymlink != 0 && filepath.Dir(p) == filepath.Clean(dir) {
+			o.foreign = append(o.foreign, p)
+			return nil
+		}
 		if isSidecarName(name) {
 			o.sidecars = append(o.sidecars, p)
 		}
