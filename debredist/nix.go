@@ -284,9 +284,6 @@ func nixOverrides(rep *NixReport) (overrides, unfixed []string) {
 			continue
 		}
 		for _, f := range c.Failures {
-			if strings.HasPrefix(f, "declared output ") {
-				continue // overridden above
-			}
 			unfixed = append(unfixed, c.Component+": "+f)
 		}
 	}

@@ -39,7 +39,12 @@ type NixComponent struct {
 	Broken string `json:"nixpkgs_broken,omitempty"`
 	// NixpkgsOwn are problems nixpkgs has with NVIDIA's own archives too.
 	NixpkgsOwn []string `json:"nixpkgs_own,omitempty"`
-	// EmptyOutputs are the declared outputs that would be empty.
+	// EmptyOutputs are the declared outputs that would be empty because the
+	// archive has nothing for them (the release's debs carry no such
+	// content, e.g. no TensorRT samples in JetPack 7). nixpkgs'
+	// checkCudaNonEmptyOutputs fails on them unless the outputs override
+	// that NixSnippet prints is used; convert warns about each. They are not
+	// in Failures and Err does not count them.
 	EmptyOutputs []string `json:"empty_outputs,omitempty"`
 }
 
@@ -158,7 +163,12 @@ func checkNix(ctx context.Context, table *nixcheck.Table, nc *NixComponent, file
 		return err
 	}
 	r := c.Finish()
-	nc.Known, nc.Outputs, nc.Failures, nc.Broken, nc.NixpkgsOwn, nc.EmptyOutputs = r.Known, r.Outputs, r.Failures, r.Broken, r.NixpkgsOwn, r.EmptyOutputs
+	nc.Known, nc.Outputs, nc.Broken, nc.NixpkgsOwn, nc.EmptyOutputs = r.Known, r.Outputs, r.Broken, r.NixpkgsOwn, r.EmptyOutputs
+	for _, f := range r.Failures {
+		if !nixcheck.IsEmptyOutput(f) {
+			nc.Failures = append(nc.Failures, f)
+		}
+	}
 	return nil
 }
 

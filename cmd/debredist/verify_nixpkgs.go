@@ -49,6 +49,8 @@ func verifyNixpkgs(a *app, out string, asJSON bool) error {
 				status = "nixpkgs-broken"
 			case len(c.Failures) > 0:
 				status = "FAIL "
+			case len(c.EmptyOutputs) > 0:
+				status = "override"
 			}
 			known := ""
 			if !c.Known {
@@ -57,6 +59,9 @@ func verifyNixpkgs(a *app, out string, asJSON bool) error {
 			fmt.Fprintf(a.stdout, "%s %s [%s]%s\n", status, p, strings.Join(outs, " "), known)
 			for _, f := range c.Failures {
 				fmt.Fprintf(a.stdout, "        %s\n", f)
+			}
+			for _, o := range c.EmptyOutputs {
+				fmt.Fprintf(a.stdout, "        declared output %q would be empty: the debs carry nothing for it; the overlay of `debredist nix` removes it from outputs\n", o)
 			}
 			for _, f := range c.NixpkgsOwn {
 				fmt.Fprintf(a.stdout, "        nixpkgs: %s\n", f)

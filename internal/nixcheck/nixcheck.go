@@ -412,7 +412,7 @@ func (c *Checker) Finish() *Result {
 	}
 	for _, o := range outputs {
 		if res.Outputs[o] == 0 && !slices.Contains(c.t.Exempt, o) {
-			msg := fmt.Sprintf("declared output %q would be empty (checkCudaNonEmptyOutputs)", o)
+			msg := fmt.Sprintf(emptyOutputFormat, o)
 			if g := c.ownGap(o); g != nil {
 				res.NixpkgsOwn = append(res.NixpkgsOwn, msg+": "+g.Reason)
 				continue
@@ -547,4 +547,14 @@ func versionAtLeast(v, min string) bool {
 		}
 	}
 	return true
+}
+
+const emptyOutputFormat = "declared output %q would be empty (checkCudaNonEmptyOutputs)"
+
+// IsEmptyOutput reports whether a failure of Finish is a declared output
+// that would be empty (one of Result.EmptyOutputs).
+func IsEmptyOutput(failure string) bool {
+	var o string
+	n, err := fmt.Sscanf(failure, emptyOutputFormat, &o)
+	return err == nil && n == 1
 }

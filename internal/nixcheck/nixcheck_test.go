@@ -1,6 +1,7 @@
 package nixcheck
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -112,6 +113,19 @@ func TestOutputsOfUnknownAndOrder(t *testing.T) {
 			if _, ok := tb.Patterns[o]; !ok && o != "out" {
 				t.Errorf("%s: output %q has no pattern", name, o)
 			}
+		}
+	}
+}
+
+func TestIsEmptyOutput(t *testing.T) {
+	for f, want := range map[string]bool{
+		fmt.Sprintf(emptyOutputFormat, "samples"): true,
+		fmt.Sprintf(emptyOutputFormat, "lib"):     true,
+		"unsafe relative_path":                    false,
+		`declared output "lib" is odd`:            false,
+	} {
+		if got := IsEmptyOutput(f); got != want {
+			t.Errorf("IsEmptyOutput(%q) = %v, want %v", f, got, want)
 		}
 	}
 }
