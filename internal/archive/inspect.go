@@ -31,6 +31,12 @@ const (
 	// MaxHeldBytes of hardlink targets are held in memory during the
 	// second pass; larger ones are spooled to a temporary file.
 	MaxHeldBytes = 64 << 20
+	// MaxLinkedFactor bounds the content the NAR hashes again for
+	// hardlinks (NAR has no hardlinks: each link is its target's content
+	// once more) to this many times the tar stream, or RatioMinBytes when
+	// the stream is smaller: 200 links to a 100 MiB file would otherwise
+	// cost 20 GB of hashing.
+	MaxLinkedFactor = 4
 )
 
 // Header describes one entry of an inspected archive.
@@ -402,6 +408,10 @@ func (b *boundReader) Read(p []byte) (int, error) {
 
 func (b *boundReader) check() error {
 	out := b.out + b.extra
+	if b.extra > MaxLinkedFactor*max(b.out, RatioMinBytes) {
+		return fmt.Errorf("%w: hardlinks repeat %d bytes of content, more than MaxLinkedFactor=%d times the %d-byte tar stream (or RatioMinBytes=%d)",
+			ErrLimit, b.extra, MaxLinkedFactor, b.out, RatioMinBytes)
+	}
 	if out > MaxBytes {
 		return fmt.Errorf("%w: more than MaxBytes=%d bytes of content (hardlinks counted)", ErrLimit, int64(MaxBytes))
 	}

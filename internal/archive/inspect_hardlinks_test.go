@@ -176,3 +176,24 @@ func zstdCompress(b []byte) ([]byte, error) {
 	}
 	return out.Bytes(), nil
 }
+
+// TestInspectHardlinkAmplificationRefused: links that would make the NAR
+// hash more than MaxLinkedFactor times the tar stream (here 40 links to an
+// 8 MiB file: 320 MiB again, over 4 x RatioMinBytes) are refused as a
+// limit before the second pass hashes anything, while 200 links to 1 MiB
+// (TestInspectHardlinksReadOnce) stay within it.
+func TestInspectHardlinkAmplificationRefused(t *testing.T) {
+	es := []Entry{file("a-big", 0o644, content(3, 8<<20))}
+	for i := range 40 {
+		es = append(es, hardlink(fmt.Sprintf("link%02d", i), "a-big"))
+	}
+	data, _ := writeArchive(t, es, Options{Top: "top", Compression: Zstd})
+	r := &countingReaderAt{Reader: bytes.NewReader(data)}
+	_, err := Inspect(context.Background(), r)
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxLinkedFactor") {
+		t.Fatalf("err = %v, want ErrLimit naming MaxLinkedFactor", err)
+	}
+	if r.n > int64(len(data)) {
+		t.Errorf("read %d bytes of a %d-byte archive: the refusal came after a second pass", r.n, len(data))
+	}
+}
