@@ -1,9 +1,11 @@
 package deb
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -185,5 +187,39 @@ func TestSparseRefused(t *testing.T) {
 	}
 	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "sparse file") {
 		t.Fatalf("got %v, want a sparse-file format error", err)
+	}
+}
+
+// TestEntryBombRefused: 100,000 empty files compress to a few hundred KB,
+// under every byte and ratio guard (51 MB of tar headers); the deb is
+// refused once it holds more entries than its size allows
+// (Limits.MinEntryBytes), naming the deb, the member and the limit.
+func TestEntryBombRefused(t *testing.T) {
+	var tb bytes.Buffer
+	tw := tar.NewWriter(&tb)
+	for i := range 100_000 {
+		if err := tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("./e/%06d", i), Mode: 0o644, Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tw.Close()
+	d := mini()
+	d.Compression = "zstd"
+	d.DataMember = mustCompress(t, "zstd", tb.Bytes())
+	d.DataName = "data.tar.zst"
+	deb := mustBuild(t, d)
+	t.Logf("%d entries in a %d-byte deb", 100_000, len(deb))
+	err := drain(context.Background(), bytes.NewReader(deb), Options{Name: "bomb.deb"})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindLimit || e.Member != "data.tar.zst" || !strings.Contains(err.Error(), "MinEntryBytes") {
+		t.Fatalf("err = %v, want an entry-bomb limit error on data.tar.zst", err)
+	}
+	if !strings.Contains(err.Error(), "bomb.deb") {
+		t.Errorf("%v does not name the deb", err)
+	}
+	// The same entries in a deb as large as real ones per entry are fine.
+	err = drain(context.Background(), bytes.NewReader(deb), Options{Name: "big.deb", Limits: Limits{MinEntryBytes: 1}})
+	if err != nil {
+		t.Errorf("with MinEntryBytes=1: %v", err)
 	}
 }

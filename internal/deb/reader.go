@@ -41,6 +41,13 @@ type Limits struct {
 	MaxRatio        int64 // per member: uncompressed/compressed bytes read so far; default 200
 	RatioMinBytes   int64 // ratio limits apply past this much output; default 64 MiB
 	MaxDebRatio     int64 // all members' output over the deb's size; default 100
+	// MinEntryBytes: a deb of known size may hold at most
+	// max(16384, size/MinEntryBytes) entries (default 64 bytes of deb per
+	// entry). An empty file or directory compresses to a few bytes, so a
+	// 1.5 MB deb can declare a million of them; real debs use hundreds of
+	// bytes per entry at least (header-only debs) and Debian's CUDA debs
+	// megabytes.
+	MinEntryBytes int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -68,10 +75,17 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxDebRatio <= 0 {
 		l.MaxDebRatio = 100
 	}
+	if l.MinEntryBytes <= 0 {
+		l.MinEntryBytes = 64
+	}
 	return l
 }
 
 func (l Limits) maxWindow() int64 { return l.withDefaults().MaxWindow }
+
+// minEntryBudget is the entry count a deb may always hold, whatever its
+// size (Limits.MinEntryBytes).
+const minEntryBudget = 16384
 
 // Options configures a Reader. The zero value is ready to use.
 type Options struct {
@@ -153,6 +167,7 @@ type Reader struct {
 	cur          *Entry
 	curRaw       string
 	entries      int
+	maxEntries   int             // Limits.MaxEntries, or less by MinEntryBytes
 	regular      map[string]bool // names of earlier regular entries (hardlink targets)
 	budget       debBudget
 	seen         map[string]seenEntry // every entry so far, to refuse ambiguous duplicates
@@ -182,6 +197,9 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) (*Reader, error) 
 			size = opts.Size
 		}
 		rd.budget = debBudget{size: size, max: max(rd.lim.RatioMinBytes, rd.lim.MaxDebRatio*size)}
+		rd.maxEntries = min(rd.lim.MaxEntries, max(minEntryBudget, int(size/rd.lim.MinEntryBytes)))
+	} else {
+		rd.maxEntries = rd.lim.MaxEntries
 	}
 	if err := rd.readHead(); err != nil {
 		rd.Close()
@@ -421,8 +439,12 @@ func (r *Reader) next() (*Entry, error) {
 			return nil, r.errorf(KindFormat, m, hdr.Name, errors.New("sparse file (GNU.sparse PAX records): not a Debian entry type"))
 		}
 		r.entries++
-		if r.entries > r.lim.MaxEntries {
-			return nil, r.errorf(KindLimit, m, hdr.Name, fmt.Errorf("more than MaxEntries=%d entries", r.lim.MaxEntries))
+		if r.entries > r.maxEntries {
+			if r.maxEntries == r.lim.MaxEntries {
+				return nil, r.errorf(KindLimit, m, hdr.Name, fmt.Errorf("more than MaxEntries=%d entries", r.lim.MaxEntries))
+			}
+			return nil, r.errorf(KindLimit, m, hdr.Name, fmt.Errorf("entry bomb: more than %d entries in a %d-byte deb (MinEntryBytes=%d bytes of deb per entry, at least %d entries)",
+				r.maxEntries, r.budget.size, r.lim.MinEntryBytes, minEntryBudget))
 		}
 		var typ EntryType
 		switch hdr.Typeflag {
