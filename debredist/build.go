@@ -12,6 +12,7 @@ import (
 	"github.com/debredist/debredist/internal/plan"
 	"io"
 	"os"
+	"strings"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -97,6 +98,13 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	j.warnings = outputWarnings(j.profile, j.pkg, tree)
 	for _, w := range j.warnings {
 		o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: w})
+	}
+	for _, c := range tree.Changes {
+		// Entries dropped (a link into /etc/alternatives no rule resolves)
+		// are said on stderr too, not only in the provenance.
+		if w, ok := strings.CutPrefix(c, "warning: "); ok {
+			o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: w})
+		}
 	}
 	entries := make([]archive.Entry, 0, len(tree.Nodes))
 	for _, nd := range tree.Nodes {

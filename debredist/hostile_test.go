@@ -231,6 +231,7 @@ func TestHostileDebs(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := newHostileEnv(t, b, c.Limits)
+			warnings := collectWarnings(&e.opts)
 			before := treeState(t, e.root, "out", "cache")
 			rootBefore := rootListing(t)
 			res, err := Convert(context.Background(), e.opts)
@@ -282,6 +283,12 @@ func TestHostileDebs(t *testing.T) {
 				for _, want := range c.Changes {
 					if !slices.ContainsFunc(changes, func(s string) bool { return strings.Contains(s, want) }) {
 						t.Errorf("no change line says %q: %q", want, changes)
+					}
+				}
+				// A change that drops an entry is said on stderr too.
+				for _, line := range changes {
+					if w, ok := strings.CutPrefix(line, "warning: "); ok && !slices.Contains(warnings(), w) {
+						t.Errorf("change %q was not emitted as a warning: %q", line, warnings())
 					}
 				}
 				// And nothing else: a change line for an entry the case
