@@ -229,7 +229,9 @@ var planCmd = &command{
 	help: `Reads the release's apt indexes (or a lock file) and prints, per redist package, its
 product, pname, version, platform, CUDA variant and source debs; then the debs that
 are not converted (a count, or each one with its reason with -v); then the product
-labels (the release_label of each manifest). Downloads no debs.`,
+labels (the release_label of each manifest). Downloads no debs. When the debs are
+in the cache already (after a fetch or convert), it also lists the redist packages
+that would not be emitted because their debs carry no payload, with the reason.`,
 	example: `debredist plan --jetpack 6
 debredist plan --l4t r36.5 --only cuda_nvcc,cudnn -v
 debredist plan --lock jetpack6.lock --offline --json`,
@@ -386,7 +388,13 @@ an interrupted, failed or killed run leaves --out as it was or as the new output
 
 Archive entry mtimes are the profile's release date, or SOURCE_DATE_EPOCH (integer
 seconds) when set. The output is byte-reproducible from the debs, the profile and
-the debredist version. With --json the Result is printed on stdout and nothing else.`,
+the debredist version. With --json the Result is printed on stdout and nothing else.
+
+Warnings (stderr, and "warnings" in --json) name what a consumer will trip over: a
+redist package whose debs carry no payload is skipped, not emitted; a declared
+nixpkgs output its debs leave empty; an entry the layout dropped (a link into
+/etc/alternatives that no rule resolves). The provenance sidecar lists every entry
+the archive changes (stripped setuid/setgid/sticky bits, re-rooted or merged links).`,
 	example: `debredist convert --jetpack 6 --out ./redist
 debredist convert --l4t r36.5 --out ./redist --only cuda_cudart,cuda_nvcc --compress zstd
 SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --out ./redist --json`,
@@ -479,7 +487,7 @@ func printResult(w io.Writer, res *debredist.Result) error {
 
 var verifyCmd = &command{
 	name:    "verify",
-	args:    "OUT [--json]",
+	args:    "OUT [--nixpkgs] [--json]",
 	summary: "re-check an output directory against its manifests",
 	help: `Re-reads every redistrib_*.json under OUT and checks each archive it names: size,
 sha256 and md5, the single top-level directory named like the file, entry safety,
@@ -491,8 +499,10 @@ With --nixpkgs it then applies the rules of nixpkgs' generic CUDA builder
 declared output non-empty, no /usr/ references unless the package allows them, no
 dangling links per output, the pkg-config move and rewrite, and each package's own
 requirements (tensorrt's python/*.whl and lib/stubs, cuda_cudart's lib/stubs, ...).
-Problems nixpkgs has with NVIDIA's own archives too are shown as "nixpkgs" and do
-not fail the check.`,
+Problems nixpkgs has with NVIDIA's own archives too are shown as "nixpkgs", and a
+declared output the release's debs leave empty as "override" (the overlay that
+"debredist nix" prints removes it); neither fails the check. A symbolic link in
+OUT that debredist did not write is reported, never followed.`,
 	example: `debredist verify ./redist
 debredist verify --nixpkgs ./redist
 debredist verify ./redist --json`,

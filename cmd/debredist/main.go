@@ -146,7 +146,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func (a *app) globalFlags(fs *flagSet) {
 	// The current values are the defaults: flags given before the command
 	// stay set when the command's flag set registers them again.
-	fs.BoolVar(&a.verbose, "verbose", a.verbose, "log more (every cached deb; plan lists every skipped deb)")
+	fs.BoolVar(&a.verbose, "verbose", a.verbose, "log more (convert/fetch: every cached deb; plan: every skipped deb)")
 	fs.alias("v", "verbose")
 	fs.BoolVar(&a.quiet, "quiet", a.quiet, "show warnings and errors only")
 }
