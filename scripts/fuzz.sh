@@ -5,6 +5,7 @@
 # package's testdata/fuzz/FuzzXxx/; fix the bug and commit that file as a
 # seed. Usage: scripts/fuzz.sh [PATTERN]  (PATTERN filters target names)
 set -uo pipefail
+# (pipefail: the go test status survives the tee below)
 cd "$(dirname "$0")/.."
 
 FUZZTIME="${FUZZTIME:-20s}"
@@ -20,10 +21,19 @@ while IFS=: read -r file _ decl; do
   count=$((count + 1))
   echo "== fuzz $pkg $name for $FUZZTIME"
   start=$(date +%s)
+  log="$(mktemp)"
   if ! go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" \
-      -parallel 2 -fuzzminimizetime 1s; then
-    failed+=("$pkg $name")
+      -parallel 2 -fuzzminimizetime 1s 2>&1 | tee "$log"; then
+    # The Go fuzzing engine can fail with "context deadline exceeded" when a
+    # worker is slow to answer as FUZZTIME ends (seen on a loaded machine):
+    # no input failed and none was written. Anything else is a failure.
+    if grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
+      echo "== $name: the fuzzing engine timed out at the end, no failing input (not counted)"
+    else
+      failed+=("$pkg $name")
+    fi
   fi
+  rm -f "$log"
   echo "== $name: $(( $(date +%s) - start ))s"
 done < <(grep -rn '^func Fuzz' --include='*_test.go' . | sort)
 
