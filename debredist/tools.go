@@ -22,15 +22,17 @@ type DebLimits struct {
 	MaxEntries      int   // data.tar entries; default 1_000_000
 	MaxNameLen      int   // entry name and link target length; default 4096
 	MaxControlBytes int64 // control.tar uncompressed; default 16 MiB
-	MaxWindow       int64 // xz/lzma dictionary and zstd window; default 256 MiB
+	MaxWindow       int64 // xz/lzma dictionary and zstd window; default and most 64 MiB
 	MaxRatio        int64 // per member: uncompressed/compressed bytes read so far; default 200
 	RatioMinBytes   int64 // ratio limits apply past this much output; default 64 MiB
 	MaxDebRatio     int64 // all members' output over the deb's size; default 100
+	MinEntryBytes   int64 // deb bytes per data.tar entry: at most max(16384, size/MinEntryBytes) entries; default 64
 }
 
 func (l DebLimits) deb() deb.Limits {
 	return deb.Limits{MaxBytes: l.MaxBytes, MaxEntries: l.MaxEntries, MaxNameLen: l.MaxNameLen, MaxControlBytes: l.MaxControlBytes,
-		MaxWindow: l.MaxWindow, MaxRatio: l.MaxRatio, RatioMinBytes: l.RatioMinBytes, MaxDebRatio: l.MaxDebRatio}
+		MaxWindow: l.MaxWindow, MaxRatio: l.MaxRatio, RatioMinBytes: l.RatioMinBytes, MaxDebRatio: l.MaxDebRatio,
+		MinEntryBytes: l.MinEntryBytes}
 }
 
 // ReadIndex parses a Packages index (plain, gzip, xz or zstd, detected by

@@ -37,7 +37,7 @@ type Limits struct {
 	MaxEntries      int   // data.tar entries; default 1_000_000
 	MaxNameLen      int   // entry name and link target length; default 4096
 	MaxControlBytes int64 // control.tar uncompressed; default 16 MiB
-	MaxWindow       int64 // xz/lzma dictionary and zstd window; default decompress.MaxWindow (64 MiB)
+	MaxWindow       int64 // xz/lzma dictionary and zstd window; default and most decompress.MaxWindow (64 MiB)
 	MaxRatio        int64 // per member: uncompressed/compressed bytes read so far; default 200
 	RatioMinBytes   int64 // ratio limits apply past this much output; default 64 MiB
 	MaxDebRatio     int64 // all members' output over the deb's size; default 100
@@ -63,7 +63,7 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxControlBytes <= 0 {
 		l.MaxControlBytes = 16 << 20
 	}
-	if l.MaxWindow <= 0 {
+	if l.MaxWindow <= 0 || l.MaxWindow > decompress.MaxWindow {
 		l.MaxWindow = decompress.MaxWindow
 	}
 	if l.MaxRatio <= 0 {
