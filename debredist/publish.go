@@ -30,8 +30,11 @@ import (
 // Older generations are removed after the switch (or by the next run).
 //
 // An OUT written by an earlier debredist holds real product directories:
-// they are cloned into the first generation and each is then swapped for
-// its symlink with renameat2(RENAME_EXCHANGE), one atomic step per product.
+// before anything new is built into OUT, they are cloned (hardlinks) into a
+// first generation holding the old output, current is set to it, and each
+// is swapped for its symlink with renameat2(RENAME_EXCHANGE), one atomic
+// step per product, each step still showing the old output (migrateLegacy).
+// The rebuild then switches in its one rename like any other.
 
 const (
 	genDirName  = ".debredist"
@@ -93,6 +96,9 @@ func newGeneration(out string) (*generation, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n, err = migrateLegacy(out, n); err != nil {
+		return nil, fmt.Errorf("moving the output written before generations into %s: %w", root, err)
+	}
 	g := &generation{out: out, name: genPrefix + strconv.Itoa(n+1)}
 	g.dir = filepath.Join(root, g.name)
 	if err := os.Mkdir(g.dir, 0o755); err != nil {
@@ -111,6 +117,69 @@ func newGeneration(out string) (*generation, error) {
 		commitStep("cloned " + p)
 	}
 	return g, nil
+}
+
+// migrateLegacy moves the product directories of an OUT written before
+// generations (or left half-moved by a killed migration) into the current
+// generation, old content unchanged: their files are hardlinked into it,
+// current is set, and each directory is exchanged for its product link in
+// one atomic step. Every state in between shows the old output, so the
+// rebuild that follows switches from old to new in its one rename. It
+// returns the highest generation number, n or the one it created.
+func migrateLegacy(out string, n int) (int, error) {
+	products, err := outputProducts(out)
+	if err != nil {
+		return n, err
+	}
+	var legacy []string
+	for _, p := range products {
+		if st, err := os.Lstat(filepath.Join(out, p)); err == nil && st.IsDir() {
+			legacy = append(legacy, p)
+		}
+	}
+	if len(legacy) == 0 {
+		return n, nil
+	}
+	root := filepath.Join(out, genDirName)
+	cur, _ := os.Readlink(filepath.Join(root, currentName))
+	if cur == "" {
+		n++
+		cur = genPrefix + strconv.Itoa(n)
+		if err := os.Mkdir(filepath.Join(root, cur), 0o755); err != nil {
+			return n, err
+		}
+	}
+	for _, p := range legacy {
+		dst := filepath.Join(root, cur, p)
+		if _, err := os.Lstat(dst); err == nil {
+			continue // cloned by a migration that was killed later
+		}
+		if err := cloneTree(filepath.Join(out, p), dst); err != nil {
+			return n, err
+		}
+		commitStep("migration: cloned " + p)
+	}
+	if err := syncDir(filepath.Join(root, cur)); err != nil {
+		return n, err
+	}
+	if _, err := os.Lstat(filepath.Join(root, currentName)); err != nil {
+		next := filepath.Join(root, currentName+".next")
+		os.Remove(next)
+		if err := os.Symlink(cur, next); err != nil {
+			return n, err
+		}
+		if err := os.Rename(next, filepath.Join(root, currentName)); err != nil {
+			return n, err
+		}
+		commitStep("migration: current set")
+	}
+	for _, p := range legacy {
+		if err := exchangeForLink(out, p); err != nil {
+			return n, err
+		}
+		commitStep("migration: linked " + p)
+	}
+	return n, syncDir(out)
 }
 
 // pruneGenerations removes what killed runs left in OUT/.debredist (every
@@ -310,7 +379,6 @@ func (g *generation) publish() error {
 	if err != nil {
 		return err
 	}
-	var legacy []string
 	for _, p := range products {
 		link := filepath.Join(genDirName, currentName, p)
 		at := filepath.Join(g.out, p)
@@ -328,7 +396,7 @@ func (g *generation) publish() error {
 				return fmt.Errorf("%s is a symlink to %s, not to %s: not debredist's", at, l, link)
 			}
 		case st.IsDir():
-			legacy = append(legacy, p)
+			return fmt.Errorf("%s is a directory: the output written before generations was not moved (rerun)", at)
 		default:
 			return fmt.Errorf("%s is not a directory", at)
 		}
@@ -345,12 +413,6 @@ func (g *generation) publish() error {
 	commitStep("switched")
 	if err := syncDir(root); err != nil {
 		return err
-	}
-	for _, p := range legacy {
-		if err := exchangeForLink(g.out, p); err != nil {
-			return err
-		}
-		commitStep("migrated " + p)
 	}
 	ents, err := os.ReadDir(root)
 	if err != nil {

@@ -122,7 +122,8 @@ func TestRebuildKilledInCommitStage(t *testing.T) {
 
 // TestMigrateOutWithoutGenerations: an OUT whose product directories are
 // real directories (written by an earlier debredist) is switched to
-// generations, each product in one exchange, and verifies.
+// generations, each product in one exchange, and verifies; killed at steps
+// of that migration it is the old or the new output.
 func TestMigrateOutWithoutGenerations(t *testing.T) {
 	t.Parallel()
 	bin := buildCLI(t)
@@ -140,6 +141,47 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 		t.Fatalf("legacy OUT: cuda is not a directory: %v", err)
 	}
 	verifyOK(t, "legacy OUT", legacy)
+	oldSnap := snapshot(t, legacy)
+	want := filepath.Join(dir, "want")
+	runConvert(t, bin, want, cache, "1710000000", 0)
+	newSnap := snapshot(t, want)
+
+	// Killed during the migration (and at the first step after it), OUT
+	// is the old output or the new one, verifies, and a rerun completes it.
+	probe := filepath.Join(dir, "probe")
+	cpA(t, legacy, probe)
+	log, _ := runConvert(t, bin, probe, cache, "1710000000", 1<<30)
+	steps := regexp.MustCompile(`commit step (\d+): (.*)`).FindAllStringSubmatch(log, -1)
+	var points []int
+	var linked []int
+	for i, m := range steps {
+		switch {
+		case m[2] == "migration: current set":
+			points = append(points, i+1)
+		case strings.HasPrefix(m[2], "migration: linked "):
+			linked = append(linked, i+1)
+		}
+	}
+	if len(linked) < 3 {
+		t.Fatalf("the migration linked %d products, want at least 3:\n%s", len(linked), log)
+	}
+	points = append(points, linked[0], linked[len(linked)-1], linked[len(linked)-1]+1)
+	for _, n := range points {
+		what := fmt.Sprintf("migration killed at commit step %d (%s)", n, steps[n-1][2])
+		work := filepath.Join(dir, fmt.Sprintf("m%d", n))
+		cpA(t, legacy, work)
+		if _, killed := runConvert(t, bin, work, cache, "1710000000", n); !killed {
+			t.Fatalf("%s: the run was not killed", what)
+		}
+		if got := snapshot(t, work); !maps.Equal(got, oldSnap) && !maps.Equal(got, newSnap) {
+			sameSnapshot(t, what+" (neither old nor new; compared with old)", oldSnap, got)
+		}
+		verifyOK(t, what, work)
+		runConvert(t, bin, work, cache, "1710000000", 0)
+		sameSnapshot(t, what+", then rerun", newSnap, snapshot(t, work))
+		os.RemoveAll(work)
+	}
+
 	runConvert(t, bin, legacy, cache, "1710000000", 0)
 	verifyOK(t, "migrated OUT", legacy)
 	for _, p := range []string{"cuda", "cudnn", "tensorrt"} {
@@ -147,9 +189,7 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 			t.Errorf("%s: not a link into %s after the migration: %q %v", p, genDirName, l, err)
 		}
 	}
-	want := filepath.Join(dir, "want")
-	runConvert(t, bin, want, cache, "1710000000", 0)
-	sameSnapshot(t, "migrated OUT", snapshot(t, want), snapshot(t, legacy))
+	sameSnapshot(t, "migrated OUT", newSnap, snapshot(t, legacy))
 
 	// A rerun with the same inputs is a no-op: no new generation.
 	cur := filepath.Join(legacy, genDirName, currentName)
