@@ -99,8 +99,11 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 		return &reldiff.Release{Ref: ref, Origin: "profile", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}, nil
 	case err == nil:
 		o.LockFile = p
+		l, _, lerr := readLock(p)
+		// jetpack-nixos' format names no suite and lists no meta-packages.
+		jetpackNixos := lerr == nil && l.Suite == ""
 		if suite == "" {
-			if l, _, err := readLock(p); err == nil && l.Suite == "" {
+			if jetpackNixos {
 				if m := suiteInName.FindStringSubmatch(filepath.Base(p)); m != nil {
 					suite = m[1]
 				} else {
@@ -113,7 +116,11 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 		if err != nil {
 			return nil, err
 		}
-		return &reldiff.Release{Ref: ref, Origin: "lock", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}, nil
+		rel := &reldiff.Release{Ref: ref, Origin: "lock", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}
+		if jetpackNixos {
+			rel.Others = nil // not comparable: the format leaves out the meta-packages
+		}
+		return rel, nil
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}

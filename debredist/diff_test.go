@@ -205,6 +205,11 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 	if r := diff(t, o, renamed+"@r36.5", out); !r.Empty() {
 		t.Errorf("FILE@r36.5 vs out: %+v", r)
 	}
+	// Against the mirror it was made from: the same, although the format
+	// leaves out the meta-packages (cuda-12-6, nvidia-jetpack, ...).
+	if r := diff(t, o, renamed+"@r36.5", "r36.5"); !r.Empty() || r.Others != nil {
+		t.Errorf("FILE@r36.5 vs r36.5: %+v (others %+v)", r, r.Others)
+	}
 
 	// An OUT holding two releases (labels of their own) needs OUT@suite.
 	o.Files = false

@@ -11,7 +11,8 @@ type DiffResult struct {
 	// Files says whether in-archive paths were compared (DiffComponent.Files).
 	Files bool `json:"files"`
 	// Others compares the debs no component converts (nil when a side
-	// does not know them: an output directory).
+	// does not know them all: an output directory, or a jetpack-nixos
+	// inventory, which lists no meta-packages).
 	Others *DiffOthers `json:"others,omitempty"`
 }
 
