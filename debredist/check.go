@@ -44,8 +44,8 @@ func CheckConvert(o Options) error {
 	return o.Check()
 }
 
-// DownloadStats counts what one Plan, Fetch or Convert call got from the
-// mirror and from the cache.
+// DownloadStats counts what one Fetch or Convert call got from the mirror
+// and from the cache (Result.Downloads, FetchResult.Downloads).
 type DownloadStats struct {
 	Downloaded int   `json:"downloaded"` // files downloaded (EventFetchDone)
 	Bytes      int64 `json:"bytes"`      // bytes downloaded

@@ -23,7 +23,8 @@ type Result struct {
 	Profile  Profile         `json:"profile"`
 	Products []ProductResult `json:"products"`
 	Packages []PackageResult `json:"packages"`
-	// Skipped are the redist packages not emitted (empty.go).
+	// Skipped are the redist packages not emitted: their debs carry no
+	// payload (only copyright and changelog files).
 	Skipped []SkippedPackage `json:"skipped,omitempty"`
 	// Warnings are things a consumer will trip over (empty nixpkgs outputs).
 	Warnings []string `json:"warnings,omitempty"`
@@ -72,7 +73,7 @@ const (
 // was or as the new output, never a mix: everything is built in a temporary
 // directory inside it, assembled as the next generation beside the current
 // one (unchanged files shared by hardlink) and switched to with one rename
-// (see publish.go).
+// of OUT/.debredist/current.
 func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 	defer exportErr(&err)
 	if err := CheckConvert(o); err != nil {

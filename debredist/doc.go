@@ -45,7 +45,8 @@
 // is Plan, then Fetch, then the build), so each later stage reads all the
 // fields of the earlier ones and a split would make callers copy the same
 // fields between structs. The fields only Convert reads (Out, Compression,
-// Preset, MTime) are marked as such and are ignored by Plan and Fetch; Options.Check validates what every stage reads, and
+// Preset, MTime) say "(Convert)" and are ignored by Plan and Fetch;
+// Options.Check validates what every stage reads, and
 // CheckConvert adds what only Convert needs, so the CLI and the library
 // give the same answers.
 package debredist

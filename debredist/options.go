@@ -56,13 +56,13 @@ type Options struct {
 	StallTimeout time.Duration
 
 	Out         string   // output directory (Convert)
-	Compression string   // "xz" (default) or "zstd" (also "zst")
+	Compression string   // archive compression (Convert): "xz" (default) or "zstd" (also "zst")
 	Only        []string // convert only these redist packages (pnames)
-	// Preset is the compression preset (archive.Options.Preset): 0 is the
-	// default; xz 1 (fastest) .. 6 (smallest), zstd 1..4.
+	// Preset is the compression preset (Convert): 0 is the default; xz 1
+	// (fastest) .. 6 (smallest), default 4; zstd 1..4.
 	Preset int
-	// MTime is every archive entry's mtime; zero means the profile's
-	// release date (the CLI sets it from SOURCE_DATE_EPOCH).
+	// MTime is every archive entry's mtime (Convert); zero means the
+	// profile's release date (the CLI sets it from SOURCE_DATE_EPOCH).
 	MTime time.Time
 
 	// Limits bound what one deb may expand to.

@@ -52,7 +52,7 @@ type ProvenanceArchive struct {
 	NAR      string          `json:"nar_hash"`
 	InputKey string          `json:"input_key"`
 	Debs     []ProvenanceDeb `json:"debs"`
-	// Stubs are the stub libraries synthesized from real ones (stubs.go).
+	// Stubs are the stub libraries synthesized from real ones (lib/stubs/).
 	Stubs []ProvenanceStub `json:"stubs,omitempty"`
 	// Changes lists, one line per affected entry, what the archive changes
 	// beyond placing the debs' entries (bits stripped, links re-rooted,
