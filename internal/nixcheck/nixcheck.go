@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/debredist/debredist/internal/safepath"
 	"io"
 	"path"
 	"regexp"
@@ -469,58 +470,24 @@ func (c *Checker) ownGap(output string) *OwnGap {
 	return nil
 }
 
-// resolve follows a relative link target inside one output; it reports
-// whether the target exists there.
+// resolve follows a relative link target inside one output (safepath's
+// rules: never out of the root, never through an absolute link, symlinks
+// of this output followed on the way); it reports whether the target
+// exists in that output.
 func resolve(tree map[string]Entry, owner map[string]string, dirs map[string]bool, out, dir, link string) bool {
-	p := link
-	for range 32 {
-		full := path.Clean(path.Join(dir, p))
-		if full == ".." || strings.HasPrefix(full, "../") {
-			return false
+	final, err := safepath.ResolvePath(dir, link, func(p string) (string, bool) {
+		if e, ok := tree[p]; ok && e.Type == Symlink && owner[p] == out {
+			return e.Link, true
 		}
-		// Walk the components, following links in the middle.
-		parts := strings.Split(full, "/")
-		cur := ""
-		restarted := false
-		for i, part := range parts {
-			next := part
-			if cur != "" {
-				next = cur + "/" + part
-			}
-			e, ok := tree[next]
-			if !ok {
-				if !dirs[out+"\x00"+next] { // an implicit directory
-					return false
-				}
-				cur = next
-				continue
-			}
-			if e.Type == Dir {
-				if !dirs[out+"\x00"+next] {
-					return false
-				}
-			} else if owner[next] != out {
-				return false
-			}
-			if e.Type == Symlink {
-				if strings.HasPrefix(e.Link, "/") {
-					return false
-				}
-				rest := strings.Join(parts[i+1:], "/")
-				dir, p = path.Dir(next), e.Link
-				if rest != "" {
-					p = path.Join(e.Link, rest)
-				}
-				restarted = true
-				break
-			}
-			cur = next
-		}
-		if !restarted {
-			return true
-		}
+		return "", false
+	})
+	if err != nil {
+		return false
 	}
-	return false
+	if e, ok := tree[final]; ok && e.Type != Dir {
+		return owner[final] == out
+	}
+	return final == "" || dirs[out+"\x00"+final] // a directory of this output (or an implicit one)
 }
 
 func majorMinor(v string) string {

@@ -64,6 +64,12 @@ func TestCheck(t *testing.T) {
 			[]string{"lib/libfoo.so -> libfoo.so.1: dangling"}, 0},
 		{"link across outputs dangles", "libcublas", "linux-aarch64", "12.6", append(append([]ent{}, lib...), stubs, ent{path: "include/libcublas.so", link: "../lib/libcublas.so"}),
 			[]string{`include/libcublas.so -> ../lib/libcublas.so: dangling in output "include"`}, 0},
+		{"link through a link and ..", "libcublas", "linux-aarch64", "12.6", append(append([]ent{}, lib...), stubs,
+			ent{path: "lib/d", link: "../include"}, ent{path: "lib/libx.so", link: "d/../libcublas.so.12.6.1"}),
+			// lexically lib/libcublas.so.12.6.1; really include/../libcublas.so.12.6.1 = libcublas.so.12.6.1 at the root: absent
+			[]string{"lib/d -> ../include: dangling", "lib/libx.so -> d/../libcublas.so.12.6.1: dangling"}, 0},
+		{"link through a link that resolves", "libcublas", "linux-aarch64", "12.6", append(append([]ent{}, lib...), stubs,
+			ent{path: "lib/same", link: "."}, ent{path: "lib/liby.so", link: "same/libcublas.so.12"}), nil, 0},
 		{"absolute link", "libcublas", "linux-aarch64", "12.6", append(append([]ent{}, lib...), stubs, ent{path: "lib/libz.so", link: "/usr/lib/libz.so"}),
 			[]string{"absolute link"}, 0},
 		{"lib/<major> promoted", "cuda_nvtx", "linux-aarch64", "12.6", []ent{{path: "include/nvtx3/a.h", content: "x"}, {path: "lib/12/libnvToolsExt.so", content: "x"}, {path: "lib/11/libold.so", content: "x"}}, nil, 0},

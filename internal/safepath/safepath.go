@@ -61,13 +61,21 @@ func split(dir string) []string {
 // must be non-empty, free of NUL bytes and relative, and so must every
 // symlink followed.
 func Resolve(dir, target string, link func(p string) (target string, ok bool)) error {
+	_, err := ResolvePath(dir, target, link)
+	return err
+}
+
+// ResolvePath is Resolve that also returns the root-relative path the
+// target resolves to ("" for the root itself), every symlink on the way
+// followed.
+func ResolvePath(dir, target string, link func(p string) (target string, ok bool)) (string, error) {
 	switch {
 	case target == "":
-		return &Error{Target: target, Err: ErrEmpty}
+		return "", &Error{Target: target, Err: ErrEmpty}
 	case strings.IndexByte(target, 0) >= 0:
-		return &Error{Target: target, Err: ErrNUL}
+		return "", &Error{Target: target, Err: ErrNUL}
 	case strings.HasPrefix(target, "/"):
-		return &Error{Target: target, Err: ErrAbsolute}
+		return "", &Error{Target: target, Err: ErrAbsolute}
 	}
 	cur := split(dir)
 	rest := strings.Split(target, "/")
@@ -80,7 +88,7 @@ func Resolve(dir, target string, link func(p string) (target string, ok bool)) e
 			continue
 		case "..":
 			if len(cur) == 0 {
-				return &Error{Target: target, Err: ErrEscapes}
+				return "", &Error{Target: target, Err: ErrEscapes}
 			}
 			cur = cur[:len(cur)-1]
 			continue
@@ -95,20 +103,20 @@ func Resolve(dir, target string, link func(p string) (target string, ok bool)) e
 			continue
 		}
 		if hops++; hops > MaxHops {
-			return &Error{Target: target, Err: ErrLoop}
+			return "", &Error{Target: target, Err: ErrLoop}
 		}
 		switch {
 		case t == "":
-			return &Error{Target: target, Via: p, Err: ErrEmpty}
+			return "", &Error{Target: target, Via: p, Err: ErrEmpty}
 		case strings.IndexByte(t, 0) >= 0:
-			return &Error{Target: target, Via: p, Err: ErrNUL}
+			return "", &Error{Target: target, Via: p, Err: ErrNUL}
 		case strings.HasPrefix(t, "/"):
-			return &Error{Target: target, Via: p, Err: ErrAbsolute}
+			return "", &Error{Target: target, Via: p, Err: ErrAbsolute}
 		}
 		cur = cur[:len(cur)-1]
 		rest = append(strings.Split(t, "/"), rest...)
 	}
-	return nil
+	return strings.Join(cur, "/"), nil
 }
 
 // RootRelative turns an absolute symlink target into one relative to the
