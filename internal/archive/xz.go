@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/debredist/debredist/internal/decompress"
 	"github.com/debredist/debredist/internal/lzma"
 )
 
@@ -20,18 +21,13 @@ import (
 // were 6 % larger than 24 MiB ones.
 const BlockSize = 24 << 20
 
-// xz container constants (https://tukaani.org/xz/xz-file-format.txt).
-var (
-	xzMagic       = []byte{0xFD, '7', 'z', 'X', 'Z', 0x00}
-	xzFooterMagic = []byte{'Y', 'Z'}
-)
+// What the writer needs of the xz container format
+// (https://tukaani.org/xz/xz-file-format.txt; package decompress reads it).
+var xzFooterMagic = []byte{'Y', 'Z'}
 
 const (
-	xzCheckNone   = 0x00
-	xzCheckCRC32  = 0x01
-	xzCheckCRC64  = 0x04
-	xzCheckSHA256 = 0x0A
-	xzFilterLZMA2 = 0x21
+	xzCheckCRC64  = 0x04 // the check every block carries
+	xzFilterLZMA2 = 0x21 // the one filter
 )
 
 // crc64Table is the CRC-64/XZ (ECMA-182, reflected) table. Read-only.
@@ -167,7 +163,7 @@ func newXZWriter(w io.Writer, workers, preset int, budget *Budget, blockSize int
 func xzStreamFlags() []byte { return []byte{0x00, xzCheckCRC64} }
 
 func xzStreamHeader() []byte {
-	h := append([]byte{}, xzMagic...)
+	h := append([]byte{}, decompress.MagicXZ...)
 	flags := xzStreamFlags()
 	h = append(h, flags...)
 	return binary.LittleEndian.AppendUint32(h, crc32.ChecksumIEEE(flags))
