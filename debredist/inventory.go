@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -84,12 +86,12 @@ func writeSourceInfo(b *bytes.Buffer, pkgs []apt.Package) {
 		return
 	}
 	b.WriteString("{\n")
-	for i, repo := range sortedKeys(repos) {
+	for i, repo := range slices.Sorted(maps.Keys(repos)) {
 		if i > 0 {
 			b.WriteString(",\n")
 		}
 		fmt.Fprintf(b, "  %s: {", pyString(repo))
-		for j, name := range sortedKeys(repos[repo]) {
+		for j, name := range slices.Sorted(maps.Keys(repos[repo])) {
 			p := repos[repo][name]
 			if j > 0 {
 				b.WriteString(",")

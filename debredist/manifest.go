@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 )
 
 // Manifest is an NVIDIA redistrib_<label>.json: a release of one product
@@ -57,12 +58,12 @@ type Artifact struct {
 // variant ("" when the component has none), in a stable order.
 func (c *Component) Artifacts() []PlatformArtifact {
 	var out []PlatformArtifact
-	for _, p := range sortedKeys(c.Platforms) {
+	for _, p := range slices.Sorted(maps.Keys(c.Platforms)) {
 		pl := c.Platforms[p]
 		if pl.Artifact != nil {
 			out = append(out, PlatformArtifact{Platform: p, Artifact: pl.Artifact})
 		}
-		for _, v := range sortedKeys(pl.Variants) {
+		for _, v := range slices.Sorted(maps.Keys(pl.Variants)) {
 			out = append(out, PlatformArtifact{Platform: p, Variant: v, Artifact: pl.Variants[v]})
 		}
 	}
@@ -175,7 +176,7 @@ func (m *Manifest) MarshalJSON() ([]byte, error) {
 	w.field("release_date", m.ReleaseDate)
 	w.field("release_label", m.ReleaseLabel)
 	w.field("release_product", m.ReleaseProduct)
-	for _, k := range sortedKeys(m.Components) {
+	for _, k := range slices.Sorted(maps.Keys(m.Components)) {
 		b, err := m.Components[k].MarshalJSON()
 		if err != nil {
 			return nil, fmt.Errorf("component %s: %w", k, err)
@@ -200,10 +201,10 @@ func (c *Component) MarshalJSON() ([]byte, error) {
 	if c.CUDAVariant != nil {
 		w.field("cuda_variant", c.CUDAVariant)
 	}
-	for _, k := range sortedKeys(c.Extra) {
+	for _, k := range slices.Sorted(maps.Keys(c.Extra)) {
 		w.raw(k, c.Extra[k])
 	}
-	for _, p := range sortedKeys(c.Platforms) {
+	for _, p := range slices.Sorted(maps.Keys(c.Platforms)) {
 		pl := c.Platforms[p]
 		if pl.Artifact != nil {
 			w.field(p, pl.Artifact)
@@ -211,7 +212,7 @@ func (c *Component) MarshalJSON() ([]byte, error) {
 		}
 		vs := &objWriter{buf: &bytes.Buffer{}}
 		vs.open()
-		for _, v := range sortedKeys(pl.Variants) {
+		for _, v := range slices.Sorted(maps.Keys(pl.Variants)) {
 			vs.field(v, pl.Variants[v])
 		}
 		vs.close()
@@ -287,13 +288,4 @@ func ArchiveName(pname, platform, version, cudaVariant, ext string) string {
 		name += "_cuda" + cudaVariant
 	}
 	return name + "-archive" + ext
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/debredist/debredist/internal/nixcheck"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -81,7 +83,7 @@ func NixSnippet(dir string) (_ string, err error) {
 		fd := byProduct[prod]
 		base := filepath.Dir(fd.file)
 		seen := map[string]bool{}
-		for _, name := range sortedKeys(fd.m.Components) {
+		for _, name := range slices.Sorted(maps.Keys(fd.m.Components)) {
 			for _, pa := range fd.m.Components[name].Artifacts() {
 				rel, ok := safeRel(pa.Artifact.RelativePath)
 				if !ok || strings.ContainsAny(rel, "\n\r") {

@@ -3,9 +3,11 @@ package debredist
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,7 +47,7 @@ func TestNixConsumesOutput(t *testing.T) {
 		if strings.TrimSpace(string(got)) != `"`+m.ReleaseLabel+`"` {
 			t.Errorf("nix reads release_label %s, want %q", got, m.ReleaseLabel)
 		}
-		for _, name := range sortedKeys(m.Components) {
+		for _, name := range slices.Sorted(maps.Keys(m.Components)) {
 			for _, pa := range m.Components[name].Artifacts() {
 				file := filepath.Join(filepath.Dir(mf), filepath.FromSlash(pa.Artifact.RelativePath))
 				want, err := exec.Command("nix-store", "--print-fixed-path", "sha256", pa.Artifact.SHA256, filepath.Base(file)).CombinedOutput()

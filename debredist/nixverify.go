@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/nixcheck"
@@ -122,7 +124,7 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 		}
 		base := filepath.Dir(l.file)
 		seen := map[string]bool{} // one archive listed under several platform keys is checked once
-		for _, name := range sortedKeys(l.m.Components) {
+		for _, name := range slices.Sorted(maps.Keys(l.m.Components)) {
 			for _, pa := range l.m.Components[name].Artifacts() {
 				if err := ctx.Err(); err != nil {
 					return nil, err

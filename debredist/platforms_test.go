@@ -1,8 +1,10 @@
 package debredist
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,7 +55,7 @@ func TestJetPack7PlatformKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, c := range m.Components {
-				keys := strings.Join(sortedKeys(c.Platforms), " ")
+				keys := strings.Join(slices.Sorted(maps.Keys(c.Platforms)), " ")
 				if keys != tc.keys {
 					t.Errorf("JetPack %s: %s lists %q, want %q", tc.jp, name, keys, tc.keys)
 				}

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
@@ -32,7 +34,7 @@ func checkOutput(out string, res *Result, jobs []*job) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", pr.Manifest, err)
 		}
-		for _, name := range sortedKeys(m.Components) {
+		for _, name := range slices.Sorted(maps.Keys(m.Components)) {
 			for _, pa := range m.Components[name].Artifacts() {
 				a := pa.Artifact
 				p, ok := safeRel(a.RelativePath)

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -218,7 +220,7 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 		}
 	}
 	named := map[string]bool{}
-	for _, name := range sortedKeys(m.Components) {
+	for _, name := range slices.Sorted(maps.Keys(m.Components)) {
 		c := m.Components[name]
 		if c.LicensePath != "" {
 			if p, ok := safeRel(c.LicensePath); !ok || fileSize(filepath.Join(base, p)) < 0 {
@@ -232,7 +234,7 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 			named[pa.Artifact.RelativePath] = true
 		}
 	}
-	for _, p := range sortedKeys(prov) {
+	for _, p := range slices.Sorted(maps.Keys(prov)) {
 		if !named[p] {
 			rep.Problems = append(rep.Problems, problemf(rel, "the provenance sidecar records %s, which the manifest does not name", p))
 		}

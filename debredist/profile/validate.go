@@ -2,8 +2,9 @@ package profile
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -85,7 +86,7 @@ func (p Profile) checkNames(file string) error {
 	check("target", p.Target, dashed, len(p.Target) <= MaxNameLen && dashedRE.MatchString(p.Target))
 	check("triple", p.Triple, dashed, len(p.Triple) <= MaxNameLen && dashedRE.MatchString(p.Triple))
 	r := p.Rules
-	for _, k := range sortedKeys(r.Products) {
+	for _, k := range slices.Sorted(maps.Keys(r.Products)) {
 		check("rules.products key", k, name, ValidName(k))
 		check("rules.products."+k+".label_from", r.Products[k].LabelFrom, name, r.Products[k].LabelFrom == "" || ValidName(r.Products[k].LabelFrom))
 	}
@@ -134,13 +135,4 @@ func validRelPath(s string) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

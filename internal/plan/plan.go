@@ -3,8 +3,10 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -53,7 +55,7 @@ type VersionError struct {
 
 func (e *VersionError) Error() string {
 	var parts []string
-	for _, v := range sortedKeys(e.Versions) {
+	for _, v := range slices.Sorted(maps.Keys(e.Versions)) {
 		parts = append(parts, fmt.Sprintf("%s (%s)", v, strings.Join(e.Versions[v], ", ")))
 	}
 	return fmt.Sprintf("redist package %s: its debs carry %d versions, want one: %s", e.PName, len(e.Versions), strings.Join(parts, "; "))
@@ -131,14 +133,14 @@ func Build(p profile.Profile, pkgs []apt.Package) (*Plan, error) {
 		versions[pname][v] = append(versions[pname][v], d.Name)
 	}
 	var errs []error
-	for _, pname := range sortedKeys(groups) {
+	for _, pname := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[pname]
 		vs := versions[pname]
 		if len(vs) != 1 {
 			errs = append(errs, &VersionError{PName: pname, Versions: vs})
 			continue
 		}
-		g.Version = sortedKeys(vs)[0]
+		g.Version = slices.Sorted(maps.Keys(vs))[0]
 		if !profile.ValidVersion(g.Version) {
 			// The version becomes part of file names in OUT.
 			errs = append(errs, fmt.Errorf("redist package %s: version %q (of %s) is not dotted numbers", pname, g.Version, strings.Join(vs[g.Version], ", ")))
@@ -258,13 +260,4 @@ func dropReason(ds []profile.DropBinary, name string) string {
 		}
 	}
 	return ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
