@@ -1,6 +1,9 @@
 package debredist
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"reflect"
 	"testing"
 
@@ -70,5 +73,21 @@ func TestDebErrorKindsMatch(t *testing.T) {
 		if int(pub) != int(in) || pub.String() != in.String() {
 			t.Errorf("DebErrorKind %d (%s) is not deb.Kind %d (%s)", pub, pub, in, in)
 		}
+	}
+}
+
+// TestVerifyErrorUnwraps: errors.Is and errors.As reach through a
+// *VerifyError to what its problems wrap.
+func TestVerifyErrorUnwraps(t *testing.T) {
+	var err error = &VerifyError{Problems: []Problem{
+		{Path: "a", Err: errors.New("other")},
+		{Path: "cuda/x.tar.xz", Err: fmt.Errorf("open: %w", fs.ErrNotExist)},
+	}}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("errors.Is(%v, fs.ErrNotExist) = false", err)
+	}
+	var p Problem
+	if !errors.As(err, &p) || p.Path != "a" {
+		t.Errorf("errors.As to Problem: %+v", p)
 	}
 }

@@ -42,7 +42,7 @@ func (r *Report) OK() bool { return r.Err() == nil }
 
 // Problem is one thing wrong with an output directory, like x/mod/zip's
 // FileError: the file it concerns and what is wrong. Err may wrap a public
-// error of this package (a *DebError for an archive that does not decode).
+// error of this package; a *VerifyError unwraps to its problems.
 // In JSON a Problem is its message (a string).
 type Problem struct {
 	Path string // slash-separated, relative to the checked directory; "" when no one file is concerned
@@ -86,6 +86,16 @@ func (e *VerifyError) Error() string {
 		msgs[i] = p.Error()
 	}
 	return fmt.Sprintf("%d problem(s):\n  %s", len(e.Problems), strings.Join(msgs, "\n  "))
+}
+
+// Unwrap returns every problem, so that errors.Is and errors.As reach the
+// errors the problems wrap.
+func (e *VerifyError) Unwrap() []error {
+	errs := make([]error, len(e.Problems))
+	for i, p := range e.Problems {
+		errs[i] = p
+	}
+	return errs
 }
 
 // Err returns a *VerifyError listing every problem, or nil.
