@@ -163,12 +163,7 @@ func migrateLegacy(out string, n int) (int, error) {
 		return n, err
 	}
 	if _, err := os.Lstat(filepath.Join(root, currentName)); err != nil {
-		next := filepath.Join(root, currentName+".next")
-		os.Remove(next)
-		if err := os.Symlink(cur, next); err != nil {
-			return n, err
-		}
-		if err := os.Rename(next, filepath.Join(root, currentName)); err != nil {
+		if err := setCurrent(root, cur); err != nil {
 			return n, err
 		}
 		commitStep("migration: current set")
@@ -203,7 +198,7 @@ func pruneGenerations(out string) (n int, err error) {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if k, err := strconv.Atoi(strings.TrimPrefix(name, genPrefix)); err == nil && strings.HasPrefix(name, genPrefix) {
+		if k, ok := genNumber(name); ok {
 			n = max(n, k)
 		}
 		if name != cur && name != currentName {
@@ -252,8 +247,26 @@ func isProductLink(out, name string) bool {
 
 // isGenName reports whether s is a generation directory name (gen-<n>).
 func isGenName(s string) bool {
+	_, ok := genNumber(s)
+	return ok
+}
+
+// genNumber returns n of a generation directory name gen-<n>.
+func genNumber(s string) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimPrefix(s, genPrefix))
-	return err == nil && n > 0 && s == genPrefix+strconv.Itoa(n)
+	return n, err == nil && n > 0 && s == genPrefix+strconv.Itoa(n)
+}
+
+// setCurrent points root/current at generation gen in one step: a new
+// link beside it, renamed over it.
+func setCurrent(root, gen string) error {
+	next := filepath.Join(root, currentName+".next")
+	os.Remove(next)
+	if err := os.Symlink(gen, next); err != nil {
+		return err
+	}
+	commitStep("current.next created")
+	return os.Rename(next, filepath.Join(root, currentName))
 }
 
 // ownEntry checks that OUT's own entry at path (.debredist, the OUT mutex
@@ -401,13 +414,7 @@ func (g *generation) publish() error {
 			return fmt.Errorf("%s is not a directory", at)
 		}
 	}
-	next := filepath.Join(root, currentName+".next")
-	os.Remove(next)
-	if err := os.Symlink(g.name, next); err != nil {
-		return err
-	}
-	commitStep("current.next created")
-	if err := os.Rename(next, filepath.Join(root, currentName)); err != nil {
+	if err := setCurrent(root, g.name); err != nil {
 		return fmt.Errorf("switching to the new output: %w", err)
 	}
 	commitStep("switched")
