@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // cpA copies an OUT preserving symlinks and hardlinks.
@@ -60,8 +62,9 @@ func verifyOK(t *testing.T, what, out string) {
 // TestRebuildKilledInCommitStage: OUT holds a verified conversion; a
 // rebuild whose every archive changes (another release date: same names,
 // other bytes) is killed with SIGKILL at many steps of the commit stage.
-// After each kill OUT is byte for byte the old output or the new one, and
-// verifies; a rerun completes it to the new one and leaves one generation.
+// After each kill (at a sample of the steps, or at every step with
+// DEBREDIST_LONG_TESTS=1) OUT is byte for byte the old output or the new
+// one, and verifies; a rerun completes it to the new one and leaves one generation.
 func TestRebuildKilledInCommitStage(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -85,11 +88,17 @@ func TestRebuildKilledInCommitStage(t *testing.T) {
 	if steps < 20 {
 		t.Fatalf("only %d commit steps:\n%s", steps, log)
 	}
-	tried, sawOld, sawNew := 0, 0, 0
-	for n := 1; n <= steps; n++ {
-		if n%3 != 1 && n < steps-2 { // every third step, and the switch at the end
-			continue
+	// Every step with DEBREDIST_LONG_TESTS=1; otherwise the first, one in
+	// the middle and the last two (the switch).
+	points := []int{1, steps / 2, steps - 1, steps}
+	if testutil.Long() {
+		points = nil
+		for n := 1; n <= steps; n++ {
+			points = append(points, n)
 		}
+	}
+	tried, sawOld, sawNew := 0, 0, 0
+	for _, n := range points {
 		what := fmt.Sprintf("killed at commit step %d of %d", n, steps)
 		work := filepath.Join(dir, fmt.Sprintf("k%d", n))
 		cpA(t, oldOut, work)
@@ -165,7 +174,10 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 	if len(linked) < 3 {
 		t.Fatalf("the migration linked %d products, want at least 3:\n%s", len(linked), log)
 	}
-	points = append(points, linked[0], linked[len(linked)-1], linked[len(linked)-1]+1)
+	points = append(points, linked[len(linked)-1], linked[len(linked)-1]+1)
+	if testutil.Long() {
+		points = append(points, linked[:len(linked)-1]...)
+	}
 	for _, n := range points {
 		what := fmt.Sprintf("migration killed at commit step %d (%s)", n, steps[n-1][2])
 		work := filepath.Join(dir, fmt.Sprintf("m%d", n))

@@ -72,11 +72,18 @@ func TestTensorRTWheels(t *testing.T) {
 				t.Errorf("bin/trtexec %v (want true), samples %v (want %v)", trtexec, samples, tc.samples)
 			}
 			target := filepath.Join(dir, "site")
+			args := []string{"install", "--no-deps", "--no-index", "--target", target, "--platform", "linux_aarch64",
+				"--only-binary=:all:", "--python-version", tc.py, "--disable-pip-version-check"}
 			for _, w := range wheels {
-				cmd := exec.Command(pip, "install", "--no-deps", "--no-index", "--target", target, "--platform", "linux_aarch64",
-					"--only-binary=:all:", "--python-version", tc.py, "--disable-pip-version-check", filepath.Join(dir, w))
-				if b, err := cmd.CombinedOutput(); err != nil {
-					t.Errorf("pip install %s: %v\n%s", w, err, b)
+				args = append(args, filepath.Join(dir, w))
+			}
+			if b, err := exec.Command(pip, args...).CombinedOutput(); err != nil {
+				t.Errorf("pip install %v: %v\n%s", wheels, err, b)
+			}
+			for _, w := range wheels { // each wheel installed as its own distribution
+				dist := strings.Join(strings.SplitN(w, "-", 3)[:2], "-") + ".dist-info/RECORD"
+				if _, err := os.Stat(filepath.Join(target, dist)); err != nil {
+					t.Errorf("%s: not installed: %v", w, err)
 				}
 			}
 			for _, p := range []string{"tensorrt/__init__.py", "tensorrt/tensorrt.so", "tensorrt/plugin/__init__.py"} {

@@ -47,7 +47,7 @@ func TestErrorAttribution(t *testing.T) {
 			if c.systemXZ {
 				testutil.RequireTool(t, "xz")
 			}
-			err := drain(context.Background(), io.MultiReader(bytes.NewReader(c.deb)), Options{Name: "x.deb", SystemXZ: c.systemXZ})
+			err := drain(context.Background(), io.MultiReader(bytes.NewReader(c.deb)), Options{Name: "x.deb", SystemXZ: c.systemXZ, systemXZMin: 1})
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("error %v is not a *deb.Error", err)

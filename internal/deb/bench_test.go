@@ -156,7 +156,7 @@ func BenchmarkDataStream(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				rd, err := NewReader(context.Background(), bytes.NewReader(deb), Options{SystemXZ: bc.systemXZ})
+				rd, err := NewReader(context.Background(), bytes.NewReader(deb), Options{SystemXZ: bc.systemXZ, systemXZMin: 1})
 				if err != nil {
 					b.Fatal(err)
 				}

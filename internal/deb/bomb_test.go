@@ -69,7 +69,7 @@ func TestBombRefusedByRatio(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer f.Close()
-				rd, err := NewReader(context.Background(), f, Options{Name: "bomb.deb", SystemXZ: sysxz})
+				rd, err := NewReader(context.Background(), f, Options{Name: "bomb.deb", SystemXZ: sysxz, systemXZMin: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -101,7 +101,7 @@ func TestBombRefusedByRatio(t *testing.T) {
 				// Extract refuses it too and leaves nothing behind.
 				parent := t.TempDir()
 				dst := filepath.Join(parent, "x")
-				err = Extract(context.Background(), p, dst, false, Options{SystemXZ: sysxz})
+				err = Extract(context.Background(), p, dst, false, Options{SystemXZ: sysxz, systemXZMin: 1})
 				if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), member) || !strings.Contains(err.Error(), p) {
 					t.Fatalf("Extract: got %v, want a limit error naming %s and %s", err, p, member)
 				}

@@ -3,6 +3,7 @@ package deb
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/bzip2"
 	"context"
 	"errors"
@@ -44,9 +45,14 @@ func (d *decoder) Close() error {
 	return c()
 }
 
-// newDecoder returns a decompressing reader for a member with the given
-// compression suffix, after checking the stream's magic bytes.
-func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, opts *Options) (*decoder, error) {
+// systemXZMin is the smallest xz member (compressed bytes) that Options.SystemXZ
+// sends to a child `xz -dc`: below it, decoding in process costs less than
+// starting the process (control.tar.xz members, small debs).
+const systemXZMin = 256 << 10
+
+// newDecoder returns a decompressing reader for a member of size bytes with
+// the given compression suffix, after checking the stream's magic bytes.
+func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, size int64, opts *Options) (*decoder, error) {
 	fail := func(kind Kind, err error) (*decoder, error) {
 		return nil, e.with(kind, err)
 	}
@@ -91,7 +97,7 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, opts 
 		if ok && dict > maxWindow {
 			return fail(KindLimit, fmt.Errorf("xz dictionary size %d exceeds limit %d", dict, maxWindow))
 		}
-		if opts.SystemXZ {
+		if opts.SystemXZ && size >= cmp.Or(opts.systemXZMin, systemXZMin) {
 			if path, err := exec.LookPath("xz"); err == nil {
 				return newSystemXZ(ctx, path, br, maxWindow)
 			}

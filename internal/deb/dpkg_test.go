@@ -218,7 +218,7 @@ func TestReaderMatchesDpkgDeb(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer f.Close()
-				got, bodies, rd := readAll(t, f, Options{Name: filepath.Base(debPath), SystemXZ: sysxz})
+				got, bodies, rd := readAll(t, f, Options{Name: filepath.Base(debPath), SystemXZ: sysxz, systemXZMin: 1})
 				if g, w := fmt.Sprint(got), fmt.Sprint(wantList); g != w {
 					t.Errorf("entries differ from dpkg-deb -c\n got %v\nwant %v", got, wantList)
 				}

@@ -146,11 +146,11 @@ func hostileCases() []hostileCase {
 		{name: "MaxControlBytes", deb: simple(with(ok, func(d *debtest.Deb) { d.ControlFiles = map[string][]byte{"postinst": payload} })), opts: Options{Limits: Limits{MaxControlBytes: 4096}}, kind: KindLimit, member: "control.tar.xz", errText: "MaxControlBytes"},
 		{name: "xz dictionary over MaxWindow", deb: simple(ok), opts: Options{Limits: Limits{MaxWindow: 1 << 20}}, kind: KindLimit, member: "control.tar.xz", errText: "dictionary"},
 		{name: "corrupt xz", deb: corrupt("xz"), kinds: []Kind{KindCompression, KindTruncated, KindFormat}, member: "data.tar.xz"},
-		{name: "corrupt xz system", deb: corrupt("xz"), opts: Options{SystemXZ: true}, kind: KindCompression, member: "data.tar.xz"},
+		{name: "corrupt xz system", deb: corrupt("xz"), opts: Options{SystemXZ: true, systemXZMin: 1}, kind: KindCompression, member: "data.tar.xz"},
 		{name: "corrupt zstd", deb: corrupt("zstd"), kinds: []Kind{KindCompression, KindTruncated, KindFormat}, member: "data.tar.zst"},
 		{name: "corrupt gzip", deb: corrupt("gzip"), kinds: []Kind{KindCompression, KindTruncated, KindFormat}, member: "data.tar.gz"},
 		{name: "truncated xz", deb: truncated("xz"), kinds: []Kind{KindCompression, KindTruncated}, member: "data.tar.xz"},
-		{name: "truncated xz system", deb: truncated("xz"), opts: Options{SystemXZ: true}, kind: KindCompression, member: "data.tar.xz"},
+		{name: "truncated xz system", deb: truncated("xz"), opts: Options{SystemXZ: true, systemXZMin: 1}, kind: KindCompression, member: "data.tar.xz"},
 		{name: "truncated zstd", deb: truncated("zstd"), kinds: []Kind{KindCompression, KindTruncated}, member: "data.tar.zst"},
 		{name: "truncated gzip", deb: truncated("gzip"), kinds: []Kind{KindCompression, KindTruncated}, member: "data.tar.gz"},
 		{name: "tar header lies about size", deb: simple(with(ok, func(d *debtest.Deb) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ func TestSystemXZCloseKillsChild(t *testing.T) {
 		big[i] = byte(i * 7 / 5)
 	}
 	d := mini(debtest.File{Name: "a", Body: []byte("a")}, debtest.File{Name: "big", Body: big})
-	rd, err := NewReader(context.Background(), bytes.NewReader(mustBuild(t, d)), Options{SystemXZ: true})
+	rd, err := NewReader(context.Background(), bytes.NewReader(mustBuild(t, d)), Options{SystemXZ: true, systemXZMin: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,5 +80,33 @@ func TestArPanicBecomesError(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != KindFormat || e.Deb != "p.deb" {
 		t.Fatalf("err = %v, want KindFormat *Error", err)
+	}
+}
+
+// TestSystemXZOnlyForLargeMembers: with SystemXZ, a member smaller than
+// systemXZMin is decoded in process (the error is the Go decoder's), a
+// larger one by the child xz.
+func TestSystemXZOnlyForLargeMembers(t *testing.T) {
+	testutil.RequireTool(t, "xz")
+	var deb []byte
+	for _, tc := range hostileCases() {
+		if tc.name == "corrupt xz" {
+			deb = tc.deb(t)
+		}
+	}
+	if len(deb) == 0 || len(deb) >= systemXZMin {
+		t.Fatalf("fixture of %d bytes: want a small corrupt xz deb", len(deb))
+	}
+	for _, c := range []struct {
+		min   int64
+		child bool
+	}{{0, false}, {1, true}} {
+		err := drain(context.Background(), bytes.NewReader(deb), Options{SystemXZ: true, systemXZMin: c.min})
+		if err == nil {
+			t.Fatalf("threshold %d: corrupt member accepted", c.min)
+		}
+		if got := strings.Contains(err.Error(), "xz -dc"); got != c.child {
+			t.Errorf("threshold %d: decoded by the child xz %v, want %v: %v", c.min, got, c.child, err)
+		}
 	}
 }

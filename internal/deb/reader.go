@@ -90,9 +90,13 @@ const minEntryBudget = 16384
 // Options configures a Reader. The zero value is ready to use.
 type Options struct {
 	Limits Limits
-	// SystemXZ pipes xz members through the system `xz -dc` when it is on
-	// PATH (faster; output is identical); pure Go otherwise.
+	// SystemXZ pipes xz members of at least 256 KiB through the system
+	// `xz -dc` when it is on PATH (faster; output is identical); pure Go
+	// otherwise.
 	SystemXZ bool
+	// systemXZMin overrides systemXZMin (0: the constant); tests set 1 to
+	// send their small debs to the child process.
+	systemXZMin int64
 	// Name is used in errors (deb file name or package); defaults to "deb".
 	Name string
 	// Size is the deb's size in bytes, for Limits.MaxDebRatio when the
@@ -268,7 +272,7 @@ func (r *Reader) readHead() error {
 		}
 		if suffix, ok := compressionOf(h.Name, "data.tar"); ok {
 			r.dataMember = h.Name
-			dec, err := newDecoder(r.ctx, r.errorf(0, h.Name, "", nil), suffix, r.ar, &r.opts)
+			dec, err := newDecoder(r.ctx, r.errorf(0, h.Name, "", nil), suffix, r.ar, h.Size, &r.opts)
 			if err != nil {
 				return err
 			}
@@ -307,7 +311,7 @@ func validFormatVersion(s string) bool {
 }
 
 func (r *Reader) readControl(member, suffix string) error {
-	dec, err := newDecoder(r.ctx, r.errorf(0, member, "", nil), suffix, r.ar, &r.opts)
+	dec, err := newDecoder(r.ctx, r.errorf(0, member, "", nil), suffix, r.ar, r.ar.cur.Size, &r.opts)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func TestXZDictionaryInLaterStream(t *testing.T) {
 	d.DataMember = member
 	deb := mustBuild(t, d)
 	for _, system := range []bool{false, true} {
-		err := drain(context.Background(), bytes.NewReader(deb), Options{Name: "x.deb", SystemXZ: system})
+		err := drain(context.Background(), bytes.NewReader(deb), Options{Name: "x.deb", SystemXZ: system, systemXZMin: 1})
 		var e *Error
 		if !errors.As(err, &e) || e.Kind != KindLimit || e.Member != "data.tar.xz" {
 			t.Errorf("system xz %v: err = %v, want a limit error on data.tar.xz", system, err)

@@ -1,5 +1,6 @@
 // Package testutil holds helpers shared by debredist's tests: finding the
-// real Debian tools the tests cross-check against.
+// real Debian tools the tests cross-check against, and telling whether the
+// long sweeps run.
 package testutil
 
 import (
@@ -24,3 +25,9 @@ func RequireTool(t testing.TB, name string) string {
 	t.Skipf("tool %q not found on PATH; skipping cross-check (set DEBREDIST_REQUIRE_TOOLS=1 to make this fail)", name)
 	return ""
 }
+
+// Long reports whether the environment sets DEBREDIST_LONG_TESTS=1 (as CI
+// does). The crash and interruption tests then sweep every kill point
+// instead of a fixed sample of them; without it `go test ./...` stays a
+// quick loop for developers while still running each test.
+func Long() bool { return os.Getenv("DEBREDIST_LONG_TESTS") == "1" }
