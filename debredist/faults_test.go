@@ -385,9 +385,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func convertCmd(bin, out, cache string) *exec.Cmd {
+// convertCmd is `debredist convert` of JetPack 6 from the sample mirror,
+// with extra arguments.
+func convertCmd(bin, out, cache string, args ...string) *exec.Cmd {
 	mirror, _ := filepath.Abs(sampleMirror)
-	cmd := exec.Command(bin, "convert", "--jetpack", "6", "--mirror", mirror, "--out", out, "--cache", cache)
+	cmd := exec.Command(bin, append([]string{"convert", "--jetpack", "6", "--mirror", mirror, "--out", out, "--cache", cache}, args...)...)
 	cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH=")
 	return cmd
 }

@@ -26,7 +26,7 @@ func TestElfLikeDeterministic(t *testing.T) {
 // about a quarter, like real shared libraries.
 func TestElfLikeRatio(t *testing.T) {
 	xz := testutil.RequireTool(t, "xz")
-	const size = 8 << 20
+	const size = 2 << 20
 	p := filepath.Join(t.TempDir(), "lib.so")
 	if err := os.WriteFile(p, elfLike(7, size), 0o644); err != nil {
 		t.Fatal(err)
