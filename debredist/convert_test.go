@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,8 +18,21 @@ import (
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
 
-// mirror generates a fake Jetson mirror for the given suites once per test.
+// mirror returns a fake Jetson mirror for opts that the test only reads:
+// the committed sample mirror (generated from the same inventories, see
+// internal/mirrorgen's TestSampleMirrorUpToDate) when opts selects its
+// default packages of some of the sample's suites, else a fresh one.
 func mirror(t *testing.T, opts mirrorgen.Options) string {
+	t.Helper()
+	if opts.Only == nil && opts.Payload == nil && opts.SizeOf == nil && opts.Indexes == nil &&
+		!slices.ContainsFunc(opts.Suites, func(s string) bool { return !slices.Contains(mirrorgen.SampleSuites(), s) }) {
+		return sampleMirror
+	}
+	return freshMirror(t, opts)
+}
+
+// freshMirror generates a fake Jetson mirror that the test may change.
+func freshMirror(t *testing.T, opts mirrorgen.Options) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := mirrorgen.Generate(context.Background(), dir, opts); err != nil {
@@ -255,7 +269,7 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 // (the cache still holds the pinned debs, by sha256).
 func TestLockReproduces(t *testing.T) {
 	t.Parallel()
-	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
+	m := freshMirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
 	cache := t.TempDir()
 	lock := filepath.Join(t.TempDir(), "jetpack6.lock.json")
 	outA := t.TempDir()

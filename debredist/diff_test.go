@@ -249,7 +249,7 @@ func TestDiffBadRefs(t *testing.T) {
 // conversion.
 func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	t.Parallel()
-	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
+	m := freshMirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
 	dir, cache := t.TempDir(), t.TempDir()
 	ctx := context.Background()
 

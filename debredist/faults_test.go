@@ -377,12 +377,13 @@ var cli struct {
 	err      error
 }
 
+// TestMain removes the CLI built by buildCLI after the tests.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if cli.dir != "" {
-		os.RemoveAll(cli.dir)
-	}
-	os.Exit(code)
+	testutil.Main(m, func() {
+		if cli.dir != "" {
+			os.RemoveAll(cli.dir)
+		}
+	})
 }
 
 // convertCmd is `debredist convert` of JetPack 6 from the sample mirror,
@@ -394,9 +395,10 @@ func convertCmd(bin, out, cache string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// TestConvertSIGKILL kills `debredist convert` with SIGKILL at 15 points
-// of a run (after N lines of progress on stderr, or after a short delay;
-// seeded; 4 of them unless DEBREDIST_LONG_TESTS=1), reruns it to completion each time, and compares OUT with an
+// TestConvertSIGKILL kills `debredist convert` with SIGKILL at 4 points of
+// a run of four archives, or at 15 of the whole of JetPack 6 with
+// DEBREDIST_LONG_TESTS=1 (after N lines of progress on stderr, or after a
+// delay shorter than an uninterrupted run; seeded), reruns it to completion each time, and compares OUT with an
 // uninterrupted run byte for byte.
 func TestConvertSIGKILL(t *testing.T) {
 	t.Parallel()
@@ -404,14 +406,26 @@ func TestConvertSIGKILL(t *testing.T) {
 		t.Skip("a loop of SIGKILLed CLI runs: skipped with -short (the in-process interruption tests still run)")
 	}
 	bin := buildCLI(t)
+	// The four archives of commitOnly at 4 points, or the whole of JetPack
+	// 6 at 15 points with DEBREDIST_LONG_TESTS=1.
+	args, lineKills, delayKills := commitOnly, 3, 1
+	if testutil.Long() {
+		args, lineKills, delayKills = nil, 12, 3
+	}
 	ref := t.TempDir()
 	refOut := filepath.Join(ref, "out")
-	if out, err := convertCmd(bin, refOut, filepath.Join(ref, "cache")).CombinedOutput(); err != nil {
-		t.Fatalf("uninterrupted run: %v\n%s", err, out)
+	refCmd := convertCmd(bin, refOut, filepath.Join(ref, "cache"), args...)
+	var refErr bytes.Buffer
+	refCmd.Stderr = &refErr
+	start := time.Now()
+	if err := refCmd.Run(); err != nil {
+		t.Fatalf("uninterrupted run: %v\n%s", err, refErr.String())
 	}
+	refTime := time.Since(start)
+	lines := strings.Count(refErr.String(), "\n")
 	want := snapshot(t, refOut)
-	if len(want) < 20 {
-		t.Fatalf("reference output has only %d files", len(want))
+	if len(want) < 4 || lines < 2*lineKills {
+		t.Fatalf("reference output has only %d files and %d lines of progress", len(want), lines)
 	}
 	rng := rand.New(rand.NewPCG(8, 2024))
 	type point struct {
@@ -419,20 +433,17 @@ func TestConvertSIGKILL(t *testing.T) {
 		delay time.Duration
 	}
 	var points []point
-	for i := range 12 {
-		points = append(points, point{lines: i*14 + rng.IntN(10)})
+	for i := range lineKills { // after N lines of progress, spread over the run
+		points = append(points, point{lines: i*lines/lineKills + rng.IntN(lines/lineKills/2+1)})
 	}
-	for range 3 {
-		points = append(points, point{lines: -1, delay: time.Duration(rng.IntN(1500)) * time.Millisecond})
-	}
-	if !testutil.Long() { // early, middle and late progress lines and one delay
-		points = []point{points[0], points[6], points[11], points[12]}
+	for range delayKills {
+		points = append(points, point{lines: -1, delay: time.Duration(rng.Int64N(int64(refTime)))})
 	}
 	killed := 0
 	for i, pt := range points {
 		dir := t.TempDir()
 		out, cache := filepath.Join(dir, "out"), filepath.Join(dir, "cache")
-		cmd := convertCmd(bin, out, cache)
+		cmd := convertCmd(bin, out, cache, args...)
 		stderr, err := cmd.StderrPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -468,7 +479,7 @@ func TestConvertSIGKILL(t *testing.T) {
 		} else if err != nil {
 			t.Fatalf("point %d: run failed without being killed: %v", i, err)
 		}
-		if o, err := convertCmd(bin, out, cache).CombinedOutput(); err != nil {
+		if o, err := convertCmd(bin, out, cache, args...).CombinedOutput(); err != nil {
 			t.Fatalf("point %d (%+v, killed=%v after %d lines): rerun failed: %v\n%s", i, pt, wasKilled, lines, err, o)
 		}
 		sameSnapshot(t, fmt.Sprintf("point %d (%+v, killed=%v after %d lines)", i, pt, wasKilled, lines), want, snapshot(t, out))

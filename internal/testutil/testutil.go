@@ -31,3 +31,29 @@ func RequireTool(t testing.TB, name string) string {
 // instead of a fixed sample of them; without it `go test ./...` stays a
 // quick loop for developers while still running each test.
 func Long() bool { return os.Getenv("DEBREDIST_LONG_TESTS") == "1" }
+
+// Main runs a package's tests and exits (call it from TestMain), with
+// TMPDIR, and so every t.TempDir, on the RAM-backed /dev/shm when the
+// machine has one and TMPDIR is not set; cleanup runs after the tests. The
+// tests create and remove hundreds of thousands of small files (staged deb
+// contents, output generations, caches, fixture mirrors); on a disk file
+// system that costs more kernel time than the tests themselves (on the
+// 2-core CI machine `go test ./...` takes 84 s this way, 102 s on its ext4
+// disk). A TMPDIR set by the user is kept.
+func Main(m *testing.M, cleanup ...func()) {
+	code := func() int {
+		if os.Getenv("TMPDIR") == "" {
+			if dir, err := os.MkdirTemp("/dev/shm", "debredist-test-"); err == nil {
+				os.Setenv("TMPDIR", dir)
+				defer os.RemoveAll(dir)
+			}
+		}
+		defer func() {
+			for _, f := range cleanup {
+				f()
+			}
+		}()
+		return m.Run()
+	}()
+	os.Exit(code)
+}
