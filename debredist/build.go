@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/plan"
 	"io"
 	"os"
@@ -108,16 +109,8 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	}
 	entries := make([]archive.Entry, 0, len(tree.Nodes))
 	for _, nd := range tree.Nodes {
-		e := archive.Entry{Name: nd.Path, Mode: nd.Mode, Size: nd.Size, Linkname: nd.Link}
-		switch nd.Type {
-		case layout.Dir:
-			e.Type = archive.Dir
-		case layout.Symlink:
-			e.Type = archive.Symlink
-		case layout.Hardlink:
-			e.Type = archive.Hardlink
-		default:
-			e.Type = archive.Regular
+		e := archive.Entry{Name: nd.Path, Type: nd.Type, Mode: nd.Mode, Size: nd.Size, Linkname: nd.Link}
+		if nd.Type == entry.Regular {
 			if nd.Data != nil {
 				data := nd.Data
 				e.Open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
@@ -204,7 +197,7 @@ func stageDeb(ctx context.Context, o Options, d apt.Package, f io.Reader, dir st
 			return nil, err
 		}
 		in := layout.FromDeb(d.Name, e)
-		if in.Type == layout.File {
+		if in.Type == entry.Regular {
 			*n++
 			blob := filepath.Join(dir, strconv.Itoa(*n))
 			digest, err := copyBlob(blob, r, e.Size, buf)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/plan"
 	"io"
 	"path"
@@ -98,7 +99,7 @@ func debHasPayload(ctx context.Context, o Options, eng *layout.Engine, pname str
 // treeHasPayload reports whether a built tree holds anything but LICENSE.
 func treeHasPayload(t *layout.Tree) bool {
 	for _, n := range t.Nodes {
-		if n.Type != layout.Dir && n.Path != "LICENSE" {
+		if n.Type != entry.Dir && n.Path != "LICENSE" {
 			return true
 		}
 	}
@@ -110,8 +111,7 @@ func treeHasPayload(t *layout.Tree) bool {
 func outputWarnings(p Profile, pkg plan.Package, t *layout.Tree) []string {
 	c := nixcheck.Default().NewChecker(pkg.PName, pkg.Platform, p.CUDA)
 	for _, n := range t.Nodes {
-		ty := map[layout.Type]nixcheck.Type{layout.File: nixcheck.File, layout.Dir: nixcheck.Dir, layout.Symlink: nixcheck.Symlink, layout.Hardlink: nixcheck.Hardlink}[n.Type]
-		_ = c.Add(nixcheck.Entry{Path: n.Path, Type: ty, Link: n.Link}, nil)
+		_ = c.Add(nixcheck.Entry{Path: n.Path, Type: n.Type, Link: n.Link}, nil)
 	}
 	r := c.Finish()
 	if r.Broken != "" {

@@ -157,9 +157,8 @@ func checkNix(ctx context.Context, table *nixcheck.Table, nc *NixComponent, file
 	}
 	defer f.Close()
 	c := table.NewChecker(nc.Component, nc.Platform, nc.CUDA)
-	types := map[archive.EntryType]nixcheck.Type{archive.Regular: nixcheck.File, archive.Dir: nixcheck.Dir, archive.Symlink: nixcheck.Symlink, archive.Hardlink: nixcheck.Hardlink}
 	err = archive.Walk(ctx, f, func(h archive.Header, content io.Reader) error {
-		return c.Add(nixcheck.Entry{Path: h.Name, Type: types[h.Type], Link: h.Linkname}, content)
+		return c.Add(nixcheck.Entry{Path: h.Name, Type: h.Type, Link: h.Linkname}, content)
 	})
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"os"
 	"path"
 	"regexp"
@@ -57,12 +58,12 @@ func addStubs(p Profile, pname string, tree *layout.Tree, debs []apt.Package) ([
 		}
 		for i := range tree.Nodes {
 			n := &tree.Nodes[i]
-			if (n.Type != layout.File && n.Type != layout.Hardlink) || !re.MatchString(n.Path) {
+			if (n.Type != entry.Regular && n.Type != entry.Hardlink) || !re.MatchString(n.Path) {
 				continue
 			}
-			if n.Type == layout.Hardlink { // the library's bytes are those of the link's target
+			if n.Type == entry.Hardlink { // the library's bytes are those of the link's target
 				t, ok := nodes[n.Link]
-				if !ok || t.Type != layout.File {
+				if !ok || t.Type != entry.Regular {
 					return nil, fmt.Errorf("stub rule %q: hardlink %s: target %s is not a file of the tree", r.Match, n.Path, n.Link)
 				}
 				hl := *n
@@ -108,15 +109,15 @@ func addStubs(p Profile, pname string, tree *layout.Tree, debs []apt.Package) ([
 		digest := hex.EncodeToString(sum[:])
 		for d := path.Dir(name); d != "."; d = path.Dir(d) {
 			if n, ok := nodes[d]; ok {
-				if n.Type != layout.Dir {
+				if n.Type != entry.Dir {
 					return nil, fmt.Errorf("stub %s: %s is a %s, not a directory", name, d, n.Type)
 				}
 				continue
 			}
-			tree.Nodes = append(tree.Nodes, layout.Node{Path: d, Type: layout.Dir, Mode: 0o755, Origins: []layout.Origin{{Deb: stubOrigin, Path: name}}})
+			tree.Nodes = append(tree.Nodes, layout.Node{Path: d, Type: entry.Dir, Mode: 0o755, Origins: []layout.Origin{{Deb: stubOrigin, Path: name}}})
 			nodes[d] = &tree.Nodes[len(tree.Nodes)-1]
 		}
-		tree.Nodes = append(tree.Nodes, layout.Node{Path: name, Type: layout.File, Mode: 0o755, Size: int64(len(b)), Digest: digest, Data: b,
+		tree.Nodes = append(tree.Nodes, layout.Node{Path: name, Type: entry.Regular, Mode: 0o755, Size: int64(len(b)), Digest: digest, Data: b,
 			Origins: []layout.Origin{{Deb: stubOrigin, Path: real.Path}}})
 		nodes[name] = &tree.Nodes[len(tree.Nodes)-1]
 		recs = append(recs, ProvenanceStub{Path: name, From: real.Path, FromDeb: debFile, SOName: lib.SOName, Symbols: len(lib.Symbols), SHA256: digest})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"github.com/debredist/debredist/internal/entry"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -25,10 +26,10 @@ func stubTree(t *testing.T, body []byte, extra ...layout.Node) *layout.Tree {
 		t.Fatal(err)
 	}
 	tr := &layout.Tree{PName: "libdemo", Nodes: []layout.Node{
-		{Path: "lib", Type: layout.Dir, Mode: 0o755},
-		{Path: "lib/libdemo.so", Type: layout.Symlink, Link: "libdemo.so.3"},
-		{Path: "lib/libdemo.so.3", Type: layout.Symlink, Link: "libdemo.so.3.1"},
-		{Path: "lib/libdemo.so.3.1", Type: layout.File, Mode: 0o755, Size: int64(len(body)), Digest: "x", Ref: blob,
+		{Path: "lib", Type: entry.Dir, Mode: 0o755},
+		{Path: "lib/libdemo.so", Type: entry.Symlink, Link: "libdemo.so.3"},
+		{Path: "lib/libdemo.so.3", Type: entry.Symlink, Link: "libdemo.so.3.1"},
+		{Path: "lib/libdemo.so.3.1", Type: entry.Regular, Mode: 0o755, Size: int64(len(body)), Digest: "x", Ref: blob,
 			Origins: []layout.Origin{{Deb: "libdemo3", Path: "usr/lib/aarch64-linux-gnu/libdemo.so.3.1"}}},
 	}}
 	tr.Nodes = append(tr.Nodes, extra...)
@@ -102,9 +103,9 @@ func TestAddStubs(t *testing.T) {
 func TestAddStubsKeepsShippedStub(t *testing.T) {
 	t.Parallel()
 	real, _ := demoLibrary(t)
-	shipped := layout.Node{Path: "lib/stubs/libdemo.so", Type: layout.File, Mode: 0o755, Size: 3, Digest: "nvidia", Ref: "nvidia-stub",
+	shipped := layout.Node{Path: "lib/stubs/libdemo.so", Type: entry.Regular, Mode: 0o755, Size: 3, Digest: "nvidia", Ref: "nvidia-stub",
 		Origins: []layout.Origin{{Deb: "libdemo-dev", Path: "usr/lib/aarch64-linux-gnu/stubs/libdemo.so"}}}
-	tr := stubTree(t, real, layout.Node{Path: "lib/stubs", Type: layout.Dir, Mode: 0o755}, shipped)
+	tr := stubTree(t, real, layout.Node{Path: "lib/stubs", Type: entry.Dir, Mode: 0o755}, shipped)
 	recs, err := addStubs(stubProfile(), "libdemo", tr, demoDebs)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func TestAddStubsNotELF(t *testing.T) {
 func TestAddStubsTwoSources(t *testing.T) {
 	t.Parallel()
 	real, _ := demoLibrary(t)
-	tr := stubTree(t, real, layout.Node{Path: "lib/libdemo.so.3.2", Type: layout.File, Mode: 0o755, Ref: "other", Digest: "y",
+	tr := stubTree(t, real, layout.Node{Path: "lib/libdemo.so.3.2", Type: entry.Regular, Mode: 0o755, Ref: "other", Digest: "y",
 		Origins: []layout.Origin{{Deb: "libdemo3", Path: "usr/lib/aarch64-linux-gnu/libdemo.so.3.2"}}})
 	_, err := addStubs(stubProfile(), "libdemo", tr, demoDebs)
 	if err == nil || !strings.Contains(err.Error(), "lib/libdemo.so.3.1 and lib/libdemo.so.3.2") {
@@ -158,7 +159,7 @@ func TestAddStubsHardlink(t *testing.T) {
 		if tr.Nodes[i].Path == "lib/libdemo.so.3.1" {
 			f := tr.Nodes[i]
 			f.Path = "lib/libdemo-impl.bin"
-			tr.Nodes[i] = layout.Node{Path: "lib/libdemo.so.3.1", Type: layout.Hardlink, Link: f.Path, Origins: f.Origins}
+			tr.Nodes[i] = layout.Node{Path: "lib/libdemo.so.3.1", Type: entry.Hardlink, Link: f.Path, Origins: f.Origins}
 			tr.Nodes = append(tr.Nodes, f)
 		}
 	}

@@ -3,6 +3,7 @@ package debredist
 import (
 	"bytes"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"os"
 	"path"
@@ -50,7 +51,7 @@ func addWheels(p Profile, pname, version string, tree *layout.Tree) ([]string, e
 	remove := map[string]bool{}
 	for _, n := range tree.Nodes {
 		m := distPackagesRE.FindStringSubmatch(n.Path)
-		if m == nil || n.Type == layout.Dir || len(n.Origins) == 0 {
+		if m == nil || n.Type == entry.Dir || len(n.Origins) == 0 {
 			continue
 		}
 		ri := slices.IndexFunc(rules, func(r profile.WheelRule) bool { return slices.Contains(r.Debs, n.Origins[0].Deb) })
@@ -63,7 +64,7 @@ func addWheels(p Profile, pname, version string, tree *layout.Tree) ([]string, e
 			remove[n.Path] = true // replaced by the wheel's own metadata
 			continue
 		}
-		if n.Type != layout.File {
+		if n.Type != entry.Regular {
 			return nil, fmt.Errorf("wheel %s: %s (deb %s, %s) is a %s; a wheel holds regular files only", rules[ri].Name, n.Path, n.Origins[0].Deb, n.Origins[0].Path, n.Type)
 		}
 		k := key{ri, m[1]}
@@ -114,7 +115,7 @@ func addWheels(p Profile, pname, version string, tree *layout.Tree) ([]string, e
 		if slices.ContainsFunc(kept, func(n layout.Node) bool { return n.Path == name }) {
 			return nil, fmt.Errorf("wheel %s: the debs already ship %s", r.Name, name)
 		}
-		kept = append(kept, layout.Node{Path: name, Type: layout.File, Mode: 0o644, Size: int64(b.Len()), Data: b.Bytes(),
+		kept = append(kept, layout.Node{Path: name, Type: entry.Regular, Mode: 0o644, Size: int64(b.Len()), Data: b.Bytes(),
 			Origins: append([]layout.Origin{{Deb: wheelOrigin, Path: name}}, origins[k]...)})
 		made = append(made, name)
 	}
@@ -127,7 +128,7 @@ func addWheels(p Profile, pname, version string, tree *layout.Tree) ([]string, e
 func pruneDirs(nodes []layout.Node) []layout.Node {
 	used := map[string]bool{}
 	for _, n := range nodes {
-		if n.Type == layout.Dir {
+		if n.Type == entry.Dir {
 			continue
 		}
 		for d := path.Dir(n.Path); d != "."; d = path.Dir(d) {
@@ -136,7 +137,7 @@ func pruneDirs(nodes []layout.Node) []layout.Node {
 	}
 	out := nodes[:0]
 	for _, n := range nodes {
-		if n.Type != layout.Dir || used[n.Path] {
+		if n.Type != entry.Dir || used[n.Path] {
 			out = append(out, n)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"io/fs"
 	"os"
@@ -80,14 +81,14 @@ func walk(dir string) ([]archive.Entry, error) {
 		e := archive.Entry{Name: filepath.ToSlash(rel), Mode: fi.Mode()}
 		switch {
 		case fi.IsDir():
-			e.Type = archive.Dir
+			e.Type = entry.Dir
 		case fi.Mode()&fs.ModeSymlink != 0:
-			e.Type = archive.Symlink
+			e.Type = entry.Symlink
 			if e.Linkname, err = os.Readlink(p); err != nil {
 				return err
 			}
 		case fi.Mode().IsRegular():
-			e.Type, e.Size = archive.Regular, fi.Size()
+			e.Type, e.Size = entry.Regular, fi.Size()
 			e.Open = func() (io.ReadCloser, error) { return os.Open(p) }
 		default:
 			return fmt.Errorf("%s: unsupported file type %v", p, fi.Mode().Type())

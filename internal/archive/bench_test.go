@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"io/fs"
 	"os"
@@ -36,7 +37,7 @@ func benchCorpus(b *testing.B, size int64) []Entry {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		es = append(es, Entry{Name: filepath.ToSlash(rel), Type: Regular, Mode: fi.Mode(), Size: fi.Size(),
+		es = append(es, Entry{Name: filepath.ToSlash(rel), Type: entry.Regular, Mode: fi.Mode(), Size: fi.Size(),
 			Open: func() (io.ReadCloser, error) { return os.Open(p) }})
 		return nil
 	})

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"errors"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/safepath"
 	"io"
 	"io/fs"
@@ -11,39 +12,13 @@ import (
 	"time"
 )
 
-// EntryType is the kind of an archive entry.
-type EntryType int
-
-// Entry types. Devices, FIFOs and sockets are never written and are rejected
-// by Inspect.
-const (
-	Dir EntryType = iota
-	Regular
-	Symlink
-	Hardlink
-)
-
-func (t EntryType) String() string {
-	switch t {
-	case Dir:
-		return "dir"
-	case Regular:
-		return "regular"
-	case Symlink:
-		return "symlink"
-	case Hardlink:
-		return "hardlink"
-	}
-	return "EntryType(" + strconv.Itoa(int(t)) + ")"
-}
-
 // Entry is one file, directory or link to write below the archive's top
 // directory.
 type Entry struct {
 	// Name is relative to the top directory, slash-separated, without "./"
 	// or trailing "/".
 	Name string
-	Type EntryType
+	Type entry.Type
 	// Mode: only the 0111 bits matter for regular files (any set -> 0755,
 	// else 0644); directories are 0755, symlinks 0777; setuid, setgid and
 	// sticky bits are dropped.
@@ -166,7 +141,7 @@ func checkTop(top string) error {
 
 // linkNode is the part of an entry symlink resolution needs.
 type linkNode struct {
-	typ    EntryType
+	typ    entry.Type
 	target string
 }
 
@@ -176,6 +151,6 @@ type linkNode struct {
 func checkSymlinkTarget(name, target string, nodes map[string]linkNode) error {
 	return safepath.Resolve(path.Dir(name), target, func(p string) (string, bool) {
 		n, ok := nodes[p]
-		return n.target, ok && n.typ == Symlink
+		return n.target, ok && n.typ == entry.Symlink
 	})
 }

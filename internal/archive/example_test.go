@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"strings"
 	"time"
@@ -14,9 +15,9 @@ import (
 func ExampleWrite() {
 	header := "int foo(void);\n"
 	entries := []archive.Entry{
-		{Name: "include/foo.h", Type: archive.Regular, Mode: 0o644, Size: int64(len(header)),
+		{Name: "include/foo.h", Type: entry.Regular, Mode: 0o644, Size: int64(len(header)),
 			Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(header)), nil }},
-		{Name: "lib/libfoo.so", Type: archive.Symlink, Linkname: "libfoo.so.1"},
+		{Name: "lib/libfoo.so", Type: entry.Symlink, Linkname: "libfoo.so.1"},
 	}
 	var buf bytes.Buffer
 	res, err := archive.Write(context.Background(), &buf, entries, archive.Options{
@@ -39,7 +40,7 @@ func ExampleWrite() {
 	// Output:
 	// libfoo-linux-aarch64-1.0-archive 2 true true
 	// dir -rwxr-xr-x include
-	// regular -rw-r--r-- include/foo.h
+	// file -rw-r--r-- include/foo.h
 	// dir -rwxr-xr-x lib
 	// symlink -rwxrwxrwx lib/libfoo.so libfoo.so.1
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -31,14 +32,16 @@ func content(seed uint64, n int) []byte {
 }
 
 func file(name string, mode fs.FileMode, data []byte) Entry {
-	return Entry{Name: name, Type: Regular, Mode: mode, Size: int64(len(data)),
+	return Entry{Name: name, Type: entry.Regular, Mode: mode, Size: int64(len(data)),
 		Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }}
 }
 
-func dir(name string) Entry             { return Entry{Name: name, Type: Dir, Mode: 0o700} }
-func symlink(name, target string) Entry { return Entry{Name: name, Type: Symlink, Linkname: target} }
+func dir(name string) Entry { return Entry{Name: name, Type: entry.Dir, Mode: 0o700} }
+func symlink(name, target string) Entry {
+	return Entry{Name: name, Type: entry.Symlink, Linkname: target}
+}
 func hardlink(name, target string) Entry {
-	return Entry{Name: name, Type: Hardlink, Linkname: target}
+	return Entry{Name: name, Type: entry.Hardlink, Linkname: target}
 }
 
 // sampleEntries is a small redist-like tree exercising sorting ("a-b" vs

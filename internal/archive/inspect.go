@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/debredist/debredist/internal/decompress"
+	"github.com/debredist/debredist/internal/entry"
 	"hash"
 	"io"
 	"io/fs"
@@ -42,7 +43,7 @@ const (
 // Header describes one entry of an inspected archive.
 type Header struct {
 	Name     string      // relative to the top directory, no trailing "/"
-	Type     EntryType   //
+	Type     entry.Type  //
 	Mode     fs.FileMode // permission bits plus setuid/setgid/sticky as stored
 	Size     int64       // regular files
 	Linkname string      // symlink target as stored; hardlink target relative to the top directory
@@ -179,7 +180,7 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 	dec = bound
 	rep := &Report{}
 	type seen struct {
-		typ      EntryType
+		typ      entry.Type
 		mode     fs.FileMode
 		size     int64
 		target   string
@@ -219,16 +220,16 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 		hd := Header{Name: rel, Mode: h.FileInfo().Mode() &^ fs.ModeType}
 		switch h.Typeflag {
 		case tar.TypeDir:
-			hd.Type = Dir
+			hd.Type = entry.Dir
 		case tar.TypeReg, '\x00':
-			hd.Type, hd.Size = Regular, h.Size
+			hd.Type, hd.Size = entry.Regular, h.Size
 		case tar.TypeSymlink:
-			hd.Type, hd.Linkname = Symlink, h.Linkname
+			hd.Type, hd.Linkname = entry.Symlink, h.Linkname
 			if strings.IndexByte(h.Linkname, 0) >= 0 || h.Linkname == "" {
 				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: bad target %q", ErrSymlink, h.Linkname)}
 			}
 		case tar.TypeLink:
-			hd.Type = Hardlink
+			hd.Type = entry.Hardlink
 			ltop, lrel, err := splitName(h.Linkname)
 			if err != nil || ltop != rep.Top || lrel == "" {
 				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: target %q outside the top directory", ErrHardlink, h.Linkname)}
@@ -238,13 +239,13 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 			return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: tar type %q", ErrType, h.Typeflag)}
 		}
 		if rel == "" {
-			if hd.Type != Dir {
+			if hd.Type != entry.Dir {
 				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: top-level %v", ErrTopDir, hd.Type)}
 			}
 			if _, dup := nodes[""]; dup {
 				return nil, &EntryError{Name: h.Name, Err: ErrDuplicate}
 			}
-			nodes[""] = &seen{typ: Dir}
+			nodes[""] = &seen{typ: entry.Dir}
 			continue
 		}
 		if len(rep.Entries) >= MaxEntries {
@@ -254,32 +255,32 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 			return nil, fmt.Errorf("archive: inspect: %w: more than %d bytes of names", ErrLimit, MaxNameBytes)
 		}
 		if n, ok := nodes[rel]; ok {
-			if !(n.implicit && hd.Type == Dir) {
+			if !(n.implicit && hd.Type == entry.Dir) {
 				return nil, &EntryError{Name: h.Name, Err: ErrDuplicate}
 			}
 		}
 		for dir := parentOf(rel); dir != ""; dir = parentOf(dir) {
 			n, ok := nodes[dir]
 			if !ok {
-				nodes[dir] = &seen{typ: Dir, implicit: true}
+				nodes[dir] = &seen{typ: entry.Dir, implicit: true}
 				continue
 			}
-			if n.typ != Dir {
+			if n.typ != entry.Dir {
 				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: %q is a %v", ErrNotDir, dir, n.typ)}
 			}
 		}
 		me := &seen{typ: hd.Type, mode: hd.Mode, size: hd.Size, target: hd.Linkname}
-		if hd.Type == Hardlink {
+		if hd.Type == entry.Hardlink {
 			t, ok := nodes[hd.Linkname]
-			if !ok || (t.typ != Regular && t.typ != Hardlink) {
+			if !ok || (t.typ != entry.Regular && t.typ != entry.Hardlink) {
 				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: target %q is not an earlier regular file", ErrHardlink, hd.Linkname)}
 			}
-			if t.typ == Hardlink {
+			if t.typ == entry.Hardlink {
 				t = nodes[t.root] // resolved when t was seen: O(1), not a chain walk
 			}
 			me.mode, me.size = t.mode, t.size
 			me.target, me.root = hd.Linkname, hd.Linkname
-			if r := nodes[hd.Linkname]; r.typ == Hardlink {
+			if r := nodes[hd.Linkname]; r.typ == entry.Hardlink {
 				me.root = r.root
 			}
 		}
@@ -295,11 +296,11 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 			continue
 		}
 		switch hd.Type {
-		case Dir, Symlink, Regular:
+		case entry.Dir, entry.Symlink, entry.Regular:
 			if err := narAdd(nar, h.Name, hd, tr, nil); err != nil {
 				return nil, err
 			}
-		case Hardlink:
+		case entry.Hardlink:
 			// Hashed by a second pass (below), once, whatever the count.
 			if start < 0 {
 				narOK = false
@@ -327,7 +328,7 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 		links[name] = linkNode{typ: n.typ, target: n.target}
 	}
 	for _, e := range rep.Entries {
-		if e.Type == Symlink {
+		if e.Type == entry.Symlink {
 			if err := checkSymlinkTarget(e.Name, e.Linkname, links); err != nil {
 				return nil, &EntryError{Name: rep.Top + "/" + e.Name, Err: fmt.Errorf("%w: %v", ErrSymlink, err)}
 			}
@@ -370,11 +371,11 @@ func parentOf(name string) string {
 // content read from r (and copied to keep as well, when set).
 func narAdd(nar *narWriter, raw string, e Header, r io.Reader, keep io.Writer) error {
 	switch e.Type {
-	case Dir:
+	case entry.Dir:
 		nar.dir(e.Name)
-	case Symlink:
+	case entry.Symlink:
 		nar.symlink(e.Name, e.Linkname)
-	case Regular:
+	case entry.Regular:
 		nar.beginFile(e.Name, e.Mode&0o111 != 0, e.Size)
 		var w io.Writer = nar
 		if keep != nil {
@@ -460,7 +461,7 @@ func narSecondPass(ctx context.Context, ra io.ReaderAt, start int64, rep *Report
 		e := rep.Entries[i]
 		i++
 		switch e.Type {
-		case Dir, Symlink, Regular:
+		case entry.Dir, entry.Symlink, entry.Regular:
 			var keep io.Writer
 			if targets[rel] {
 				modes[rel] = e.Mode
@@ -472,7 +473,7 @@ func narSecondPass(ctx context.Context, ra io.ReaderAt, start int64, rep *Report
 			if err := sp.err; err != nil {
 				return "", err
 			}
-		case Hardlink:
+		case entry.Hardlink:
 			root := e.Linkname
 			if r, ok := rootOf[root]; ok {
 				root = r

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"os"
 	"os/exec"
@@ -25,7 +26,7 @@ func TestInspectRoundTrip(t *testing.T) {
 	withLinks := sampleEntries(bigSize)
 	var noHardlinks []Entry
 	for _, e := range sampleEntries(1000) {
-		if e.Type != Hardlink {
+		if e.Type != entry.Hardlink {
 			noHardlinks = append(noHardlinks, e)
 		}
 	}
@@ -49,7 +50,7 @@ func TestInspectRoundTrip(t *testing.T) {
 			for i, it := range items {
 				h := rep.Entries[i]
 				if h.Name != it.Name || h.Type != it.Type || int64(h.Mode) != it.mode || h.Linkname != it.Linkname ||
-					(it.Type == Regular && h.Size != it.Size) {
+					(it.Type == entry.Regular && h.Size != it.Size) {
 					t.Errorf("entry %d = %+v, want %s %v %o %q", i, h, it.Name, it.Type, it.mode, it.Linkname)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"io/fs"
 	"os"
@@ -99,16 +100,16 @@ func checkListing(t *testing.T, listing string, entries []Entry, stamp string) {
 	for _, e := range entries {
 		name := "foo-1.0-archive/" + e.Name
 		switch e.Type {
-		case Dir:
+		case entry.Dir:
 			want[name+"/"] = "drwxr-xr-x"
-		case Regular:
+		case entry.Regular:
 			want[name] = "-rw-r--r--"
 			if e.Mode&0o111 != 0 {
 				want[name] = "-rwxr-xr-x"
 			}
-		case Symlink:
+		case entry.Symlink:
 			want[name] = "lrwxrwxrwx"
-		case Hardlink:
+		case entry.Hardlink:
 			want[name] = "hrwxr-xr-x" // all hardlink targets in sampleEntries are executable
 		}
 	}
@@ -150,11 +151,11 @@ func checkExtracted(t *testing.T, top string, entries []Entry) {
 			continue
 		}
 		switch e.Type {
-		case Dir:
+		case entry.Dir:
 			if !fi.IsDir() || fi.Mode().Perm() != 0o755 {
 				t.Errorf("%s: mode %v, want dir 0755", e.Name, fi.Mode())
 			}
-		case Regular:
+		case entry.Regular:
 			wantPerm := fs.FileMode(0o644)
 			if e.Mode&0o111 != 0 {
 				wantPerm = 0o755
@@ -168,11 +169,11 @@ func checkExtracted(t *testing.T, top string, entries []Entry) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s: content differs (%d vs %d bytes)", e.Name, len(got), len(want))
 			}
-		case Symlink:
+		case entry.Symlink:
 			if target, err := os.Readlink(p); err != nil || target != e.Linkname {
 				t.Errorf("%s: readlink = %q, %v; want %q", e.Name, target, err, e.Linkname)
 			}
-		case Hardlink:
+		case entry.Hardlink:
 			tfi, err := os.Lstat(filepath.Join(top, filepath.FromSlash(e.Linkname)))
 			if err != nil || !os.SameFile(fi, tfi) {
 				t.Errorf("%s: not a hardlink of %s (%v)", e.Name, e.Linkname, err)

@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"io"
 )
 
@@ -40,13 +41,13 @@ func Walk(ctx context.Context, r io.Reader, fn func(h Header, content io.Reader)
 		var content io.Reader
 		switch h.Typeflag {
 		case tar.TypeDir:
-			hd.Type = Dir
+			hd.Type = entry.Dir
 		case tar.TypeReg, '\x00':
-			hd.Type, hd.Size, content = Regular, h.Size, tr
+			hd.Type, hd.Size, content = entry.Regular, h.Size, tr
 		case tar.TypeSymlink:
-			hd.Type, hd.Linkname = Symlink, h.Linkname
+			hd.Type, hd.Linkname = entry.Symlink, h.Linkname
 		case tar.TypeLink:
-			hd.Type = Hardlink
+			hd.Type = entry.Hardlink
 			if _, lrel, err := splitName(h.Linkname); err == nil {
 				hd.Linkname = lrel
 			}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"hash"
 	"io"
 	"path"
@@ -33,9 +34,9 @@ func plan(entries []Entry) ([]*item, error) {
 		}
 		it := &item{Entry: e}
 		switch e.Type {
-		case Dir:
+		case entry.Dir:
 			it.mode = 0o755
-		case Regular:
+		case entry.Regular:
 			it.mode = 0o644
 			if e.Mode&0o111 != 0 {
 				it.mode = 0o755
@@ -46,9 +47,9 @@ func plan(entries []Entry) ([]*item, error) {
 			if e.Open == nil {
 				return nil, &EntryError{Name: e.Name, Err: fmt.Errorf("%w: regular file without Open", ErrType)}
 			}
-		case Symlink:
+		case entry.Symlink:
 			it.mode = 0o777
-		case Hardlink:
+		case entry.Hardlink:
 			if err := checkName(e.Linkname); err != nil {
 				return nil, &EntryError{Name: e.Name, Err: fmt.Errorf("%w: target %q: %v", ErrHardlink, e.Linkname, err)}
 			}
@@ -66,12 +67,12 @@ func plan(entries []Entry) ([]*item, error) {
 		for dir := path.Dir(items[i].Name); dir != "."; dir = path.Dir(dir) {
 			p, ok := byName[dir]
 			if !ok {
-				p = &item{Entry: Entry{Name: dir, Type: Dir}, mode: 0o755}
+				p = &item{Entry: Entry{Name: dir, Type: entry.Dir}, mode: 0o755}
 				byName[dir] = p
 				items = append(items, p)
 				continue
 			}
-			if p.Type != Dir {
+			if p.Type != entry.Dir {
 				return nil, &EntryError{Name: items[i].Name, Err: fmt.Errorf("%w: %q is a %v", ErrNotDir, dir, p.Type)}
 			}
 		}
@@ -86,7 +87,7 @@ func plan(entries []Entry) ([]*item, error) {
 		nodes[it.Name] = linkNode{typ: it.Type, target: it.Linkname}
 	}
 	for _, it := range items {
-		if it.Type == Symlink {
+		if it.Type == entry.Symlink {
 			if err := checkSymlinkTarget(it.Name, it.Linkname, nodes); err != nil {
 				return nil, &EntryError{Name: it.Name, Err: fmt.Errorf("%w: %v", ErrSymlink, err)}
 			}
@@ -106,11 +107,11 @@ func plan(entries []Entry) ([]*item, error) {
 func groupHardlinks(items []*item, byName map[string]*item, pos map[string]int) error {
 	groups := map[*item][]*item{} // regular file -> hardlinks to it
 	for _, it := range items {
-		if it.Type != Hardlink {
+		if it.Type != entry.Hardlink {
 			continue
 		}
 		t := it
-		for hops := 0; t.Type == Hardlink; hops++ {
+		for hops := 0; t.Type == entry.Hardlink; hops++ {
 			next, ok := byName[t.Linkname]
 			switch {
 			case !ok:
@@ -120,7 +121,7 @@ func groupHardlinks(items []*item, byName map[string]*item, pos map[string]int) 
 			}
 			t = next
 		}
-		if t.Type != Regular {
+		if t.Type != entry.Regular {
 			return &EntryError{Name: it.Name, Err: fmt.Errorf("%w: target %q is a %v", ErrHardlink, it.Linkname, t.Type)}
 		}
 		groups[t] = append(groups[t], it)
@@ -135,10 +136,10 @@ func groupHardlinks(items []*item, byName map[string]*item, pos map[string]int) 
 		content := file.Entry
 		for _, m := range append(links, file) {
 			if m == first {
-				m.Type, m.Size, m.Open, m.Linkname, m.mode, m.root = Regular, content.Size, content.Open, "", file.mode, nil
+				m.Type, m.Size, m.Open, m.Linkname, m.mode, m.root = entry.Regular, content.Size, content.Open, "", file.mode, nil
 				continue
 			}
-			m.Type, m.Linkname, m.mode, m.root = Hardlink, first.Name, file.mode, first
+			m.Type, m.Linkname, m.mode, m.root = entry.Hardlink, first.Name, file.mode, first
 		}
 	}
 	return nil
@@ -229,34 +230,34 @@ func writeTar(ctx context.Context, zw io.Writer, items []*item, opts Options) (R
 		full := top + "/" + it.Name
 		var h *tar.Header
 		switch it.Type {
-		case Dir:
+		case entry.Dir:
 			h = hdr(full+"/", tar.TypeDir, it.mode)
 			nar.dir(it.Name)
-		case Regular:
+		case entry.Regular:
 			h = hdr(full, tar.TypeReg, it.mode)
 			h.Size = it.Size
-		case Symlink:
+		case entry.Symlink:
 			h = hdr(full, tar.TypeSymlink, it.mode)
 			h.Linkname = it.Linkname
 			nar.symlink(it.Name, it.Linkname)
-		case Hardlink:
+		case entry.Hardlink:
 			h = hdr(full, tar.TypeLink, it.mode)
 			h.Linkname = top + "/" + it.Linkname
 		}
-		if it.Type != Dir {
+		if it.Type != entry.Dir {
 			res.Files++
 		}
 		if err := tw.WriteHeader(h); err != nil {
 			return Result{}, &EntryError{Name: it.Name, Err: err}
 		}
 		switch it.Type {
-		case Regular:
+		case entry.Regular:
 			nar.beginFile(it.Name, it.mode&0o111 != 0, it.Size)
 			if err := copyContent(ctx, io.MultiWriter(tw, nar), it.Entry); err != nil {
 				return Result{}, err
 			}
 			nar.endFile()
-		case Hardlink:
+		case entry.Hardlink:
 			nar.beginFile(it.Name, it.mode&0o111 != 0, it.root.Size)
 			if err := copyContent(ctx, nar, it.root.Entry); err != nil {
 				return Result{}, &EntryError{Name: it.Name, Err: fmt.Errorf("hardlink target: %w", err)}

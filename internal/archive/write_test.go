@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -93,9 +94,9 @@ func remoded(es []Entry) []Entry {
 	out := append([]Entry(nil), es...)
 	for i := range out {
 		switch {
-		case out[i].Type == Regular && out[i].Mode&0o111 != 0:
+		case out[i].Type == entry.Regular && out[i].Mode&0o111 != 0:
 			out[i].Mode = 0o100 | fs.ModeSetgid | fs.ModeSticky
-		case out[i].Type == Regular:
+		case out[i].Type == entry.Regular:
 			out[i].Mode = 0o666
 		default:
 			out[i].Mode = 0o700
@@ -197,9 +198,9 @@ func TestWriteRejects(t *testing.T) {
 		{"symlink escape via chain", "t", []Entry{symlink("d/s", ".."), symlink("d/x", "s/../..")}, "d/x", ErrSymlink},
 		{"symlink loop", "t", []Entry{symlink("a", "b"), symlink("b", "a")}, "a", ErrSymlink},
 		{"symlink empty", "t", []Entry{symlink("a", "")}, "a", ErrSymlink},
-		{"negative size", "t", []Entry{{Name: "f", Type: Regular, Size: -1, Open: ok.Open}}, "f", ErrSize},
-		{"no Open", "t", []Entry{{Name: "f", Type: Regular}}, "f", ErrType},
-		{"bad type", "t", []Entry{{Name: "f", Type: EntryType(9)}}, "f", ErrType},
+		{"negative size", "t", []Entry{{Name: "f", Type: entry.Regular, Size: -1, Open: ok.Open}}, "f", ErrSize},
+		{"no Open", "t", []Entry{{Name: "f", Type: entry.Regular}}, "f", ErrType},
+		{"bad type", "t", []Entry{{Name: "f", Type: entry.Type(9)}}, "f", ErrType},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -246,16 +247,16 @@ func TestWriteContentErrors(t *testing.T) {
 		entry Entry
 		want  error
 	}{
-		{"short", Entry{Name: "f", Type: Regular, Size: 10, Open: func() (io.ReadCloser, error) {
+		{"short", Entry{Name: "f", Type: entry.Regular, Size: 10, Open: func() (io.ReadCloser, error) {
 			return io.NopCloser(strings.NewReader("abc")), nil
 		}}, ErrSize},
-		{"long", Entry{Name: "f", Type: Regular, Size: 2, Open: func() (io.ReadCloser, error) {
+		{"long", Entry{Name: "f", Type: entry.Regular, Size: 2, Open: func() (io.ReadCloser, error) {
 			return io.NopCloser(strings.NewReader("abc")), nil
 		}}, ErrSize},
-		{"open fails", Entry{Name: "f", Type: Regular, Size: 2, Open: func() (io.ReadCloser, error) {
+		{"open fails", Entry{Name: "f", Type: entry.Regular, Size: 2, Open: func() (io.ReadCloser, error) {
 			return nil, boom
 		}}, boom},
-		{"read fails", Entry{Name: "f", Type: Regular, Size: 2, Open: func() (io.ReadCloser, error) {
+		{"read fails", Entry{Name: "f", Type: entry.Regular, Size: 2, Open: func() (io.ReadCloser, error) {
 			return io.NopCloser(errReader{boom}), nil
 		}}, boom},
 	}
@@ -338,11 +339,11 @@ func TestHardlinkTargetSortsLater(t *testing.T) {
 	for _, h := range rep.Entries {
 		got[h.Name] = h
 	}
-	if h := got["a"]; h.Type != Regular || h.Size != int64(len(data)) || h.Mode&0o111 == 0 {
+	if h := got["a"]; h.Type != entry.Regular || h.Size != int64(len(data)) || h.Mode&0o111 == 0 {
 		t.Errorf("a = %+v, want the regular file (executable, %d bytes)", h, len(data))
 	}
 	for _, n := range []string{"m", "z"} {
-		if h := got[n]; h.Type != Hardlink || h.Linkname != "a" {
+		if h := got[n]; h.Type != entry.Hardlink || h.Linkname != "a" {
 			t.Errorf("%s = %+v, want a hardlink to a", n, h)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"os"
 	"os/exec"
@@ -83,7 +84,7 @@ func readAll(t *testing.T, r io.Reader, opts Options) ([]listing, map[string][]b
 		}
 		l := listing{Name: e.Name, Perm: fsPermString(e), Size: e.Size, Linkname: e.Linkname}
 		switch e.Type {
-		case Regular:
+		case entry.Regular:
 			l.Type = '-'
 			b, err := io.ReadAll(rd)
 			if err != nil {
@@ -93,11 +94,11 @@ func readAll(t *testing.T, r io.Reader, opts Options) ([]listing, map[string][]b
 				t.Errorf("%s: read %d bytes, header says %d", e.Name, len(b), e.Size)
 			}
 			bodies[e.Name] = b
-		case Dir:
+		case entry.Dir:
 			l.Type = 'd'
-		case Symlink:
+		case entry.Symlink:
 			l.Type = 'l'
-		case Hardlink:
+		case entry.Hardlink:
 			l.Type = 'h'
 			bodies[e.Name] = bodies[e.Linkname]
 		}

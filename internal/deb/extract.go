@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/safepath"
 	"io"
 	"io/fs"
@@ -214,7 +215,7 @@ func (x *extractor) entry(e *Entry) error {
 			return x.fail(KindIO, e.Name, err)
 		}
 	}
-	if e.Type != Dir {
+	if e.Type != entry.Dir {
 		// Replace an earlier non-directory entry of the same name.
 		if st, err := x.root.Lstat(e.Name); err == nil {
 			if st.IsDir() {
@@ -227,15 +228,15 @@ func (x *extractor) entry(e *Entry) error {
 		}
 	}
 	perm := e.Mode.Perm()
-	if bits := e.Mode & (fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); bits != 0 && (e.Type == Regular || e.Type == Dir) {
+	if bits := e.Mode & (fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); bits != 0 && (e.Type == entry.Regular || e.Type == entry.Dir) {
 		x.changed(e, "%s stripped", SpecialBits(bits))
 	}
-	if perm&0o002 != 0 && (e.Type == Dir || e.Type == Regular) {
+	if perm&0o002 != 0 && (e.Type == entry.Dir || e.Type == entry.Regular) {
 		perm &^= 0o002 // nothing extracted is world-writable
 		x.changed(e, "write permission for others cleared")
 	}
 	switch e.Type {
-	case Dir:
+	case entry.Dir:
 		if _, ok := x.symlinks[e.Name]; ok {
 			if err := x.root.Remove(e.Name); err != nil {
 				return x.fail(KindIO, e.Name, err)
@@ -249,7 +250,7 @@ func (x *extractor) entry(e *Entry) error {
 			return x.fail(KindFormat, e.Name, errors.New("directory entry replaces a non-directory"))
 		}
 		x.dirModes[e.Name] = perm
-	case Regular:
+	case entry.Regular:
 		f, err := x.root.OpenFile(e.Name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
 			return x.fail(KindIO, e.Name, err)
@@ -268,7 +269,7 @@ func (x *extractor) entry(e *Entry) error {
 			}
 			return x.fail(KindIO, e.Name, err)
 		}
-	case Symlink:
+	case entry.Symlink:
 		target := safepath.RootRelative(e.Name, e.Linkname)
 		if err := safepath.Resolve(path.Dir(e.Name), target, nil); err != nil {
 			return x.fail(KindUnsafePath, e.Name, err)
@@ -280,7 +281,7 @@ func (x *extractor) entry(e *Entry) error {
 			x.changed(e, "absolute symlink target %s re-rooted as %s", e.Linkname, target)
 		}
 		x.symlinks[e.Name] = target
-	case Hardlink:
+	case entry.Hardlink:
 		if err := x.root.Link(e.Linkname, e.Name); err != nil {
 			return x.fail(KindIO, e.Name, err)
 		}

@@ -242,7 +242,7 @@ func hostileCases() []hostileCase {
 		{name: "duplicate path different mode", deb: simple(mini(debtest.File{Name: "usr/a", Body: []byte("a")}, debtest.File{Name: "usr/a", Body: []byte("a"), Mode: 0o755})),
 			kind: KindFormat, entry: "./usr/a", errText: "mode"},
 		{name: "duplicate path file then symlink", deb: simple(mini(debtest.File{Name: "usr/a", Body: []byte("a")}, debtest.File{Name: "usr/a", Type: tar.TypeSymlink, Linkname: "b"})),
-			kind: KindFormat, entry: "./usr/a", errText: "a regular, then a symlink"},
+			kind: KindFormat, entry: "./usr/a", errText: "a file, then a symlink"},
 		{name: "duplicate symlink retargeted", deb: simple(mini(debtest.File{Name: "usr/a", Type: tar.TypeSymlink, Linkname: "b"}, debtest.File{Name: "usr/a", Type: tar.TypeSymlink, Linkname: "c"})),
 			kind: KindFormat, entry: "./usr/a", errText: "target"},
 		{name: "identical duplicates merge", deb: simple(mini(debtest.File{Name: "usr/a", Body: []byte("a")}, debtest.File{Name: "usr/a", Body: []byte("a")},

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/debredist/debredist/internal/decompress"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/safepath"
 	"hash"
 	"io"
@@ -110,37 +111,12 @@ type Options struct {
 
 func (o *Options) zstdConcurrency() int { return 1 }
 
-// EntryType is the kind of a data.tar entry.
-type EntryType int
-
-// Entry types. Devices, FIFOs and other types are rejected.
-const (
-	Regular EntryType = iota + 1
-	Dir
-	Symlink
-	Hardlink
-)
-
-func (t EntryType) String() string {
-	switch t {
-	case Regular:
-		return "regular"
-	case Dir:
-		return "dir"
-	case Symlink:
-		return "symlink"
-	case Hardlink:
-		return "hardlink"
-	}
-	return fmt.Sprintf("EntryType(%d)", int(t))
-}
-
 // Entry is a checked data.tar entry.
 type Entry struct {
 	// Name is cleaned, relative, slash-separated, without leading "./" or
 	// "/" and without trailing "/". The root entry "./" is skipped.
 	Name string
-	Type EntryType
+	Type entry.Type
 	// Mode holds the permission bits plus fs.ModeSetuid, fs.ModeSetgid and
 	// fs.ModeSticky when set (no type bits).
 	Mode fs.FileMode
@@ -450,16 +426,16 @@ func (r *Reader) next() (*Entry, error) {
 			return nil, r.errorf(KindLimit, m, hdr.Name, fmt.Errorf("entry bomb: more than %d entries in a %d-byte deb (MinEntryBytes=%d bytes of deb per entry, at least %d entries)",
 				r.maxEntries, r.budget.size, r.lim.MinEntryBytes, minEntryBudget))
 		}
-		var typ EntryType
+		var typ entry.Type
 		switch hdr.Typeflag {
 		case tar.TypeReg, tar.TypeRegA:
-			typ = Regular
+			typ = entry.Regular
 		case tar.TypeDir:
-			typ = Dir
+			typ = entry.Dir
 		case tar.TypeSymlink:
-			typ = Symlink
+			typ = entry.Symlink
 		case tar.TypeLink:
-			typ = Hardlink
+			typ = entry.Hardlink
 		case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
 			return nil, r.errorf(KindDevice, m, hdr.Name, fmt.Errorf("entry type %q (device or fifo) is not allowed", hdr.Typeflag))
 		case tar.TypeXGlobalHeader:
@@ -472,20 +448,20 @@ func (r *Reader) next() (*Entry, error) {
 			return nil, r.errorf(kind, m, hdr.Name, err)
 		}
 		if name == "" {
-			if typ == Dir {
+			if typ == entry.Dir {
 				continue
 			}
 			return nil, r.errorf(KindFormat, m, hdr.Name, fmt.Errorf("%s entry with empty name", typ))
 		}
 		e := &Entry{Name: name, Type: typ, Mode: modeOf(hdr.Mode), ModTime: hdr.ModTime}
 		switch typ {
-		case Regular:
+		case entry.Regular:
 			if hdr.Size < 0 {
 				return nil, r.errorf(KindFormat, m, hdr.Name, fmt.Errorf("negative size %d", hdr.Size))
 			}
 			e.Size = hdr.Size
 			r.regular[name] = true
-		case Symlink:
+		case entry.Symlink:
 			if hdr.Linkname == "" {
 				return nil, r.errorf(KindUnsafePath, m, hdr.Name, errors.New("symlink with empty target"))
 			}
@@ -497,7 +473,7 @@ func (r *Reader) next() (*Entry, error) {
 			}
 			e.Linkname = hdr.Linkname
 			delete(r.regular, name)
-		case Hardlink:
+		case entry.Hardlink:
 			target, kind, err := cleanName(hdr.Linkname, r.lim.MaxNameLen)
 			if err != nil {
 				return nil, r.errorf(kind, m, hdr.Name, fmt.Errorf("hardlink target: %w", err))
@@ -507,11 +483,11 @@ func (r *Reader) next() (*Entry, error) {
 			}
 			e.Linkname = target
 			r.regular[name] = true
-		case Dir:
+		case entry.Dir:
 			delete(r.regular, name)
 		}
 		r.cur = e
-		if e.Type == Regular {
+		if e.Type == entry.Regular {
 			r.hash.Reset()
 		} else if err := r.record(e, r.curRaw, seenEntry{typ: e.Type, mode: e.Mode, link: e.Linkname}); err != nil {
 			return nil, err
@@ -529,7 +505,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		}
 		return 0, r.err
 	}
-	if r.cur == nil || r.cur.Type != Regular {
+	if r.cur == nil || r.cur.Type != entry.Regular {
 		return 0, io.EOF
 	}
 	n, err := r.tr.Read(p)
@@ -554,7 +530,7 @@ func sparse(h *tar.Header) bool {
 
 // seenEntry is what decides whether two entries of one name are the same.
 type seenEntry struct {
-	typ  EntryType
+	typ  entry.Type
 	mode fs.FileMode
 	link string
 	size int64
@@ -565,13 +541,13 @@ type seenEntry struct {
 // records it.
 func (r *Reader) finish() error {
 	e := r.cur
-	if e == nil || e.Type != Regular {
+	if e == nil || e.Type != entry.Regular {
 		return nil
 	}
 	if _, err := io.Copy(r.hash, r.tr); err != nil {
 		return r.tarError(r.dataMember, r.curRaw, err)
 	}
-	s := seenEntry{typ: Regular, mode: e.Mode, size: e.Size}
+	s := seenEntry{typ: entry.Regular, mode: e.Mode, size: e.Size}
 	r.hash.Sum(s.sum[:0])
 	return r.record(e, r.curRaw, s)
 }

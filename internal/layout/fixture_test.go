@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"os"
 	"path/filepath"
@@ -102,7 +103,7 @@ func readDeb(t *testing.T, file, name string, content map[string][]byte) []layou
 			t.Fatal(err)
 		}
 		in := layout.FromDeb(name, e)
-		if in.Type == layout.File {
+		if in.Type == entry.Regular {
 			b, err := io.ReadAll(r)
 			if err != nil {
 				t.Fatal(err)
@@ -129,10 +130,10 @@ func shapeOf(tr *layout.Tree) shape {
 	var s shape
 	for _, n := range tr.Nodes {
 		top, _, nested := strings.Cut(n.Path, "/")
-		if nested || n.Type == layout.Dir {
+		if nested || n.Type == entry.Dir {
 			roots[top] = true
 		}
-		if n.Type == layout.Dir {
+		if n.Type == entry.Dir {
 			continue
 		}
 		switch {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func tarInputs(stream []byte, content map[string][]byte) []Input {
 			return nil
 		}
 		in := FromDeb("deb0", e)
-		if in.Type == File {
+		if in.Type == entry.Regular {
 			body, err := io.ReadAll(r)
 			if err != nil {
 				return nil

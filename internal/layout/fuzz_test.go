@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"io/fs"
 	"path"
 	"strings"
@@ -29,20 +30,20 @@ func fuzzInputs(data string) []Input {
 		in := Input{Deb: "deb" + string('0'+debNo%2), Path: p, Mode: 0o644}
 		switch typ {
 		case 'd':
-			in.Type, in.Mode = Dir, 0o755
+			in.Type, in.Mode = entry.Dir, 0o755
 		case 's':
 			if link == "" || strings.ContainsRune(link, 0) {
 				continue
 			}
-			in.Type, in.Link, in.Mode = Symlink, link, 0o777
+			in.Type, in.Link, in.Mode = entry.Symlink, link, 0o777
 		case 'h':
 			l, ok := readerClean(link)
 			if !ok || !regular[in.Deb+"\x00"+l] {
 				continue
 			}
-			in.Type, in.Link = Hardlink, l
+			in.Type, in.Link = entry.Hardlink, l
 		default:
-			in.Type = File
+			in.Type = entry.Regular
 			in.Digest = fmt.Sprintf("%x", len(link)) // two contents: equal or not
 			in.Ref = "ref:" + p
 			in.Size = int64(len(link))
@@ -84,12 +85,12 @@ func checkTree(t *testing.T, tr *Tree) {
 	}
 	for _, n := range tr.Nodes {
 		for d := path.Dir(n.Path); d != "."; d = path.Dir(d) {
-			if parent, ok := byPath[d]; ok && parent.Type != Dir {
+			if parent, ok := byPath[d]; ok && parent.Type != entry.Dir {
 				t.Fatalf("%q lies under %s %q", n.Path, parent.Type, d)
 			}
 		}
 		switch n.Type {
-		case Symlink:
+		case entry.Symlink:
 			if n.Link == "" || strings.HasPrefix(n.Link, "/") || strings.ContainsRune(n.Link, 0) {
 				t.Fatalf("symlink %q -> %q: not a relative target", n.Path, n.Link)
 			}
@@ -97,12 +98,12 @@ func checkTree(t *testing.T, tr *Tree) {
 			if r == ".." || strings.HasPrefix(r, "../") || r == "." {
 				t.Fatalf("symlink %q -> %q resolves outside the tree (%q)", n.Path, n.Link, r)
 			}
-		case Hardlink:
+		case entry.Hardlink:
 			target, ok := byPath[n.Link]
-			if !ok || target.Type != File {
+			if !ok || target.Type != entry.Regular {
 				t.Fatalf("hardlink %q -> %q: target is not a file of the tree", n.Path, n.Link)
 			}
-		case File:
+		case entry.Regular:
 			if n.Mode&^(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
 				t.Fatalf("file %q has mode %v", n.Path, n.Mode)
 			}

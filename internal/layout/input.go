@@ -6,14 +6,5 @@ import "github.com/debredist/debredist/internal/deb"
 // as an Input. Content identity (Digest, Ref) of regular files is the
 // caller's to fill: it is where the caller keeps the bytes.
 func FromDeb(debName string, e *deb.Entry) Input {
-	in := Input{Deb: debName, Path: e.Name, Mode: e.Mode, Size: e.Size, Link: e.Linkname, Type: File}
-	switch e.Type {
-	case deb.Dir:
-		in.Type = Dir
-	case deb.Symlink:
-		in.Type = Symlink
-	case deb.Hardlink:
-		in.Type = Hardlink
-	}
-	return in
+	return Input{Deb: debName, Path: e.Name, Type: e.Type, Mode: e.Mode, Size: e.Size, Link: e.Linkname}
 }

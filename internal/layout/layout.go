@@ -3,6 +3,7 @@ package layout
 import (
 	"bytes"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/safepath"
 	"io/fs"
 	"path"
@@ -12,32 +13,14 @@ import (
 	"github.com/debredist/debredist/debredist/profile"
 )
 
-// Type is the kind of a filesystem entry.
-type Type int
-
-const (
-	File Type = iota
-	Dir
-	Symlink
-	Hardlink
-)
-
-var typeNames = map[string]Type{"file": File, "dir": Dir, "symlink": Symlink, "hardlink": Hardlink}
-
-func (t Type) String() string {
-	for k, v := range typeNames {
-		if v == t {
-			return k
-		}
-	}
-	return fmt.Sprintf("type(%d)", int(t))
-}
+// typeNames is the profiles' vocabulary for entry types.
+var typeNames = map[string]entry.Type{"file": entry.Regular, "dir": entry.Dir, "symlink": entry.Symlink, "hardlink": entry.Hardlink}
 
 // Input is one entry of a deb's data, in Debian's filesystem layout.
 type Input struct {
 	Deb  string // binary package (or deb file) it comes from
 	Path string // clean, relative, slash-separated path inside data.tar
-	Type Type
+	Type entry.Type
 	Mode fs.FileMode
 	Size int64
 	// Link is a symlink's target as written, or a hardlink's target path
@@ -59,7 +42,7 @@ type Origin struct {
 // Node is one entry of a redist tree.
 type Node struct {
 	Path    string
-	Type    Type
+	Type    entry.Type
 	Mode    fs.FileMode
 	Size    int64
 	Link    string // symlink target (relative), or hardlink target (a tree path)
@@ -178,30 +161,30 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 		}
 		r, dest, whole, ok := e.place(pname, in.Type, in.Path)
 		switch {
-		case ok && whole && in.Type == Symlink && r.src.To != nil:
+		case ok && whole && in.Type == entry.Symlink && r.src.To != nil:
 			// A link standing for a directory the layout flattens
 			// (lib/tegra -> nvidia): its content lands in place anyway.
 			t.Dropped = append(t.Dropped, Dropped{Origin{in.Deb, in.Path}, "symlink to a directory the layout flattens"})
 			continue
 		case !ok:
-			if in.Type != Dir { // structural directories (usr/, usr/local/) carry nothing
+			if in.Type != entry.Dir { // structural directories (usr/, usr/local/) carry nothing
 				unplaced = append(unplaced, Origin{in.Deb, in.Path})
 			}
 		case r.src.Drop != "":
-			if in.Type != Dir {
+			if in.Type != entry.Dir {
 				t.Dropped = append(t.Dropped, Dropped{Origin{in.Deb, in.Path}, r.src.Drop})
 			}
 		case r.src.License:
-			if in.Type == File || in.Type == Hardlink {
+			if in.Type == entry.Regular || in.Type == entry.Hardlink {
 				licenses = append(licenses, in)
 			}
-		case dest == "LICENSE" && (in.Type == File || in.Type == Hardlink):
+		case dest == "LICENSE" && (in.Type == entry.Regular || in.Type == entry.Hardlink):
 			// A deb's own license file landing on the merged LICENSE.
 			licenses = append(licenses, in)
 			t.Changes = append(t.Changes, fmt.Sprintf("%s:%s: license file merged into LICENSE", in.Deb, in.Path))
 		default:
 			if dest == "" {
-				if in.Type == Dir {
+				if in.Type == entry.Dir {
 					continue
 				}
 				unplaced = append(unplaced, Origin{in.Deb, in.Path})
@@ -223,7 +206,7 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 		n := Node{Path: p.dest, Type: p.in.Type, Mode: p.in.Mode, Size: p.in.Size, Digest: p.in.Digest, Ref: p.in.Ref,
 			Origins: []Origin{{p.in.Deb, p.in.Path}}}
 		switch p.in.Type {
-		case Symlink:
+		case entry.Symlink:
 			target, err := e.relink(pname, p, debToTree)
 			if err != nil {
 				return nil, err
@@ -232,7 +215,7 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 			if strings.HasPrefix(p.in.Link, "/") {
 				t.Changes = append(t.Changes, fmt.Sprintf("%s:%s: absolute link to %s re-rooted as %s", p.in.Deb, p.in.Path, p.in.Link, target))
 			}
-		case Hardlink:
+		case entry.Hardlink:
 			dst, ok := debToTree[path.Clean(p.in.Link)]
 			if !ok {
 				return nil, &LinkError{PName: pname, Origin: Origin{p.in.Deb, p.in.Path}, Target: p.in.Link, Reason: "hardlink target is not placed in the redist tree"}
@@ -261,7 +244,7 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 		if err != nil {
 			return nil, fmt.Errorf("redist package %s: %w", pname, err)
 		}
-		if _, err := add(nodes, pname, Node{Path: "LICENSE", Type: File, Mode: 0o644, Size: int64(len(text)), Data: text, Origins: origins}); err != nil {
+		if _, err := add(nodes, pname, Node{Path: "LICENSE", Type: entry.Regular, Mode: 0o644, Size: int64(len(text)), Data: text, Origins: origins}); err != nil {
 			return nil, err
 		}
 	}
@@ -280,7 +263,7 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 // isAlternative reports a symlink into /etc/alternatives (update-
 // alternatives' indirection, which has no place in a redist tree).
 func isAlternative(in Input) bool {
-	if in.Type != Symlink {
+	if in.Type != entry.Symlink {
 		return false
 	}
 	t, ok := resolveDeb(in.Path, in.Link)
@@ -291,7 +274,7 @@ func isAlternative(in Input) bool {
 // profile's link rules made the same tree path (the alternative resolved
 // by rule), or nothing did and the link is dropped. Never an error.
 func (e *Engine) alternative(pname string, in Input, nodes map[string]*Node) string {
-	if r, dest, _, ok := e.place(pname, Symlink, in.Path); ok && r.src.Drop == "" && !r.src.License && dest != "" {
+	if r, dest, _, ok := e.place(pname, entry.Symlink, in.Path); ok && r.src.Drop == "" && !r.src.License && dest != "" {
 		if n, ok := nodes[dest]; ok {
 			n.Origins = append(n.Origins, Origin{in.Deb, in.Path})
 			return fmt.Sprintf("%s:%s: link to %s resolved by the profile's link rules as %s -> %s", in.Deb, in.Path, in.Link, dest, n.Link)
@@ -303,7 +286,7 @@ func (e *Engine) alternative(pname string, in Input, nodes map[string]*Node) str
 // selfLink reports a symlink that, after flattening, points at its own
 // path (extras/CUPTI/lib64/x -> ../../../targets/.../lib/x: both are lib/x).
 func selfLink(n *Node) bool {
-	return n.Type == Symlink && path.Join(path.Dir(n.Path), n.Link) == n.Path
+	return n.Type == entry.Symlink && path.Join(path.Dir(n.Path), n.Link) == n.Path
 }
 
 // checkSelfLinks refuses a link left pointing at itself (its target was
@@ -318,7 +301,7 @@ func checkSelfLinks(pname string, nodes map[string]*Node) error {
 }
 
 // place finds the first rule for a path.
-func (e *Engine) place(pname string, ty Type, p string) (*rule, string, bool, bool) {
+func (e *Engine) place(pname string, ty entry.Type, p string) (*rule, string, bool, bool) {
 	for i := range e.rules {
 		if dest, whole, ok := e.rules[i].match(pname, ty, p); ok {
 			return &e.rules[i], dest, whole, true
@@ -339,7 +322,7 @@ func (e *Engine) relink(pname string, p placed, debToTree map[string]string) (st
 	if !ok {
 		// A target no deb of this package ships (dangling, as in the deb):
 		// place it by the rules as if it were a file.
-		r, d, _, found := e.place(pname, File, target)
+		r, d, _, found := e.place(pname, entry.Regular, target)
 		if !found || r.src.Drop != "" || r.src.License || d == "" {
 			return "", &LinkError{PName: pname, Origin: origin, Target: p.in.Link, Reason: "target has no place in the redist tree"}
 		}
@@ -385,9 +368,9 @@ func add(nodes map[string]*Node, pname string, n Node) (string, error) {
 	reason := "different entry types"
 	if same {
 		switch n.Type {
-		case File:
+		case entry.Regular:
 			same, reason = old.Digest == n.Digest && old.Digest != "", "different content"
-		case Symlink, Hardlink:
+		case entry.Symlink, entry.Hardlink:
 			same, reason = old.Link == n.Link, "different link targets"
 		}
 	}
@@ -395,7 +378,7 @@ func add(nodes map[string]*Node, pname string, n Node) (string, error) {
 		return "", &ConflictError{PName: pname, Path: n.Path, A: old.Origins[0], B: n.Origins[0], Reason: reason}
 	}
 	old.Origins = append(old.Origins, n.Origins...)
-	if n.Type == File || n.Type == Dir {
+	if n.Type == entry.Regular || n.Type == entry.Dir {
 		old.Mode |= n.Mode & 0o111
 	}
 	return "", nil
@@ -406,7 +389,7 @@ func checkParents(pname string, nodes map[string]*Node) error {
 	for p, n := range nodes {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			parent, ok := nodes[d]
-			if ok && parent.Type != Dir {
+			if ok && parent.Type != entry.Dir {
 				return &ConflictError{PName: pname, Path: d, A: parent.Origins[0], B: n.Origins[0], Reason: "a " + parent.Type.String() + " where a directory is needed"}
 			}
 		}
@@ -419,7 +402,7 @@ func checkParents(pname string, nodes map[string]*Node) error {
 func pruneEmptyDirs(nodes map[string]*Node) {
 	used := map[string]bool{}
 	for p, n := range nodes {
-		if n.Type == Dir {
+		if n.Type == entry.Dir {
 			continue
 		}
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
@@ -427,7 +410,7 @@ func pruneEmptyDirs(nodes map[string]*Node) {
 		}
 	}
 	for p, n := range nodes {
-		if n.Type == Dir && !used[p] {
+		if n.Type == entry.Dir && !used[p] {
 			delete(nodes, p)
 		}
 	}
@@ -447,7 +430,7 @@ func (e *Engine) addLinks(pname string, nodes map[string]*Node) error {
 		sort.Strings(paths)
 		for _, p := range paths {
 			n := nodes[p]
-			if n.Type == Dir || !lr.re.MatchString(p) {
+			if n.Type == entry.Dir || !lr.re.MatchString(p) {
 				continue
 			}
 			name := path.Clean(lr.re.ReplaceAllString(p, lr.name))
@@ -457,7 +440,7 @@ func (e *Engine) addLinks(pname string, nodes map[string]*Node) error {
 			if _, exists := nodes[name]; exists {
 				continue
 			}
-			nodes[name] = &Node{Path: name, Type: Symlink, Mode: 0o777, Link: safepath.Rel(path.Dir(name), p),
+			nodes[name] = &Node{Path: name, Type: entry.Symlink, Mode: 0o777, Link: safepath.Rel(path.Dir(name), p),
 				Origins: []Origin{{Deb: "update-alternatives", Path: lr.re.String()}}}
 		}
 	}
@@ -549,13 +532,13 @@ func mergeLicenses(ins []Input, read ContentReader) ([]byte, []Origin, error) {
 func hardlinkRefs(pname string, inputs, licenses []Input) error {
 	var refs map[Origin]Input
 	for i, l := range licenses {
-		if l.Type != Hardlink {
+		if l.Type != entry.Hardlink {
 			continue
 		}
 		if refs == nil {
 			refs = map[Origin]Input{}
 			for _, in := range inputs {
-				if in.Type == File {
+				if in.Type == entry.Regular {
 					refs[Origin{in.Deb, in.Path}] = in
 				}
 			}
@@ -564,7 +547,7 @@ func hardlinkRefs(pname string, inputs, licenses []Input) error {
 		if !ok {
 			return &LinkError{PName: pname, Origin: Origin{l.Deb, l.Path}, Target: l.Link, Reason: "hardlink target is not a file of the same deb"}
 		}
-		licenses[i].Ref, licenses[i].Size, licenses[i].Type = t.Ref, t.Size, File
+		licenses[i].Ref, licenses[i].Size, licenses[i].Type = t.Ref, t.Size, entry.Regular
 	}
 	return nil
 }
@@ -575,7 +558,7 @@ func hardlinkRefs(pname string, inputs, licenses []Input) error {
 func followDirSymlinks(inputs []Input) []Input {
 	links := map[string]string{}
 	for _, in := range inputs {
-		if in.Type == Symlink {
+		if in.Type == entry.Symlink {
 			if t, ok := resolveDeb(in.Path, in.Link); ok {
 				links[in.Path] = t
 			}
@@ -586,13 +569,13 @@ func followDirSymlinks(inputs []Input) []Input {
 	}
 	out := make([]Input, 0, len(inputs))
 	for _, in := range inputs {
-		if in.Type == Dir {
+		if in.Type == entry.Dir {
 			if _, isLink := links[in.Path]; isLink {
 				continue // the symlink wins
 			}
 		}
 		in.Path = followLinks(in.Path, links)
-		if in.Type == Hardlink {
+		if in.Type == entry.Hardlink {
 			in.Link = followLinks(path.Clean(in.Link), links)
 		}
 		out = append(out, in)

@@ -3,6 +3,7 @@ package layout
 import (
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"strings"
 	"testing"
 
@@ -23,10 +24,12 @@ func engine(t testing.TB, jetpack string) *Engine {
 }
 
 func file(deb, p, digest string) Input {
-	return Input{Deb: deb, Path: p, Type: File, Mode: 0o644, Size: int64(len(digest)), Digest: digest, Ref: deb + ":" + p}
+	return Input{Deb: deb, Path: p, Type: entry.Regular, Mode: 0o644, Size: int64(len(digest)), Digest: digest, Ref: deb + ":" + p}
 }
-func link(deb, p, target string) Input { return Input{Deb: deb, Path: p, Type: Symlink, Link: target} }
-func dir(deb, p string) Input          { return Input{Deb: deb, Path: p, Type: Dir, Mode: 0o755} }
+func link(deb, p, target string) Input {
+	return Input{Deb: deb, Path: p, Type: entry.Symlink, Link: target}
+}
+func dir(deb, p string) Input { return Input{Deb: deb, Path: p, Type: entry.Dir, Mode: 0o755} }
 
 // contents serves license texts by Ref.
 type contents map[string]string
@@ -204,7 +207,7 @@ func TestCudnnAlternativesAndTensorRT(t *testing.T) {
 		"include/cudnn_ops.h":       "cudnn_ops_v9.h",
 		"lib/libcudnn_ops_static.a": "libcudnn_ops_static_v9.a",
 	} {
-		if n, ok := m[p]; !ok || n.Type != Symlink || n.Link != target {
+		if n, ok := m[p]; !ok || n.Type != entry.Symlink || n.Link != target {
 			t.Errorf("%s: got %+v, want symlink to %s", p, n, target)
 		}
 	}
@@ -276,11 +279,11 @@ func TestHardlinks(t *testing.T) {
 	lib := "usr/lib/aarch64-linux-gnu/"
 	ins := []Input{
 		file("libnvinfer10", "usr/share/doc/libnvinfer10/copyright", "c"),
-		{Deb: "libnvinfer10", Path: "usr/share/doc/libnvinfer10/copyright.hard", Type: Hardlink, Link: "usr/share/doc/libnvinfer10/copyright"},
-		{Deb: "libnvinfer-dev", Path: "usr/share/doc/libnvinfer-dev/copyright", Type: Hardlink, Link: "usr/share/doc/libnvinfer10/copyright"},
+		{Deb: "libnvinfer10", Path: "usr/share/doc/libnvinfer10/copyright.hard", Type: entry.Hardlink, Link: "usr/share/doc/libnvinfer10/copyright"},
+		{Deb: "libnvinfer-dev", Path: "usr/share/doc/libnvinfer-dev/copyright", Type: entry.Hardlink, Link: "usr/share/doc/libnvinfer10/copyright"},
 		link("libnvinfer10", lib+"tegra", "nvidia"),
 		file("libnvinfer10", lib+"nvidia/libx.so.1", "x"),
-		{Deb: "libnvinfer10", Path: lib + "libx-hard.so.1", Type: Hardlink, Link: lib + "tegra/libx.so.1"},
+		{Deb: "libnvinfer10", Path: lib + "libx-hard.so.1", Type: entry.Hardlink, Link: lib + "tegra/libx.so.1"},
 	}
 	txt := contents{"libnvinfer10:usr/share/doc/libnvinfer10/copyright": "TensorRT license"}
 	_, err := e.Build("tensorrt", ins, txt.read)
@@ -299,7 +302,7 @@ func TestHardlinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := treeMap(tr)["lib/libx-hard.so.1"]; n.Type != Hardlink || n.Link != "lib/libx.so.1" {
+	if n := treeMap(tr)["lib/libx-hard.so.1"]; n.Type != entry.Hardlink || n.Link != "lib/libx.so.1" {
 		t.Errorf("hardlink through tegra -> nvidia: %+v", n)
 	}
 }

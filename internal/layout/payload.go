@@ -1,11 +1,13 @@
 package layout
 
+import "github.com/debredist/debredist/internal/entry"
+
 // Payload reports whether an input of package pname carries content into
 // the redist tree: it is not a directory, not dropped by a rule and not a
 // license file merged into LICENSE. Inputs no rule places count as payload
 // (Build reports them).
 func (e *Engine) Payload(pname string, in Input) bool {
-	if in.Type == Dir {
+	if in.Type == entry.Dir {
 		return false
 	}
 	r, _, whole, ok := e.place(pname, in.Type, in.Path)
@@ -14,7 +16,7 @@ func (e *Engine) Payload(pname string, in Input) bool {
 		return true
 	case r.src.Drop != "" || r.src.License:
 		return false
-	case whole && in.Type == Symlink && r.src.To != nil:
+	case whole && in.Type == entry.Symlink && r.src.To != nil:
 		return false // a link standing for a directory the layout flattens
 	}
 	return true

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"path"
 	"regexp"
 	"slices"
@@ -17,7 +18,7 @@ type rule struct {
 	prefix   bool     // pattern ended in "/**"
 	to       string
 	packages []string
-	types    []Type
+	types    []entry.Type
 }
 
 type linkRule struct {
@@ -94,7 +95,7 @@ func compileLinks(ls []profile.LinkRule) ([]linkRule, error) {
 // placing rules, where it goes.
 // A prefix rule matching the path itself (nothing after the prefix) reports
 // whole=true: the entry is the directory being flattened.
-func (r *rule) match(pname string, t Type, p string) (dest string, whole, ok bool) {
+func (r *rule) match(pname string, t entry.Type, p string) (dest string, whole, ok bool) {
 	if len(r.packages) > 0 && !slices.Contains(r.packages, pname) {
 		return "", false, false
 	}

@@ -3,6 +3,7 @@ package layout_test
 import (
 	"archive/tar"
 	"errors"
+	"github.com/debredist/debredist/internal/entry"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,7 +75,7 @@ func TestVariantLinkOntoItsTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := nodeAt(tr, "lib/libcupti.so.12")
-	if n == nil || n.Type != layout.File || len(n.Origins) != 2 || !strings.Contains(n.Origins[1].Path, "extras/CUPTI/lib64") {
+	if n == nil || n.Type != entry.Regular || len(n.Origins) != 2 || !strings.Contains(n.Origins[1].Path, "extras/CUPTI/lib64") {
 		t.Fatalf("lib/libcupti.so.12 = %+v, want the file with both origins", n)
 	}
 	if !hasChange(tr, "merged into the file it resolves to at lib/libcupti.so.12") {
@@ -113,7 +114,7 @@ func TestVariantAlternativesLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := nodeAt(tr, "include/cudnn.h"); n == nil || n.Type != layout.Symlink || n.Link != "cudnn_v9.h" {
+	if n := nodeAt(tr, "include/cudnn.h"); n == nil || n.Type != entry.Symlink || n.Link != "cudnn_v9.h" {
 		t.Fatalf("include/cudnn.h = %+v, want the rule's link to cudnn_v9.h", n)
 	}
 	if nodeAt(tr, "lib/libcudnn_stray.so") != nil {
@@ -160,7 +161,7 @@ func TestVariantEtc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := nodeAt(tr, "etc/cufile.json"); n == nil || n.Type != layout.File {
+	if n := nodeAt(tr, "etc/cufile.json"); n == nil || n.Type != entry.Regular {
 		t.Fatalf("etc/cufile.json not placed")
 	}
 	_, err = variantTree(t, "libcublas", map[string][]debtest.File{"libcublas-12-6": {

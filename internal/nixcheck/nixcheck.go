@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/safepath"
 	"io"
 	"path"
@@ -108,20 +109,10 @@ func (t *Table) Outputs(pname, platform, cuda string) ([]string, bool) {
 	return kept, true
 }
 
-// Type is an entry type.
-type Type int
-
-const (
-	File Type = iota
-	Dir
-	Symlink
-	Hardlink
-)
-
 // Entry is one archive entry, relative to the archive's top directory.
 type Entry struct {
 	Path string
-	Type Type
+	Type entry.Type
 	Link string // symlink target as stored; hardlink target path
 }
 
@@ -173,7 +164,7 @@ var usrNeedle = []byte("/usr/")
 func (c *Checker) Add(e Entry, content io.Reader) error {
 	e.Path = strings.TrimSuffix(e.Path, "/")
 	c.entries = append(c.entries, e)
-	if e.Type != File || content == nil {
+	if e.Type != entry.Regular || content == nil {
 		return nil
 	}
 	var needles []string
@@ -355,7 +346,7 @@ func (c *Checker) Finish() *Result {
 		for _, d := range []string{"pkg-config", "pkgconfig"} {
 			if rest, ok := strings.CutPrefix(p, d+"/"); ok {
 				np := "share/pkgconfig/" + rest
-				if _, dup := tree[np]; dup && e.Type != Dir {
+				if _, dup := tree[np]; dup && e.Type != entry.Dir {
 					fail("%s: mv --no-clobber into share/pkgconfig finds %s already there (the unpack hook then fails)", p, np)
 				}
 				p = np
@@ -363,7 +354,7 @@ func (c *Checker) Finish() *Result {
 				p = "share/pkgconfig"
 			}
 		}
-		if e.Type == Dir {
+		if e.Type == entry.Dir {
 			if _, ok := tree[p]; ok {
 				continue
 			}
@@ -380,7 +371,7 @@ func (c *Checker) Finish() *Result {
 					fail("%s exists: ln -s for the unversioned link of %s fails", link, p)
 					continue
 				}
-				tree[link] = Entry{Path: link, Type: Symlink, Link: base}
+				tree[link] = Entry{Path: link, Type: entry.Symlink, Link: base}
 			}
 		}
 	}
@@ -390,7 +381,7 @@ func (c *Checker) Finish() *Result {
 	owner := map[string]string{}
 	paths := make([]string, 0, len(tree))
 	for p, e := range tree {
-		if e.Type != Dir {
+		if e.Type != entry.Dir {
 			paths = append(paths, p)
 		}
 		owner[p] = "out"
@@ -447,7 +438,7 @@ func (c *Checker) Finish() *Result {
 	}
 	for _, p := range paths {
 		e := tree[p]
-		if e.Type != Symlink {
+		if e.Type != entry.Symlink {
 			continue
 		}
 		if strings.HasPrefix(e.Link, "/") {
@@ -476,7 +467,7 @@ func (c *Checker) ownGap(output string) *OwnGap {
 // exists in that output.
 func resolve(tree map[string]Entry, owner map[string]string, dirs map[string]bool, out, dir, link string) bool {
 	final, err := safepath.ResolvePath(dir, link, func(p string) (string, bool) {
-		if e, ok := tree[p]; ok && e.Type == Symlink && owner[p] == out {
+		if e, ok := tree[p]; ok && e.Type == entry.Symlink && owner[p] == out {
 			return e.Link, true
 		}
 		return "", false
@@ -484,7 +475,7 @@ func resolve(tree map[string]Entry, owner map[string]string, dirs map[string]boo
 	if err != nil {
 		return false
 	}
-	if e, ok := tree[final]; ok && e.Type != Dir {
+	if e, ok := tree[final]; ok && e.Type != entry.Dir {
 		return owner[final] == out
 	}
 	return final == "" || dirs[out+"\x00"+final] // a directory of this output (or an implicit one)

@@ -2,6 +2,7 @@ package nixcheck
 
 import (
 	"fmt"
+	"github.com/debredist/debredist/internal/entry"
 	"strings"
 	"testing"
 )
@@ -18,11 +19,11 @@ func run(t *testing.T, pname, platform, cuda string, es []ent) *Result {
 		var err error
 		switch {
 		case e.dir:
-			err = c.Add(Entry{Path: e.path, Type: Dir}, nil)
+			err = c.Add(Entry{Path: e.path, Type: entry.Dir}, nil)
 		case e.link != "":
-			err = c.Add(Entry{Path: e.path, Type: Symlink, Link: e.link}, nil)
+			err = c.Add(Entry{Path: e.path, Type: entry.Symlink, Link: e.link}, nil)
 		default:
-			err = c.Add(Entry{Path: e.path, Type: File}, strings.NewReader(e.content))
+			err = c.Add(Entry{Path: e.path, Type: entry.Regular}, strings.NewReader(e.content))
 		}
 		if err != nil {
 			t.Fatal(err)

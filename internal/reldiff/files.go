@@ -3,6 +3,7 @@ package reldiff
 import (
 	"encoding/json"
 	"errors"
+	"github.com/debredist/debredist/internal/entry"
 	"sort"
 
 	"github.com/debredist/debredist/debredist/profile"
@@ -101,13 +102,13 @@ func Layout(eng *layout.Engine, pname string, inputs []layout.Input, read layout
 	return l
 }
 
-func typeName(t layout.Type) string {
+func typeName(t entry.Type) string {
 	switch t {
-	case layout.Dir:
+	case entry.Dir:
 		return "dir"
-	case layout.Symlink:
+	case entry.Symlink:
 		return "symlink"
-	case layout.Hardlink:
+	case entry.Hardlink:
 		return "hardlink"
 	}
 	return "file"
