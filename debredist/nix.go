@@ -111,8 +111,8 @@ func NixSnippet(dir string) (_ string, err error) {
 			b.WriteString("# overlay: use its archives directly (fetchurl with the manifest's sha256).\n")
 		}
 	}
-	jetpack5 := major == "11"
-	if jetpack5 {
+	ownSet := !nixTable().HasPackageSet(majorMinor) // JetPack 5's CUDA 11.4
+	if ownSet {
 		b.WriteString("#\n")
 		b.WriteString("# JetPack 5 (CUDA 11.4): nixpkgs itself cannot take these manifests. It has no\n")
 		b.WriteString("# cudaPackages_11_4 and no CUDA 11 package set to override; jetpack-nixos\n")
@@ -133,7 +133,7 @@ func NixSnippet(dir string) (_ string, err error) {
 		}
 	}
 
-	writeNixOverlay(&b, abs, set, major, jetpack5, products, rels, byProduct, overrides)
+	writeNixOverlay(&b, abs, set, major, ownSet, products, rels, byProduct, overrides)
 	return b.String(), nil
 }
 
@@ -298,7 +298,7 @@ func nixOverrides(rep *NixReport) (overrides, unfixed []string) {
 // writeNixOverlay writes the overlay itself: the archives of abs per redist,
 // their manifests, mkRedistUrl pointing at abs for exactly these archives,
 // and the package set override with the overrides.
-func writeNixOverlay(b *strings.Builder, abs, set, major string, jetpack5 bool, products []string, rels map[string][]string, byProduct map[string]nixFound, overrides []string) {
+func writeNixOverlay(b *strings.Builder, abs, set, major string, ownSet bool, products []string, rels map[string][]string, byProduct map[string]nixFound, overrides []string) {
 	fileURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 	b.WriteString("final: prev:\n")
 	b.WriteString("let\n")
@@ -338,11 +338,11 @@ func writeNixOverlay(b *strings.Builder, abs, set, major string, jetpack5 bool, 
 	b.WriteString("    }\n")
 	b.WriteString("  );\n")
 	scope := []string{}
-	if jetpack5 {
+	if ownSet {
 		scope = append(scope, "    # JetPack 5: the L4T r35 driver already is CUDA 11.4 (jetpack-nixos does the same).\n    cuda_compat = null;\n")
 	}
 	scope = append(scope, overrides...)
-	if jetpack5 {
+	if ownSet {
 		fmt.Fprintf(b, "  %s = (final.callPackage final._cuda.bootstrapData.cudaPackagesPath { inherit manifests; })", set)
 	} else {
 		fmt.Fprintf(b, "  %s = ((prev.%s or prev.cudaPackages_%s).override (old: {\n", set, set, major)

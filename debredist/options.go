@@ -91,7 +91,7 @@ const (
 	EventBuildStart  EventKind = "build-start"  // a redist package is being built
 	EventBuildDone   EventKind = "build-done"   // its archive is written
 	EventUpToDate    EventKind = "up-to-date"   // its archive is current: skipped
-	EventOutBusy     EventKind = "lock-wait"    // another process is writing Out: waiting for the OUT mutex
+	EventOutBusy     EventKind = "out-busy"     // another process is writing Out: waiting for it to finish
 )
 
 // Event is one progress report.

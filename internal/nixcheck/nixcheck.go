@@ -25,7 +25,11 @@ var tableJSON []byte
 type Table struct {
 	// Redists are the manifests (release_product) nixpkgs' CUDA package
 	// set reads; others (the l4t DLA compiler) are left out of its overlay.
-	Redists         []string            `json:"redists"`
+	Redists []string `json:"redists"`
+	// CUDAMin is the oldest CUDA release nixpkgs has a package set of its
+	// own for; an older release's set must be built from nixpkgs' CUDA
+	// modules the way jetpack-nixos builds its CUDA 11.4 set.
+	CUDAMin         string              `json:"cuda_min"`
 	ExpectedOutputs []string            `json:"expected_outputs"`
 	Patterns        map[string][]string `json:"output_patterns"`
 	Exempt          []string            `json:"exempt_from_nonempty"`
@@ -82,6 +86,10 @@ func Default() *Table {
 // IsRedist reports whether nixpkgs' CUDA package set reads the manifest
 // of product.
 func (t *Table) IsRedist(product string) bool { return slices.Contains(t.Redists, product) }
+
+// HasPackageSet reports whether nixpkgs has a CUDA package set of its own
+// for CUDA release cuda (major.minor), i.e. it is not older than CUDAMin.
+func (t *Table) HasPackageSet(cuda string) bool { return versionAtLeast(cuda, t.CUDAMin) }
 
 // Outputs returns the outputs nixpkgs declares for pname on a platform and
 // CUDA version, and whether the table knows the package.

@@ -136,3 +136,14 @@ func TestIsEmptyOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestHasPackageSet: nixpkgs has package sets of its own from CUDA 12.0
+// on; JetPack 5's 11.4 needs one built the jetpack-nixos way.
+func TestHasPackageSet(t *testing.T) {
+	tab := Default()
+	for cuda, want := range map[string]bool{"11.4": false, "11.8": false, "12.0": true, "12.6": true, "13.0": true} {
+		if got := tab.HasPackageSet(cuda); got != want {
+			t.Errorf("HasPackageSet(%s) = %v, want %v", cuda, got, want)
+		}
+	}
+}
