@@ -9,8 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
-	"github.com/debredist/debredist/internal/plan"
 	"io"
 	"os"
 	"path"
@@ -22,11 +20,15 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/layout"
+	"github.com/debredist/debredist/internal/plan"
 )
 
 // job is one redist package to build (or to keep).
@@ -286,3 +288,104 @@ func inputKey(p Profile, pkg plan.Package, c archive.Compression, preset int, mt
 // real-bytes corpus on 2 cores, --jobs 2 took 89.9 s, --jobs 1 97.2 s and
 // --jobs 4 113.0 s (bench/README.md).
 func defaultBuilds() int { return max(2, runtime.GOMAXPROCS(0)) }
+
+// newJobs makes a job per planned package and decides which must be built:
+// an archive is kept (upToDate) when the provenance records the same inputs
+// and the file still has the recorded size and sha256 (hashed in parallel,
+// builds at a time; a damaged archive is rebuilt).
+func newJobs(ctx context.Context, o Options, pl *planned, comp archive.Compression, mtime time.Time, prev previous, builds int) ([]*job, error) {
+	var err error
+	// Two blocks per core in flight across all packages: both cores stay
+	// busy while memory stays near 2 x cores x BlockSize whatever --jobs is.
+	budget := archive.NewBudget(2 * runtime.GOMAXPROCS(0))
+	jobs := make([]*job, 0, len(pl.Packages))
+	kg, kctx := errgroup.WithContext(ctx)
+	kg.SetLimit(builds)
+	for _, p := range pl.Packages {
+		j := &job{pkg: p, profile: pl.Profile, comp: comp, preset: o.Preset, mtime: mtime, budget: budget}
+		j.key = inputKey(pl.Profile, p, comp, o.Preset, mtime)
+		j.rel = path.Join(p.PName, p.Platform, ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
+		if j.productDir, err = outPath(o.Out, p.Product, "redist"); err != nil {
+			return nil, err
+		}
+		if j.final, err = outPath(o.Out, p.Product, "redist", j.rel); err != nil {
+			return nil, err
+		}
+		if j.licenseFile, err = outPath(o.Out, p.Product, "redist", p.PName, "LICENSE.txt"); err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
+		rec, ok := prev.byKey[j.key]
+		file := j.final
+		if !ok || rec.RelativePath != j.rel || fileSize(file) != rec.Size || fileSize(j.licenseFile) < 0 {
+			continue
+		}
+		kg.Go(func() error {
+			if sum, err := sha256File(kctx, file); err == nil && sum == rec.SHA256 {
+				j.res, j.upToDate = rec, true
+			}
+			return kctx.Err()
+		})
+	}
+	if err := kg.Wait(); err != nil {
+		return nil, err
+	}
+	return jobs, nil
+}
+
+// buildJobs fetches the debs of the jobs that are not up to date and builds
+// their archives in tmp, builds at a time.
+func buildJobs(ctx context.Context, o Options, jobs []*job, tmp string, builds int) error {
+	var err error
+	var need []apt.Package
+	for _, j := range jobs {
+		if j.upToDate {
+			o.emit(Event{Kind: EventUpToDate, Package: j.pkg.PName})
+		} else {
+			need = append(need, j.pkg.Debs...)
+		}
+	}
+
+	warnUnread(o, jobs)
+	if len(need) > 0 && tmp == "" {
+		return errReadOnly(o.Out, fmt.Sprintf("%d deb(s) must be converted", len(need)))
+	}
+	var paths map[string]string
+	var f *fetch.Fetcher
+	if len(need) > 0 {
+		if f, err = o.fetcher(); err != nil {
+			return err
+		}
+		if paths, err = f.Fetch(ctx, need); err != nil {
+			return err
+		}
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(builds)
+	for i, j := range jobs {
+		if j.upToDate {
+			continue
+		}
+		work := filepath.Join(tmp, strconv.Itoa(i))
+		j.staged = work + ".archive"
+		g.Go(func() error {
+			o.emit(Event{Kind: EventBuildStart, Package: j.pkg.PName, Total: int64(len(j.pkg.Debs))})
+			err := j.build(gctx, o, paths, work)
+			if err != nil {
+				if err = repairCache(gctx, o, f, j.pkg.Debs, err); err == nil {
+					err = j.build(gctx, o, paths, work) // from the downloaded copy
+				}
+			}
+			if err != nil {
+				return inPackage(j.pkg.PName, err)
+			}
+			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size})
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return nil
+}

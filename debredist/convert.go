@@ -4,17 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
-	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/archive"
-	"github.com/debredist/debredist/internal/fetch"
 )
 
 // Result summarizes a conversion.
@@ -121,92 +114,11 @@ func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 	}
 	prev := readPrevious(o.Out)
 
-	// Decide what must be built: an archive is kept when the provenance
-	// records the same inputs and the file still has the recorded size and
-	// sha256 (hashed in parallel; a damaged archive is rebuilt).
-	// Two blocks per core in flight across all packages: both cores stay
-	// busy while memory stays near 2 x cores x BlockSize whatever --jobs is.
-	budget := archive.NewBudget(2 * runtime.GOMAXPROCS(0))
-	jobs := make([]*job, 0, len(pl.Packages))
-	kg, kctx := errgroup.WithContext(ctx)
-	kg.SetLimit(builds)
-	for _, p := range pl.Packages {
-		j := &job{pkg: p, profile: pl.Profile, comp: comp, preset: o.Preset, mtime: mtime, budget: budget}
-		j.key = inputKey(pl.Profile, p, comp, o.Preset, mtime)
-		j.rel = path.Join(p.PName, p.Platform, ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
-		if j.productDir, err = outPath(o.Out, p.Product, "redist"); err != nil {
-			return nil, err
-		}
-		if j.final, err = outPath(o.Out, p.Product, "redist", j.rel); err != nil {
-			return nil, err
-		}
-		if j.licenseFile, err = outPath(o.Out, p.Product, "redist", p.PName, "LICENSE.txt"); err != nil {
-			return nil, err
-		}
-		jobs = append(jobs, j)
-		rec, ok := prev.byKey[j.key]
-		file := j.final
-		if !ok || rec.RelativePath != j.rel || fileSize(file) != rec.Size || fileSize(j.licenseFile) < 0 {
-			continue
-		}
-		kg.Go(func() error {
-			if sum, err := sha256File(kctx, file); err == nil && sum == rec.SHA256 {
-				j.res, j.upToDate = rec, true
-			}
-			return kctx.Err()
-		})
-	}
-	if err := kg.Wait(); err != nil {
+	jobs, err := newJobs(ctx, o, pl, comp, mtime, prev, builds)
+	if err != nil {
 		return nil, err
 	}
-	var need []apt.Package
-	for _, j := range jobs {
-		if j.upToDate {
-			o.emit(Event{Kind: EventUpToDate, Package: j.pkg.PName})
-		} else {
-			need = append(need, j.pkg.Debs...)
-		}
-	}
-
-	warnUnread(o, jobs)
-	if len(need) > 0 && tmp == "" {
-		return nil, errReadOnly(o.Out, fmt.Sprintf("%d deb(s) must be converted", len(need)))
-	}
-	var paths map[string]string
-	var f *fetch.Fetcher
-	if len(need) > 0 {
-		if f, err = o.fetcher(); err != nil {
-			return nil, err
-		}
-		if paths, err = f.Fetch(ctx, need); err != nil {
-			return nil, err
-		}
-	}
-
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(builds)
-	for i, j := range jobs {
-		if j.upToDate {
-			continue
-		}
-		work := filepath.Join(tmp, strconv.Itoa(i))
-		j.staged = work + ".archive"
-		g.Go(func() error {
-			o.emit(Event{Kind: EventBuildStart, Package: j.pkg.PName, Total: int64(len(j.pkg.Debs))})
-			err := j.build(gctx, o, paths, work)
-			if err != nil {
-				if err = repairCache(gctx, o, f, j.pkg.Debs, err); err == nil {
-					err = j.build(gctx, o, paths, work) // from the downloaded copy
-				}
-			}
-			if err != nil {
-				return inPackage(j.pkg.PName, err)
-			}
-			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size})
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err := buildJobs(ctx, o, jobs, tmp, builds); err != nil {
 		return nil, err
 	}
 	jobs, emptied := dropEmptyJobs(jobs) // empty.go

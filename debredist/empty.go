@@ -4,17 +4,17 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
-	"github.com/debredist/debredist/internal/plan"
 	"io"
 	"path"
 	"sort"
 
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/nixcheck"
+	"github.com/debredist/debredist/internal/plan"
 )
 
 // SkippedPackage is a redist package that is not emitted, and why.

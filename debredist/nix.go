@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/debredist/debredist/internal/nixcheck"
 	"maps"
 	"net/url"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/debredist/debredist/internal/nixcheck"
 )
 
 // NixSnippet reads every redistrib_*.json manifest under dir and returns a

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"os"
 	"path"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/elfstub"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 )
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
-	"github.com/debredist/debredist/internal/entry"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +13,7 @@ import (
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/elfstub"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 )
 

@@ -3,7 +3,6 @@ package debredist
 import (
 	"bytes"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"os"
 	"path"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/wheel"
 )

@@ -10,13 +10,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/testutil"
 )
 

@@ -5,9 +5,9 @@ import (
 	"compress/bzip2"
 	"errors"
 	"fmt"
-	"github.com/debredist/debredist/internal/decompress"
 	"io"
 
+	"github.com/debredist/debredist/internal/decompress"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )

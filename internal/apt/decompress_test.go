@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"github.com/debredist/debredist/internal/decompress"
 	"hash/crc32"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/internal/decompress"
 	"github.com/debredist/debredist/internal/testutil"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"

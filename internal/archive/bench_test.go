@@ -3,7 +3,6 @@ package archive
 import (
 	"context"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"io/fs"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/testutil"
 )
 

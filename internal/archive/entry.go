@@ -2,14 +2,15 @@ package archive
 
 import (
 	"errors"
-	"github.com/debredist/debredist/internal/entry"
-	"github.com/debredist/debredist/internal/safepath"
 	"io"
 	"io/fs"
 	"path"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/internal/safepath"
 )
 
 // Entry is one file, directory or link to write below the archive's top

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/entry"
 )
 
 func ExampleWrite() {

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -14,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/debredist/debredist/internal/entry"
 )
 
 // content returns n deterministic, moderately compressible bytes.

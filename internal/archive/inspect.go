@@ -10,14 +10,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/debredist/debredist/internal/decompress"
-	"github.com/debredist/debredist/internal/entry"
 	"hash"
 	"io"
 	"io/fs"
 	"math"
 	"os"
 	"strings"
+
+	"github.com/debredist/debredist/internal/decompress"
+	"github.com/debredist/debredist/internal/entry"
 )
 
 // Limits Inspect applies to untrusted archives. Inspect decodes an archive

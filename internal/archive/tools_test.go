@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"io/fs"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/testutil"
 )
 

@@ -5,8 +5,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"io"
+
+	"github.com/debredist/debredist/internal/entry"
 )
 
 // Walk decodes an xz or zstd compressed tar archive and calls fn for every

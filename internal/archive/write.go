@@ -8,12 +8,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"hash"
 	"io"
 	"path"
 	"slices"
 	"time"
+
+	"github.com/debredist/debredist/internal/entry"
 )
 
 // item is a validated entry in write order.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/testutil"
 )
 

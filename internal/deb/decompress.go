@@ -8,13 +8,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/debredist/debredist/internal/decompress"
 	"io"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/debredist/debredist/internal/decompress"
 	"github.com/klauspost/compress/gzip"
 	"github.com/ulikunitz/xz/lzma"
 )

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
-	"github.com/debredist/debredist/internal/safepath"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +11,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/internal/safepath"
 )
 
 // Extract writes a deb's data safely into dir. It refuses an existing

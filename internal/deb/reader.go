@@ -7,15 +7,16 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/debredist/debredist/internal/decompress"
-	"github.com/debredist/debredist/internal/entry"
-	"github.com/debredist/debredist/internal/safepath"
 	"hash"
 	"io"
 	"io/fs"
 	"path"
 	"strings"
 	"time"
+
+	"github.com/debredist/debredist/internal/decompress"
+	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/internal/safepath"
 )
 
 // Limits bounds what a deb may make this package consume. Zero fields take

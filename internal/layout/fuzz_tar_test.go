@@ -6,13 +6,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"io"
 	"testing"
 	"time"
 
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/deb/debtest"
+	"github.com/debredist/debredist/internal/entry"
 )
 
 // tarInputs reads a raw tar stream as the data.tar of a deb, through the

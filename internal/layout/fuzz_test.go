@@ -2,11 +2,12 @@ package layout
 
 import (
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"io/fs"
 	"path"
 	"strings"
 	"testing"
+
+	"github.com/debredist/debredist/internal/entry"
 )
 
 // fuzzInputs decodes the fuzzer's text into Inputs. Each line is

@@ -3,14 +3,14 @@ package layout
 import (
 	"bytes"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
-	"github.com/debredist/debredist/internal/safepath"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/internal/safepath"
 )
 
 // typeNames is the profiles' vocabulary for entry types.

@@ -3,11 +3,11 @@ package layout
 import (
 	"errors"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"strings"
 	"testing"
 
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/internal/entry"
 )
 
 func engine(t testing.TB, jetpack string) *Engine {

@@ -2,13 +2,13 @@ package layout
 
 import (
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/internal/entry"
 )
 
 // rule is a compiled profile.PathRule.

@@ -3,7 +3,6 @@ package layout_test
 import (
 	"archive/tar"
 	"errors"
-	"github.com/debredist/debredist/internal/entry"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/deb/debtest"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 )
 

@@ -5,8 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
-	"github.com/debredist/debredist/internal/safepath"
 	"io"
 	"path"
 	"regexp"
@@ -14,6 +12,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/internal/safepath"
 )
 
 //go:embed nixpkgs.json

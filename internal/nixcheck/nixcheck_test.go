@@ -2,9 +2,10 @@ package nixcheck
 
 import (
 	"fmt"
-	"github.com/debredist/debredist/internal/entry"
 	"strings"
 	"testing"
+
+	"github.com/debredist/debredist/internal/entry"
 )
 
 type ent struct {

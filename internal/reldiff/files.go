@@ -3,10 +3,10 @@ package reldiff
 import (
 	"encoding/json"
 	"errors"
-	"github.com/debredist/debredist/internal/entry"
 	"sort"
 
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 )
 

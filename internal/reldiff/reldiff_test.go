@@ -2,13 +2,13 @@ package reldiff
 
 import (
 	"encoding/json"
-	"github.com/debredist/debredist/internal/entry"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/plan"
 )

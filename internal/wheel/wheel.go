@@ -11,7 +11,6 @@ import (
 	"encoding/base64"
 	"encoding/csv"
 	"fmt"
-	"github.com/debredist/debredist/internal/safepath"
 	"io"
 	"io/fs"
 	"path"
@@ -20,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debredist/debredist/internal/safepath"
 	"github.com/klauspost/compress/flate"
 )
 
