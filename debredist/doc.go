@@ -25,7 +25,9 @@
 //     DebExists, DebIO) and Deb, Member and Entry say where.
 //   - *HTTPError, *HashMismatchError, *MissingError (offline),
 //     *SignatureError (Options.Keyring), *CorruptCacheError: downloads and
-//     the cache.
+//     the cache; *IndexError: a repo's Packages index that cannot be
+//     fetched, verified against its Release or parsed (Repo and Suite say
+//     which).
 //   - *UnplacedError, *ConflictError, *LinkError: a redist package whose
 //     deb paths the profile's layout rules cannot place.
 //   - *VersionError: a redist package whose debs disagree on the version.

@@ -105,6 +105,20 @@ func (e *CorruptCacheError) Error() string {
 	return (&fetch.CorruptError{Package: e.Package, Path: e.Path, Expected: e.Expected, Actual: e.Actual}).Error()
 }
 
+// IndexError reports a repo's Packages index for a suite that could not be
+// fetched, verified against its Release, or parsed. Err says why; an
+// *HTTPError or *SignatureError inside it is found by errors.As too.
+type IndexError struct {
+	Repo  string // "common", "t234", ...
+	Suite string // "r36.5", ...
+	Err   error
+}
+
+func (e *IndexError) Error() string {
+	return (&fetch.IndexError{Repo: e.Repo, Suite: e.Suite, Err: e.Err}).Error()
+}
+func (e *IndexError) Unwrap() error { return e.Err }
+
 // DebPath is one path inside one deb.
 type DebPath struct {
 	Deb  string // the deb's file name
@@ -208,6 +222,12 @@ func (e *boundaryError) As(target any) bool {
 		var x *fetch.HTTPError
 		if errors.As(e.err, &x) {
 			*t = &HTTPError{Package: x.Package, URL: x.URL, Status: x.Status}
+			return true
+		}
+	case **IndexError:
+		var x *fetch.IndexError
+		if errors.As(e.err, &x) {
+			*t = &IndexError{Repo: x.Repo, Suite: x.Suite, Err: export(x.Err)}
 			return true
 		}
 	case **MissingError:

@@ -268,6 +268,30 @@ func TestPublicErrorsPlan(t *testing.T) {
 		if !errors.As(err, &se) || se.URL == "" {
 			t.Fatalf("%v: want a *SignatureError", err)
 		}
+		var ie *debredist.IndexError // the index of the first repo fails
+		if !errors.As(err, &ie) || ie.Suite != "r36.5" || ie.Repo == "" || !errors.As(ie.Err, &se) {
+			t.Fatalf("%v: want an *IndexError of r36.5 holding the *SignatureError", err)
+		}
+	})
+	t.Run("IndexError", func(t *testing.T) {
+		t.Parallel()
+		m := t.TempDir()
+		if err := mirrorgen.Generate(ctx, m, mirrorgen.Options{Suites: []string{"r36.5"}, Indexes: []string{"Packages"},
+			Only: func(repo, pkg string) bool { return pkg == hostile.Package }}); err != nil {
+			t.Fatal(err)
+		}
+		idx := filepath.Join(m, "common", "dists", "r36.5", "main", "binary-arm64", "Packages")
+		if err := os.WriteFile(idx, []byte("Package: x\nno colon on this line\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := debredist.Plan(ctx, debredist.Options{L4T: "r36.5", Mirror: m, CacheDir: t.TempDir()})
+		var ie *debredist.IndexError
+		if !errors.As(err, &ie) || ie.Repo != "common" || ie.Suite != "r36.5" || !strings.Contains(err.Error(), "line 2") {
+			t.Fatalf("%v: want an *IndexError of common r36.5 naming the line", err)
+		}
+		if strings.Count(err.Error(), "index common r36.5") != 1 {
+			t.Errorf("%v: the index is named more than once", err)
+		}
 	})
 	t.Run("VersionError", func(t *testing.T) {
 		t.Parallel()

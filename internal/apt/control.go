@@ -18,7 +18,7 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("apt: control syntax: line %d: %s", e.Line, e.Msg)
+	return fmt.Sprintf("control syntax: line %d: %s", e.Line, e.Msg)
 }
 
 // fieldSpan locates one field in paragraphReader.buf.
@@ -119,13 +119,13 @@ func (pr *paragraphReader) next() (bool, error) {
 		})
 	}
 	if err := pr.src.err; err != nil {
-		return false, fmt.Errorf("apt: reading line %d: %w", pr.line, err)
+		return false, fmt.Errorf("reading line %d: %w", pr.line, err)
 	}
 	if err := pr.sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			return false, &SyntaxError{Line: pr.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", pr.max)}
 		}
-		return false, fmt.Errorf("apt: reading line %d: %w", pr.line+1, err)
+		return false, fmt.Errorf("reading line %d: %w", pr.line+1, err)
 	}
 	return len(pr.spans) > 0, nil
 }

@@ -92,3 +92,17 @@ func (e *retryableError) Error() string { return e.err.Error() }
 func (e *retryableError) Unwrap() error { return e.err }
 
 func retryable(err error) error { return &retryableError{err: err} }
+
+// IndexError is a failure to fetch, verify or parse one repo's Packages
+// index for a suite; Err says why (an *HTTPError, an *apt.MismatchError
+// against the Release, an *apt.SyntaxError, a *SignatureError, ...).
+type IndexError struct {
+	Repo, Suite string
+	Err         error
+}
+
+func (e *IndexError) Error() string {
+	return fmt.Sprintf("index %s %s: %v", e.Repo, e.Suite, e.Err)
+}
+
+func (e *IndexError) Unwrap() error { return e.Err }

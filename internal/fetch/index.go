@@ -53,7 +53,16 @@ type IndexInfo struct {
 // Package.Repo to repo.Name on every package. repo.Base is ignored: indexes,
 // like debs, come from the Fetcher's mirror (Options.Base). Offline, only
 // file and directory mirrors can be read.
+// Every failure is an *IndexError naming the repo and suite.
 func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, []apt.Problem, IndexInfo, error) {
+	pkgs, probs, info, err := f.index(ctx, repo)
+	if err != nil {
+		err = &IndexError{Repo: repo.Name, Suite: repo.Suite, Err: err}
+	}
+	return pkgs, probs, info, err
+}
+
+func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, []apt.Problem, IndexInfo, error) {
 	info := IndexInfo{Repo: repo.Name}
 	repo.Base = f.base
 	if repo.Component == "" {
@@ -63,14 +72,14 @@ func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 		repo.Arch = "arm64"
 	}
 	if err := repo.Validate(); err != nil {
-		return nil, nil, info, fmt.Errorf("index: %w", err)
+		return nil, nil, info, err
 	}
 	if f.opts.Offline && isHTTP(repo.Base) {
-		return nil, nil, info, fmt.Errorf("index %s %s: offline: cannot fetch from %s", repo.Name, repo.Suite, repo.Base)
+		return nil, nil, info, fmt.Errorf("offline: cannot fetch from %s", repo.Base)
 	}
 	rel, signed, err := f.release(ctx, repo)
 	if err != nil {
-		return nil, nil, info, fmt.Errorf("index %s %s: %w", repo.Name, repo.Suite, err)
+		return nil, nil, info, err
 	}
 
 	var try []string
@@ -84,8 +93,8 @@ func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 	listed := len(try) > 0
 	if !listed {
 		if f.keyring != nil {
-			return nil, nil, info, fmt.Errorf("index %s %s: the signed Release lists no %s/Packages{.xz,.gz,}; cannot verify the index",
-				repo.Name, repo.Suite, strings.TrimSuffix(repo.IndexPath(""), "/"))
+			return nil, nil, info, fmt.Errorf("the signed Release lists no %s/Packages{.xz,.gz,}; cannot verify the index",
+				strings.TrimSuffix(repo.IndexPath(""), "/"))
 		}
 		try = indexNames[:]
 	}
@@ -118,10 +127,10 @@ func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 			continue
 		}
 		if err != nil {
-			return nil, nil, info, fmt.Errorf("index %s %s: %w", repo.Name, repo.Suite, err)
+			return nil, nil, info, err
 		}
 		if parseErr != nil {
-			return nil, nil, info, fmt.Errorf("index %s %s: %s: %w", repo.Name, repo.Suite, u, parseErr)
+			return nil, nil, info, fmt.Errorf("%s: %w", u, parseErr)
 		}
 		for i := range pkgs {
 			pkgs[i].Repo = repo.Name
@@ -131,8 +140,7 @@ func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 		info.Release, info.Signed = listed, listed && signed
 		return pkgs, probs, info, nil
 	}
-	return nil, nil, info, fmt.Errorf("index %s %s: no Packages index found (tried %s)",
-		repo.Name, repo.Suite, strings.Join(absent, ", "))
+	return nil, nil, info, fmt.Errorf("no Packages index found (tried %s)", strings.Join(absent, ", "))
 }
 
 // parseIndex decompresses (bounded) and parses a Packages file.
