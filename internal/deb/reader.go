@@ -92,7 +92,7 @@ const minEntryBudget = 16384
 // Options configures a Reader. The zero value is ready to use.
 type Options struct {
 	Limits Limits
-	// SystemXZ pipes xz members of at least 256 KiB through the system
+	// SystemXZ pipes xz members of at least 32 KiB through the system
 	// `xz -dc` when it is on PATH (faster; output is identical); pure Go
 	// otherwise.
 	SystemXZ bool
