@@ -384,8 +384,5 @@ func buildJobs(ctx context.Context, o Options, jobs []*job, tmp string, builds i
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return nil
+	return g.Wait()
 }

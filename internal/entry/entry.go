@@ -17,16 +17,23 @@ const (
 	Hardlink
 )
 
+// names is the one vocabulary of entry types: String's words, and what
+// Parse accepts (the layout rules of profiles use it).
+var names = [...]string{Regular: "file", Dir: "dir", Symlink: "symlink", Hardlink: "hardlink"}
+
+// Parse returns the Type named s ("file", "dir", "symlink", "hardlink").
+func Parse(s string) (Type, bool) {
+	for t, n := range names {
+		if n == s {
+			return Type(t), true
+		}
+	}
+	return 0, false
+}
+
 func (t Type) String() string {
-	switch t {
-	case Regular:
-		return "file"
-	case Dir:
-		return "dir"
-	case Symlink:
-		return "symlink"
-	case Hardlink:
-		return "hardlink"
+	if int(t) < len(names) {
+		return names[t]
 	}
 	return "entry.Type(" + strconv.Itoa(int(t)) + ")"
 }

@@ -13,8 +13,6 @@ import (
 	"github.com/debredist/debredist/internal/safepath"
 )
 
-// typeNames is the profiles' vocabulary for entry types.
-var typeNames = map[string]entry.Type{"file": entry.Regular, "dir": entry.Dir, "symlink": entry.Symlink, "hardlink": entry.Hardlink}
 
 // Input is one entry of a deb's data, in Debian's filesystem layout.
 type Input struct {

@@ -68,7 +68,7 @@ func compileRules(p profile.Profile, rs []profile.PathRule) ([]rule, error) {
 			return nil, fmt.Errorf("layout rule %q: exactly one of to, drop, license is required", r.Match)
 		}
 		for _, t := range r.Types {
-			ty, ok := typeNames[t]
+			ty, ok := entry.Parse(t)
 			if !ok {
 				return nil, fmt.Errorf("layout rule %q: unknown type %q", r.Match, t)
 			}

@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 )
 
@@ -97,21 +96,9 @@ func Layout(eng *layout.Engine, pname string, inputs []layout.Input, read layout
 	}
 	l.Nodes = make(map[string]Entry, len(tree.Nodes))
 	for _, n := range tree.Nodes {
-		l.Nodes[n.Path] = Entry{Type: typeName(n.Type), Link: n.Link}
+		l.Nodes[n.Path] = Entry{Type: n.Type.String(), Link: n.Link}
 	}
 	return l
-}
-
-func typeName(t entry.Type) string {
-	switch t {
-	case entry.Dir:
-		return "dir"
-	case entry.Symlink:
-		return "symlink"
-	case entry.Hardlink:
-		return "hardlink"
-	}
-	return "file"
 }
 
 // CompareFiles compares one component's listings. from is nil for a
