@@ -13,7 +13,6 @@ import (
 	"github.com/debredist/debredist/internal/safepath"
 )
 
-
 // Input is one entry of a deb's data, in Debian's filesystem layout.
 type Input struct {
 	Deb  string // binary package (or deb file) it comes from
