@@ -356,7 +356,7 @@ func buildJobs(ctx context.Context, o Options, jobs []*job, tmp string, builds i
 		if f, err = o.fetcher(); err != nil {
 			return err
 		}
-		if paths, err = f.Fetch(ctx, need); err != nil {
+		if paths, err = o.fetchDebs(ctx, f, need); err != nil {
 			return err
 		}
 	}

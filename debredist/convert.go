@@ -90,14 +90,24 @@ func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 		return nil, fmt.Errorf("L4T %s: nothing to convert (no redist package in the plan)", pl.Profile.Suite)
 	}
 	o.emit(Event{Kind: EventPlan, Total: int64(len(pl.Packages)), Message: pl.Profile.Name})
+	fresh, err := freshOut(o.Out)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	unlock, err := acquireOut(ctx, o)
 	if err != nil {
+		fresh.undo()
 		return nil, err
 	}
 	defer unlock()
+	defer func() {
+		if err != nil { // a failed first conversion leaves no OUT behind
+			fresh.undo()
+		}
+	}()
 	tmp, err := makeTmp(o.Out)
 	if err != nil {
 		return nil, err
@@ -128,6 +138,7 @@ func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
+	fresh = freshOutDir{} // published: OUT stays, whatever fails after
 	res.Skipped = append(append(res.Skipped, pl.SkippedPackages...), emptied...)
 	for _, j := range jobs {
 		res.Warnings = append(res.Warnings, j.warnings...)

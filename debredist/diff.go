@@ -243,7 +243,7 @@ func listings(ctx context.Context, o Options, r *reldiff.Release, names []string
 	if err != nil {
 		return nil, err
 	}
-	paths, err := f.Fetch(ctx, need)
+	paths, err := o.fetchDebs(ctx, f, need)
 	if err != nil {
 		return nil, err
 	}

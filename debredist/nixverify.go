@@ -18,7 +18,19 @@ import (
 type NixReport struct {
 	Dir        string         `json:"dir"`
 	Components []NixComponent `json:"components"`
-	Problems   []Problem      `json:"problems,omitempty"` // not tied to one archive
+	// Excluded are the archives nixpkgs' CUDA package sets do not read
+	// (the l4t manifest of the DLA compiler), each with the reason: with
+	// Components they are every archive the manifests name, once.
+	Excluded []NixExcluded `json:"excluded"`
+	Problems []Problem     `json:"problems"` // not tied to one archive
+}
+
+// NixExcluded is an archive VerifyNixpkgs does not check, and why.
+type NixExcluded struct {
+	Manifest  string `json:"manifest"`
+	Component string `json:"component"`
+	Path      string `json:"path"`
+	Reason    string `json:"reason"`
 }
 
 // NixComponent is nixpkgs' view of one archive.
@@ -35,23 +47,26 @@ type NixComponent struct {
 	// Outputs counts the entries each declared output would receive.
 	Outputs map[string]int `json:"outputs"`
 	// Failures would fail nixpkgs' build of this archive.
-	Failures []string `json:"failures,omitempty"`
+	Failures []string `json:"failures"`
 	// Broken is set when nixpkgs marks the package broken itself: its
 	// failures are not the archive's.
 	Broken string `json:"nixpkgs_broken,omitempty"`
 	// NixpkgsOwn are problems nixpkgs has with NVIDIA's own archives too.
-	NixpkgsOwn []string `json:"nixpkgs_own,omitempty"`
+	NixpkgsOwn []string `json:"nixpkgs_own"`
 	// EmptyOutputs are the declared outputs that would be empty because the
 	// archive has nothing for them (the release's debs carry no such
 	// content, e.g. no TensorRT samples in JetPack 7). nixpkgs'
 	// checkCudaNonEmptyOutputs fails on them unless the outputs override
 	// that NixSnippet prints is used; convert warns about each. They are not
 	// in Failures and Err does not count them.
-	EmptyOutputs []string `json:"empty_outputs,omitempty"`
+	EmptyOutputs []string `json:"empty_outputs"`
 }
 
 // Err lists the failures that are the output's (not nixpkgs' own).
 func (r *NixReport) Err() error {
+	if r == nil {
+		return nil
+	}
 	all := append([]Problem(nil), r.Problems...)
 	for _, c := range r.Components {
 		if c.Broken != "" {
@@ -112,7 +127,18 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 	}
 	for _, l := range ms {
 		if !isNixpkgsRedist(l.m.ReleaseProduct) {
-			continue // not one of nixpkgs' CUDA redists (the l4t DLA compiler)
+			// not one of nixpkgs' CUDA redists (the l4t DLA compiler)
+			seen := map[string]bool{}
+			for _, name := range slices.Sorted(maps.Keys(l.m.Components)) {
+				for _, pa := range l.m.Components[name].Artifacts() {
+					if !seen[pa.Artifact.RelativePath] {
+						seen[pa.Artifact.RelativePath] = true
+						rep.Excluded = append(rep.Excluded, NixExcluded{Manifest: l.rel, Component: name, Path: pa.Artifact.RelativePath,
+							Reason: fmt.Sprintf("%s is not one of nixpkgs' CUDA redists: use the archive directly (fetchurl with the manifest's sha256)", l.m.ReleaseProduct)})
+					}
+				}
+			}
+			continue
 		}
 		cuda := sidecarCUDA(l.file)
 		if cuda == "" {
@@ -157,6 +183,7 @@ func checkNix(ctx context.Context, table *nixcheck.Table, nc *NixComponent, file
 	}
 	defer f.Close()
 	c := table.NewChecker(nc.Component, nc.Platform, nc.CUDA)
+	_, nc.Known = table.Outputs(nc.Component, nc.Platform, nc.CUDA)
 	err = archive.Walk(ctx, f, func(h archive.Header, content io.Reader) error {
 		return c.Add(nixcheck.Entry{Path: h.Name, Type: h.Type, Link: h.Linkname}, content)
 	})

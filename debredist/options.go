@@ -1,12 +1,16 @@
 package debredist
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/fetch"
 )
 
@@ -22,6 +26,24 @@ type Profile = profile.Profile
 
 // Profiles lists the built-in release profiles.
 func Profiles() []Profile { return profile.Builtin() }
+
+// FindProfile returns the built-in profile a name, alias, JetPack version
+// or L4T suite selects (see Profiles).
+func FindProfile(name string) (Profile, error) {
+	if p, err := profile.ForJetPack(name); err == nil {
+		return p, nil
+	}
+	for _, p := range Profiles() {
+		if p.Suite == name {
+			return p, nil
+		}
+	}
+	var names []string
+	for _, p := range Profiles() {
+		names = append(names, p.Name)
+	}
+	return Profile{}, fmt.Errorf("no built-in profile %q (have: %s; also their aliases, JetPack versions and L4T suites: see 'debredist profiles')", name, strings.Join(names, ", "))
+}
 
 // LoadProfile reads a user's profile file; empty fields are inherited from
 // the built-in profile of the same L4T major.
@@ -49,6 +71,10 @@ type Options struct {
 	Offline     bool   // use the cache only
 	VerifyCache bool   // re-hash cache hits
 	Keyring     string // OpenPGP keyring for InRelease/Release.gpg
+	// AllowUnverifiedIndex accepts a Packages index that no Release file
+	// lists (like apt's [trusted=yes]); otherwise such an index is refused
+	// (ErrUnverifiedIndex), since nothing tells it from one cut short.
+	AllowUnverifiedIndex bool
 	// Retries bounds retries per download (default 5; negative: none).
 	Retries int
 	// StallTimeout aborts (and retries) a download that receives no bytes
@@ -81,7 +107,9 @@ type EventKind string
 const (
 	EventIndex       EventKind = "index"        // an index was read
 	EventPlan        EventKind = "plan"         // the plan is made: Total redist packages
-	EventWarning     EventKind = "warning"      // something the user should know
+	EventWarning     EventKind = "warning"      // something the user should act on
+	EventNotice      EventKind = "notice"       // something worth knowing that needs no action (signatures not checked)
+	EventFetchPlan   EventKind = "fetch-plan"   // downloads are about to start: Total debs of Bytes bytes, Attempt of them cached
 	EventFetchStart  EventKind = "fetch-start"  // a download started
 	EventFetchBytes  EventKind = "fetch-bytes"  // download progress
 	EventFetchDone   EventKind = "fetch-done"   // a deb is in the cache
@@ -106,6 +134,23 @@ type Event struct {
 	Err     error
 }
 
+// fetchDebs is Fetcher.Fetch announced: one EventFetchPlan first with the
+// number of distinct debs (Total) and their bytes (Bytes), so that progress
+// can show the whole download from its start.
+func (o *Options) fetchDebs(ctx context.Context, f *fetch.Fetcher, debs []apt.Package) (map[string]string, error) {
+	seen := map[string]bool{}
+	var n, bytes int64
+	for _, d := range debs {
+		if !seen[d.SHA256] {
+			seen[d.SHA256] = true
+			n++
+			bytes += d.Size
+		}
+	}
+	o.emit(Event{Kind: EventFetchPlan, Total: n, Bytes: bytes})
+	return f.Fetch(ctx, debs)
+}
+
 func (o *Options) emit(e Event) {
 	o.downloads.count(e)
 	if o.OnEvent != nil {
@@ -115,15 +160,16 @@ func (o *Options) emit(e Event) {
 
 func (o *Options) fetcher() (*fetch.Fetcher, error) {
 	f, err := fetch.New(fetch.Options{
-		Base:         o.Mirror,
-		CacheDir:     o.CacheDir,
-		Jobs:         o.Jobs,
-		Offline:      o.Offline,
-		VerifyCache:  o.VerifyCache,
-		Keyring:      o.Keyring,
-		Retries:      o.Retries,
-		StallTimeout: o.StallTimeout,
-		HTTPClient:   o.HTTPClient,
+		Base:            o.Mirror,
+		CacheDir:        o.CacheDir,
+		Jobs:            o.Jobs,
+		Offline:         o.Offline,
+		VerifyCache:     o.VerifyCache,
+		Keyring:         o.Keyring,
+		AllowUnverified: o.AllowUnverifiedIndex,
+		Retries:         o.Retries,
+		StallTimeout:    o.StallTimeout,
+		HTTPClient:      o.HTTPClient,
 		OnEvent: func(e fetch.Event) {
 			kinds := map[fetch.EventKind]EventKind{
 				fetch.Started: EventFetchStart, fetch.Progress: EventFetchBytes, fetch.Done: EventFetchDone,
@@ -136,8 +182,12 @@ func (o *Options) fetcher() (*fetch.Fetcher, error) {
 			o.emit(Event{Kind: k, Package: e.Package, URL: e.URL, Bytes: e.Bytes, Total: e.Total, Attempt: e.Attempt, Err: e.Err})
 		},
 	})
-	if errors.Is(err, fetch.ErrCacheNotDir) {
+	var ke *fetch.KeyringError
+	switch {
+	case errors.Is(err, fetch.ErrCacheNotDir):
 		return nil, fmt.Errorf("--cache: %w", err)
+	case errors.As(err, &ke): // a file the user named
+		return nil, &UsageError{Msg: ke.Error(), Err: err, File: ke.Path}
 	}
 	return f, err
 }
@@ -147,9 +197,36 @@ func (o *Options) fetcher() (*fetch.Fetcher, error) {
 type UsageError struct {
 	Msg string
 	Err error
+	// File is the input the user named (a profile, lock file, keyring or
+	// index) when it is that file that is missing or malformed.
+	File string
 }
 
 func (e *UsageError) Error() string { return e.Msg }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+
+// ErrUnverifiedIndex is (wrapped in the error of) a Packages index no
+// Release file lists, refused unless Options.AllowUnverifiedIndex.
+var ErrUnverifiedIndex = fetch.ErrUnverified
+
+// indexHint adds to an index failure what the user can do about it: accept
+// an unverified index explicitly, or, when NVIDIA's repository (the default
+// mirror) cannot be reached, point at another mirror or work from a lock.
+func indexHint(o Options, err error) error {
+	if errors.Is(err, fetch.ErrUnverified) {
+		return fmt.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: --allow-unverified-index)", err)
+	}
+	var ne net.Error
+	if o.Mirror == "" && (errors.As(err, &ne) || isDNSError(err)) {
+		return fmt.Errorf("%w\ncannot reach NVIDIA's repository %s: give a mirror (--mirror URL or DIR, or DEBREDIST_MIRROR), or --offline after one online run, or --lock FILE whose debs are in the cache", err, apt.DefaultBase)
+	}
+	return err
+}
+
+func isDNSError(err error) bool {
+	var de *net.DNSError
+	var oe *net.OpError
+	return errors.As(err, &de) || errors.As(err, &oe)
+}

@@ -162,8 +162,16 @@ func acquireOut(ctx context.Context, o Options) (func(), error) {
 	if err := ownEntry(filepath.Join(o.Out, outMutexName), false); err != nil {
 		return nil, err
 	}
-	l := flock.New(filepath.Join(o.Out, outMutexName))
+	// Readable by all, so that another user's no-op run can take it too.
+	l := flock.New(filepath.Join(o.Out, outMutexName), flock.SetPermissions(0o644))
 	ok, err := l.TryLock()
+	if isReadOnly(err) {
+		// A read-only OUT (a read-only mount, another user's directory)
+		// where the mutex cannot be created or opened: no process can
+		// write OUT here, and this one writes nothing either (makeTmp
+		// finds OUT read-only), so it has nothing to exclude.
+		return func() {}, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("locking %s: %w", o.Out, err)
 	}

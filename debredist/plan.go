@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -77,12 +78,9 @@ func makePlan(ctx context.Context, o Options) (*planned, error) {
 		unsigned := false
 		for _, repo := range prof.Repos {
 			r := apt.NewRepo(o.Mirror, repo, prof.Suite)
-			ps, problems, info, err := f.Index(ctx, r)
+			ps, info, err := f.Index(ctx, r)
 			if err != nil {
-				return nil, err // names the repo, suite and URL already
-			}
-			for _, p := range problems {
-				o.emit(Event{Kind: EventWarning, Package: p.Package, URL: info.URL, Message: "skipped unsafe index stanza: " + p.String()})
+				return nil, indexHint(o, err) // names the repo, suite and URL already
 			}
 			if !info.Signed {
 				unsigned = true
@@ -96,7 +94,7 @@ func makePlan(ctx context.Context, o Options) (*planned, error) {
 			if o.Keyring != "" {
 				msg = "the repository publishes no signed Release: index signatures could not be checked"
 			}
-			o.emit(Event{Kind: EventWarning, Message: msg})
+			o.emit(Event{Kind: EventNotice, Message: msg})
 		}
 		pkgs = apt.Newest(pkgs)
 	}
@@ -117,6 +115,9 @@ func makePlan(ctx context.Context, o Options) (*planned, error) {
 	}
 	p, err := plan.Build(prof, pkgs)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkExpected(o, prof, p.Packages); err != nil {
 		return nil, err
 	}
 	res := &planned{Profile: prof, Products: p.Products(), Packages: p.Packages, Skipped: p.Skipped, Inputs: pkgs, Indexes: indexes}
@@ -145,6 +146,48 @@ func makePlan(ctx context.Context, o Options) (*planned, error) {
 	return res, nil
 }
 
+// checkExpected fails when the plan lacks a redist package the profile
+// expects (of those --only names, when it narrows the run): an index cut
+// short at a stanza boundary, or a deb pulled upstream, must not make a
+// release that silently lacks a component.
+func checkExpected(o Options, prof Profile, pkgs []plan.Package) error {
+	var missing []string
+	for _, e := range prof.Expect {
+		if len(o.Only) > 0 && !slices.Contains(o.Only, e) {
+			continue
+		}
+		if !slices.ContainsFunc(pkgs, func(q plan.Package) bool { return q.PName == e }) {
+			missing = append(missing, e)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	where := "the index"
+	if o.LockFile != "" {
+		where = "the lock file " + o.LockFile
+	}
+	return &IncompleteError{Suite: prof.Suite, Profile: prof.Name, Missing: missing, Source: where}
+}
+
+// IncompleteError is a plan that lacks redist packages its profile
+// expects (Profile.Expect): no deb of theirs is in the index or lock.
+type IncompleteError struct {
+	Suite, Profile string
+	Source         string // "the index" or "the lock file <path>"
+	Missing        []string
+}
+
+func (e *IncompleteError) Error() string {
+	names := e.Missing
+	more := ""
+	if len(names) > 8 {
+		names, more = names[:8], fmt.Sprintf(" and %d more", len(names)-8)
+	}
+	return fmt.Sprintf("L4T %s: %s lacks %d redist package(s) profile %s expects: %s%s (a damaged or partial mirror? if the release really lacks them, use a --profile file whose \"expect\" leaves them out, or narrow the run with --only)",
+		e.Suite, e.Source, len(e.Missing), e.Profile, strings.Join(names, ", "), more)
+}
+
 // selectProfile returns the profile of the release o selects. o.Check has
 // run, so exactly one of JetPack, L4T and ProfileFile is set, or none and
 // the lock (o.LockFile, read by the caller) names the suite.
@@ -153,7 +196,7 @@ func selectProfile(o Options, lock *apt.Lock) (Profile, error) {
 	case o.ProfileFile != "":
 		p, err := profile.LoadFile(o.ProfileFile)
 		if ie := (*profile.InvalidError)(nil); errors.As(err, &ie) {
-			return p, &UsageError{Msg: err.Error(), Err: err}
+			return p, &UsageError{Msg: err.Error(), Err: err, File: o.ProfileFile}
 		}
 		return p, err
 	case o.JetPack != "":
@@ -175,14 +218,24 @@ func selectProfile(o Options, lock *apt.Lock) (Profile, error) {
 	return profile.ForSuite(lock.Suite)
 }
 
+// readLock reads the lock file the user named: a file that is missing or
+// malformed is a *UsageError naming it (and the line and column).
 func readLock(path string) (*apt.Lock, string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("lock file: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, "", &UsageError{Msg: fmt.Sprintf("lock file %s: %v", path, err), Err: err, File: path}
 	}
-	l, err := apt.ReadLock(strings.NewReader(string(b)))
+	l, err := apt.ParseLock(path, b)
 	if err != nil {
-		return nil, "", fmt.Errorf("lock file %s: %w", path, err)
+		msg := strings.TrimPrefix(err.Error(), "apt: ")
+		if !strings.Contains(msg, path) {
+			msg = path + ": " + msg
+		}
+		return nil, "", &UsageError{Msg: "lock file " + msg, Err: err, File: path}
 	}
 	return l, sha256hex(b), nil
 }

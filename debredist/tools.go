@@ -110,7 +110,7 @@ func Fetch(ctx context.Context, o Options, packages ...string) (_ *FetchResult, 
 	if err != nil {
 		return nil, err
 	}
-	paths, err := f.Fetch(ctx, debs)
+	paths, err := o.fetchDebs(ctx, f, debs)
 	if err != nil {
 		return nil, err
 	}

@@ -19,10 +19,21 @@ import (
 
 // Report is the outcome of Verify.
 type Report struct {
-	Dir       string           `json:"dir"`
-	Manifests []string         `json:"manifests"`
+	Dir       string   `json:"dir"`
+	Manifests []string `json:"manifests"`
+	// Artifacts has one entry per manifest entry: an archive listed under
+	// several platform keys (JetPack 7.2) is checked once per key.
 	Artifacts []ArtifactReport `json:"artifacts"`
-	Problems  []Problem        `json:"problems,omitempty"` // not tied to one artifact
+	Problems  []Problem        `json:"problems"` // not tied to one artifact
+}
+
+// Archives counts the distinct archive files the manifests name.
+func (r *Report) Archives() int {
+	seen := map[string]bool{}
+	for _, a := range r.Artifacts {
+		seen[path.Join(path.Dir(a.Manifest), a.Path)] = true
+	}
+	return len(seen)
 }
 
 // ArtifactReport is the check of one archive named by a manifest.
@@ -34,7 +45,7 @@ type ArtifactReport struct {
 	Path      string    `json:"path"`
 	Size      int64     `json:"size"`
 	NAR       string    `json:"nar_hash,omitempty"`
-	Problems  []Problem `json:"problems,omitempty"` // what is wrong with this archive; Path is "" (it is ArtifactReport.Path)
+	Problems  []Problem `json:"problems"` // what is wrong with this archive; Path is "" (it is ArtifactReport.Path)
 }
 
 // OK reports whether nothing is wrong.
@@ -271,6 +282,15 @@ func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *Art
 	}
 	r, err := archive.Inspect(ctx, f)
 	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		// An archive that does not decode is first of all not the bytes
+		// its manifest names: say so, and why it does not decode after.
+		if sum, herr := sha256File(ctx, filepath.Join(base, p)); herr == nil && sum != a.SHA256 {
+			bad("sha256 is %s, manifest says %s: the archive is damaged or was replaced (it does not decode: %v)", sum, a.SHA256, strings.TrimPrefix(export(err).Error(), "archive: "))
+			return
+		}
 		if strings.HasPrefix(err.Error(), "archive: ") {
 			bad("%w", export(err)) // internal/archive names itself: no "archive: archive: "
 		} else {

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -16,14 +14,6 @@ import (
 
 	"github.com/debredist/debredist/debredist"
 )
-
-// writeJSON prints v indented, with a trailing newline.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
 
 func noArgs(args []string) error {
 	if len(args) > 0 {
@@ -57,27 +47,37 @@ func humanBytes(n int64) string {
 
 var profilesCmd = &command{
 	name:    "profiles",
-	args:    "[--json]",
+	args:    "[--json [NAME]]",
 	summary: "list the built-in release profiles",
 	help: `Lists the built-in release profiles: name, aliases, JetPack version, L4T apt suite,
 CUDA version, redist platform, target directory, apt repositories, release date and
 description. Any name, alias, JetPack version or L4T suite shown here selects a
-release in plan, fetch and convert (--jetpack, --l4t). With --json the profiles are
-printed in the format --profile reads, so one can be copied and edited.`,
+release in plan, fetch and convert (--jetpack, --l4t).
+
+With --json the list is printed as JSON (schema debredist.profiles/v1). With --json
+NAME (a name, alias, JetPack version or L4T suite) the one profile is printed in the
+format --profile reads (schema debredist.profile/v1), to copy and edit.`,
 	example: `debredist profiles
-debredist profiles --json > jetpack6.json`,
+debredist profiles --json jetpack6 > my-r36.6.json   # edit l4t, expect, rules…
+debredist plan --profile my-r36.6.json`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
-		asJSON := fs.Bool("json", false, "print the profiles as a JSON array")
+		asJSON := fs.Bool("json", false, "print JSON: the list, or with a NAME argument one profile in --profile format")
 		return func(args []string) error {
-			if err := noArgs(args); err != nil {
-				return err
+			if len(args) > 1 || len(args) == 1 && !*asJSON {
+				return usagef("unexpected argument %q (a NAME goes with --json)", args[len(args)-1])
+			}
+			if len(args) == 1 {
+				p, err := debredist.FindProfile(args[0])
+				if err != nil {
+					return &debredist.UsageError{Msg: err.Error()}
+				}
+				return writeDoc(a.stdout, "profile", p)
 			}
 			ps := debredist.Profiles()
 			if *asJSON {
-				if ps == nil {
-					ps = []debredist.Profile{}
-				}
-				return writeJSON(a.stdout, ps)
+				return writeDoc(a.stdout, "profiles", struct {
+					Profiles []debredist.Profile `json:"profiles"`
+				}{ps})
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tALIASES\tJETPACK\tL4T\tCUDA\tPLATFORM\tTARGET\tREPOS\tRELEASED\tDESCRIPTION")
@@ -94,47 +94,71 @@ debredist profiles --json > jetpack6.json`,
 
 var indexCmd = &command{
 	name:    "index",
-	args:    "--file PATH [--json]",
+	args:    "PATH [--json]",
 	summary: "list the packages of a local apt Packages index",
 	help: `Parses a local apt Packages index (plain, gzip, xz or zstd, detected by content) and
 prints its packages, one per line:
   name version architecture filename size sha256 source
-or, with --json, a JSON array with every parsed field (source_version, description,
-depends, provides, md5sum, sha1, ...). Stanzas that cannot be downloaded safely are
-reported on stderr with their package and line and left out. Exits 1 when the file
-cannot be read or parsed.`,
-	example: `debredist index --file Packages.gz
-debredist index --file Packages.xz --json | jq '.[].package'`,
+or, with --json, a JSON object (schema debredist.index/v1) with every parsed field of
+every package (source_version, description, depends, provides, md5sum, sha1, ...)
+and the problems. A stanza that cannot be downloaded safely (no Filename, a malformed
+SHA256, an unsafe path...) is a warning naming its line and package; the packages
+that could be read are still listed, and the exit status is 1, as it is when the
+file cannot be read or parsed at all (plan, fetch and convert refuse such an index
+whole, as apt does).`,
+	example: `debredist index Packages.gz
+debredist index Packages.xz --json | jq '.packages[].package'`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
-		file := fs.String("file", "", "the Packages index to read (required)")
-		asJSON := fs.Bool("json", false, "print a JSON array of packages")
+		file := fs.String("file", "", "the Packages index to read (the same as the PATH argument)")
+		asJSON := fs.Bool("json", false, "print the packages and problems as JSON")
 		return func(args []string) error {
-			if err := noArgs(args); err != nil {
-				return err
-			}
-			if *file == "" {
-				return usagef("missing required flag --file")
+			switch {
+			case len(args) > 1:
+				return usagef("want 1 argument, the Packages file; got %d", len(args))
+			case len(args) == 1 && *file != "":
+				return usagef("give the Packages file once: as PATH or with --file")
+			case len(args) == 1:
+				*file = args[0]
+			case *file == "":
+				return usagef("want 1 argument, the Packages file")
 			}
 			f, err := os.Open(*file)
 			if err != nil {
-				return fmt.Errorf("index: %w", err)
+				var pe *os.PathError
+				if errors.As(err, &pe) {
+					err = pe.Err
+				}
+				return &debredist.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
 			}
 			defer f.Close()
 			pkgs, problems, err := debredist.ReadIndex(f)
-			for _, p := range problems {
-				fmt.Fprintf(a.stderr, "debredist: warning: %s: %s\n", *file, p.String())
-			}
 			if err != nil {
-				return fmt.Errorf("index %s: %w", *file, err)
+				return &debredist.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
+			}
+			if !*asJSON || len(problems) > 0 {
+				for _, p := range problems {
+					a.warn(fmt.Sprintf("%s: %s (stanza left out)", *file, p.String()))
+				}
 			}
 			if *asJSON {
-				if pkgs == nil {
-					pkgs = []debredist.IndexPackage{}
+				var probs []string
+				for _, p := range problems {
+					probs = append(probs, p.String())
 				}
-				return writeJSON(a.stdout, pkgs)
+				if err := writeDoc(a.stdout, "index", struct {
+					File     string                   `json:"file"`
+					Packages []debredist.IndexPackage `json:"packages"`
+					Problems []string                 `json:"problems"`
+				}{*file, pkgs, probs}); err != nil {
+					return err
+				}
+			} else {
+				for _, p := range pkgs {
+					fmt.Fprintf(a.stdout, "%s %s %s %s %d %s %s\n", p.Name, p.Version, orDash(p.Architecture), p.Filename, p.Size, p.SHA256, orDash(p.Source))
+				}
 			}
-			for _, p := range pkgs {
-				fmt.Fprintf(a.stdout, "%s %s %s %s %d %s %s\n", p.Name, p.Version, orDash(p.Architecture), p.Filename, p.Size, p.SHA256, orDash(p.Source))
+			if len(problems) > 0 {
+				return &exitError{code: exitFailure, msg: fmt.Sprintf("index %s: %d stanza(s) could not be read and are left out", *file, len(problems))}
 			}
 			return nil
 		}
@@ -180,32 +204,41 @@ debredist extract pkg.deb ./pkg --force`,
 type selection struct {
 	jetpack, l4t, lock, profile string
 	mirror, cache, keyring      string
-	offline                     bool
+	offline, unverified         bool
 }
 
 func (s *selection) register(fs *flagSet) {
 	fs.StringVar(&s.jetpack, "jetpack", "", "select the release by JetPack `version` or profile name (5, 6, 7, 6.2, jetpack6; see 'debredist profiles')")
 	fs.StringVar(&s.l4t, "l4t", "", "select the release by L4T apt `suite` (rMAJOR.MINOR, e.g. r36.5)")
 	fs.StringVar(&s.lock, "lock", "", "pin the exact debs with a lock `file` (debredist lock or jetpack-nixos sourceinfo); may be combined with --jetpack/--l4t/--profile")
-	fs.StringVar(&s.profile, "profile", "", "select the release with a profile `file` (JSON, see 'debredist profiles --json')")
-	fs.StringVar(&s.mirror, "mirror", "", "apt mirror: base `URL` (https, http, file) or directory (default NVIDIA's repository)")
-	fs.StringVar(&s.cache, "cache", "", "deb cache `dir` (default $XDG_CACHE_HOME/debredist)")
+	fs.StringVar(&s.profile, "profile", "", "select the release with a profile `file` (JSON, see 'debredist profiles --json NAME')")
+	s.registerSource(fs)
+}
+
+// registerSource registers the flags that say where indexes and debs come
+// from (not which release).
+func (s *selection) registerSource(fs *flagSet) {
+	fs.StringVar(&s.mirror, "mirror", "", "apt mirror: base `URL` (https, http, file) or directory (default $DEBREDIST_MIRROR, else NVIDIA's repository)")
+	fs.StringVar(&s.cache, "cache", "", "deb and index cache `dir` (default $XDG_CACHE_HOME/debredist)")
 	fs.StringVar(&s.keyring, "keyring", "", "OpenPGP keyring `file` to check InRelease/Release.gpg signatures (unchecked without it)")
-	fs.BoolVar(&s.offline, "offline", false, "use only the cache; fail listing the debs that are missing")
+	fs.BoolVar(&s.offline, "offline", false, "use only the cache (debs, and the indexes of an earlier online run); fail listing what is missing")
+	fs.BoolVar(&s.unverified, "allow-unverified-index", false, "accept a Packages index no Release file lists (like apt's [trusted=yes]); without a Release nothing tells a complete index from one cut short")
+}
+
+// source returns the Options fields the source flags set; the mirror
+// defaults to $DEBREDIST_MIRROR.
+func (s *selection) source(a *app) debredist.Options {
+	mirror := s.mirror
+	if mirror == "" {
+		mirror = a.getenv("DEBREDIST_MIRROR")
+	}
+	return debredist.Options{Mirror: mirror, CacheDir: s.cache, Keyring: s.keyring, Offline: s.offline, AllowUnverifiedIndex: s.unverified}
 }
 
 // options checks the selection and turns it into Options.
 func (s *selection) options(a *app) (debredist.Options, error) {
-	n := 0
-	for _, v := range []string{s.jetpack, s.l4t, s.profile} {
-		if v != "" {
-			n++
-		}
-	}
-	o := debredist.Options{
-		JetPack: s.jetpack, L4T: s.l4t, ProfileFile: s.profile, LockFile: s.lock,
-		Mirror: s.mirror, CacheDir: s.cache, Keyring: s.keyring, Offline: s.offline,
-	}
+	o := s.source(a)
+	o.JetPack, o.L4T, o.ProfileFile, o.LockFile = s.jetpack, s.l4t, s.profile, s.lock
 	if v := a.getenv("SOURCE_DATE_EPOCH"); v != "" {
 		sec, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || sec < 0 {
@@ -258,7 +291,7 @@ debredist plan --lock jetpack6.lock --offline --json`,
 				return err
 			}
 			if *asJSON {
-				return writeJSON(a.stdout, pl)
+				return writeDoc(a.stdout, "plan", pl)
 			}
 			return printPlan(a, pl)
 		}
@@ -357,7 +390,7 @@ debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12
 				total += d.Size
 			}
 			if *asJSON {
-				return writeJSON(a.stdout, struct {
+				return writeDoc(a.stdout, "fetch", struct {
 					*debredist.FetchResult
 					Bytes int64 `json:"bytes"`
 				}{res, total})
@@ -403,6 +436,7 @@ SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --
 		var only listFlag
 		sel.register(fs)
 		out := fs.String("out", "", "output `dir` (required)")
+		fs.alias("o", "out")
 		jobs := jobsFlag(fs)
 		verifyCache := fs.Bool("verify-cache", false, "re-hash debs already in the cache")
 		compress := fs.String("compress", "xz", "archive compression: `xz` or zstd")
@@ -431,9 +465,18 @@ SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --
 				return err
 			}
 			if *asJSON {
-				return writeJSON(a.stdout, res)
+				return writeDoc(a.stdout, "convert", res)
 			}
-			return printResult(a.stdout, res)
+			if a.quiet {
+				return nil
+			}
+			if err := printResult(a.stdout, res); err != nil {
+				return err
+			}
+			if *lockOut != "" {
+				fmt.Fprintf(a.stdout, "lock     %s\n", *lockOut)
+			}
+			return nil
 		}
 	},
 }
@@ -443,10 +486,15 @@ func printResult(w io.Writer, res *debredist.Result) error {
 	for _, p := range res.Products {
 		labels[p.Product] = p.Label
 	}
+	// Products in the plan's order (as plan lists them), packages by name.
+	order := map[string]int{}
+	for i, p := range res.Products {
+		order[p.Product] = i
+	}
 	pkgs := append([]debredist.PackageResult(nil), res.Packages...)
 	sort.SliceStable(pkgs, func(i, j int) bool {
 		if pkgs[i].Product != pkgs[j].Product {
-			return pkgs[i].Product < pkgs[j].Product
+			return order[pkgs[i].Product] < order[pkgs[j].Product]
 		}
 		return pkgs[i].PName < pkgs[j].PName
 	})
@@ -481,74 +529,6 @@ func printResult(w io.Writer, res *debredist.Result) error {
 		fmt.Fprintf(w, "warning  %s\n", s)
 	}
 	return nil
-}
-
-// ---- verify
-
-var verifyCmd = &command{
-	name:    "verify",
-	args:    "OUT [--nixpkgs] [--json]",
-	summary: "re-check an output directory against its manifests",
-	help: `Re-reads every redistrib_*.json under OUT and checks each archive it names: size,
-sha256 and md5, the single top-level directory named like the file, entry safety,
-the license file and the provenance record. Prints "ok" or "FAIL: <problems>" per
-archive. Exits 1 when anything is wrong.
-
-With --nixpkgs it then applies the rules of nixpkgs' generic CUDA builder
-(buildRedist) to every archive, as a build would: outputs split by pattern, every
-declared output non-empty, no /usr/ references unless the package allows them, no
-dangling links per output, the pkg-config move and rewrite, and each package's own
-requirements (tensorrt's python/*.whl and lib/stubs, cuda_cudart's lib/stubs, ...).
-Problems nixpkgs has with NVIDIA's own archives too are shown as "nixpkgs", and a
-declared output the release's debs leave empty as "override" (the overlay that
-"debredist nix" prints removes it); neither fails the check. A symbolic link in
-OUT that debredist did not write is reported, never followed.`,
-	example: `debredist verify ./redist
-debredist verify --nixpkgs ./redist
-debredist verify ./redist --json`,
-	flags: func(a *app, fs *flagSet) func([]string) error {
-		asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
-		nixpkgs := fs.Bool("nixpkgs", false, "also apply nixpkgs' buildRedist rules to every archive")
-		return func(args []string) error {
-			if len(args) != 1 {
-				return usagef("want 1 argument, the output directory; got %d", len(args))
-			}
-			if *nixpkgs {
-				return verifyNixpkgs(a, args[0], *asJSON)
-			}
-			rep, err := debredist.Verify(a.ctx, args[0])
-			if err != nil {
-				return err
-			}
-			if *asJSON {
-				if err := writeJSON(a.stdout, rep); err != nil {
-					return err
-				}
-			} else {
-				for _, ar := range rep.Artifacts {
-					p := path.Join(path.Dir(ar.Manifest), ar.Path)
-					if len(ar.Problems) == 0 {
-						fmt.Fprintf(a.stdout, "ok    %s\n", p)
-					} else {
-						fmt.Fprintf(a.stdout, "FAIL  %s: %s\n", p, joinProblems(ar.Problems))
-					}
-				}
-				for _, pb := range rep.Problems {
-					fmt.Fprintf(a.stdout, "FAIL  %s\n", pb)
-				}
-			}
-			var ve *debredist.VerifyError
-			if err := rep.Err(); errors.As(err, &ve) {
-				return &exitError{code: exitFailure, msg: fmt.Sprintf("verify %s: %d problem(s)", args[0], len(ve.Problems))}
-			} else if err != nil {
-				return err
-			}
-			if !*asJSON && !a.quiet {
-				fmt.Fprintf(a.stdout, "%d archives in %d manifests: all ok\n", len(rep.Artifacts), len(rep.Manifests))
-			}
-			return nil
-		}
-	},
 }
 
 // ---- nix

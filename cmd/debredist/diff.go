@@ -57,7 +57,9 @@ debredist diff r36.5 ./my-r36.6.json --files`,
 			if len(args) != 2 {
 				return usagef("want 2 arguments, FROM and TO; got %d", len(args))
 			}
-			o := debredist.DiffOptions{Options: debredist.Options{Mirror: sel.mirror, CacheDir: sel.cache, Keyring: sel.keyring, Offline: sel.offline, Jobs: *jobs}, Files: *files}
+			so := sel.source(a)
+			so.Jobs = *jobs
+			o := debredist.DiffOptions{Options: so, Files: *files}
 			if err := o.Check(); err != nil {
 				return err
 			}
@@ -69,20 +71,11 @@ debredist diff r36.5 ./my-r36.6.json --files`,
 				return err
 			}
 			if *asJSON {
-				return writeJSON(a.stdout, res)
+				return writeDoc(a.stdout, "diff", res)
 			}
 			return printDiff(a.stdout, res, a.verbose)
 		}
 	},
-}
-
-// registerSource registers the flags that say where indexes and debs come
-// from (not which release).
-func (s *selection) registerSource(fs *flagSet) {
-	fs.StringVar(&s.mirror, "mirror", "", "apt mirror: base `URL` (https, http, file) or directory (default NVIDIA's repository)")
-	fs.StringVar(&s.cache, "cache", "", "deb cache `dir` (default $XDG_CACHE_HOME/debredist)")
-	fs.StringVar(&s.keyring, "keyring", "", "OpenPGP keyring `file` to check InRelease/Release.gpg signatures (unchecked without it)")
-	fs.BoolVar(&s.offline, "offline", false, "use only the cache; fail listing the debs that are missing")
 }
 
 // diffPathsShown bounds the paths listed per kind without -v.

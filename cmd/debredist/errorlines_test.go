@@ -3,15 +3,20 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// errorLines returns stderr's lines that are not log lines.
+// progressPrefixes start the lines of progress (stages, notes) on a
+// non-terminal stderr.
+var progressPrefixes = []string{"debredist: note:", "debredist: plan:", "debredist: fetch:", "debredist: build:", "debredist: retrying "}
+
+// errorLines returns stderr's lines that are not progress lines.
 func errorLines(stderr string) []string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
-		if l != "" && !strings.HasPrefix(l, "level=") {
+		if l != "" && !slices.ContainsFunc(progressPrefixes, func(p string) bool { return strings.HasPrefix(l, p) }) {
 			out = append(out, l)
 		}
 	}

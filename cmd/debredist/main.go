@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/debredist/debredist/debredist"
@@ -44,6 +45,23 @@ type app struct {
 	stdout, stderr io.Writer
 	verbose, quiet bool
 	getenv         func(string) string
+	saidMu         sync.Mutex
+	said           map[string]bool // warnings and notices printed: each once per run
+}
+
+// firstTime reports whether a warning or note is said for the first time
+// in this run (and records it).
+func (a *app) firstTime(kind, msg string) bool {
+	a.saidMu.Lock()
+	defer a.saidMu.Unlock()
+	if a.said == nil {
+		a.said = map[string]bool{}
+	}
+	if a.said[kind+": "+msg] {
+		return false
+	}
+	a.said[kind+": "+msg] = true
+	return true
 }
 
 // command is one subcommand.
@@ -82,6 +100,7 @@ var commands []*command
 func init() {
 	commands = []*command{
 		profilesCmd, indexCmd, extractCmd, planCmd, fetchCmd, convertCmd, verifyCmd, nixCmd, diffCmd, inventoryCmd, versionCmd, helpCmd,
+		completionCmd, manCmd,
 	}
 }
 
@@ -97,7 +116,7 @@ func lookup(name string) *command {
 // run is the whole program: it parses args, runs one command and returns
 // the exit code. It never calls os.Exit, so tests run it in-process.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, getenv: os.Getenv, said: map[string]bool{}}
 	g := newFlagSet("debredist")
 	a.globalFlags(g)
 	showVersion := g.Bool("version", false, "print the version and exit")
@@ -162,9 +181,16 @@ func (a *app) exit(err error, cmd *command, fs *flagSet) int {
 	switch {
 	case errors.Is(err, errHelp):
 		return exitOK
+	case errors.As(err, &due) && due.File != "": // a file the command line names is missing or malformed
+		fmt.Fprintf(a.stderr, "debredist %s: %v\n", cmd.name, err)
+		return exitUsage
 	case errors.As(err, &ue) || errors.As(err, &due):
 		fmt.Fprintf(a.stderr, "debredist %s: %v\n", cmd.name, err)
-		fmt.Fprintf(a.stderr, "Run 'debredist %s --help' for usage.\n", cmd.name)
+		if cmd == helpCmd {
+			fmt.Fprintln(a.stderr, "Run 'debredist help' for the list of commands.")
+		} else {
+			fmt.Fprintf(a.stderr, "Run 'debredist %s --help' for usage.\n", cmd.name)
+		}
 		return exitUsage
 	case a.ctx.Err() != nil && errors.Is(err, context.Canceled):
 		fmt.Fprintln(a.stderr, "debredist: interrupted")
@@ -205,9 +231,13 @@ Global flags (before the command or among its flags):
   -h, --help      help for debredist or a command
   --version       print the version
 
-Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted (SIGINT/SIGTERM:
-the run is cancelled and leaves no partial output behind; a second interrupt kills
-debredist at once).
+Exit status: 0 success, 1 failure, 2 usage error (bad flags, or a file the command
+line names that is missing or malformed), 130 interrupted (SIGINT/SIGTERM: the run is
+cancelled and leaves no partial output behind; a second interrupt kills debredist at
+once).
+
+Environment: DEBREDIST_MIRROR is the mirror when --mirror is not given;
+SOURCE_DATE_EPOCH sets the archives' mtimes.
 
 Example:
   debredist convert --jetpack 6 --out ./redist

@@ -46,7 +46,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-v", "--quiet", "profiles"}, "only one of --verbose and --quiet"},
 		{[]string{"profiles", "--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"profiles", "extra"}, `unexpected argument "extra"`},
-		{[]string{"index"}, "missing required flag --file"},
+		{[]string{"index"}, "want 1 argument, the Packages file"},
+		{[]string{"index", "a", "b"}, "want 1 argument, the Packages file; got 2"},
 		{[]string{"index", "--file"}, "flag needs an argument: -file"},
 		{[]string{"extract", "only-one.deb"}, "want 2 arguments"},
 		{[]string{"extract", "a.deb", "dir", "--forse"}, "-forse"},
@@ -176,10 +177,14 @@ func TestProfiles(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var ps []debredist.Profile
-	if err := json.Unmarshal([]byte(stdout), &ps); err != nil {
-		t.Fatalf("profiles --json is not a JSON array of profiles: %v\n%s", err, stdout)
+	var doc struct {
+		Schema   string              `json:"schema"`
+		Profiles []debredist.Profile `json:"profiles"`
 	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Schema != "debredist.profiles/v1" {
+		t.Fatalf("profiles --json is not a debredist.profiles/v1 document: %v\n%s", err, stdout)
+	}
+	ps := doc.Profiles
 	var names []string
 	for _, p := range ps {
 		names = append(names, p.Name)
@@ -259,25 +264,33 @@ func TestIndex(t *testing.T) {
 		"libcudnn9-cuda-12 9.3.0.75-1 arm64 pool/main/c/cudnn/libcudnn9-cuda-12_9.3.0.75-1_arm64.deb 99 3333333333333333333333333333333333333333333333333333333333333333 cudnn\n"
 	for _, file := range []string{plain, gzFile} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			code, stdout, stderr := cli(t, "index", "--file", file)
-			if code != exitOK {
+			// The unusable stanza is a warning, the rest is listed, and
+			// the run is not a success.
+			code, stdout, stderr := cli(t, "index", file)
+			if code != exitFailure || !strings.Contains(stderr, "debredist: index "+file+": 1 stanza(s) could not be read") {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if stdout != wantLines {
 				t.Errorf("index output:\n%s\nwant:\n%s", stdout, wantLines)
 			}
-			if !strings.Contains(stderr, "package evil") || !strings.Contains(stderr, "line 14") {
+			if !strings.Contains(stderr, "debredist: warning: "+file+": line 14: package evil") {
 				t.Errorf("the unsafe stanza is not reported with its package and line:\n%s", stderr)
 			}
 
 			code, stdout, _ = cli(t, "index", "--json", "--file", file)
-			if code != exitOK {
+			if code != exitFailure {
 				t.Fatalf("--json: exit %d", code)
 			}
-			var got []map[string]any
-			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			var doc struct {
+				Schema   string           `json:"schema"`
+				File     string           `json:"file"`
+				Packages []map[string]any `json:"packages"`
+				Problems []string         `json:"problems"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Schema != "debredist.index/v1" || doc.File != file || len(doc.Problems) != 1 {
 				t.Fatalf("--json output: %v\n%s", err, stdout)
 			}
+			got := doc.Packages
 			if len(got) != 2 {
 				t.Fatalf("--json: %d packages, want 2", len(got))
 			}
@@ -303,8 +316,10 @@ func TestIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, file := range []string{filepath.Join(dir, "missing"), bad} {
+			// A file the command line names that is missing or malformed
+			// is exit 2, like every such file (profile, lock, keyring).
 			code, stdout, stderr := cli(t, "index", "--file", file)
-			if code != exitFailure || !strings.HasPrefix(stderr, "debredist: ") || !strings.Contains(stderr, file) {
+			if code != exitUsage || !strings.HasPrefix(stderr, "debredist index: index "+file+": ") || strings.Contains(stderr, "--help") {
 				t.Errorf("%s: code %d, stderr %q", file, code, stderr)
 			}
 			if stdout != "" {
@@ -401,7 +416,11 @@ func writeLock(t *testing.T, suite string) string {
 func TestPlanFromLock(t *testing.T) {
 	lock := writeLock(t, "r36.5")
 	cache := t.TempDir()
-	code, stdout, stderr := cli(t, "plan", "--lock", lock, "--offline", "--cache", cache)
+	code, _, stderr := cli(t, "plan", "--lock", lock, "--offline", "--cache", cache)
+	if code != exitFailure || !strings.Contains(stderr, "lacks 29 redist package(s) profile jetpack6 expects: cuda_cccl, cuda_compat,") {
+		t.Errorf("plan of a lock pinning 2 of 31 packages: exit %d: %s; want a failure naming what is missing", code, stderr)
+	}
+	code, stdout, stderr := cli(t, "plan", "--lock", lock, "--offline", "--cache", cache, "--only", "cuda_cudart,cuda_nvcc")
 	if code != exitOK {
 		t.Fatalf("plan: exit %d: %s", code, stderr)
 	}
@@ -551,20 +570,34 @@ func TestListFlag(t *testing.T) {
 	}
 }
 
+// TestProgressLog: without a terminal, a line per stage (and a summary
+// while a stage runs, not tested here: every 10 s), a line per deb only
+// with -v, each warning and note once, nothing but warnings with --quiet.
 func TestProgressLog(t *testing.T) {
-	events := []debredist.Event{
-		{Kind: debredist.EventIndex, Package: "common", URL: "https://m/Packages.gz", Total: 1200},
-		{Kind: debredist.EventWarning, Message: "index signatures were not checked"},
-		{Kind: debredist.EventFetchStart, Package: "cuda-nvcc-12-6", URL: "https://m/n.deb", Total: 100},
-		{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 50, Total: 100},
-		{Kind: debredist.EventFetchRetry, Package: "cuda-nvcc-12-6", Attempt: 2, Err: context.DeadlineExceeded},
-		{Kind: debredist.EventFetchDone, Package: "cuda-nvcc-12-6", Bytes: 100},
-		{Kind: debredist.EventCacheHit, Package: "cuda-cudart-12-6", Bytes: 7},
-		{Kind: debredist.EventBuildStart, Package: "cuda_nvcc", Total: 1},
-		{Kind: debredist.EventBuildDone, Package: "cuda_nvcc", Bytes: 4096},
-		{Kind: debredist.EventUpToDate, Package: "cuda_cudart"},
-		{Kind: debredist.EventFetchFailed, Package: "x", URL: "https://m/x.deb", Err: errors.New("HTTP 404")},
-		{Kind: debredist.EventFetchFailed, Package: "y", URL: "https://m/y.deb", Err: fmt.Errorf("y: %w", context.Canceled)},
+	phases := [][]debredist.Event{
+		{
+			{Kind: debredist.EventIndex, Package: "common", URL: "https://m/Packages.gz", Total: 1200},
+			{Kind: debredist.EventNotice, Message: "index signatures were not checked"},
+			{Kind: debredist.EventNotice, Message: "index signatures were not checked"}, // diff plans two sides
+			{Kind: debredist.EventPlan, Total: 2, Message: "jetpack6"},
+			{Kind: debredist.EventFetchPlan, Total: 3, Bytes: 107},
+		},
+		{ // OnEvent is called from several goroutines
+			{Kind: debredist.EventFetchStart, Package: "cuda-nvcc-12-6", URL: "https://m/n.deb", Total: 100},
+			{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 50, Total: 100},
+			{Kind: debredist.EventFetchRetry, Package: "cuda-nvcc-12-6", Attempt: 2, Err: context.DeadlineExceeded},
+			{Kind: debredist.EventFetchDone, Package: "cuda-nvcc-12-6", Bytes: 100},
+			{Kind: debredist.EventCacheHit, Package: "cuda-cudart-12-6", Bytes: 7},
+			{Kind: debredist.EventFetchFailed, Package: "x", URL: "https://m/x.deb", Err: errors.New("HTTP 404")},
+			{Kind: debredist.EventFetchFailed, Package: "y", URL: "https://m/y.deb", Err: fmt.Errorf("y: %w", context.Canceled)},
+			{Kind: debredist.EventWarning, Package: "cudnn", Message: "declared nixpkgs output \"static\" would be empty"},
+			{Kind: debredist.EventWarning, Package: "cudnn", Message: "declared nixpkgs output \"static\" would be empty"},
+		},
+		{
+			{Kind: debredist.EventBuildStart, Package: "cuda_nvcc", Total: 1},
+			{Kind: debredist.EventBuildDone, Package: "cuda_nvcc", Bytes: 4096},
+			{Kind: debredist.EventUpToDate, Package: "cuda_cudart"},
+		},
 	}
 	tests := []struct {
 		name           string
@@ -573,19 +606,22 @@ func TestProgressLog(t *testing.T) {
 	}{
 		{
 			name: "default",
-			want: []string{`msg="index read" repo=common`, "packages=1200", `level=WARN msg="index signatures were not checked"`,
-				"msg=download package=cuda-nvcc-12-6", `msg="retrying download"`, "attempt=2", "msg=downloaded", "msg=built package=cuda_nvcc bytes=4096",
-				`msg="up to date" package=cuda_cudart`, `level=ERROR msg="download failed" package=x`, `err="HTTP 404"`},
-			notWant: []string{"msg=cached", "msg=building", "time=", "package=y"},
+			want: []string{"debredist: note: index signatures were not checked\n", "debredist: plan: jetpack6, 2 redist packages from common (1200 packages)\n",
+				"debredist: fetch: 3 debs, 107 B\n", "debredist: retrying cuda-nvcc-12-6 (attempt 2): context deadline exceeded\n",
+				"debredist: fetch: done: 2 debs (1 downloaded, 1 in the cache), 107 B in ",
+				`debredist: warning: cudnn: declared nixpkgs output "static" would be empty` + "\n",
+				"debredist: build: 2 redist packages\n", "debredist: build: done: 2 of 2 redist packages in "},
+			notWant: []string{"download cuda-nvcc", "cached cuda-cudart", "building", "level=", "y.deb"},
 		},
 		{
 			name: "verbose", verbose: true,
-			want: []string{"msg=cached package=cuda-cudart-12-6", "msg=building package=cuda_nvcc", `msg="download cancelled" package=y`},
+			want: []string{"debredist: download cuda-nvcc-12-6 https://m/n.deb (100 B)", "debredist: cached cuda-cudart-12-6 (7 B)",
+				"debredist: building cuda_nvcc (1 debs)", "debredist: download of x failed: HTTP 404", "debredist: built cuda_nvcc (4.0 KiB)", "debredist: up to date: cuda_cudart"},
 		},
 		{
 			name: "quiet", quiet: true,
-			want:    []string{"level=WARN", "level=ERROR"},
-			notWant: []string{"level=INFO", "msg=downloaded"},
+			want:    []string{`debredist: warning: cudnn: declared nixpkgs output "static" would be empty`},
+			notWant: []string{"note:", "plan:", "fetch:", "build:", "retrying"},
 		},
 	}
 	for _, tc := range tests {
@@ -596,14 +632,16 @@ func TestProgressLog(t *testing.T) {
 			if pr.p != nil {
 				t.Fatal("progress bars on a bytes.Buffer")
 			}
-			var wg sync.WaitGroup
-			for _, e := range events { // OnEvent is called from several goroutines
-				wg.Go(func() { pr.handle(e) })
+			for _, phase := range phases {
+				var wg sync.WaitGroup
+				for _, e := range phase {
+					wg.Go(func() { pr.handle(e) })
+				}
+				wg.Wait()
 			}
-			wg.Wait()
 			pr.close()
 			before := stderr.Len()
-			pr.handle(events[5]) // ignored after close
+			pr.handle(phases[1][0]) // ignored after close
 			if stderr.Len() != before {
 				t.Errorf("an event after close was logged")
 			}
@@ -618,8 +656,15 @@ func TestProgressLog(t *testing.T) {
 					t.Errorf("log has %q:\n%s", w, got)
 				}
 			}
-			if strings.Count(got, "\n") != strings.Count(got, "level=") {
-				t.Errorf("interleaved log lines:\n%s", got)
+			for _, once := range []string{"note: index signatures", "warning: cudnn"} {
+				if n := strings.Count(got, once); n > 1 {
+					t.Errorf("%q said %d times:\n%s", once, n, got)
+				}
+			}
+			for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+				if l != "" && !strings.HasPrefix(l, "debredist: ") {
+					t.Errorf("interleaved or foreign line %q", l)
+				}
 			}
 		})
 	}

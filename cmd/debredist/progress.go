@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
-	"log/slog"
 	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/cwriter"
@@ -15,55 +18,91 @@ import (
 	"github.com/debredist/debredist/debredist"
 )
 
-// progress renders debredist Events: progress bars when stderr is a
-// terminal (one per download, one for the packages built), otherwise
-// log lines. Events arrive from several goroutines; everything is under mu.
+// progress renders debredist Events on stderr for a person.
+//
+// On a terminal one overall bar runs from the first second: the indexes
+// being read, then debs and bytes downloaded (with a bar per download in
+// flight), then redist packages built. Anywhere else (a pipe, a file, a
+// terminal without a size) it prints a line per stage and, while a stage
+// runs, a summary line every summaryEvery: never a line per deb unless -v.
+//
+// Warnings ("debredist: warning: …") are printed once per message, also
+// with --quiet; notices ("debredist: note: …", things worth knowing that
+// need no action) once, and not with --quiet. Events arrive from several
+// goroutines; everything is under mu.
 type progress struct {
-	log *slog.Logger
+	w       io.Writer
+	verbose bool
+	quiet   bool
 
+	a       *app // for firstTime
 	mu      sync.Mutex
-	p       *mpb.Progress // nil: plain log lines
-	out     *barWriter
-	bars    map[string]*mpb.Bar
-	overall *mpb.Bar
-	total   int64 // packages seen (built or up to date)
-	done    int64
+	stage   string       // "indexes", "fetch", "build"
+	indexes []string     // "common r36.5 (512 packages)"
+	debs    counter      // debs: in the cache (downloaded or found there) of the fetch plan
+	bytes   counter      // bytes of those debs
+	cached  int64        // debs found in the cache
+	pkgs    counter      // redist packages built or up to date of the plan
+	started time.Time    // of the current stage
+	ticker  *time.Ticker // non-terminal summaries; nil on a terminal
+	stop    chan struct{}
 	closed  bool
+
+	// terminal only
+	text    atomic.Pointer[string] // status(), for the bar's decorator (which must not take mu)
+	p       *mpb.Progress
+	out     *barWriter
+	overall *mpb.Bar
+	bars    map[string]*mpb.Bar // per download in flight
 }
 
-// isTerminal reports whether w is a terminal (and TERM is not "dumb").
-func isTerminal(w io.Writer) bool {
+type counter struct{ done, total int64 }
+
+// summaryEvery is how often a stage that runs without a terminal says how
+// far it got.
+const summaryEvery = 10 * time.Second
+
+// terminalWidth returns the width of w when it is a terminal with a usable
+// size (TERM not "dumb"), else 0.
+func terminalWidth(w io.Writer) int {
 	f, ok := w.(*os.File)
-	return ok && os.Getenv("TERM") != "dumb" && cwriter.IsTerminal(int(f.Fd()))
+	if !ok || os.Getenv("TERM") == "dumb" || !cwriter.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	width, _, err := cwriter.GetSize(int(f.Fd()))
+	if err != nil || width < 40 { // a 0x0 pty, or too narrow for a bar
+		return 0
+	}
+	return width
 }
 
 // newProgress starts a renderer on a.stderr; call close before printing
 // results.
 func (a *app) newProgress() *progress {
-	level := slog.LevelInfo
-	switch {
-	case a.quiet:
-		level = slog.LevelWarn
-	case a.verbose:
-		level = slog.LevelDebug
-	}
-	pr := &progress{bars: map[string]*mpb.Bar{}}
-	var logOut io.Writer = a.stderr
-	if !a.quiet && isTerminal(a.stderr) {
-		pr.p = mpb.NewWithContext(context.Background(), mpb.WithOutput(a.stderr), mpb.WithWidth(40))
+	pr := &progress{w: a.stderr, verbose: a.verbose, quiet: a.quiet, a: a, stage: "indexes", started: time.Now(), stop: make(chan struct{})}
+	if !a.quiet && terminalWidth(a.stderr) > 0 {
+		pr.p = mpb.NewWithContext(context.Background(), mpb.WithOutput(a.stderr), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
 		pr.out = &barWriter{p: pr.p, fallback: a.stderr}
-		logOut = pr.out
+		pr.w = pr.out
+		pr.bars = map[string]*mpb.Bar{}
+		pr.refresh()
+		pr.overall = pr.p.AddBar(0, mpb.BarPriority(1<<30),
+			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return *pr.text.Load() }, decor.WCSyncSpaceR)),
+			mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)))
+		return pr
 	}
-	pr.log = slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{
-		Level: level,
-		ReplaceAttr: func(groups []string, at slog.Attr) slog.Attr {
-			if len(groups) == 0 && at.Key == slog.TimeKey {
-				return slog.Attr{} // a CLI's lines need no timestamps
-			}
-			return at
-		},
-	}))
+	if !a.quiet {
+		pr.ticker = time.NewTicker(summaryEvery)
+		go pr.summaries()
+	}
 	return pr
+}
+
+// warn prints a warning the user must act on, once per message.
+func (a *app) warn(msg string) {
+	if a.firstTime("warning", msg) {
+		fmt.Fprintf(a.stderr, "debredist: warning: %s\n", msg)
+	}
 }
 
 // handle is Options.OnEvent.
@@ -73,26 +112,44 @@ func (pr *progress) handle(e debredist.Event) {
 	if pr.closed {
 		return
 	}
-	if pr.p != nil && pr.bar(e) {
-		return
-	}
-	pr.logEvent(e)
-}
-
-// bar renders e on the bars; false means it is to be logged instead.
-func (pr *progress) bar(e debredist.Event) bool {
+	defer pr.refresh()
 	switch e.Kind {
-	case debredist.EventFetchStart:
-		b := pr.bars[e.Package]
-		if b == nil {
-			b = pr.p.AddBar(0, mpb.BarRemoveOnComplete(),
-				mpb.PrependDecorators(decor.Name(e.Package, decor.WCSyncSpaceR)),
-				mpb.AppendDecorators(decor.CountersKibiByte("% .1f / % .1f", decor.WCSyncSpace), decor.Percentage(decor.WCSyncSpace)))
-			pr.bars[e.Package] = b
+	case debredist.EventWarning, debredist.EventOutBusy:
+		pr.once("warning", withPackage(e))
+	case debredist.EventNotice:
+		if !pr.quiet {
+			pr.once("note", withPackage(e))
 		}
-		b.SetTotal(e.Total, false)
-		b.SetCurrent(e.Bytes)
-		return true
+	case debredist.EventIndex:
+		pr.indexes = append(pr.indexes, fmt.Sprintf("%s (%d packages)", e.Package, e.Total))
+		pr.detail("index %s: %d packages", e.URL, e.Total)
+	case debredist.EventPlan:
+		pr.line("plan: %s, %d redist packages from %s", e.Message, e.Total, strings.Join(pr.indexes, ", "))
+		pr.pkgs.total = e.Total
+	case debredist.EventFetchPlan:
+		pr.setStage("fetch")
+		pr.debs, pr.bytes, pr.cached = counter{total: e.Total}, counter{total: e.Bytes}, 0
+		pr.line("fetch: %d debs, %s", e.Total, humanBytes(e.Bytes))
+		if pr.overall != nil {
+			pr.overall.SetTotal(max(e.Bytes, 1), false)
+			pr.overall.SetCurrent(0)
+		}
+	case debredist.EventCacheHit:
+		pr.debs.done++
+		pr.cached++
+		pr.bytes.done += e.Bytes
+		pr.detail("cached %s (%s)", e.Package, humanBytes(e.Bytes))
+		pr.setBar()
+	case debredist.EventFetchStart:
+		pr.detail("download %s %s (%s)", e.Package, e.URL, humanBytes(e.Total))
+		if pr.bars != nil && pr.bars[e.Package] == nil {
+			pr.bars[e.Package] = pr.p.AddBar(e.Total, mpb.BarRemoveOnComplete(),
+				mpb.PrependDecorators(decor.Name("  "+e.Package, decor.WCSyncSpaceR)),
+				mpb.AppendDecorators(decor.CountersKibiByte("% .1f / % .1f", decor.WCSyncSpace)))
+		}
+		if b := pr.bars[e.Package]; b != nil {
+			b.SetCurrent(e.Bytes)
+		}
 	case debredist.EventFetchBytes:
 		if b := pr.bars[e.Package]; b != nil {
 			if e.Total > 0 {
@@ -100,88 +157,144 @@ func (pr *progress) bar(e debredist.Event) bool {
 			}
 			b.SetCurrent(e.Bytes)
 		}
-		return true
 	case debredist.EventFetchDone:
+		pr.debs.done++
+		pr.bytes.done += e.Bytes
+		pr.detail("downloaded %s (%s)", e.Package, humanBytes(e.Bytes))
 		if b := pr.bars[e.Package]; b != nil {
 			b.SetTotal(e.Bytes, true)
 			delete(pr.bars, e.Package)
 		}
-		return true
+		pr.setBar()
+	case debredist.EventFetchRetry:
+		pr.line("retrying %s (attempt %d): %v", e.Package, e.Attempt, e.Err)
 	case debredist.EventFetchFailed:
 		if b := pr.bars[e.Package]; b != nil {
 			b.Abort(true)
 			delete(pr.bars, e.Package)
 		}
-		return false // and log the failure
-	case debredist.EventPlan, debredist.EventBuildStart, debredist.EventBuildDone, debredist.EventUpToDate:
-		if pr.overall == nil {
-			pr.overall = pr.p.AddBar(0, mpb.BarPriority(1<<30),
-				mpb.PrependDecorators(decor.Name("packages", decor.WCSyncSpaceR)),
-				mpb.AppendDecorators(decor.CountersNoUnit("%d / %d", decor.WCSyncSpace)))
+		if !errors.Is(e.Err, context.Canceled) {
+			pr.detail("download of %s failed: %v", e.Package, e.Err) // the run's error says it once, summarized
 		}
-		switch e.Kind {
-		case debredist.EventPlan: // the whole count is known up front
-			pr.total = e.Total
-		case debredist.EventBuildDone, debredist.EventUpToDate:
-			pr.done++
-		}
-		pr.overall.SetTotal(pr.total, false)
-		pr.overall.SetCurrent(pr.done)
-		return true
-	}
-	return false
-}
-
-func (pr *progress) logEvent(e debredist.Event) {
-	l := pr.log
-	switch e.Kind {
-	case debredist.EventIndex:
-		l.Info("index read", "repo", e.Package, "url", e.URL, "packages", e.Total)
-	case debredist.EventWarning:
-		attrs := []any{}
-		if e.Package != "" {
-			attrs = append(attrs, "package", e.Package)
-		}
-		if e.URL != "" {
-			attrs = append(attrs, "url", e.URL)
-		}
-		l.Warn(e.Message, attrs...)
-	case debredist.EventFetchStart:
-		l.Info("download", "package", e.Package, "url", e.URL, "size", e.Total)
-	case debredist.EventFetchBytes:
-		// too many for log lines; bars show them
-	case debredist.EventFetchDone:
-		l.Info("downloaded", "package", e.Package, "bytes", e.Bytes)
-	case debredist.EventFetchRetry:
-		l.Warn("retrying download", "package", e.Package, "url", e.URL, "attempt", e.Attempt, "err", e.Err)
-	case debredist.EventFetchFailed:
-		if errors.Is(e.Err, context.Canceled) {
-			l.Debug("download cancelled", "package", e.Package)
-			return
-		}
-		l.Error("download failed", "package", e.Package, "url", e.URL, "err", e.Err)
-	case debredist.EventCacheHit:
-		l.Debug("cached", "package", e.Package, "bytes", e.Bytes)
 	case debredist.EventBuildStart:
-		l.Debug("building", "package", e.Package, "debs", e.Total)
-	case debredist.EventBuildDone:
-		l.Info("built", "package", e.Package, "bytes", e.Bytes)
-	case debredist.EventUpToDate:
-		l.Info("up to date", "package", e.Package)
-	case debredist.EventOutBusy:
-		l.Warn(e.Message)
-	default:
-		l.Debug(string(e.Kind), "package", e.Package, "message", e.Message)
+		if pr.stage != "build" {
+			pr.endFetch()
+			pr.setStage("build")
+			pr.line("build: %d redist packages", pr.pkgs.total)
+			if pr.overall != nil {
+				pr.overall.SetTotal(max(pr.pkgs.total, 1), false)
+				pr.overall.SetCurrent(pr.pkgs.done)
+			}
+		}
+		pr.detail("building %s (%d debs)", e.Package, e.Total)
+	case debredist.EventBuildDone, debredist.EventUpToDate:
+		pr.pkgs.done++
+		if e.Kind == debredist.EventBuildDone {
+			pr.detail("built %s (%s)", e.Package, humanBytes(e.Bytes))
+		} else {
+			pr.detail("up to date: %s", e.Package)
+		}
+		if pr.stage == "build" && pr.overall != nil {
+			pr.overall.SetCurrent(pr.pkgs.done)
+		}
 	}
 }
 
-// close stops the bars (completing or dropping what is left). Later
-// events are ignored. (The counts of a run are in its Result.)
+func withPackage(e debredist.Event) string {
+	if e.Package != "" && !strings.Contains(e.Message, e.Package) {
+		return e.Package + ": " + e.Message
+	}
+	return e.Message
+}
+
+// once prints a warning or note the first time its message is seen.
+func (pr *progress) once(kind, msg string) {
+	if pr.a.firstTime(kind, msg) {
+		fmt.Fprintf(pr.w, "debredist: %s: %s\n", kind, msg)
+	}
+}
+
+// line prints a stage line (not on a terminal, where the bar says it, and
+// not with --quiet).
+func (pr *progress) line(format string, v ...any) {
+	if pr.quiet || pr.overall != nil && !pr.verbose {
+		return
+	}
+	fmt.Fprintf(pr.w, "debredist: "+format+"\n", v...)
+}
+
+// detail prints a line per deb or package, with -v only.
+func (pr *progress) detail(format string, v ...any) {
+	if pr.verbose && !pr.quiet {
+		fmt.Fprintf(pr.w, "debredist: "+format+"\n", v...)
+	}
+}
+
+func (pr *progress) setStage(s string) {
+	pr.stage, pr.started = s, time.Now()
+}
+
+func (pr *progress) setBar() {
+	if pr.overall != nil && pr.stage == "fetch" {
+		pr.overall.SetCurrent(pr.bytes.done)
+	}
+}
+
+// endFetch says how the download stage ended.
+func (pr *progress) endFetch() {
+	if pr.stage == "fetch" {
+		pr.line("fetch: done: %d debs (%d downloaded, %d in the cache), %s in %s", pr.debs.done, pr.debs.done-pr.cached, pr.cached,
+			humanBytes(pr.bytes.done), time.Since(pr.started).Round(100*time.Millisecond))
+	}
+}
+
+// refresh publishes status() for the bar (mu held).
+func (pr *progress) refresh() {
+	s := pr.status()
+	pr.text.Store(&s)
+}
+
+// status says how far the run got (mu held).
+func (pr *progress) status() string {
+	switch pr.stage {
+	case "fetch":
+		return fmt.Sprintf("debs %d/%d  %s/%s", pr.debs.done, pr.debs.total, humanBytes(pr.bytes.done), humanBytes(pr.bytes.total))
+	case "build":
+		return fmt.Sprintf("packages %d/%d", pr.pkgs.done, pr.pkgs.total)
+	}
+	if len(pr.indexes) == 0 {
+		return "reading indexes"
+	}
+	return "read " + strings.Join(pr.indexes, ", ")
+}
+
+// summaries prints the current stage's progress every summaryEvery.
+func (pr *progress) summaries() {
+	for {
+		select {
+		case <-pr.stop:
+			return
+		case <-pr.ticker.C:
+		}
+		pr.mu.Lock()
+		if !pr.closed {
+			fmt.Fprintf(pr.w, "debredist: %s… (%s)\n", pr.status(), time.Since(pr.started).Round(time.Second))
+		}
+		pr.mu.Unlock()
+	}
+}
+
+// close stops the renderer. Later events are ignored.
 func (pr *progress) close() {
 	pr.mu.Lock()
 	if pr.closed {
 		pr.mu.Unlock()
 		return
+	}
+	if pr.stage == "build" {
+		pr.line("build: done: %d of %d redist packages in %s", pr.pkgs.done, pr.pkgs.total, time.Since(pr.started).Round(100*time.Millisecond))
+	} else {
+		pr.endFetch()
 	}
 	pr.closed = true
 	p := pr.p
@@ -189,9 +302,11 @@ func (pr *progress) close() {
 		for _, b := range pr.bars {
 			b.Abort(true)
 		}
-		if pr.overall != nil {
-			pr.overall.SetTotal(-1, true)
-		}
+		pr.overall.Abort(true)
+	}
+	if pr.ticker != nil {
+		pr.ticker.Stop()
+		close(pr.stop)
 	}
 	pr.mu.Unlock()
 	if p != nil {

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/debredist/debredist/internal/jsonpos"
 )
 
 // Profile describes one JetPack/L4T release: where its debs are and what
@@ -42,6 +44,12 @@ type Profile struct {
 	// ReleaseDate (YYYY-MM-DD) goes into manifests and, unless
 	// SOURCE_DATE_EPOCH is set, is every archive entry's mtime.
 	ReleaseDate string `json:"release_date,omitempty"`
+	// Expect lists the redist packages (pnames) the release must yield: a
+	// plan that lacks any of them fails, naming them, so that an index cut
+	// short or a deb pulled upstream never makes a partial release. A
+	// profile file that leaves it out inherits the list of the built-in
+	// profile of the same L4T major; an empty list expects nothing.
+	Expect []string `json:"expect,omitempty"`
 
 	// Rules extends the built-in grouping and layout data; entries here
 	// take precedence over the defaults.
@@ -296,10 +304,30 @@ func ForSuite(suite string) (Profile, error) {
 // Load reads a user's profile file. Fields it leaves empty are filled from
 // the built-in profile of the same L4T major.
 func Load(r io.Reader, name string) (Profile, error) {
-	var p Profile
-	if err := decodeStrict(r, &p); err != nil {
+	data, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
+	if err != nil {
 		return Profile{}, &InvalidError{File: name, Err: err}
 	}
+	if len(data) > maxFileBytes {
+		return Profile{}, &InvalidError{File: name, Err: fmt.Errorf("larger than %d bytes", maxFileBytes)}
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		return Profile{}, &InvalidError{File: name, Err: jsonpos.At(name, data, int64(len(data)-len(t)),
+			"an array, as 'debredist profiles --json' prints; a profile file holds one profile (an object): 'debredist profiles --json NAME' prints one")}
+	}
+	var doc struct {
+		// Schema is optional in a profile file; 'debredist profiles
+		// --json NAME' writes it.
+		Schema string `json:"schema,omitempty"`
+		Profile
+	}
+	if err := jsonpos.Decode(name, data, &doc); err != nil {
+		return Profile{}, &InvalidError{File: name, Err: err}
+	}
+	if doc.Schema != "" && doc.Schema != Schema {
+		return Profile{}, &InvalidError{File: name, Field: "schema", Value: doc.Schema, Want: fmt.Sprintf("%q (the profile format this debredist reads)", Schema)}
+	}
+	p := doc.Profile
 	if !ValidSuite(p.Suite) {
 		return Profile{}, &InvalidError{File: name, Field: "l4t", Value: p.Suite, Want: "an L4T suite like r36.5"}
 	}
@@ -329,6 +357,9 @@ func Load(r io.Reader, name string) (Profile, error) {
 		if p.ReleaseDate == "" && base.Suite == p.Suite {
 			p.ReleaseDate = base.ReleaseDate
 		}
+		if p.Expect == nil {
+			p.Expect = base.Expect
+		}
 	}
 	if p.Name == "" {
 		p.Name = "l4t-" + p.Suite
@@ -339,11 +370,19 @@ func Load(r io.Reader, name string) (Profile, error) {
 	return p, p.validate(name)
 }
 
-// LoadFile reads a profile file from disk.
+// Schema names the profile file format; 'debredist profiles --json NAME'
+// writes it as the file's "schema" key, and Load accepts it.
+const Schema = "debredist.profile/v1"
+
+// maxFileBytes bounds a profile file.
+const maxFileBytes = 16 << 20
+
+// LoadFile reads a profile file from disk. A file that cannot be opened is
+// an *InvalidError too: it is the user's input either way.
 func LoadFile(path string) (Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Profile{}, fmt.Errorf("profile: %w", err)
+		return Profile{}, &InvalidError{File: path, Err: err}
 	}
 	defer f.Close()
 	return Load(f, path)

@@ -1,11 +1,15 @@
 package profile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/debredist/debredist/internal/jsonpos"
 )
 
 // A profile is a shared file: untrusted input like an index or a deb.
@@ -42,7 +46,14 @@ type InvalidError struct {
 }
 
 func (e *InvalidError) Error() string {
-	if e.Field == "" {
+	var je *jsonpos.Error
+	var pe *fs.PathError
+	switch {
+	case e.Field == "" && errors.As(e.Err, &je): // names the file, line and column
+		return "profile " + je.Error()
+	case e.Field == "" && errors.As(e.Err, &pe):
+		return fmt.Sprintf("profile %s: %v", e.File, pe.Err)
+	case e.Field == "":
 		return fmt.Sprintf("profile %s: %v", e.File, e.Err)
 	}
 	return fmt.Sprintf("profile %s: field %s: %q is not %s", e.File, e.Field, e.Value, e.Want)
@@ -85,6 +96,9 @@ func (p Profile) checkNames(file string) error {
 	check("platform", p.Platform, platform, len(p.Platform) <= MaxNameLen && PlatformRE.MatchString(p.Platform))
 	check("target", p.Target, dashed, len(p.Target) <= MaxNameLen && dashedRE.MatchString(p.Target))
 	check("triple", p.Triple, dashed, len(p.Triple) <= MaxNameLen && dashedRE.MatchString(p.Triple))
+	for i, e := range p.Expect {
+		check(fmt.Sprintf("expect[%d]", i), e, name, ValidName(e))
+	}
 	r := p.Rules
 	for _, k := range slices.Sorted(maps.Keys(r.Products)) {
 		check("rules.products key", k, name, ValidName(k))

@@ -223,14 +223,20 @@ func (pr *paragraphReader) decode(p *paragraph) {
 	}
 }
 
-// errRecorder remembers the first read error other than io.EOF.
+// errRecorder remembers the first read error other than io.EOF, and the
+// last byte read (an index cut short ends without a line break).
 type errRecorder struct {
-	r   io.Reader
-	err error
+	r    io.Reader
+	err  error
+	read bool
+	last byte
 }
 
 func (e *errRecorder) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
+	if n > 0 {
+		e.read, e.last = true, p[n-1]
+	}
 	if err != nil && err != io.EOF && e.err == nil {
 		e.err = err
 	}

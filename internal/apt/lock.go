@@ -3,11 +3,14 @@ package apt
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/debredist/debredist/internal/jsonpos"
 )
 
 // LockVersion is the format version WriteLock writes and ReadLock accepts.
@@ -75,31 +78,48 @@ func ReadLock(r io.Reader) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apt: reading lock: %w", err)
 	}
-	if len(data) > maxLockBytes {
-		return nil, fmt.Errorf("apt: lock file larger than %d bytes", maxLockBytes)
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("apt: lock: %w", err)
-	}
-	if raw, ok := top["packages"]; ok && bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) {
-		return readOwnLock(data)
-	}
-	return readSourceInfo(top)
+	return ParseLock("lock", data)
 }
 
-func readOwnLock(data []byte) (*Lock, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var lf lockFile
-	if err := dec.Decode(&lf); err != nil {
-		return nil, fmt.Errorf("apt: lock: %w", err)
+// lockShapes says what a lock file may be, for errors.
+const lockShapes = `a debredist lock ({"version": 1, "suite": ..., "packages": [...]}) or a jetpack-nixos sourceinfo file ({repo: {package: {"filename", "sha256", "version", "source"}}})`
+
+// ParseLock is ReadLock of the content of the file name; JSON errors are
+// *jsonpos.Error values naming the file, line and column.
+func ParseLock(name string, data []byte) (*Lock, error) {
+	if len(data) > maxLockBytes {
+		return nil, fmt.Errorf("%s: lock file larger than %d bytes", name, maxLockBytes)
 	}
-	if dec.More() {
-		return nil, errors.New("apt: lock: trailing data after the JSON object")
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	switch {
+	case len(trimmed) == 0:
+		return nil, &jsonpos.Error{File: name, Msg: "the file is empty (want " + lockShapes + ")"}
+	case trimmed[0] != '{':
+		return nil, jsonpos.At(name, data, int64(len(data)-len(trimmed)), "want a JSON object: %s", lockShapes)
+	}
+	var top map[string]json.RawMessage
+	if err := jsonpos.Decode(name, data, &top); err != nil {
+		return nil, err
+	}
+	if raw, ok := top["packages"]; ok && bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) {
+		return readOwnLock(name, data)
+	}
+	for _, repo := range slices.Sorted(maps.Keys(top)) {
+		if v := bytes.TrimSpace(top[repo]); len(v) == 0 || v[0] != '{' {
+			return nil, jsonpos.At(name, data, max(jsonpos.KeyOffset(data, repo), 0),
+				"%q: not a debredist lock (no \"packages\" array) and, read as a jetpack-nixos sourceinfo file, a repo must map to an object of packages", repo)
+		}
+	}
+	return readSourceInfo(name, data)
+}
+
+func readOwnLock(name string, data []byte) (*Lock, error) {
+	var lf lockFile
+	if err := jsonpos.Decode(name, data, &lf); err != nil {
+		return nil, fmt.Errorf("debredist lock: %w", err)
 	}
 	if lf.Version != LockVersion {
-		return nil, fmt.Errorf("apt: lock: format version %d, want %d", lf.Version, LockVersion)
+		return nil, fmt.Errorf("%s: lock format version %d, want %d", name, lf.Version, LockVersion)
 	}
 	l := &Lock{Suite: lf.Suite, Base: lf.Base, Packages: make([]Package, 0, len(lf.Packages))}
 	for _, e := range lf.Packages {
@@ -114,25 +134,19 @@ func readOwnLock(data []byte) (*Lock, error) {
 	return l, nil
 }
 
-func readSourceInfo(top map[string]json.RawMessage) (*Lock, error) {
+func readSourceInfo(name string, data []byte) (*Lock, error) {
+	var repos map[string]map[string]sourceInfoEntry
+	if err := jsonpos.Decode(name, data, &repos); err != nil {
+		return nil, fmt.Errorf("no \"packages\" array, so read as a jetpack-nixos sourceinfo file ({repo: {package: {...}}}): %w", err)
+	}
 	l := &Lock{}
-	for repo, raw := range top {
-		var pkgs map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &pkgs); err != nil {
-			return nil, fmt.Errorf("apt: lock (sourceinfo format): repo %q: want an object of packages: %w", repo, err)
-		}
-		for name, praw := range pkgs {
-			dec := json.NewDecoder(bytes.NewReader(praw))
-			dec.DisallowUnknownFields()
-			var e sourceInfoEntry
-			if err := dec.Decode(&e); err != nil {
-				return nil, &LockError{Repo: repo, Package: name, Reason: err.Error()}
-			}
-			p := Package{Repo: repo, Name: name, Version: e.Version, Filename: e.Filename, SHA256: e.SHA256, Source: name}
+	for repo, pkgs := range repos {
+		for pname, e := range pkgs {
+			p := Package{Repo: repo, Name: pname, Version: e.Version, Filename: e.Filename, SHA256: e.SHA256, Source: pname}
 			if e.Source != nil {
 				src, ver, err := SplitSource(*e.Source)
 				if err != nil {
-					return nil, &LockError{Repo: repo, Package: name, Reason: err.Error()}
+					return nil, &LockError{Repo: repo, Package: pname, Reason: err.Error()}
 				}
 				p.Source, p.SourceVersion = src, ver
 			}

@@ -1,6 +1,8 @@
 package apt
 
 import (
+	"github.com/debredist/debredist/internal/jsonpos"
+
 	"bytes"
 	"errors"
 	"os"
@@ -161,13 +163,31 @@ func TestLockErrors(t *testing.T) {
 		{"sourceinfo unsafe", `{"common": {"a": {"filename": "pool/../../a.deb", "sha256": "` + h + `", "version": "1"}}}`, true},
 		{"sourceinfo missing filename", `{"common": {"a": {"sha256": "` + h + `", "version": "1"}}}`, true},
 		{"sourceinfo bad source", `{"common": {"a": {"filename": "a.deb", "sha256": "` + h + `", "version": "1", "source": "x ("}}}`, true},
-		{"sourceinfo unknown key", `{"common": {"a": {"filename": "a.deb", "sha256": "` + h + `", "version": "1", "url": "x"}}}`, true},
+		{"sourceinfo unknown key", `{"common": {"a": {"filename": "a.deb", "sha256": "` + h + `", "version": "1", "url": "x"}}}`, false},
 	}
 	for _, tt := range tests {
 		_, err := ReadLock(strings.NewReader(tt.in))
 		var le *LockError
+		var je *jsonpos.Error
 		if err == nil || errors.As(err, &le) != tt.entry {
 			t.Errorf("%s: err = %v (LockError want %v)", tt.name, err, tt.entry)
+		}
+		// Whatever is wrong is said in words: no Go type name.
+		if err != nil && (strings.Contains(err.Error(), "Go value") || strings.Contains(err.Error(), "json.RawMessage") || strings.Contains(err.Error(), "map[")) {
+			t.Errorf("%s: %v names Go types", tt.name, err)
+		}
+		if err != nil && !tt.entry && tt.name != "wrong format version" && tt.name != "bad suite" && !errors.As(err, &je) {
+			t.Errorf("%s: %v is not located in the file (*jsonpos.Error)", tt.name, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"garbage ©":             "lock:1:1: want a JSON object: a debredist lock",
+		`{"hello":"world"}`:     `lock:1:2: "hello": not a debredist lock (no "packages" array) and, read as a jetpack-nixos sourceinfo file, a repo must map to an object of packages`,
+		"{\n \"version\": 1,\n": "lock:3:1: the JSON ends before the value is complete",
+		"":                      "lock: the file is empty",
+	} {
+		if _, err := ReadLock(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ReadLock(%q) = %v, want %q", in, err, want)
 		}
 	}
 	if err := WriteLock(&bytes.Buffer{}, &Lock{Suite: "r36.5", Packages: []Package{{Repo: "common", Name: "a", Version: "1", Filename: "/x", SHA256: h}}}); err == nil {

@@ -24,6 +24,10 @@ type ParseOptions struct {
 	// *TooManyProblemsError, so that memory stays bounded on hostile input.
 	// Zero means DefaultMaxProblems.
 	MaxProblems int
+	// Strict makes the first unsafe stanza end the scan with a
+	// *StanzaError, as apt refuses an index it cannot parse completely;
+	// otherwise such a stanza is a Problem and is skipped.
+	Strict bool
 }
 
 // Problem reports a well-formed stanza that cannot be downloaded safely: no
@@ -43,6 +47,12 @@ func (p Problem) String() string {
 	}
 	return fmt.Sprintf("line %d: package %s: %s", p.Line, name, p.Reason)
 }
+
+// StanzaError ends a Strict scan at the first stanza that cannot be
+// downloaded safely.
+type StanzaError struct{ Problem }
+
+func (e *StanzaError) Error() string { return "apt: Packages index: " + e.Problem.String() }
 
 // TooManyProblemsError stops a scan that found more than the allowed number
 // of unsafe stanzas.
@@ -67,6 +77,7 @@ type Scanner struct {
 	para     paragraph
 	problems []Problem
 	maxProbs int
+	strict   bool
 	err      error
 }
 
@@ -84,7 +95,7 @@ func NewScanner(r io.Reader, opts ParseOptions) (*Scanner, error) {
 	if mp <= 0 {
 		mp = DefaultMaxProblems
 	}
-	return &Scanner{rc: rc, pr: newParagraphReader(rc, max), maxProbs: mp}, nil
+	return &Scanner{rc: rc, pr: newParagraphReader(rc, max), maxProbs: mp, strict: opts.Strict}, nil
 }
 
 var errClosed = errors.New("apt: Scanner is closed")
@@ -109,6 +120,9 @@ func (s *Scanner) next(p *Package) error {
 		}
 		if !ok {
 			s.err = io.EOF
+			if src := s.pr.src; s.strict && src.read && src.last != '\n' {
+				s.err = fmt.Errorf("apt: Packages index: %w", &SyntaxError{Line: s.pr.line, Msg: "the index ends in the middle of this line (cut short?)"})
+			}
 			break
 		}
 		s.pr.decode(&s.para)
@@ -116,6 +130,10 @@ func (s *Scanner) next(p *Package) error {
 		reason := buildPackage(p, &s.para, s.pr.start)
 		if reason == "" {
 			return nil
+		}
+		if s.strict {
+			s.err = &StanzaError{Problem{Package: p.Name, Line: s.pr.start, Reason: reason}}
+			break
 		}
 		if len(s.problems) >= s.maxProbs {
 			s.err = &TooManyProblemsError{Limit: s.maxProbs}

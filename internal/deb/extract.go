@@ -45,7 +45,7 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 				return fail(KindIO, "", err)
 			}
 			if !empty {
-				return fail(KindExists, "", fmt.Errorf("destination %s is not empty (use force to replace it)", dir))
+				return fail(KindExists, "", fmt.Errorf("destination %s is not empty (--force replaces it)", dir))
 			}
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {

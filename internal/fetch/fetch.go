@@ -82,6 +82,10 @@ type Options struct {
 	Offline bool
 	// VerifyCache re-hashes cache hits fully (default: size check only).
 	VerifyCache bool
+	// AllowUnverified accepts a Packages index that no InRelease/Release
+	// file lists (like apt's [trusted=yes]); otherwise Index refuses it
+	// with ErrUnverified.
+	AllowUnverified bool
 	// Keyring is an OpenPGP keyring file (armored or binary) used to verify
 	// InRelease or Release + Release.gpg. Empty: signatures are not checked.
 	Keyring string

@@ -392,7 +392,7 @@ func TestFetchOffline(t *testing.T) {
 	if total != 1 {
 		t.Errorf("%d requests, want 1 (the online fetch)", total)
 	}
-	if _, _, _, err := f.Index(context.Background(), apt.NewRepo("", "common", "r36.5")); err == nil {
+	if _, _, err := f.Index(context.Background(), apt.NewRepo("", "common", "r36.5")); err == nil {
 		t.Error("offline Index from an http mirror succeeded")
 	}
 }

@@ -67,7 +67,7 @@ func TestRealToolsRelease(t *testing.T) {
 				o.Keyring = filepath.Join(gpgDir, tc.keyring)
 			}
 			f := mustNew(t, o)
-			pkgs, _, info, err := f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
+			pkgs, info, err := f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
 			if tc.wantErr {
 				var se *SignatureError
 				if !errors.As(err, &se) {

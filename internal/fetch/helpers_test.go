@@ -248,10 +248,14 @@ func mustNew(t testing.TB, o Options) *Fetcher {
 	return f
 }
 
-var cacheName = regexp.MustCompile(`^[0-9a-f]{64}\.(deb|lock)$`)
+var (
+	cacheName       = regexp.MustCompile(`^[0-9a-f]{64}\.(deb|lock)$`)
+	indexBlobName   = regexp.MustCompile(`^index/sha256/([0-9a-f]{2})/([0-9a-f]{64})$`)
+	indexRecordName = regexp.MustCompile(`^index/records/[0-9a-f]{64}\.json$`)
+)
 
 // assertCleanCache fails if the cache holds anything but complete, correct
-// entries and lock files: no temp, no partial files.
+// entries, lock files and the index cache: no temp, no partial files.
 func assertCleanCache(t testing.TB, dir string) {
 	t.Helper()
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -263,6 +267,15 @@ func assertCleanCache(t testing.TB, dir string) {
 		}
 		rel, _ := filepath.Rel(dir, path)
 		name := d.Name()
+		if m := indexBlobName.FindStringSubmatch(filepath.ToSlash(rel)); m != nil {
+			if b, err := os.ReadFile(path); err != nil || sha256Hex(b) != m[2] || m[2][:2] != m[1] {
+				t.Errorf("index cache entry %s has other bytes (%v)", rel, err)
+			}
+			return nil
+		}
+		if indexRecordName.MatchString(filepath.ToSlash(rel)) {
+			return nil
+		}
 		if !cacheName.MatchString(name) || filepath.Dir(rel) != filepath.Join("sha256", name[:2]) {
 			t.Errorf("cache holds unexpected file %s", rel)
 			return nil

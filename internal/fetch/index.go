@@ -54,15 +54,21 @@ type IndexInfo struct {
 // like debs, come from the Fetcher's mirror (Options.Base). Offline, only
 // file and directory mirrors can be read.
 // Every failure is an *IndexError naming the repo and suite.
-func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, []apt.Problem, IndexInfo, error) {
-	pkgs, probs, info, err := f.index(ctx, repo)
+func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, IndexInfo, error) {
+	pkgs, info, err := f.index(ctx, repo)
 	if err != nil {
 		err = &IndexError{Repo: repo.Name, Suite: repo.Suite, Err: err}
 	}
-	return pkgs, probs, info, err
+	return pkgs, info, err
 }
 
-func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, []apt.Problem, IndexInfo, error) {
+// ErrUnverified is why Index refuses a Packages file that no Release file
+// covers, unless Options.AllowUnverified is set: without the Release's size
+// and hash nothing tells a complete index from one cut short at a stanza
+// boundary.
+var ErrUnverified = errors.New("no Release file lists a Packages index, so the index cannot be checked for completeness")
+
+func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, IndexInfo, error) {
 	info := IndexInfo{Repo: repo.Name}
 	repo.Base = f.base
 	if repo.Component == "" {
@@ -72,14 +78,15 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 		repo.Arch = "arm64"
 	}
 	if err := repo.Validate(); err != nil {
-		return nil, nil, info, err
+		return nil, info, err
 	}
-	if f.opts.Offline && isHTTP(repo.Base) {
-		return nil, nil, info, fmt.Errorf("offline: cannot fetch from %s", repo.Base)
-	}
-	rel, signed, err := f.release(ctx, repo)
+	ir, err := f.newIndexReader(repo)
 	if err != nil {
-		return nil, nil, info, err
+		return nil, info, err
+	}
+	rel, signed, err := f.release(ctx, ir, repo)
+	if err != nil {
+		return nil, info, err
 	}
 
 	var try []string
@@ -93,8 +100,11 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 	listed := len(try) > 0
 	if !listed {
 		if f.keyring != nil {
-			return nil, nil, info, fmt.Errorf("the signed Release lists no %s/Packages{.xz,.gz,}; cannot verify the index",
+			return nil, info, fmt.Errorf("the signed Release lists no %s/Packages{.xz,.gz,}; cannot verify the index",
 				strings.TrimSuffix(repo.IndexPath(""), "/"))
+		}
+		if !f.opts.AllowUnverified {
+			return nil, info, fmt.Errorf("%s: %w", repo.DistURL("Release"), ErrUnverified)
 		}
 		try = indexNames[:]
 	}
@@ -106,7 +116,6 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 		// like a deb with wrong bytes: it may have been damaged in transit.
 		var (
 			pkgs     []apt.Package
-			probs    []apt.Problem
 			parseErr error
 		)
 		check := func(b []byte) error {
@@ -115,22 +124,22 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 					return err
 				}
 			}
-			pkgs, probs, parseErr = parseIndex(b)
+			pkgs, parseErr = parseIndex(b)
 			if parseErr != nil && !listed && isHTTP(f.base) {
 				return parseErr
 			}
 			return nil
 		}
-		data, err := f.getChecked(ctx, u, maxIndexBytes, check)
+		data, err := ir.get(ctx, u, maxIndexBytes, check)
 		if isNotFound(err) {
 			absent = append(absent, u)
 			continue
 		}
 		if err != nil {
-			return nil, nil, info, err
+			return nil, info, err
 		}
 		if parseErr != nil {
-			return nil, nil, info, fmt.Errorf("%s: %w", u, parseErr)
+			return nil, info, fmt.Errorf("%s: %w", u, parseErr)
 		}
 		for i := range pkgs {
 			pkgs[i].Repo = repo.Name
@@ -138,19 +147,22 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, []ap
 		sum := sha256.Sum256(data)
 		info.URL, info.SHA256 = u, hex.EncodeToString(sum[:])
 		info.Release, info.Signed = listed, listed && signed
-		return pkgs, probs, info, nil
+		ir.save(repo)
+		return pkgs, info, nil
 	}
-	return nil, nil, info, fmt.Errorf("no Packages index found (tried %s)", strings.Join(absent, ", "))
+	return nil, info, fmt.Errorf("no Packages index found (tried %s)", strings.Join(absent, ", "))
 }
 
-// parseIndex decompresses (bounded) and parses a Packages file.
-func parseIndex(data []byte) ([]apt.Package, []apt.Problem, error) {
+// parseIndex decompresses (bounded) and parses a Packages file, refusing it
+// whole at the first stanza that cannot be used (as apt does).
+func parseIndex(data []byte) ([]apt.Package, error) {
 	rc, err := apt.Decompress(bytes.NewReader(data))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer rc.Close()
-	return apt.ParsePackages(&capReader{r: rc, left: maxIndexPlainBytes}, apt.ParseOptions{})
+	pkgs, _, err := apt.ParsePackages(&capReader{r: rc, left: maxIndexPlainBytes}, apt.ParseOptions{Strict: true})
+	return pkgs, err
 }
 
 // capReader fails, instead of truncating, past its limit.
@@ -175,9 +187,9 @@ func (c *capReader) Read(p []byte) (int, error) {
 
 // release fetches and checks InRelease, or Release (+ Release.gpg). It
 // returns nil when the repo has neither and no keyring demands one.
-func (f *Fetcher) release(ctx context.Context, repo apt.Repo) (*apt.Release, bool, error) {
+func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (*apt.Release, bool, error) {
 	inURL := repo.DistURL("InRelease")
-	data, err := f.get(ctx, inURL, maxReleaseBytes)
+	data, err := ir.get(ctx, inURL, maxReleaseBytes, nil)
 	if err == nil {
 		text, signed, err := f.inRelease(data)
 		if err != nil {
@@ -194,7 +206,7 @@ func (f *Fetcher) release(ctx context.Context, repo apt.Repo) (*apt.Release, boo
 	}
 
 	relURL := repo.DistURL("Release")
-	data, err = f.get(ctx, relURL, maxReleaseBytes)
+	data, err = ir.get(ctx, relURL, maxReleaseBytes, nil)
 	if isNotFound(err) {
 		if f.keyring != nil {
 			return nil, false, &SignatureError{URL: inURL, Err: errors.New("neither InRelease nor Release exists")}
@@ -207,7 +219,7 @@ func (f *Fetcher) release(ctx context.Context, repo apt.Repo) (*apt.Release, boo
 	signed := false
 	if f.keyring != nil {
 		sigURL := repo.DistURL("Release.gpg")
-		sig, err := f.get(ctx, sigURL, maxSigBytes)
+		sig, err := ir.get(ctx, sigURL, maxSigBytes, nil)
 		if isNotFound(err) {
 			return nil, false, &SignatureError{URL: sigURL, Err: errors.New("no InRelease and no Release.gpg")}
 		}

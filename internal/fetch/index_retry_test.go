@@ -25,7 +25,7 @@ func TestIndexRetriesCorruptResponse(t *testing.T) {
 	s.put("/"+indexDir+"Packages.xz", good, serveBytes(bad))
 	log := &eventLog{}
 	f := mustNew(t, testOptions(t, s.URL, log))
-	pkgs, _, info, err := f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
+	pkgs, info, err := f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
 	if err != nil {
 		t.Fatalf("one corrupt response: %v", err)
 	}
@@ -43,7 +43,7 @@ func TestIndexRetriesCorruptResponse(t *testing.T) {
 	s.put("/"+indexDir+"Packages.xz", bad)
 	o := testOptions(t, s.URL, nil)
 	o.Retries = 2
-	_, _, _, err = mustNew(t, o).Index(context.Background(), apt.NewRepo("", "common", testSuite))
+	_, _, err = mustNew(t, o).Index(context.Background(), apt.NewRepo("", "common", testSuite))
 	var me *apt.MismatchError
 	if !errors.As(err, &me) || !strings.Contains(err.Error(), "(attempt 3)") || !strings.Contains(err.Error(), "gave up after 3 attempts") {
 		t.Fatalf("got %v, want a mismatch on attempt 3 of 3", err)
@@ -61,7 +61,9 @@ func TestIndexRetriesUndecodableResponse(t *testing.T) {
 	bad[len(bad)/2] ^= 0xff
 	s := newServer(t)
 	s.put("/"+indexDir+"Packages.xz", good, serveBytes(bad))
-	pkgs, _, info, err := mustNew(t, testOptions(t, s.URL, nil)).Index(context.Background(), apt.NewRepo("", "common", testSuite))
+	o := testOptions(t, s.URL, nil)
+	o.AllowUnverified = true
+	pkgs, info, err := mustNew(t, o).Index(context.Background(), apt.NewRepo("", "common", testSuite))
 	if err != nil {
 		t.Fatalf("one undecodable response: %v", err)
 	}

@@ -220,6 +220,7 @@ func TestIndex(t *testing.T) {
 		}
 	}
 	isSig := func(err error) bool { var se *SignatureError; return errors.As(err, &se) }
+	isUnverified := func(err error) bool { return errors.Is(err, ErrUnverified) }
 	contains := func(s string) func(error) bool {
 		return func(err error) bool { return strings.Contains(err.Error(), s) }
 	}
@@ -233,14 +234,18 @@ func TestIndex(t *testing.T) {
 		wantRelease bool
 		wantSigned  bool
 		wantErr     func(error) bool
+		// unverified sets AllowUnverified (apt's [trusted=yes]).
+		unverified bool
 	}{
-		{name: "xz preferred", mirror: mk(all, nil), wantFile: "Packages.xz"},
-		{name: "gz fallback", mirror: mk([]string{"Packages.gz", "Packages"}, nil), wantFile: "Packages.gz"},
-		{name: "plain fallback", mirror: mk([]string{"Packages"}, nil), wantFile: "Packages"},
-		{name: "no index", mirror: mk(nil, nil), wantErr: contains("no Packages index found")},
+		{name: "no Release refused", mirror: mk(all, nil), wantErr: isUnverified},
+		{name: "Release lists none refused", mirror: mk(all, only()), wantErr: isUnverified},
+		{name: "xz preferred", mirror: mk(all, nil), wantFile: "Packages.xz", unverified: true},
+		{name: "gz fallback", mirror: mk([]string{"Packages.gz", "Packages"}, nil), wantFile: "Packages.gz", unverified: true},
+		{name: "plain fallback", mirror: mk([]string{"Packages"}, nil), wantFile: "Packages", unverified: true},
+		{name: "no index", mirror: mk(nil, nil), wantErr: contains("no Packages index found"), unverified: true},
 		{name: "Release verifies", mirror: mk(all, release), wantFile: "Packages.xz", wantRelease: true},
 		{name: "Release lists only gz", mirror: mk(all, only("main/binary-arm64/Packages.gz")), wantFile: "Packages.gz", wantRelease: true},
-		{name: "Release lists none", mirror: mk(all, only()), wantFile: "Packages.xz"},
+		{name: "Release lists none", mirror: mk(all, only()), wantFile: "Packages.xz", unverified: true},
 		{name: "Release mismatch", mirror: func() mirrorFiles {
 			m := mk(all, release)
 			m[indexDir+"Packages.xz"] = xzed(t, append(bytes.Clone(plain), "\nPackage: evil\n"...))
@@ -273,9 +278,9 @@ func TestIndex(t *testing.T) {
 			t.Run(tc.name+"/"+kind, func(t *testing.T) {
 				_, bases := serveMirror(t, tc.mirror)
 				o := testOptions(t, bases[kind], nil)
-				o.Keyring = tc.keyring
+				o.Keyring, o.AllowUnverified = tc.keyring, tc.unverified
 				f := mustNew(t, o)
-				pkgs, probs, info, err := f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
+				pkgs, info, err := f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
 				if tc.wantErr != nil {
 					if err == nil || !tc.wantErr(err) {
 						t.Fatalf("err = %v, want a matching error", err)
@@ -287,9 +292,6 @@ func TestIndex(t *testing.T) {
 				}
 				if err != nil {
 					t.Fatal(err)
-				}
-				if len(probs) != 0 {
-					t.Errorf("problems %v", probs)
 				}
 				if !strings.HasSuffix(info.URL, "/"+tc.wantFile) || info.Release != tc.wantRelease || info.Signed != tc.wantSigned || info.Repo != "common" {
 					t.Errorf("info %+v, want file %s release %v signed %v", info, tc.wantFile, tc.wantRelease, tc.wantSigned)
@@ -324,8 +326,9 @@ func TestIndexThenFetch(t *testing.T) {
 	for kind, base := range bases {
 		t.Run(kind, func(t *testing.T) {
 			o := testOptions(t, base, nil)
+			o.AllowUnverified = true
 			f := mustNew(t, o)
-			pkgs, _, _, err := f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
+			pkgs, _, err := f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -380,17 +383,19 @@ func TestIndexForbiddenMeansAbsent(t *testing.T) {
 		srv.put("/"+n, nil, status(403))
 	}
 	srv.put("/"+indexDir+"Packages.gz", gzipped(t, plain))
-	f := mustNew(t, testOptions(t, srv.URL, nil))
-	pkgs, _, info, err := f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
+	o := testOptions(t, srv.URL, nil)
+	o.AllowUnverified = true
+	f := mustNew(t, o)
+	pkgs, info, err := f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
 	if err != nil || len(pkgs) != 2 || !strings.HasSuffix(info.URL, "Packages.gz") || info.Release {
 		t.Fatalf("Index = %d pkgs, %+v, %v", len(pkgs), info, err)
 	}
 
-	o := testOptions(t, srv.URL, nil)
+	o = testOptions(t, srv.URL, nil)
 	o.Retries = 1
 	f = mustNew(t, o)
 	srv.put("/"+distDir+"InRelease", nil, status(500), status(500), status(500)) // faults[0] was used above
-	_, _, _, err = f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
+	_, _, err = f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
 	var he *HTTPError
 	if !errors.As(err, &he) || he.Status != 500 {
 		t.Fatalf("err = %v, want HTTP 500", err)

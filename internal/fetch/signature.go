@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
@@ -19,16 +20,40 @@ func isArmored(b []byte) bool { return bytes.HasPrefix(bytes.TrimSpace(b), armor
 
 // loadKeyring reads an armored or binary OpenPGP keyring.
 func loadKeyring(path string) (openpgp.EntityList, error) {
+	kr, err := readKeyring(path)
+	if err != nil {
+		return nil, &KeyringError{Path: path, Err: err}
+	}
+	return kr, nil
+}
+
+// KeyringError is a keyring file (Options.Keyring) that cannot be read or
+// holds no OpenPGP public key.
+type KeyringError struct {
+	Path string
+	Err  error
+}
+
+func (e *KeyringError) Error() string {
+	var pe *fs.PathError
+	if errors.As(e.Err, &pe) {
+		return fmt.Sprintf("keyring %s: %v", e.Path, pe.Err)
+	}
+	return fmt.Sprintf("keyring %s: %v", e.Path, e.Err)
+}
+func (e *KeyringError) Unwrap() error { return e.Err }
+
+func readKeyring(path string) (openpgp.EntityList, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("fetch: keyring: %w", err)
+		return nil, err
 	}
 	if fi.Size() > maxKeyringBytes {
-		return nil, fmt.Errorf("fetch: keyring %s: larger than %d bytes", path, maxKeyringBytes)
+		return nil, fmt.Errorf("larger than %d bytes", maxKeyringBytes)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("fetch: keyring: %w", err)
+		return nil, err
 	}
 	var kr openpgp.EntityList
 	if isArmored(data) {
@@ -37,10 +62,10 @@ func loadKeyring(path string) (openpgp.EntityList, error) {
 		kr, err = openpgp.ReadKeyRing(bytes.NewReader(data))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("fetch: keyring %s: %w", path, err)
+		return nil, fmt.Errorf("not an OpenPGP public keyring (armored or binary): %w", err)
 	}
 	if len(kr) == 0 {
-		return nil, fmt.Errorf("fetch: keyring %s: no keys", path)
+		return nil, errors.New("no keys in it")
 	}
 	return kr, nil
 }

@@ -54,6 +54,7 @@ const (
 	Package  = "libcublas-12-6"
 	Version  = "12.6.1.4-1"
 	Source   = "libcublas"
+	PName    = "libcublas" // the redist package it groups into
 	Suite    = "r36.5"
 	Repo     = "common"
 	Filename = "pool/main/libc/libcublas/libcublas-12-6_12.6.1.4-1_arm64.deb"

@@ -55,8 +55,8 @@ type Options struct {
 	UseDpkgDeb bool
 	// Indexes lists the index files to write per repo and suite, from
 	// "Packages", "Packages.gz", "Packages.xz" and "Release" (an unsigned
-	// Release file with the hashes of the others). nil means
-	// {"Packages", "Packages.gz", "Packages.xz"}.
+	// Release file with the hashes of the others). nil means all four:
+	// debredist refuses an index no Release lists unless told to.
 	Indexes []string
 	// Jobs bounds the number of debs built concurrently; 0 means GOMAXPROCS.
 	// The output does not depend on it.
@@ -123,7 +123,7 @@ type built struct {
 func Generate(ctx context.Context, dir string, opts Options) error {
 	indexes := opts.Indexes
 	if indexes == nil {
-		indexes = []string{"Packages", "Packages.gz", "Packages.xz"}
+		indexes = []string{"Packages", "Packages.gz", "Packages.xz", "Release"}
 	}
 	for _, ix := range indexes {
 		if !knownIndexes[ix] {

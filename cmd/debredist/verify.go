@@ -1,0 +1,180 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/debredist/debredist/debredist"
+)
+
+var verifyCmd = &command{
+	name:    "verify",
+	args:    "OUT [--nixpkgs] [--json]",
+	summary: "re-check an output directory against its manifests",
+	help: `Re-reads every redistrib_*.json under OUT and checks each archive it names: size,
+sha256 and md5, the single top-level directory named like the file, entry safety,
+the license file and the provenance record. Prints "ok" or "FAIL: <problems>" per
+manifest entry (an archive listed under two platforms, as in JetPack 7.2, is checked
+under each). An archive whose bytes are not the ones its manifest names is reported
+as a size or sha256 mismatch first. Exits 1 when anything is wrong.
+
+With --nixpkgs it then applies the rules of nixpkgs' generic CUDA builder
+(buildRedist) to every archive once, as a build would: outputs split by pattern,
+every declared output non-empty, no /usr/ references unless the package allows them,
+no dangling links per output, the pkg-config move and rewrite, and each package's
+own requirements (tensorrt's python/*.whl and lib/stubs, cuda_cudart's lib/stubs,
+...). Problems nixpkgs has with NVIDIA's own archives too are shown as "nixpkgs",
+and a declared output the release's debs leave empty as "override" (the overlay
+that "debredist nix" prints removes it); neither fails the check. Archives of
+products nixpkgs has no package set for (the l4t DLA compiler) are listed as "skip"
+with the reason. A symbolic link in OUT that debredist did not write is reported,
+never followed.
+
+With --json the report is one object (schema debredist.verify/v1): the verify report,
+and "nixpkgs" (null without --nixpkgs).`,
+	example: `debredist verify ./redist
+debredist verify --nixpkgs ./redist
+debredist verify ./redist --json`,
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
+		nixpkgs := fs.Bool("nixpkgs", false, "also apply nixpkgs' buildRedist rules to every archive")
+		return func(args []string) error {
+			if len(args) != 1 {
+				return usagef("want 1 argument, the output directory; got %d", len(args))
+			}
+			return runVerify(a, args[0], *nixpkgs, *asJSON)
+		}
+	},
+}
+
+// verifyDoc is verify's --json output (debredist.verify/v1).
+type verifyDoc struct {
+	*debredist.Report
+	// Archives counts the distinct archive files; Artifacts has one entry
+	// per manifest entry.
+	Archives int                  `json:"archives"`
+	Nixpkgs  *debredist.NixReport `json:"nixpkgs"`
+}
+
+func runVerify(a *app, out string, nixpkgs, asJSON bool) error {
+	rep, err := debredist.Verify(a.ctx, out)
+	if err != nil {
+		return err
+	}
+	var nrep *debredist.NixReport
+	if nixpkgs {
+		if nrep, err = debredist.VerifyNixpkgs(a.ctx, out); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		if err := writeDoc(a.stdout, "verify", verifyDoc{rep, rep.Archives(), nrep}); err != nil {
+			return err
+		}
+	} else {
+		for _, ar := range rep.Artifacts {
+			p := path.Join(path.Dir(ar.Manifest), ar.Path)
+			switch {
+			case len(ar.Problems) > 0:
+				fmt.Fprintf(a.stdout, "FAIL  %s: %s\n", p, joinProblems(ar.Problems))
+			case !nixpkgs:
+				fmt.Fprintf(a.stdout, "ok    %s\n", p)
+			}
+		}
+		for _, pb := range rep.Problems {
+			fmt.Fprintf(a.stdout, "FAIL  %s\n", pb)
+		}
+		if nrep != nil {
+			printNixReport(a, nrep)
+		}
+	}
+	var problems []debredist.Problem
+	for _, e := range []error{rep.Err(), nrep.Err()} {
+		var ve *debredist.VerifyError
+		if errors.As(e, &ve) {
+			problems = append(problems, ve.Problems...)
+		} else if e != nil {
+			return e
+		}
+	}
+	mode := "verify"
+	if nixpkgs {
+		mode = "verify --nixpkgs"
+	}
+	if len(problems) > 0 {
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("%s %s: %d problem(s)", mode, out, len(problems))}
+	}
+	if asJSON || a.quiet {
+		return nil
+	}
+	n := rep.Archives()
+	what := fmt.Sprintf("%d archives", n)
+	if len(rep.Artifacts) != n {
+		what = fmt.Sprintf("%d archives (%d manifest entries: some archives are listed under several platforms)", n, len(rep.Artifacts))
+	}
+	fmt.Fprintf(a.stdout, "%s in %d manifests: all ok\n", what, len(rep.Manifests))
+	if nrep != nil {
+		fmt.Fprintf(a.stdout, "nixpkgs' buildRedist rules hold for %d archives", len(nrep.Components))
+		if len(nrep.Excluded) > 0 {
+			fmt.Fprintf(a.stdout, "; %d not read by nixpkgs (skip lines above)", len(nrep.Excluded))
+		}
+		fmt.Fprintln(a.stdout)
+	}
+	return nil
+}
+
+// printNixReport prints one line per archive (and its findings below it).
+func printNixReport(a *app, nrep *debredist.NixReport) {
+	for _, c := range nrep.Components {
+		p := path.Join(path.Dir(c.Manifest), c.Path)
+		var outs []string
+		for o, n := range c.Outputs {
+			outs = append(outs, fmt.Sprintf("%s:%d", o, n))
+		}
+		sort.Strings(outs)
+		status := "ok   "
+		switch {
+		case c.Broken != "":
+			status = "nixpkgs-broken"
+		case len(c.Failures) > 0:
+			status = "FAIL "
+		case len(c.EmptyOutputs) > 0:
+			status = "override"
+		}
+		known := ""
+		if !c.Known {
+			known = " (no package rules: generic checks only)"
+		}
+		fmt.Fprintf(a.stdout, "%s %s [%s]%s\n", status, p, strings.Join(outs, " "), known)
+		for _, f := range c.Failures {
+			fmt.Fprintf(a.stdout, "        %s\n", f)
+		}
+		for _, o := range c.EmptyOutputs {
+			fmt.Fprintf(a.stdout, "        declared output %q would be empty: the debs carry nothing for it; the overlay of `debredist nix` removes it from outputs\n", o)
+		}
+		for _, f := range c.NixpkgsOwn {
+			fmt.Fprintf(a.stdout, "        nixpkgs: %s\n", f)
+		}
+		if c.Broken != "" {
+			fmt.Fprintf(a.stdout, "        nixpkgs: %s\n", c.Broken)
+		}
+	}
+	for _, x := range nrep.Excluded {
+		fmt.Fprintf(a.stdout, "skip  %s: %s\n", path.Join(path.Dir(x.Manifest), x.Path), x.Reason)
+	}
+	for _, pb := range nrep.Problems {
+		fmt.Fprintf(a.stdout, "FAIL  %s\n", pb)
+	}
+}
+
+// joinProblems lists an archive's problems on one line.
+func joinProblems(ps []debredist.Problem) string {
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.Error()
+	}
+	return strings.Join(msgs, "; ")
+}

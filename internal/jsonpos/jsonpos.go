@@ -1,0 +1,230 @@
+// Package jsonpos decodes JSON files strictly and reports what is wrong
+// with them the way a person reads a file: line and column, the field, and
+// what was expected, in words (never a Go type name).
+//
+// It is for files a user hands to debredist (profiles, lock files,
+// inventories); it is not a JSON parser of its own: encoding/json does the
+// decoding, jsonpos only locates and words its errors.
+package jsonpos
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Error is a JSON input that could not be decoded.
+type Error struct {
+	File   string // as given by the caller
+	Line   int    // 1-based; 0 when unknown
+	Column int    // 1-based, in bytes; 0 when unknown
+	Msg    string // what is wrong, and what was expected
+}
+
+func (e *Error) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+}
+
+// Decode decodes data, the content of file, into v: unknown fields and
+// anything after the value are errors. A failure is an *Error locating it.
+func Decode(file string, data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return Describe(file, data, v, err)
+	}
+	if off := dec.InputOffset(); len(bytes.TrimSpace(data[off:])) > 0 {
+		rest := off + int64(len(data[off:])-len(bytes.TrimLeft(data[off:], " \t\r\n")))
+		return At(file, data, rest, "unexpected data after the JSON value (want one value per file)")
+	}
+	return nil
+}
+
+// At returns an *Error at byte offset off of data.
+func At(file string, data []byte, off int64, format string, a ...any) *Error {
+	line, col := position(data, off)
+	return &Error{File: file, Line: line, Column: col, Msg: fmt.Sprintf(format, a...)}
+}
+
+var unknownFieldRE = regexp.MustCompile(`^json: unknown field "(.*)"$`)
+
+// Describe turns an error of encoding/json decoding data into v into an
+// *Error. Errors that are not about the JSON (a failed read) are returned
+// as they are.
+func Describe(file string, data []byte, v any, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off := max(se.Offset-1, 0) // Offset is after the offending byte
+		msg := strings.TrimPrefix(se.Error(), "json: ")
+		if rest, ok := strings.CutPrefix(msg, "invalid character "); ok && off < int64(len(data)) {
+			// encoding/json quotes one byte; show the whole character.
+			if _, tail, ok := strings.Cut(rest[1:], "' "); ok {
+				r, _ := utf8.DecodeRune(data[off:])
+				msg = fmt.Sprintf("invalid character %q %s", r, tail)
+			}
+		}
+		return At(file, data, off, "%s", msg)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		if len(bytes.TrimSpace(data)) == 0 {
+			return &Error{File: file, Msg: "the file is empty (want a JSON object)"}
+		}
+		return At(file, data, int64(len(data)), "the JSON ends before the value is complete (the file is cut short?)")
+	case errors.As(err, &te):
+		where := "the top-level value"
+		if te.Field != "" {
+			where = fmt.Sprintf("field %q", te.Field)
+		}
+		// Offset is just inside an array or object, after any other value.
+		start := te.Offset - 1
+		if te.Value != "array" && te.Value != "object" {
+			start = valueStart(data, te.Offset)
+		}
+		return At(file, data, start, "%s: want %s, got %s", where, Kind(te.Type), article(te.Value))
+	}
+	if m := unknownFieldRE.FindStringSubmatch(err.Error()); m != nil {
+		msg := fmt.Sprintf("unknown field %q", m[1])
+		if fields := Fields(v); len(fields) > 0 {
+			msg += " (known here: " + strings.Join(fields, ", ") + ")"
+		}
+		if off := KeyOffset(data, m[1]); off >= 0 {
+			return At(file, data, off, "%s", msg)
+		}
+		return &Error{File: file, Msg: msg}
+	}
+	return err
+}
+
+// Kind says in words what JSON a Go type is read from.
+func Kind(t reflect.Type) string {
+	if t == nil {
+		return "a value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "a JSON value"
+}
+
+// article words one of encoding/json's value descriptions ("string",
+// "number", "number -1", "array", "object", "bool").
+func article(v string) string {
+	switch {
+	case v == "array" || v == "object":
+		return "an " + v
+	case v == "bool":
+		return "true or false"
+	case v == "":
+		return "something else"
+	}
+	return "a " + v
+}
+
+// Fields lists the JSON field names of the struct v points to (top level).
+func Fields(v any) []string {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// position turns a byte offset into a 1-based line and column.
+func position(data []byte, off int64) (int, int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}
+
+// valueStart finds where the value that ends at end begins: encoding/json
+// reports type errors after reading the value.
+func valueStart(data []byte, end int64) int64 {
+	end = min(end, int64(len(data)))
+	// Walk back over the value to the ':' , '[' or ',' before it.
+	depth := 0
+	inStr := false
+	for i := end - 1; i >= 0; i-- {
+		c := data[i]
+		switch {
+		case inStr:
+			if c == '"' && (i == 0 || data[i-1] != '\\') {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == ']' || c == '}':
+			depth++
+		case c == '[' || c == '{':
+			if depth == 0 {
+				return i + 1
+			}
+			depth--
+		case (c == ':' || c == ',') && depth == 0:
+			j := i + 1
+			for j < end && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+				j++
+			}
+			return j
+		}
+	}
+	return 0
+}
+
+// KeyOffset returns the offset of the first object key named name (a
+// heuristic: the first "name" followed by a colon), or -1.
+func KeyOffset(data []byte, name string) int64 {
+	q, _ := json.Marshal(name)
+	re := regexp.MustCompile(regexp.QuoteMeta(string(q)) + `\s*:`)
+	if loc := re.FindIndex(data); loc != nil {
+		return int64(loc[0])
+	}
+	return -1
+}

@@ -1,0 +1,38 @@
+package jsonpos
+
+import (
+	"errors"
+	"testing"
+)
+
+type sample struct {
+	Name  string   `json:"name"`
+	Repos []string `json:"repos"`
+	Count int      `json:"count,omitempty"`
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+	}{
+		{"", `p.json: the file is empty (want a JSON object)`},
+		{"{\n  \"name\": \"x\",\n", `p.json:3:1: the JSON ends before the value is complete (the file is cut short?)`},
+		{"{\n  \"name\": ©\n}", `p.json:2:11: invalid character '©' looking for beginning of value`},
+		{"{\"hello\": \"world\"}", `p.json:1:2: unknown field "hello" (known here: count, name, repos)`},
+		{"{\n \"repos\": \"common\"\n}", `p.json:2:11: field "repos": want an array, got a string`},
+		{"{\"count\": \"3\"}", `p.json:1:11: field "count": want an integer, got a string`},
+		{"[1, 2]", `p.json:1:1: the top-level value: want an object, got an array`},
+		{"{\"name\": \"x\"}\n{}", `p.json:2:1: unexpected data after the JSON value (want one value per file)`},
+	} {
+		var s sample
+		err := Decode("p.json", []byte(tc.in), &s)
+		var je *Error
+		if !errors.As(err, &je) || err.Error() != tc.want {
+			t.Errorf("Decode(%q) = %v\n want %s", tc.in, err, tc.want)
+		}
+	}
+	var s sample
+	if err := Decode("p.json", []byte(`{"name": "ok", "repos": ["a"]}`), &s); err != nil || s.Name != "ok" {
+		t.Errorf("valid input: %v %+v", err, s)
+	}
+}
