@@ -18,9 +18,9 @@ type Result struct {
 	Packages []PackageResult `json:"packages"`
 	// Skipped are the redist packages not emitted: their debs carry no
 	// payload (only copyright and changelog files).
-	Skipped []SkippedPackage `json:"skipped,omitempty"`
+	Skipped []SkippedPackage `json:"skipped"`
 	// Warnings are things a consumer will trip over (empty nixpkgs outputs).
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings []string `json:"warnings"`
 	// Downloads counts the files this call downloaded and the debs it
 	// found in the cache.
 	Downloads DownloadStats `json:"downloads"`
@@ -49,7 +49,7 @@ type PackageResult struct {
 	UpToDate    bool   `json:"up_to_date"`
 	// Changes is what the archive changes beyond placing the debs'
 	// entries, one line per entry (also in the provenance sidecar).
-	Changes []string `json:"changes,omitempty"`
+	Changes []string `json:"changes"`
 }
 
 const (

@@ -212,15 +212,20 @@ func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf
 var ErrUnverifiedIndex = fetch.ErrUnverified
 
 // indexHint adds to an index failure what the user can do about it: accept
-// an unverified index explicitly, or, when NVIDIA's repository (the default
-// mirror) cannot be reached, point at another mirror or work from a lock.
+// an unverified index explicitly, or, when the mirror (by default NVIDIA's
+// repository) cannot be reached, point at another mirror, work offline
+// from the cache or from a lock.
 func indexHint(o Options, err error) error {
 	if errors.Is(err, fetch.ErrUnverified) {
 		return fmt.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: --allow-unverified-index)", err)
 	}
 	var ne net.Error
-	if o.Mirror == "" && (errors.As(err, &ne) || isDNSError(err)) {
-		return fmt.Errorf("%w\ncannot reach NVIDIA's repository %s: give a mirror (--mirror URL or DIR, or DEBREDIST_MIRROR), or --offline after one online run, or --lock FILE whose debs are in the cache", err, apt.DefaultBase)
+	if errors.As(err, &ne) || isDNSError(err) {
+		base := o.Mirror
+		if base == "" {
+			base = "NVIDIA's repository " + apt.DefaultBase
+		}
+		return fmt.Errorf("%w\ncannot reach %s: give another mirror (--mirror URL or DIR, or DEBREDIST_MIRROR), or use --offline after one online run, or --lock FILE whose debs are in the cache", err, base)
 	}
 	return err
 }

@@ -13,7 +13,7 @@ type PlanResult struct {
 	Skipped  []SkippedDeb   `json:"skipped"`
 	// SkippedPackages are redist packages not emitted: their debs (all
 	// already in the cache) carry no payload.
-	SkippedPackages []SkippedPackage `json:"skipped_packages,omitempty"`
+	SkippedPackages []SkippedPackage `json:"skipped_packages"`
 	// Inputs are the debs of every repo the release reads, newest
 	// version per package (what a lock file pins).
 	Inputs []IndexPackage `json:"-"`

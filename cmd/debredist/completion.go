@@ -17,7 +17,7 @@ var completionCmd = &command{
 	help: `Prints a completion script for bash, zsh or fish: commands, their flags (with
 their descriptions in zsh and fish), JetPack versions after --jetpack, built-in
 profile names after "profiles --json", and file names where a flag takes a file.`,
-	example: `source <(debredist completion bash)              # bash, this shell
+	example: `debredist completion bash > ~/.local/share/bash-completion/completions/debredist
 debredist completion zsh > "${fpath[1]}/_debredist"  # zsh
 debredist completion fish > ~/.config/fish/completions/debredist.fish`,
 	flags: func(a *app, fs *flagSet) func([]string) error {

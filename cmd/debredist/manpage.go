@@ -28,7 +28,7 @@ debredist man | gzip > /usr/local/share/man/man1/debredist.1.gz`,
 	},
 }
 
-// roff escapes text for a roff line: backslashes, and a leading '.' or '\''.
+// roff escapes text for a roff line: backslashes, and a leading '.' or '\”.
 func roff(s string) string {
 	s = strings.ReplaceAll(s, `\`, `\e`)
 	s = strings.ReplaceAll(s, "-", `\-`)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,6 +35,58 @@ func TestVerifyNixpkgsCLI(t *testing.T) {
 		for _, c := range tc.contains {
 			if !strings.Contains(stdout, c) {
 				t.Errorf("JetPack %s: output lacks %q:\n%s", tc.jp, c, stdout)
+			}
+		}
+	}
+}
+
+// TestVerifyCounts: plain and --nixpkgs verify count the same archives, and
+// say what they leave out; a damaged archive is a sha256 mismatch first.
+func TestVerifyCounts(t *testing.T) {
+	cache := t.TempDir()
+	for _, tc := range []struct {
+		jp           string
+		plain, nixOK string
+		skip         string
+	}{
+		{"6", "31 archives in 4 manifests: all ok", "nixpkgs' buildRedist rules hold for 30 archives; 1 not read by nixpkgs (skip lines above)",
+			"skip  l4t/redist/nvidia_l4t_dla_compiler/linux-aarch64/nvidia_l4t_dla_compiler-linux-aarch64-36.5.0-archive.tar.xz: l4t is not one of nixpkgs' CUDA redists"},
+		{"7", "40 archives (79 manifest entries: some archives are listed under several platforms) in 3 manifests: all ok", "nixpkgs' buildRedist rules hold for 40 archives\n", ""},
+	} {
+		out := t.TempDir()
+		if code, _, stderr := cli(t, "convert", "--jetpack", tc.jp, "--mirror", sampleMirror, "--cache", cache, "--out", out); code != exitOK {
+			t.Fatalf("convert: %d %s", code, stderr)
+		}
+		code, stdout, _ := cli(t, "verify", out)
+		if code != exitOK || !strings.Contains(stdout, tc.plain) {
+			t.Errorf("JetPack %s verify: exit %d\n%s", tc.jp, code, stdout)
+		}
+		code, stdout, _ = cli(t, "verify", "--nixpkgs", out)
+		if code != exitOK || !strings.Contains(stdout, tc.plain) || !strings.Contains(stdout, tc.nixOK) || !strings.Contains(stdout, tc.skip) {
+			t.Errorf("JetPack %s verify --nixpkgs: exit %d\n%s", tc.jp, code, stdout)
+		}
+		if tc.jp != "6" {
+			continue
+		}
+		// One byte flipped in the middle of an archive.
+		rel := "cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz"
+		p := filepath.Join(out, rel)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/2] ^= 0x55
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"verify", out}, {"verify", "--nixpkgs", out}} {
+			code, stdout, _ := cli(t, args...)
+			want := "FAIL  " + rel + ": sha256 is "
+			if code != exitFailure || !strings.Contains(stdout, want) || !strings.Contains(stdout, "the archive is damaged or was replaced") {
+				t.Errorf("%v of a damaged archive: exit %d, want a line %q:\n%s", args, code, want, stdout)
+			}
+			if strings.Contains(stdout, "no package rules") {
+				t.Errorf("%v: a damaged cuda_cudart is said to have no package rules:\n%s", args, stdout)
 			}
 		}
 	}

@@ -348,6 +348,10 @@ func (f *Fetcher) retry(ctx context.Context, pkg, u string, progress func() int6
 		if !errors.As(err, &re) {
 			return err
 		}
+		if !isHTTP(u) {
+			// A local file gives the same bytes again: no retry helps.
+			return re.err
+		}
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}

@@ -1,0 +1,319 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/debredist/debredist/internal/testutil"
+)
+
+// copyMirror copies the sample mirror for a test to change.
+func copyMirror(t *testing.T) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "mirror")
+	if err := os.CopyFS(dst, os.DirFS(sampleMirror)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestPartialIndexRefused is the repro of a Packages file cut in half: it
+// must never convert a partial release.
+func TestPartialIndexRefused(t *testing.T) {
+	m := copyMirror(t)
+	dir := filepath.Join(m, "common/dists/r36.5/main/binary-arm64")
+	for _, n := range []string{"Packages.xz", "Packages.gz"} {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, err := os.ReadFile(filepath.Join(dir, "Packages"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, "Packages"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(full[:len(full)/2])
+	cache := t.TempDir()
+	convert := func(extra ...string) (int, string, string) {
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := cli(t, append([]string{"convert", "--jetpack", "6", "--mirror", m, "--cache", cache, "--out", out}, extra...)...)
+		if _, err := os.Lstat(out); code != exitOK && !os.IsNotExist(err) {
+			t.Errorf("a refused conversion left %s: %v", out, err)
+		}
+		return code, stdout, stderr
+	}
+
+	// The Release names the full file's size and hash.
+	if code, _, stderr := convert(); code != exitFailure || !strings.Contains(stderr, dir+"/Packages") || !strings.Contains(stderr, "size") {
+		t.Errorf("cut index with its Release: exit %d: %s", code, stderr)
+	}
+	// No Release (as a mirror made with dpkg-scanpackages alone): refused
+	// unless the user says so, and the error says how.
+	if err := os.Remove(filepath.Join(m, "common/dists/r36.5/Release")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := convert(); code != exitFailure || !strings.Contains(stderr, "no Release file lists a Packages index") || !strings.Contains(stderr, "--allow-unverified-index") {
+		t.Errorf("no Release: exit %d: %s", code, stderr)
+	}
+	// Accepted unverified, the cut stanza is an error naming file and line.
+	code, _, stderr := convert("--allow-unverified-index")
+	if code != exitFailure || !strings.Contains(stderr, dir+"/Packages: apt: Packages index: line ") {
+		t.Errorf("cut in a stanza: exit %d: %s", code, stderr)
+	}
+	// Cut at a stanza boundary, the index parses: the plan lacks what the
+	// profile expects.
+	cut := bytes.LastIndex(full[:len(full)/2], []byte("\n\nPackage: "))
+	write(full[:cut+2])
+	code, _, stderr = convert("--allow-unverified-index")
+	if code != exitFailure || !strings.Contains(stderr, "the index lacks 9 redist package(s) profile jetpack6 expects: ") || !strings.Contains(stderr, "nvidia_l4t_dla_compiler") {
+		t.Errorf("cut at a stanza: exit %d: %s", code, stderr)
+	}
+	// --only narrows what is expected.
+	if code, _, stderr := convert("--allow-unverified-index", "--only", "cuda_cudart"); code != exitOK {
+		t.Errorf("--only cuda_cudart from the cut index: exit %d: %s", code, stderr)
+	}
+}
+
+// asCLI returns a command running this test binary as debredist.
+func asCLI(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "DEBREDIST_TEST_AS_CLI=1")
+	return cmd
+}
+
+// TestReadOnlyOutNoOp: a run with everything up to date writes nothing, so
+// it works on a read-only mount of OUT and as a user who cannot write OUT;
+// one that must write says so.
+func TestReadOnlyOutNoOp(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: a private read-only bind mount and another user")
+	}
+	testutil.RequireTool(t, "unshare")
+	// Everything another user reads must be readable by all.
+	base, err := os.MkdirTemp("/tmp", "debredist-ro-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	exe, _ := os.Executable()
+	bin := filepath.Join(base, "debredist.test")
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, cache := filepath.Join(base, "out"), filepath.Join(base, "cache")
+	m, _ := filepath.Abs(sampleMirror)
+	args := []string{"convert", "--jetpack", "6", "--mirror", m, "--cache", cache, "--out", out}
+	if code, _, stderr := cli(t, args...); code != exitOK {
+		t.Fatalf("convert: %d %s", code, stderr)
+	}
+	if err := filepath.Walk(base, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.IsDir() {
+			err = os.Chmod(p, 0o755)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	quoted := strings.Join(args, " ")
+	run := func(name string, cmd *exec.Cmd) (int, string) {
+		cmd.Env = append(os.Environ(), "DEBREDIST_TEST_AS_CLI=1", "TMPDIR="+base)
+		o, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return code, string(o)
+	}
+	// A read-only bind mount of OUT (in a private mount namespace).
+	code, o := run("read-only mount", exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c",
+		"mount --bind "+out+" "+out+" && mount -o remount,bind,ro "+out+" && exec "+bin+" "+quoted))
+	if code != exitOK || !strings.Contains(o, "0 built, 31 up to date") {
+		t.Errorf("no-op on a read-only mount: exit %d\n%s", code, o)
+	}
+	// Another user.
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	code, o = run("other user", cmd)
+	if code != exitOK || !strings.Contains(o, "0 built, 31 up to date") {
+		t.Errorf("no-op as another user: exit %d\n%s", code, o)
+	}
+	// A run that must write says why it cannot.
+	cmd = exec.Command(bin, append(args[:len(args):len(args)], "--preset", "1")...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	code, o = run("other user, rebuild", cmd)
+	if code != exitFailure || !strings.Contains(o, "is not writable") {
+		t.Errorf("a rebuild as another user: exit %d\n%s", code, o)
+	}
+}
+
+// mirrorServer serves the sample mirror over HTTP; hold blocks every deb
+// request until released.
+func mirrorServer(t *testing.T, hold bool) (*httptest.Server, func()) {
+	t.Helper()
+	gate := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate) }) }
+	fsrv := http.FileServer(http.Dir(sampleMirror))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hold && strings.HasSuffix(r.URL.Path, ".deb") {
+			select {
+			case <-gate:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		fsrv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { release(); srv.Close() })
+	return srv, release
+}
+
+// TestInterruptedFirstConversion: SIGINT while a first conversion downloads
+// leaves no OUT behind (not even its lock file), and exits 130.
+func TestInterruptedFirstConversion(t *testing.T) {
+	srv, _ := mirrorServer(t, true)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := asCLI(t, "convert", "--jetpack", "6", "--mirror", srv.URL, "--cache", t.TempDir(), "--out", out)
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	started := make(chan struct{})
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := pr.Read(buf)
+			log.Write(buf[:n])
+			if strings.Contains(log.String(), "debredist: fetch: ") {
+				select {
+				case <-started:
+				default:
+					close(started)
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the download never started:\n%s", log.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, outMutexNameForTest)); err != nil {
+		t.Errorf("OUT is not being written while downloading: %v", err)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	pw.Close()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+		t.Errorf("exit %v, want %d", err, exitInterrupted)
+	}
+	if _, err := os.Lstat(out); !os.IsNotExist(err) {
+		t.Errorf("the interrupted first conversion left %s: %v", out, err)
+	}
+}
+
+// outMutexNameForTest is the OUT mutex file debredist creates.
+const outMutexNameForTest = ".debredist.lock"
+
+// TestProfilesRoundTrip: 'profiles --json NAME' writes what --profile reads,
+// and planning from it is planning the built-in profile.
+func TestProfilesRoundTrip(t *testing.T) {
+	code, stdout, stderr := cli(t, "profiles", "--json", "6")
+	if code != exitOK || !strings.HasPrefix(stdout, "{\n  \"schema\": \"debredist.profile/v1\",\n  \"name\": \"jetpack6\"") {
+		t.Fatalf("profiles --json 6: exit %d: %s%s", code, stdout, stderr)
+	}
+	p := filepath.Join(t.TempDir(), "p.json")
+	if err := os.WriteFile(p, []byte(stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	_, want, _ := cli(t, "plan", "--jetpack", "6", "--mirror", sampleMirror, "--cache", cache)
+	code, got, stderr := cli(t, "plan", "--profile", p, "--mirror", sampleMirror, "--cache", cache)
+	if code != exitOK || got != want {
+		t.Errorf("plan --profile (profiles --json 6): exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
+	}
+	if code, _, stderr := cli(t, "profiles", "--json", "jetpack99"); code != exitUsage || !strings.Contains(stderr, `no built-in profile "jetpack99"`) {
+		t.Errorf("profiles --json jetpack99: exit %d: %s", code, stderr)
+	}
+	// The list is not a profile file, and the error says which command is.
+	_, list, _ := cli(t, "profiles", "--json")
+	if err := os.WriteFile(p, []byte(list), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = cli(t, "plan", "--profile", p, "--mirror", sampleMirror, "--cache", cache)
+	if code != exitUsage || !strings.Contains(stderr, "unknown field \"profiles\"") && !strings.Contains(stderr, "debredist profiles --json NAME") {
+		t.Errorf("plan --profile <list>: exit %d: %s", code, stderr)
+	}
+}
+
+// TestOfflineAfterOnline: after one online run against an HTTP mirror,
+// plan and convert work with --offline and no server.
+func TestOfflineAfterOnline(t *testing.T) {
+	srv, _ := mirrorServer(t, false)
+	cache, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+	code, online, stderr := cli(t, "plan", "--jetpack", "6", "--mirror", srv.URL, "--cache", cache)
+	if code != exitOK {
+		t.Fatalf("online plan: %d %s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--mirror", srv.URL, "--cache", cache, "--out", out); code != exitOK {
+		t.Fatalf("online convert: %d %s", code, stderr)
+	}
+	url := srv.URL
+	srv.Close()
+	code, offline, stderr := cli(t, "plan", "--jetpack", "6", "--mirror", url, "--cache", cache, "--offline")
+	if code != exitOK || offline != online {
+		t.Errorf("offline plan: exit %d %s\n%s\nwant\n%s", code, stderr, offline, online)
+	}
+	out2 := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--mirror", url, "--cache", cache, "--out", out2, "--offline"); code != exitOK {
+		t.Errorf("offline convert: %d %s", code, stderr)
+	}
+	// Another suite was never read online: the error says what to do.
+	if code, _, stderr := cli(t, "plan", "--l4t", "r36.4", "--mirror", url, "--cache", cache, "--offline"); code != exitFailure || !strings.Contains(stderr, "run once without --offline") {
+		t.Errorf("offline plan of an uncached suite: exit %d %s", code, stderr)
+	}
+}
+
+// TestMirrorFromEnvironment: DEBREDIST_MIRROR is the mirror when --mirror
+// is not given.
+func TestMirrorFromEnvironment(t *testing.T) {
+	cmd := asCLI(t, "plan", "--jetpack", "6", "--cache", t.TempDir())
+	m, _ := filepath.Abs(sampleMirror)
+	cmd.Env = append(cmd.Env, "DEBREDIST_MIRROR="+m)
+	o, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(o), "jetpack6: L4T r36.5") {
+		t.Errorf("plan with DEBREDIST_MIRROR: %v\n%s", err, o)
+	}
+}
+

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/json-schemas.txt from the current --json outputs")
+
+// dynamicKeys are objects whose keys are data (sha256s, output names,
+// product names), not fields: their values' shape is described once as "*".
+var dynamicKeys = regexp.MustCompile(`^(\.fetch\.paths|.*\.outputs|.*\.rules\.products|.*\.nixpkgs\.components\[\]\.outputs)$`)
+
+// shape lists every path of a JSON value with its type, e.g.
+// ".packages[].debs[].sha256 string"; arrays merge their elements.
+func shape(v any, path string, out map[string]bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		out[path+" object"] = true
+		if dynamicKeys.MatchString(path) {
+			for _, e := range x {
+				shape(e, path+".*", out)
+			}
+			return
+		}
+		for k, e := range x {
+			shape(e, path+"."+k, out)
+		}
+	case []any:
+		out[path+" array"] = true
+		for _, e := range x {
+			shape(e, path+"[]", out)
+		}
+	case string:
+		out[path+" string"] = true
+	case float64:
+		out[path+" number"] = true
+	case bool:
+		out[path+" bool"] = true
+	case nil:
+		out[path+" null"] = true
+	}
+}
+
+// TestJSONSchemas pins the shape of every --json output (and that it
+// names its schema first): a change of shape fails here until
+// testdata/json-schemas.txt and docs/json.md say so (go test -update).
+func TestJSONSchemas(t *testing.T) {
+	dir := t.TempDir()
+	cache, out, out7 := filepath.Join(dir, "cache"), filepath.Join(dir, "out"), filepath.Join(dir, "out7")
+	m := sampleMirror
+	idx := filepath.Join(m, "common/dists/r36.5/main/binary-arm64/Packages")
+	for _, args := range [][]string{
+		{"convert", "--jetpack", "6", "--mirror", m, "--cache", cache, "--out", out},
+		{"convert", "--jetpack", "7", "--mirror", m, "--cache", cache, "--out", out7},
+	} {
+		if code, _, stderr := cli(t, args...); code != exitOK {
+			t.Fatalf("%v: %d %s", args, code, stderr)
+		}
+	}
+	runs := []struct {
+		schema string
+		args   []string
+	}{
+		{"profiles", []string{"profiles", "--json"}},
+		{"profile", []string{"profiles", "--json", "jetpack7"}},
+		{"index", []string{"index", "--json", idx}},
+		{"plan", []string{"plan", "--jetpack", "6", "--mirror", m, "--cache", cache, "--json"}},
+		{"fetch", []string{"fetch", "--jetpack", "6", "--mirror", m, "--cache", cache, "--json"}},
+		{"convert", []string{"convert", "--jetpack", "6", "--mirror", m, "--cache", cache, "--out", out, "--json"}},
+		{"verify", []string{"verify", "--json", out}},
+		{"verify", []string{"verify", "--json", "--nixpkgs", out7}},
+		{"diff", []string{"diff", "--mirror", m, "--cache", cache, "--json", "r36.4", "r36.5", "--files"}},
+	}
+	got := map[string]map[string]bool{}
+	for _, r := range runs {
+		code, stdout, stderr := cli(t, r.args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", r.args, code, stderr)
+		}
+		want := fmt.Sprintf("{\n  \"schema\": %q", "debredist."+r.schema+"/v1")
+		if !strings.HasPrefix(stdout, want) {
+			t.Errorf("%v: output does not start with %s", r.args, want)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+			t.Fatalf("%v: %v", r.args, err)
+		}
+		if got[r.schema] == nil {
+			got[r.schema] = map[string]bool{}
+		}
+		shape(v, "."+r.schema, got[r.schema])
+	}
+	// Lists are always lists: no path that is an array elsewhere is null.
+	for s, paths := range got {
+		for p := range paths {
+			if base, ok := strings.CutSuffix(p, " null"); ok && paths[base+" array"] {
+				t.Errorf("%s: %s is sometimes null, sometimes an array", s, base)
+			}
+		}
+	}
+	var lines []string
+	for _, paths := range got {
+		for p := range paths {
+			lines = append(lines, p)
+		}
+	}
+	sort.Strings(lines)
+	text := strings.Join(lines, "\n") + "\n"
+	golden := filepath.Join("testdata", "json-schemas.txt")
+	if *update {
+		if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != text {
+		wl, gl := strings.Split(string(want), "\n"), strings.Split(text, "\n")
+		for _, l := range gl {
+			if !slices.Contains(wl, l) {
+				t.Errorf("new in the --json output: %s", l)
+			}
+		}
+		for _, l := range wl {
+			if !slices.Contains(gl, l) {
+				t.Errorf("gone from the --json output: %s", l)
+			}
+		}
+		t.Errorf("the --json formats changed: document the change in docs/json.md (a new schema version if a field changed or went), then go test ./cmd/debredist -run JSONSchemas -update")
+	}
+	// docs/json.md documents every top-level field of every format.
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "json.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		path, _, _ := strings.Cut(l, " ")
+		parts := strings.Split(strings.TrimPrefix(path, "."), ".")
+		if len(parts) != 2 {
+			continue
+		}
+		if !strings.Contains(string(doc), "debredist."+parts[0]+"/v1") || !strings.Contains(string(doc), "`"+strings.TrimSuffix(parts[1], "[]")+"`") {
+			t.Errorf("docs/json.md does not document %s of debredist.%s/v1", parts[1], parts[0])
+		}
+	}
+}

@@ -1,0 +1,23 @@
+package debredist
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+)
+
+// TestUnreachableMirrorHint: a mirror that cannot be reached is an error
+// that says what to do instead.
+func TestUnreachableMirrorHint(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now: connection refused
+	_, err = Plan(context.Background(), Options{JetPack: "6", Mirror: "http://" + addr, CacheDir: t.TempDir(), Retries: -1})
+	if err == nil || !strings.Contains(err.Error(), "cannot reach http://"+addr+": give another mirror (--mirror URL or DIR, or DEBREDIST_MIRROR)") {
+		t.Errorf("unreachable mirror: %v", err)
+	}
+}
