@@ -317,3 +317,41 @@ func TestMirrorFromEnvironment(t *testing.T) {
 	}
 }
 
+// TestPlanAndConvertAgreeOnOrder: convert lists products in the order plan
+// does (the profile's order: cuda, cudnn, tensorrt, then l4t).
+func TestPlanAndConvertAgreeOnOrder(t *testing.T) {
+	cache := t.TempDir()
+	products := func(args ...string) []string {
+		code, stdout, stderr := cli(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: %d %s", args, code, stderr)
+		}
+		var out []string
+		for _, l := range strings.Split(stdout, "\n") {
+			f := strings.Fields(l)
+			if len(f) > 2 && (f[0] == "cuda" || f[0] == "cudnn" || f[0] == "tensorrt" || f[0] == "l4t") && (len(out) == 0 || out[len(out)-1] != f[0]) {
+				out = append(out, f[0])
+			}
+		}
+		return out
+	}
+	plan := products("plan", "--jetpack", "6", "--mirror", sampleMirror, "--cache", cache)
+	conv := products("convert", "--jetpack", "6", "--mirror", sampleMirror, "--cache", cache, "--out", t.TempDir())
+	if strings.Join(plan, " ") != "cuda cudnn tensorrt l4t" || strings.Join(conv, " ") != strings.Join(plan, " ") {
+		t.Errorf("plan lists products %v, convert %v", plan, conv)
+	}
+}
+
+// TestConvertShortOutAndLockOut: -o is --out, and --lock-out says where it
+// wrote the lock.
+func TestConvertShortOutAndLockOut(t *testing.T) {
+	lock := filepath.Join(t.TempDir(), "l.json")
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := cli(t, "convert", "--jetpack", "6", "--mirror", sampleMirror, "--cache", t.TempDir(), "-o", out, "--lock-out", lock, "--only", "cuda_cudart")
+	if code != exitOK || !strings.Contains(stdout, "manifest "+out+"/cuda/redist/redistrib_12.6.68.json") || !strings.Contains(stdout, "lock     "+lock+"\n") {
+		t.Errorf("convert -o --lock-out: exit %d %s\n%s", code, stderr, stdout)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Error(err)
+	}
+}

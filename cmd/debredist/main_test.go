@@ -66,7 +66,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"verify"}, "want 1 argument"},
 		{[]string{"verify", "a", "b"}, "want 1 argument"},
 		{[]string{"nix"}, "want 1 argument"},
-		{[]string{"help", "nosuch"}, `unknown command "nosuch"`},
+		{[]string{"help", "nosuch"}, "unknown command \"nosuch\"\nRun 'debredist help' for the list of commands."},
 		{[]string{"version", "x"}, `unexpected argument "x"`},
 	}
 	for _, tc := range tests {
@@ -368,7 +368,7 @@ func TestExtract(t *testing.T) {
 	// A non-empty target is refused without --force, replaced with it
 	// (given after the positional arguments).
 	code, _, stderr = cli(t, "extract", debFile, target)
-	if code != exitFailure || !strings.HasPrefix(stderr, "debredist: ") {
+	if code != exitFailure || !strings.HasPrefix(stderr, "debredist: ") || !strings.Contains(stderr, "(--force replaces it)") {
 		t.Errorf("second extract without --force: code %d, stderr %q", code, stderr)
 	}
 	if err := os.WriteFile(filepath.Join(target, "stale"), nil, 0o644); err != nil {
