@@ -30,6 +30,7 @@ func TestFetchFaults(t *testing.T) {
 		requests int
 		wantErr  func(error) bool // nil: success
 		ranged   bool             // a later request carries a non-zero Range
+		stall    time.Duration    // the stall timeout, when not the tests' 200 ms
 	}{
 		{name: "ok", requests: 1},
 		{name: "reset mid-body, Range honoured", faults: []fault{resetAfter(100 << 10)}, requests: 2, ranged: true},
@@ -40,7 +41,10 @@ func TestFetchFaults(t *testing.T) {
 		{name: "403 not retried", faults: []fault{status(403)}, requests: 1, wantErr: httpStatus(403)},
 		{name: "410 not retried", faults: []fault{status(410)}, requests: 1, wantErr: httpStatus(410)},
 		{name: "500 forever", faults: []fault{status(500), status(500), status(500), status(500)}, retries: 2, requests: 3, wantErr: httpStatus(500)},
-		{name: "trickle", faults: []fault{trickle(6, 50*time.Millisecond)}, requests: 1},
+		// A slow but steady body is not a stall: 50 ms gaps against a 2 s
+		// stall timeout (not the tests' 200 ms, which a loaded CI machine
+		// can miss by that much).
+		{name: "trickle", faults: []fault{trickle(6, 50*time.Millisecond)}, requests: 1, stall: 2 * time.Second},
 		{name: "stall then ok", faults: []fault{stallAfter(50 << 10)}, requests: 2, ranged: true},
 		{name: "wrong bytes once", faults: []fault{serveBytes(corrupted(body))}, requests: 2},
 		{name: "wrong bytes twice", faults: []fault{serveBytes(corrupted(body)), serveBytes(corrupted(body))}, requests: 2, wantErr: isHashMismatch},
@@ -58,6 +62,9 @@ func TestFetchFaults(t *testing.T) {
 			var log eventLog
 			o := testOptions(t, srv.URL, &log)
 			o.Retries = tc.retries
+			if tc.stall > 0 {
+				o.StallTimeout = tc.stall
+			}
 			f := mustNew(t, o)
 			paths, err := f.Fetch(context.Background(), []apt.Package{pkg})
 			if got := srv.requests(path); got != tc.requests {
