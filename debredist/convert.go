@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/debredist/debredist/internal/archive"
@@ -114,6 +115,14 @@ func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 	}
 	if tmp != "" {
 		defer os.RemoveAll(tmp)
+		// Links a killed run left half made, before OUT is read.
+		did, err := repairLinks(o.Out)
+		if err != nil {
+			return nil, fmt.Errorf("repairing the product links a killed run left in %s: %w", o.Out, err)
+		}
+		if len(did) > 0 {
+			o.emit(Event{Kind: EventNotice, Message: "finished what a killed run left in " + o.Out + ": " + strings.Join(did, ", ")})
+		}
 	}
 	mtime := o.MTime
 	if mtime.IsZero() {

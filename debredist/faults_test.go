@@ -16,6 +16,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +27,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/testutil"
 )
@@ -613,4 +616,138 @@ func TestConvertConcurrentProcesses(t *testing.T) {
 			t.Fatalf("verify: %v %v", err, rep.Err())
 		}
 	})
+}
+
+// TestChildrenDieWithParent: a conversion's child processes (the system
+// xz decoders) die with it when it is killed. The xz on PATH is a stand-in
+// that never exits on its own, so a child that outlived its parent would
+// be seen.
+func TestChildrenDieWithParent(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a CLI run SIGKILLed: skipped with -short")
+	}
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "bin")
+	mustWrite(t, filepath.Join(fake, "xz"), []byte("#!/bin/sh\nexec sleep 600\n"))
+	if err := os.Chmod(filepath.Join(fake, "xz"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A deb whose data member is large enough (>= 32 KiB of xz) for the
+	// system xz.
+	deb, err := debtest.Build(debtest.Deb{Control: "Package: big\nVersion: 1\nArchitecture: arm64\nMaintainer: x\nDescription: big", AddParents: true,
+		Files: []debtest.File{{Name: "usr/lib/big.bin", Body: randomish(256 << 10)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "big.deb")
+	mustWrite(t, p, deb)
+	cmd := exec.Command(bin, "extract", p, filepath.Join(dir, "x"))
+	cmd.Env = append(os.Environ(), "PATH="+fake+":"+os.Getenv("PATH"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var child int
+	for deadline := time.Now().Add(20 * time.Second); child == 0; {
+		child = childOf(cmd.Process.Pid)
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("the stand-in xz never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for deadline := time.Now().Add(2 * time.Second); alive(child); {
+		if time.Now().After(deadline) {
+			syscall.Kill(child, syscall.SIGKILL)
+			t.Fatalf("the child xz (pid %d) outlived its killed parent by 2 s", child)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// randomish returns n bytes that xz cannot shrink much.
+func randomish(n int) []byte {
+	b := make([]byte, n)
+	x := uint64(88172645463325252)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		b[i] = byte(x)
+	}
+	return b
+}
+
+// childOf returns the pid of a child process of pid, or 0.
+func childOf(pid int) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
+			// pid (comm) state ppid ...
+			f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
+			if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// alive reports whether pid runs (a zombie is dead).
+func alive(pid int) bool {
+	st, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+// TestManyFailuresOneForm: every deb failing the same way is one error
+// line of one form, whatever the fault: HTTP 500 from every URL, or every
+// URL redirected to a server that is down.
+func TestManyFailuresOneForm(t *testing.T) {
+	t.Parallel()
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadURL := "http://" + dead.Addr().String()
+	dead.Close()
+	files := http.FileServer(http.Dir(sampleMirror))
+	for name, fault := range map[string]func(w http.ResponseWriter, r *http.Request){
+		"HTTP 500 Internal Server Error": func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", 500) },
+		"connection refused": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, deadURL+r.URL.Path, http.StatusFound)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasSuffix(r.URL.Path, ".deb") {
+					fault(w, r)
+					return
+				}
+				files.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			dir := t.TempDir()
+			_, err := Convert(context.Background(), Options{JetPack: "6", Mirror: srv.URL, CacheDir: filepath.Join(dir, "c"), Out: filepath.Join(dir, "o"), Retries: -1})
+			if err == nil {
+				t.Fatal("converted with every deb failing")
+			}
+			msg := err.Error()
+			if strings.Count(msg, "\n") != 0 || !regexp.MustCompile(`^\d+ debs failed the same way \(.*`+regexp.QuoteMeta(name)+`.*\): [a-z0-9.+-]+(, [a-z0-9.+-]+){4} and \d+ more; the first: `).MatchString(msg) {
+				t.Errorf("got:\n%s\nwant one line: N debs failed the same way (%s): five names and N more; the first: ...", msg, name)
+			}
+		})
+	}
 }

@@ -23,6 +23,7 @@ func commitGeneration(o Options, pl *planned, jobs []*job, tmp string, prev prev
 		if err == nil && tmp != "" {
 			_, err = pruneGenerations(o.Out) // what a killed run left
 		}
+
 		if err == nil {
 			return res, nil
 		}

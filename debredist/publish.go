@@ -99,6 +99,7 @@ func newGeneration(out string) (*generation, error) {
 	if n, err = migrateLegacy(out, n); err != nil {
 		return nil, fmt.Errorf("moving the output written before generations into %s: %w", root, err)
 	}
+
 	g := &generation{out: out, name: genPrefix + strconv.Itoa(n+1)}
 	g.dir = filepath.Join(root, g.name)
 	if err := os.Mkdir(g.dir, 0o755); err != nil {
@@ -230,15 +231,23 @@ func outputProducts(out string) ([]string, error) {
 	return ps, nil
 }
 
-// isProductLink reports whether OUT/name is a product link as debredist
-// writes it: .debredist/current/<name>, with .debredist a real directory
-// and current a link to a generation inside it. Any other symlink in OUT
-// is not followed: it could lead anywhere.
-func isProductLink(out, name string) bool {
-	if l, err := os.Readlink(filepath.Join(out, name)); err != nil || l != filepath.Join(genDirName, currentName, name) {
+// isOwnLink reports whether OUT/name is a link as debredist writes them,
+// .debredist/current/<name> with .debredist a real directory, whether or
+// not it resolves. Any other symlink in OUT is not followed: it could lead
+// anywhere.
+func isOwnLink(out, name string) bool {
+	if l, err := os.Readlink(filepath.Join(out, name)); err != nil || l != productLink(name) {
 		return false
 	}
-	if st, err := os.Lstat(filepath.Join(out, genDirName)); err != nil || !st.IsDir() {
+	st, err := os.Lstat(filepath.Join(out, genDirName))
+	return err == nil && st.IsDir()
+}
+
+// isProductLink reports whether OUT/name is a product link debredist
+// wrote that can be followed: isOwnLink, with current a link to a
+// generation inside .debredist.
+func isProductLink(out, name string) bool {
+	if !isOwnLink(out, name) {
 		return false
 	}
 	cur, err := os.Readlink(filepath.Join(out, genDirName, currentName))
@@ -378,11 +387,13 @@ func (g *generation) discard() {
 	}
 }
 
-// publish makes the generation OUT's content: product symlinks first
-// (dangling, hence invisible, for products the current output lacks), then
-// the one rename that switches, then the per-product exchange of
-// directories from before generations, then the removal of older
-// generations.
+// publish makes the generation OUT's content: the one rename of current
+// that switches, then a product link for each product the old output
+// lacked, then the removal of older generations. A new product's link
+// appears only after the switch, pointing into the new output: no kill
+// point leaves a link that does not resolve (a kill between the switch and
+// a link leaves that product unlinked until the next run, which repairs it,
+// and verify says so).
 func (g *generation) publish() error {
 	root := filepath.Join(g.out, genDirName)
 	if err := syncDir(g.dir); err != nil {
@@ -392,26 +403,9 @@ func (g *generation) publish() error {
 	if err != nil {
 		return err
 	}
-	for _, p := range products {
-		link := filepath.Join(genDirName, currentName, p)
-		at := filepath.Join(g.out, p)
-		st, err := os.Lstat(at)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if err := os.Symlink(link, at); err != nil {
-				return err
-			}
-			commitStep("linked " + p)
-		case err != nil:
+	for _, p := range products { // refuse before switching
+		if err := checkLinkSlot(g.out, p); err != nil {
 			return err
-		case st.Mode()&fs.ModeSymlink != 0:
-			if l, _ := os.Readlink(at); l != link {
-				return fmt.Errorf("%s is a symlink to %s, not to %s: not debredist's", at, l, link)
-			}
-		case st.IsDir():
-			return fmt.Errorf("%s is a directory: the output written before generations was not moved (rerun)", at)
-		default:
-			return fmt.Errorf("%s is not a directory", at)
 		}
 	}
 	if err := setCurrent(root, g.name); err != nil {
@@ -419,6 +413,9 @@ func (g *generation) publish() error {
 	}
 	commitStep("switched")
 	if err := syncDir(root); err != nil {
+		return err
+	}
+	if err := linkProducts(g.out, products); err != nil {
 		return err
 	}
 	ents, err := os.ReadDir(root)
@@ -435,6 +432,92 @@ func (g *generation) publish() error {
 		}
 	}
 	return nil
+}
+
+// productLink is what OUT/<product> points to.
+func productLink(p string) string { return filepath.Join(genDirName, currentName, p) }
+
+// checkLinkSlot reports whether OUT/p can be (or is) p's product link.
+func checkLinkSlot(out, p string) error {
+	at := filepath.Join(out, p)
+	st, err := os.Lstat(at)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case st.Mode()&fs.ModeSymlink != 0:
+		if l, _ := os.Readlink(at); l != productLink(p) {
+			return fmt.Errorf("%s is a symlink to %s, not to %s: not debredist's", at, l, productLink(p))
+		}
+		return nil
+	case st.IsDir():
+		return fmt.Errorf("%s is a directory: the output written before generations was not moved (rerun)", at)
+	}
+	return fmt.Errorf("%s is not a directory", at)
+}
+
+// linkProducts creates the product links of products that have none yet
+// (the current generation holds them: each link resolves when made).
+func linkProducts(out string, products []string) error {
+	made := false
+	for _, p := range products {
+		at := filepath.Join(out, p)
+		if _, err := os.Lstat(at); err == nil {
+			continue
+		}
+		if err := os.Symlink(productLink(p), at); err != nil {
+			return err
+		}
+		made = true
+		commitStep("linked " + p)
+	}
+	if made {
+		return syncDir(out)
+	}
+	return nil
+}
+
+// repairLinks finishes what a killed run left in OUT's links: a product of
+// the current generation without its link gets it, and a link of
+// debredist's whose product the current generation lacks (left by a run
+// killed before it switched, by debredist versions that linked first) is
+// removed. It returns what it did, for a warning.
+func repairLinks(out string) ([]string, error) {
+	var did []string
+	cur := filepath.Join(out, genDirName, currentName)
+	if _, err := os.Stat(cur); err != nil {
+		return nil, nil // no generations yet
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if e.Type()&fs.ModeSymlink == 0 || !isOwnLink(out, e.Name()) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(out, e.Name())); errors.Is(err, fs.ErrNotExist) {
+			if err := os.Remove(filepath.Join(out, e.Name())); err != nil {
+				return did, err
+			}
+			did = append(did, "removed the dangling link "+e.Name())
+		}
+	}
+	products, err := outputProducts(cur)
+	if err != nil {
+		return did, err
+	}
+	for _, p := range products {
+		if _, err := os.Lstat(filepath.Join(out, p)); err == nil {
+			continue
+		}
+		if err := linkProducts(out, []string{p}); err != nil {
+			return did, err
+		}
+		did = append(did, "linked "+p)
+	}
+	return did, nil
 }
 
 // exchangeForLink replaces the directory OUT/p of an OUT written before

@@ -340,3 +340,168 @@ func TestOwnEntriesNeverFollowed(t *testing.T) {
 		}
 	})
 }
+
+// runKilled runs the CLI convert of JetPack 6 with extra args, killed at
+// commit step killAt (0: not killed); it returns the log and whether the
+// process was killed.
+func runKilled(t *testing.T, bin, out, cache string, killAt int, args ...string) (string, bool) {
+	t.Helper()
+	cmd := convertCmd(bin, out, cache, args...)
+	if killAt > 0 {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("DEBREDIST_TEST_KILL_AT=%d", killAt))
+	}
+	o, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
+		return string(o), true
+	}
+	if err != nil {
+		t.Fatalf("convert %s: %v\n%s", out, err, o)
+	}
+	return string(o), false
+}
+
+// allLinksResolve fails for any symbolic link at OUT's top level that does
+// not resolve.
+func allLinksResolve(t *testing.T, what, out string) {
+	t.Helper()
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.Type()&fs.ModeSymlink != 0 {
+			if _, err := os.Stat(filepath.Join(out, e.Name())); err != nil {
+				t.Errorf("%s: %s does not resolve: %v", what, e.Name(), err)
+			}
+		}
+	}
+}
+
+// TestProductAddingRebuildKilled: OUT holds only cuda_cudart; a rebuild
+// that adds libcublas, cudnn and tensorrt (two new products) is killed at
+// commit steps (every one with DEBREDIST_LONG_TESTS=1). After every kill
+// each entry of OUT resolves; OUT verifies, or (killed between the switch
+// and a new product's link) verify names exactly the product left
+// unlinked; a rerun completes it to the uninterrupted output.
+func TestProductAddingRebuildKilled(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a loop of CLI runs SIGKILLed in the commit stage: skipped with -short")
+	}
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	oldOut := filepath.Join(dir, "old")
+	runKilled(t, bin, oldOut, cache, 0, "--only", "cuda_cudart")
+	newOut := filepath.Join(dir, "new")
+	cpA(t, oldOut, newOut)
+	log, _ := runKilled(t, bin, newOut, cache, 1<<30, commitOnly...)
+	newSnap := snapshot(t, newOut)
+	steps := regexp.MustCompile(`commit step (\d+): (.*)`).FindAllStringSubmatch(log, -1)
+	var linkSteps []int
+	for i, s := range steps {
+		if strings.HasPrefix(s[2], "linked ") {
+			linkSteps = append(linkSteps, i+1)
+		}
+	}
+	if len(linkSteps) != 2 {
+		t.Fatalf("want 2 link steps (cudnn, tensorrt) in:\n%s", log)
+	}
+	points := append([]int{1, len(steps) / 2}, linkSteps...)
+	points = append(points, linkSteps[len(linkSteps)-1]+1, len(steps))
+	if testutil.Long() {
+		points = nil
+		for n := 1; n <= len(steps); n++ {
+			points = append(points, n)
+		}
+	}
+	unlinkedSeen := 0
+	for _, n := range slices.Compact(slices.Sorted(slices.Values(points))) {
+		what := fmt.Sprintf("killed at commit step %d of %d (%s)", n, len(steps), steps[n-1][2])
+		work := filepath.Join(dir, fmt.Sprintf("k%d", n))
+		cpA(t, oldOut, work)
+		if _, killed := runKilled(t, bin, work, cache, n, commitOnly...); !killed {
+			t.Fatalf("%s: the run was not killed", what)
+		}
+		allLinksResolve(t, what, work)
+		rep, err := Verify(context.Background(), work)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range rep.Problems {
+			if strings.Contains(p.Error(), "has no link in OUT: a run was killed after it switched (rerun convert to link it)") {
+				unlinkedSeen++
+				continue
+			}
+			t.Errorf("%s: %v", what, p)
+		}
+		for _, a := range rep.Artifacts {
+			if len(a.Problems) > 0 {
+				t.Errorf("%s: %s: %v", what, a.Path, a.Problems)
+			}
+		}
+		runKilled(t, bin, work, cache, 0, commitOnly...)
+		sameSnapshot(t, what+", then rerun", newSnap, snapshot(t, work))
+		allLinksResolve(t, what+", then rerun", work)
+		verifyOK(t, what+", then rerun", work)
+		os.RemoveAll(work)
+	}
+	if unlinkedSeen == 0 {
+		t.Errorf("no kill point fell between the switch and a new product's link")
+	}
+}
+
+// TestVerifyOwnLinks: verify names each state of debredist's own links a
+// kill can leave, never calling them links debredist did not write.
+func TestVerifyOwnLinks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	o := Options{JetPack: "6", Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache"), Out: out, Only: []string{"cuda_cudart", "cudnn"}}
+	if _, err := Convert(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	// A dangling link of debredist's (as older versions left before the switch).
+	if err := os.Symlink(productLink("tensorrt"), filepath.Join(out, "tensorrt")); err != nil {
+		t.Fatal(err)
+	}
+	// A product of the current output without its link (killed after the switch).
+	if err := os.Remove(filepath.Join(out, "cudnn")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Verify(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, p := range rep.Problems {
+		msgs = append(msgs, p.Error())
+	}
+	got := strings.Join(msgs, "\n")
+	for _, want := range []string{
+		"tensorrt: a product link of debredist's (to .debredist/current/tensorrt) whose product the current output lacks",
+		"cudnn: product cudnn is in the current output (.debredist/current/cudnn) but has no link in OUT",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("verify lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "did not write") || len(msgs) != 2 {
+		t.Errorf("verify problems:\n%s", got)
+	}
+	// A no-op rerun repairs both, and says so.
+	var notes []string
+	o.OnEvent = func(e Event) {
+		if e.Kind == EventNotice {
+			notes = append(notes, e.Message)
+		}
+	}
+	if _, err := Convert(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	verifyOK(t, "after the repairing rerun", out)
+	if n := strings.Join(notes, "\n"); !strings.Contains(n, "removed the dangling link tensorrt") || !strings.Contains(n, "linked cudnn") {
+		t.Errorf("the rerun did not say what it repaired: %q", notes)
+	}
+}

@@ -145,6 +145,15 @@ func Verify(ctx context.Context, dir string) (_ *Report, err error) {
 		rep.Problems = append(rep.Problems, problemf(filepath.ToSlash(rel),
 			"a symbolic link (to %s) that debredist did not write: not followed, its target is not verified", l))
 	}
+	for _, p := range found.dangling {
+		rel, _ := filepath.Rel(dir, p)
+		rep.Problems = append(rep.Problems, problemf(filepath.ToSlash(rel),
+			"a product link of debredist's (to %s) whose product the current output lacks: left by a run killed before it switched (rerun convert to remove it)", productLink(filepath.Base(p))))
+	}
+	for _, p := range found.unlinked {
+		rep.Problems = append(rep.Problems, problemf(p,
+			"product %s is in the current output (%s) but has no link in OUT: a run was killed after it switched (rerun convert to link it)", p, productLink(p)))
+	}
 	for _, p := range found.strays {
 		// NVIDIA's shell-parse.sh takes every redistrib_* file for a release.
 		rel, _ := filepath.Rel(dir, p)
@@ -175,6 +184,8 @@ type outputFiles struct {
 	sidecars  []string // provenance sidecars, under the current or the legacy name
 	strays    []string // other files named redistrib_* (legacy sidecars included)
 	foreign   []string // symlinks in OUT that debredist did not write (not followed)
+	dangling  []string // product links of debredist's whose product the current output lacks
+	unlinked  []string // products of the current output without their link in OUT
 }
 
 // findOutputFiles is the one discovery of manifests and provenance sidecars
@@ -194,7 +205,9 @@ func findOutputFiles(dir string) (outputFiles, error) {
 		}
 		name := d.Name()
 		if d.Type()&fs.ModeSymlink != 0 && filepath.Dir(p) == filepath.Clean(dir) {
-			o.foreign = append(o.foreign, p)
+			if !isOwnLink(dir, name) { // debredist's own that do not resolve: below
+				o.foreign = append(o.foreign, p)
+			}
 			return nil
 		}
 		if isSidecarName(name) {
@@ -208,7 +221,35 @@ func findOutputFiles(dir string) (outputFiles, error) {
 		}
 		return nil
 	})
-	return o, err
+	if err != nil {
+		return o, err
+	}
+	// What a killed run can leave in OUT's own links.
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if e.Type()&fs.ModeSymlink != 0 && isOwnLink(dir, e.Name()) {
+			if _, err := os.Stat(p); err != nil {
+				o.dangling = append(o.dangling, p)
+			}
+		}
+	}
+	if cur := filepath.Join(dir, genDirName, currentName); isProductLinkTarget(cur) {
+		products, _ := outputProducts(cur)
+		for _, p := range products {
+			if _, err := os.Lstat(filepath.Join(dir, p)); errors.Is(err, fs.ErrNotExist) {
+				o.unlinked = append(o.unlinked, p)
+			}
+		}
+	}
+	return o, nil
+}
+
+// isProductLinkTarget reports whether OUT/.debredist/current is a link to
+// a generation (so its products can be listed).
+func isProductLinkTarget(cur string) bool {
+	l, err := os.Readlink(cur)
+	return err == nil && isGenName(l)
 }
 
 func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {

@@ -182,6 +182,7 @@ type systemXZ struct {
 func newSystemXZ(ctx context.Context, path string, in io.Reader, maxWindow int64) (*decoder, error) {
 	cmd := exec.CommandContext(ctx, path, "-dc", "-q", "-T1",
 		"--memlimit-decompress="+strconv.FormatInt(maxWindow+1<<20, 10))
+	dieWithParent(cmd)
 	rec := &inputRecorder{r: in}
 	cmd.Stdin = rec
 	s := &systemXZ{cmd: cmd, in: rec, stderr: &capBuffer{max: 4096}}

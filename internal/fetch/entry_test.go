@@ -110,22 +110,37 @@ func TestUnwritableCacheIsOneError(t *testing.T) {
 func TestSameCauseIsOneError(t *testing.T) {
 	s := newServer(t)
 	var pkgs []apt.Package
+	var paths []string
 	for i, name := range []string{"liba", "libb", "libc"} {
-		p, _ := testPkg(name, randomBytes(1000, uint64(i)))
-		pkgs = append(pkgs, p)
+		p, path := testPkg(name, randomBytes(1000, uint64(i)))
+		pkgs, paths = append(pkgs, p), append(paths, path)
 	}
 	o := testOptions(t, "http://127.0.0.1:1", nil) // nothing listens there
 	o.Retries = -1
 	_, err := mustNew(t, o).Fetch(context.Background(), pkgs)
 	var sc *SameCauseError
-	if !errors.As(err, &sc) || len(sc.Errs) != 3 || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "3 debs failed the same way") {
+	if !errors.As(err, &sc) || len(sc.Errs) != 3 || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "3 debs failed the same way (") ||
+		!strings.Contains(err.Error(), "connection refused): liba, libb, libc; the first: liba") {
 		t.Fatalf("got %v, want one line for 3 debs", err)
 	}
 
-	// 404s name different URLs: one line each, each an *HTTPError.
+	// 404s name different URLs: still one line, in the same form, and
+	// errors.As finds each *HTTPError.
 	_, err = mustNew(t, testOptions(t, s.URL, nil)).Fetch(context.Background(), pkgs)
 	var he *HTTPError
-	if !errors.As(err, &he) || strings.Count(err.Error(), "\n") != 2 {
-		t.Fatalf("got %v, want 3 lines of HTTP 404", err)
+	if !errors.As(err, &he) || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "3 debs failed the same way (HTTP 404 Not Found): liba, libb, libc; the first: liba: ") {
+		t.Fatalf("got %v, want one line for 3 HTTP 404s", err)
+	}
+	if !errors.As(err, &sc) || len(sc.Errs) != 3 {
+		t.Fatalf("got %v, want a *SameCauseError of 3", err)
+	}
+
+	// Another fault for one, 404 from the others: two lines, one per kind.
+	s.put(paths[0], nil, status(500), status(500))
+	o = testOptions(t, s.URL, nil)
+	o.Retries = 1
+	_, err = mustNew(t, o).Fetch(context.Background(), pkgs)
+	if n := strings.Count(err.Error(), "\n"); n != 1 || !strings.HasPrefix(err.Error(), "liba ") || !strings.Contains(err.Error(), "2 debs failed the same way (HTTP 404 Not Found): libb, libc;") {
+		t.Errorf("got %v, want a line for liba and one for the two 404s", err)
 	}
 }

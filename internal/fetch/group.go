@@ -1,32 +1,46 @@
 package fetch
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
 
-// SameCauseError stands for several downloads that failed with the same
-// underlying error (a mirror that is down, a full disk): one line, not one
-// per deb. Unwrap returns every error, so errors.As still finds each.
+// SameCauseError stands for several downloads that failed the same way (a
+// mirror that is down, HTTP 500 from every URL, a full disk, files
+// replaced upstream): one line, not one per deb, whatever the fault.
+// Unwrap returns every error, so errors.As still finds each.
 type SameCauseError struct {
-	Errs []error // sorted; Errs[0] is the one shown
+	Cause string   // what they have in common, e.g. "HTTP 500 Internal Server Error"
+	Debs  []string // the packages, in the order of Errs
+	Errs  []error  // sorted; Errs[0] is the one shown in full
 }
 
 func (e *SameCauseError) Error() string {
-	return fmt.Sprintf("%d debs failed the same way; the first: %v", len(e.Errs), e.Errs[0])
+	names := e.Debs
+	more := ""
+	if len(names) > 5 {
+		names, more = names[:5], fmt.Sprintf(" and %d more", len(e.Debs)-5)
+	}
+	return fmt.Sprintf("%d debs failed the same way (%s): %s%s; the first: %v", len(e.Errs), e.Cause, strings.Join(names, ", "), more, e.Errs[0])
 }
 
 func (e *SameCauseError) Unwrap() []error { return e.Errs }
 
-// groupByCause folds errors whose innermost cause reads the same into one
+// groupByCause folds errors of the same kind (causeOf) into one
 // *SameCauseError, keeping the order of first appearance.
 func groupByCause(errs []error) []error {
 	groups := map[string]*SameCauseError{}
 	var out []error
 	for _, err := range errs {
-		k := rootCause(err)
+		k := causeOf(err)
 		if g := groups[k]; g != nil {
 			g.Errs = append(g.Errs, err)
+			g.Debs = append(g.Debs, debOf(err))
 			continue
 		}
-		g := &SameCauseError{Errs: []error{err}}
+		g := &SameCauseError{Cause: k, Errs: []error{err}, Debs: []string{debOf(err)}}
 		groups[k] = g
 		out = append(out, g)
 	}
@@ -36,6 +50,38 @@ func groupByCause(errs []error) []error {
 		}
 	}
 	return out
+}
+
+// causeOf says what kind of failure err is, without the deb or URL it
+// names: the HTTP status, a hash or size mismatch, or else the message of
+// the innermost error it wraps (e.g. "connection refused").
+func causeOf(err error) string {
+	var he *HTTPError
+	var hm *HashMismatchError
+	var sm *SizeMismatchError
+	var ce *CorruptError
+	switch {
+	case errors.As(err, &he):
+		return fmt.Sprintf("HTTP %d %s", he.Status, http.StatusText(he.Status))
+	case errors.As(err, &hm):
+		return "sha256 mismatch: the upstream files may have been replaced under the same names; refresh the index"
+	case errors.As(err, &sm):
+		return "size mismatch"
+	case errors.As(err, &ce):
+		return "corrupt cache entry"
+	}
+	return rootCause(err)
+}
+
+// debOf names the deb an error of Fetch is about (its message starts with
+// the package name).
+func debOf(err error) string {
+	var he *HTTPError
+	if errors.As(err, &he) && he.Package != "" {
+		return he.Package
+	}
+	name, _, _ := strings.Cut(err.Error(), " ")
+	return strings.TrimSuffix(name, ":")
 }
 
 // rootCause is the message of the innermost error err wraps (through
