@@ -249,7 +249,7 @@ func topDir(name string, c archive.Compression) string { return name[:len(name)-
 
 // inputKey identifies everything an archive's bytes depend on.
 func inputKey(p Profile, pkg plan.Package, c archive.Compression, preset int, mtime time.Time) string {
-	p.Expect = nil // what the plan must contain, not how an archive is made
+	p.Expect, p.Capabilities = nil, nil // what the plan must contain and whom it is for, not how an archive is made
 	type deb struct{ Name, SHA256 string }
 	var debs []deb
 	for _, d := range pkg.Debs {

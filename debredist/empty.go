@@ -109,7 +109,7 @@ func treeHasPayload(t *layout.Tree) bool {
 // outputWarnings names the outputs nixpkgs declares for the package that
 // the tree leaves empty (nixpkgs' checkCudaNonEmptyOutputs fails on them).
 func outputWarnings(p Profile, pkg plan.Package, t *layout.Tree) []string {
-	c := nixcheck.Default().NewChecker(pkg.PName, pkg.Platform, p.CUDA)
+	c := nixcheck.Default().NewChecker(nixcheck.Target{PName: pkg.PName, Platform: pkg.Platform, CUDA: p.CUDA, Version: pkg.Version, Capabilities: p.Capabilities})
 	for _, n := range t.Nodes {
 		_ = c.Add(nixcheck.Entry{Path: n.Path, Type: n.Type, Link: n.Link}, nil)
 	}
@@ -120,6 +120,9 @@ func outputWarnings(p Profile, pkg plan.Package, t *layout.Tree) []string {
 	var ws []string
 	for _, o := range r.EmptyOutputs {
 		ws = append(ws, fmt.Sprintf("redist package %s: nixpkgs' declared output %q would be empty: the debs carry nothing for it (nixpkgs' build fails in checkCudaNonEmptyOutputs unless the output is overridden away)", pkg.PName, o))
+	}
+	for _, v := range r.Insecure {
+		ws = append(ws, fmt.Sprintf("redist package %s: nixpkgs marks it insecure (%s): it evaluates only where you permit it (the overlay of 'debredist nix' names the choice)", pkg.PName, v))
 	}
 	return ws
 }

@@ -51,8 +51,8 @@ func TestEmptyComponentNotEmitted(t *testing.T) {
 		t.Errorf("verify: %v %v", err, rep.Err())
 	}
 	for _, w := range res.Warnings {
-		if !strings.Contains(w, "nixpkgs' declared output") {
-			t.Errorf("warning does not name the output: %s", w)
+		if !strings.Contains(w, "nixpkgs' declared output") && !strings.Contains(w, "nixpkgs marks it insecure (tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188") {
+			t.Errorf("warning names neither an output nor the TensorRT vulnerability: %s", w)
 		}
 	}
 
@@ -70,12 +70,28 @@ func TestEmptyComponentNotEmitted(t *testing.T) {
 }
 
 // TestOutputWarningNamesOutput: convert warns about a declared nixpkgs
-// output the debs leave empty, naming package and output.
+// output the debs leave empty (TensorRT 10.3 without its samples, which a
+// profile rule drops here), naming package and output, and about a version
+// nixpkgs marks insecure, naming the CVE; TensorRT 10.16 (JetPack 7.2, no
+// samples deb) needs neither.
 func TestOutputWarningNamesOutput(t *testing.T) {
 	t.Parallel()
-	res := convert(t, Options{JetPack: "7", Mirror: filepath.Join("..", "testdata", "sample-mirror"), Out: t.TempDir(), CacheDir: t.TempDir(), Only: []string{"tensorrt"}})
-	want := `redist package tensorrt: nixpkgs' declared output "samples" would be empty`
-	if len(res.Warnings) == 0 || !strings.Contains(strings.Join(res.Warnings, "\n"), want) {
-		t.Errorf("want a warning %q, got %q", want, res.Warnings)
+	prof := filepath.Join(t.TempDir(), "jp6-nosamples.json")
+	if err := os.WriteFile(prof, []byte(`{"name": "jp6-nosamples", "l4t": "r36.5",
+		"rules": {"rules": [{"match": "usr/src/tensorrt/samples/**", "drop": "test: no samples"}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mirror := filepath.Join("..", "testdata", "sample-mirror")
+	res := convert(t, Options{ProfileFile: prof, Mirror: mirror, Out: t.TempDir(), CacheDir: t.TempDir(), Only: []string{"tensorrt"}})
+	got := strings.Join(res.Warnings, "\n")
+	for _, want := range []string{`redist package tensorrt: nixpkgs' declared output "samples" would be empty`,
+		"redist package tensorrt: nixpkgs marks it insecure (tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188: OOB write)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want a warning %q, got %q", want, res.Warnings)
+		}
+	}
+	res = convert(t, Options{JetPack: "7", Mirror: mirror, Out: t.TempDir(), CacheDir: t.TempDir(), Only: []string{"tensorrt"}})
+	if len(res.Warnings) != 0 {
+		t.Errorf("JetPack 7.2 tensorrt: %q, want no warning", res.Warnings)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -433,6 +434,9 @@ func TestConvertSIGKILL(t *testing.T) {
 	if testutil.Long() {
 		args, lineKills, delayKills, minFiles = nil, 12, 3, 20
 	}
+	// -v: a line per deb and per package, to kill at points spread over
+	// the whole run (without it, a line per stage).
+	args = append(slices.Clone(args), "-v")
 	ref := t.TempDir()
 	refOut := filepath.Join(ref, "out")
 	refCmd := convertCmd(bin, refOut, filepath.Join(ref, "cache"), args...)

@@ -76,7 +76,7 @@ type PlatformArtifact struct {
 	Artifact          *Artifact
 }
 
-var variantKeyRE = regexp.MustCompile(`^cuda[0-9]+$`)
+var variantKeyRE = regexp.MustCompile(`^cuda[0-9]+(\.[0-9]+)?$`) // cuda13, and cuda13.2 (cuda_compat from CUDA 13)
 
 // UnmarshalJSON reads NVIDIA's manifest format.
 func (m *Manifest) UnmarshalJSON(b []byte) error {
@@ -154,7 +154,7 @@ func (c *Component) UnmarshalJSON(b []byte) error {
 			p.Variants = map[string]*Artifact{}
 			for v, vraw := range obj {
 				if !variantKeyRE.MatchString(v) {
-					return fmt.Errorf("platform %s: unexpected key %q (want relative_path or cuda<N>)", k, v)
+					return fmt.Errorf("platform %s: unexpected key %q (want relative_path or cuda<MAJOR>[.<MINOR>])", k, v)
 				}
 				a := &Artifact{}
 				if err := json.Unmarshal(vraw, a); err != nil {

@@ -100,12 +100,16 @@ func NixSnippet(dir string) (_ string, err error) {
 		}
 	}
 	b.WriteString("#\n")
-	b.WriteString("# 2. Use this overlay (nixpkgs 25.11+). It hands these manifests to the\n")
-	fmt.Fprintf(&b, "#    %s package set, points _cuda.lib.mkRedistUrl at this directory for\n", set)
-	b.WriteString("#    exactly these archives (file:// URLs; nixpkgs' own rule would look for\n")
-	b.WriteString("#    tensorrt under machine-learning/ on NVIDIA's server), and overrides what the\n")
-	b.WriteString("#    debs cannot provide, each with its reason. Use pkgs." + set + "\n")
-	b.WriteString("#    (or set cudaPackages = final." + set + ").\n")
+	b.WriteString("# 2. Use this overlay after jetpack-nixos' (with jetpack-nixos' NixOS module that is\n")
+	b.WriteString("#    the default: it adds its overlays with mkBefore; in a flake, list this one after\n")
+	b.WriteString("#    jetpack-nixos.overlays.default). It hands these manifests to the\n")
+	fmt.Fprintf(&b, "#    %s package set (.override, nixpkgs' other manifests kept), points\n", set)
+	b.WriteString("#    _cuda.lib.mkRedistUrl at this directory for exactly these archives (file://\n")
+	b.WriteString("#    URLs; nixpkgs' own rule would look for tensorrt under machine-learning/ on\n")
+	b.WriteString("#    NVIDIA's server), and changes what the debs cannot provide, each with its\n")
+	fmt.Fprintf(&b, "#    reason, in an extension of _cuda.extensions for CUDA %s only. Use pkgs.%s\n", majorMinor, set)
+	b.WriteString("#    (or cudaPackages = final." + set + ").\n")
+	fmt.Fprintf(&b, "#    Rules as read in nixpkgs %s (jetpack-nixos %s pins %s).\n", shortRev(nixTable().Sources["read"].Rev), shortRev(nixTable().Sources["jetpack-nixos"].Rev), shortRev(nixTable().Sources["pin"].Rev))
 	for _, prod := range products {
 		if !isNixpkgsRedist(prod) {
 			fmt.Fprintf(&b, "#\n# %s (%s) is not one of nixpkgs' CUDA redists and is left out of the\n", prod, shellQuote(byProduct[prod].file))
@@ -115,15 +119,21 @@ func NixSnippet(dir string) (_ string, err error) {
 	ownSet := !nixTable().HasPackageSet(majorMinor) // JetPack 5's CUDA 11.4
 	if ownSet {
 		b.WriteString("#\n")
-		b.WriteString("# JetPack 5 (CUDA 11.4): nixpkgs itself cannot take these manifests. It has no\n")
-		b.WriteString("# cudaPackages_11_4 and no CUDA 11 package set to override; jetpack-nixos\n")
-		b.WriteString("# supplies its own 11.4 set, built per deb. The overlay below builds that set\n")
-		b.WriteString("# from these archives instead, with nixpkgs' CUDA modules (the way jetpack-nixos'\n")
-		b.WriteString("# overlay builds its sets: _cuda.bootstrapData.cudaPackagesPath), and keeps\n")
-		b.WriteString("# jetpack-nixos' cuda_compat = null (the L4T r35 driver already is CUDA 11.4).\n")
-		b.WriteString("# It needs a nixpkgs whose CUDA modules still accept CUDA 11.4, as the one\n")
-		b.WriteString("# jetpack-nixos pins for JetPack 5; libcudla there also needs l4t-core (as in\n")
-		b.WriteString("# jetpack-nixos' cuda-packages-11-4-extension.nix).\n")
+		b.WriteString("# JetPack 5 (CUDA 11.4): nixpkgs has no CUDA 11 package set; cuda-legacy\n")
+		b.WriteString("# (nixos-cuda/cuda-legacy, which jetpack-nixos applies first) defines\n")
+		b.WriteString("# cudaPackages_11_4, and jetpack-nixos' cuda-packages-11-4-extension.nix rebuilds\n")
+		b.WriteString("# about 25 of its packages from jetpack-nixos' own debs (debWrapBuildRedist) in\n")
+		b.WriteString("# every package set. This overlay drops that extension's result for the packages\n")
+		b.WriteString("# these manifests provide, so nixpkgs' builder takes them from these archives, and\n")
+		b.WriteString("# keeps the rest of it (cuda_compat = null: the L4T r35 driver already is CUDA\n")
+		b.WriteString("# 11.4; its L4T inputs for libcudla and tensorrt). Without cuda-legacy it builds\n")
+		b.WriteString("# cudaPackages_11_4 from nixpkgs' CUDA modules itself, which needs a nixpkgs that\n")
+		b.WriteString("# still knows CUDA 11.4 (nvccCompatibilities.\"11.4\", gcc10Stdenv: cuda-legacy).\n")
+	}
+	insecure := insecureChoice(rep)
+	if insecure != "" {
+		b.WriteString("#\n")
+		b.WriteString(insecure)
 	}
 
 	overrides, unfixed := nixOverrides(rep)
@@ -134,7 +144,8 @@ func NixSnippet(dir string) (_ string, err error) {
 		}
 	}
 
-	writeNixOverlay(&b, abs, set, major, ownSet, products, rels, byProduct, overrides)
+	writeNixOverlay(&b, nixOverlay{abs: abs, set: set, major: major, majorMinor: majorMinor, ownSet: ownSet, products: products, rels: rels,
+		byProduct: byProduct, overrides: overrides, insecure: insecure != ""})
 	return b.String(), nil
 }
 
@@ -273,13 +284,13 @@ func nixOverrides(rep *NixReport) (overrides, unfixed []string) {
 		}
 		var o strings.Builder
 		for _, w := range why {
-			fmt.Fprintf(&o, "    # %s: %s\n", c.Component, strings.ReplaceAll(w, "\n", " "))
+			fmt.Fprintf(&o, "# %s: %s\n", c.Component, strings.ReplaceAll(w, "\n", " "))
 		}
 		expr := "prevAttrs.outputs"
 		for _, r := range remove {
 			expr = fmt.Sprintf("lib.remove %q (%s)", r, expr)
 		}
-		fmt.Fprintf(&o, "    %s = cprev.%s.overrideAttrs (prevAttrs: { outputs = %s; });\n", c.Component, c.Component, expr)
+		fmt.Fprintf(&o, "%s = prevCudaPackages.%s.overrideAttrs (prevAttrs: { outputs = %s; });\n", c.Component, c.Component, expr)
 		overrides = append(overrides, o.String())
 	}
 	for _, c := range rep.Components {
@@ -296,34 +307,89 @@ func nixOverrides(rep *NixReport) (overrides, unfixed []string) {
 	return overrides, unfixed
 }
 
-// writeNixOverlay writes the overlay itself: the archives of abs per redist,
-// their manifests, mkRedistUrl pointing at abs for exactly these archives,
-// and the package set override with the overrides.
-func writeNixOverlay(b *strings.Builder, abs, set, major string, ownSet bool, products []string, rels map[string][]string, byProduct map[string]nixFound, overrides []string) {
-	fileURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+// nixOverlay is what writeNixOverlay writes.
+type nixOverlay struct {
+	abs, set, major, majorMinor string
+	ownSet                      bool // JetPack 5: a CUDA release nixpkgs has no set of its own for
+	products                    []string
+	rels                        map[string][]string
+	byProduct                   map[string]nixFound
+	overrides                   []string // extension entries, each "# why\nname = expr;\n"
+	insecure                    bool     // tensorrt is marked insecure: write the choice
+}
+
+// writeNixOverlay writes the overlay itself: the archives of abs per
+// redist, their manifests, mkRedistUrl pointing at abs for exactly these
+// archives, an extension of _cuda.extensions for this CUDA release (the
+// overrides; for JetPack 5 also the filter of jetpack-nixos' 11.4
+// extension), and the package set override.
+func writeNixOverlay(b *strings.Builder, o nixOverlay) {
+	fileURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(o.abs)}).String()
 	b.WriteString("final: prev:\n")
 	b.WriteString("let\n")
 	b.WriteString("  inherit (final) lib;\n")
 	b.WriteString("  # The archives of this directory, per redist, as their manifests name them.\n")
 	b.WriteString("  ours = {\n")
-	for _, prod := range products {
+	var pnames []string
+	for _, prod := range o.products {
 		if !isNixpkgsRedist(prod) {
 			continue
 		}
 		fmt.Fprintf(b, "    %s = [\n", prod)
-		for _, r := range rels[prod] {
+		for _, r := range o.rels[prod] {
 			fmt.Fprintf(b, "      \"%s\"\n", nixStrEscaper.Replace(r))
 		}
 		b.WriteString("    ];\n")
-	}
-	b.WriteString("  };\n")
-	b.WriteString("  manifests = {\n")
-	for _, prod := range products {
-		if isNixpkgsRedist(prod) {
-			fmt.Fprintf(b, "    %s = lib.importJSON %s;\n", prod, nixPath(byProduct[prod].file))
+		for _, name := range slices.Sorted(maps.Keys(o.byProduct[prod].m.Components)) {
+			if nixAttrRE.MatchString(name) && name != "cuda_compat" {
+				pnames = append(pnames, name)
+			}
 		}
 	}
 	b.WriteString("  };\n")
+	b.WriteString("  manifests = {\n")
+	for _, prod := range o.products {
+		if isNixpkgsRedist(prod) {
+			fmt.Fprintf(b, "    %s = lib.importJSON %s;\n", prod, nixPath(o.byProduct[prod].file))
+		}
+	}
+	b.WriteString("  };\n")
+	if o.insecure {
+		b.WriteString("  # Your choice (see the comment above): true accepts the insecure TensorRT.\n")
+		b.WriteString("  acceptInsecureTensorRT = false;\n")
+	}
+	if o.ownSet {
+		b.WriteString("  # The packages these manifests provide (cuda_compat stays null on JetPack 5).\n")
+		b.WriteString("  provided = [\n")
+		for _, n := range pnames {
+			fmt.Fprintf(b, "    \"%s\"\n", n)
+		}
+		b.WriteString("  ];\n")
+		b.WriteString("  # jetpack-nixos' cuda-packages-11-4-extension.nix, told apart by the\n")
+		b.WriteString("  # debWrapBuildRedist attribute only it returns, without the packages above.\n")
+		b.WriteString("  dropDebWrapped = extension: finalCudaPackages: prevCudaPackages:\n")
+		b.WriteString("    let result = extension finalCudaPackages prevCudaPackages; in\n")
+		b.WriteString("    if result ? debWrapBuildRedist then builtins.removeAttrs result provided else result;\n")
+	}
+	fmt.Fprintf(b, "  # What this directory's CUDA %s set needs beyond the manifests (nixpkgs applies\n", o.majorMinor)
+	b.WriteString("  # _cuda.extensions to every CUDA package set; this one changes only that one;\n  # the condition reads prevCudaPackages, which does not depend on this extension).\n")
+	b.WriteString("  ourExtension = finalCudaPackages: prevCudaPackages:\n")
+	fmt.Fprintf(b, "    lib.optionalAttrs (prevCudaPackages.cudaMajorMinorVersion == \"%s\") {\n", o.majorMinor)
+	if o.ownSet {
+		b.WriteString("      # JetPack 5: the L4T r35 driver already is CUDA 11.4 (as jetpack-nixos sets it).\n")
+		b.WriteString("      cuda_compat = null;\n")
+	}
+	if o.insecure {
+		b.WriteString("      tensorrt =\n")
+		b.WriteString("        if acceptInsecureTensorRT then\n")
+		b.WriteString("          prevCudaPackages.tensorrt.overrideAttrs (prevAttrs: { meta = prevAttrs.meta // { knownVulnerabilities = [ ]; }; })\n")
+		b.WriteString("        else\n")
+		b.WriteString("          prevCudaPackages.tensorrt;\n")
+	}
+	for _, ov := range o.overrides {
+		b.WriteString(indent(ov, "      "))
+	}
+	b.WriteString("    };\n")
 	b.WriteString("in\n")
 	b.WriteString("{\n")
 	b.WriteString("  _cuda = prev._cuda.extend (\n")
@@ -336,29 +402,54 @@ func writeNixOverlay(b *strings.Builder, abs, set, major string, ownSet bool, pr
 	b.WriteString("          else\n")
 	b.WriteString("            prevCuda.lib.mkRedistUrl redistName relativePath;\n")
 	b.WriteString("      };\n")
+	if o.ownSet {
+		b.WriteString("      extensions = map dropDebWrapped prevCuda.extensions ++ [ ourExtension ];\n")
+	} else {
+		b.WriteString("      extensions = prevCuda.extensions ++ [ ourExtension ];\n")
+	}
 	b.WriteString("    }\n")
 	b.WriteString("  );\n")
-	scope := []string{}
-	if ownSet {
-		scope = append(scope, "    # JetPack 5: the L4T r35 driver already is CUDA 11.4 (jetpack-nixos does the same).\n    cuda_compat = null;\n")
-	}
-	scope = append(scope, overrides...)
-	if ownSet {
-		fmt.Fprintf(b, "  %s = (final.callPackage final._cuda.bootstrapData.cudaPackagesPath { inherit manifests; })", set)
+	if o.ownSet {
+		fmt.Fprintf(b, "  %s =\n", o.set)
+		fmt.Fprintf(b, "    if prev ? %s then\n", o.set)
+		fmt.Fprintf(b, "      prev.%s.override (old: { manifests = (old.manifests or { }) // manifests; })\n", o.set)
+		b.WriteString("    else\n")
+		b.WriteString("      final.callPackage final._cuda.bootstrapData.cudaPackagesPath { inherit manifests; };\n")
+		fmt.Fprintf(b, "  cudaPackages_%s = prev.cudaPackages_%s or final.%s;\n", o.major, o.major, o.set)
 	} else {
-		fmt.Fprintf(b, "  %s = ((prev.%s or prev.cudaPackages_%s).override (old: {\n", set, set, major)
+		fmt.Fprintf(b, "  %s = ((prev.%s or prev.cudaPackages_%s).override (old: {\n", o.set, o.set, o.major)
 		b.WriteString("    manifests = old.manifests // manifests;\n")
-		b.WriteString("  }))")
+		b.WriteString("  }));\n")
 	}
-	if len(scope) > 0 {
-		b.WriteString(".overrideScope (\n")
-		b.WriteString("    cfinal: cprev: {\n")
-		for _, s := range scope {
-			b.WriteString(indent(s, "  "))
-		}
-		b.WriteString("    }\n")
-		b.WriteString("  )")
-	}
-	b.WriteString(";\n")
 	b.WriteString("}\n")
+}
+
+// insecureChoice is the comment that names the TensorRT vulnerability and
+// the user's two ways to accept it, or "" when nothing is insecure.
+func insecureChoice(rep *NixReport) string {
+	var b strings.Builder
+	for _, c := range rep.Components {
+		for _, v := range c.Insecure {
+			fmt.Fprintf(&b, "# INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in\n", v)
+			fmt.Fprintf(&b, "# %s), so it does not evaluate until you accept that. To accept it,\n", c.Source)
+			b.WriteString("# either set acceptInsecureTensorRT = true below, or add to your nixpkgs config:\n")
+			fmt.Fprintf(&b, "#   permittedInsecurePackages = [ \"cuda%s-%s-%s\" ];\n", cudaMajorMinorOr(c.CUDA), c.Component, c.Version)
+		}
+	}
+	return b.String()
+}
+
+func cudaMajorMinorOr(v string) string {
+	if mm, err := cudaMajorMinor(v); err == nil {
+		return mm
+	}
+	return v
+}
+
+// shortRev is a commit's first 8 hex digits.
+func shortRev(rev string) string {
+	if len(rev) > 8 {
+		return rev[:8]
+	}
+	return rev
 }

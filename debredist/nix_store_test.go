@@ -2,7 +2,6 @@ package debredist
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"os"
 	"os/exec"
@@ -69,88 +68,77 @@ func TestNixConsumesOutput(t *testing.T) {
 	}
 }
 
-// mockNixpkgs evaluates an overlay snippet with Nix 2.8 against a stand-in
-// for the parts of nixpkgs it touches (_cuda.extend, _cuda.lib.mkRedistUrl,
-// cudaPackages_X[_Y].override, overrideScope, overrideAttrs, callPackage of
-// _cuda.bootstrapData.cudaPackagesPath, lib.importJSON, lib.remove). It
-// cannot evaluate nixpkgs itself (Nix >= 2.18 needed), but it checks that the
-// snippet is an overlay whose attributes compose as nixpkgs composes them.
-const mockNixpkgs = `
-let
-  overlay = import @SNIPPET@;
-  lib = { importJSON = f: builtins.fromJSON (builtins.readFile f); remove = e: builtins.filter (x: x != e); };
-  pkg = name: {
-    inherit name;
-    outputs = [ "out" "bin" "dev" "include" "lib" "samples" "static" "stubs" ];
-    overrideAttrs = g: pkg name // { outputs = (g (pkg name)).outputs; };
-  };
-  mkSet = manifests:
-    let
-      names = builtins.concatLists (map builtins.attrNames (builtins.attrValues manifests));
-      self = builtins.listToAttrs (map (n: { name = n; value = pkg n; }) names) // {
-        inherit manifests;
-        overrideScope = f: self // f self self;
-        override = f: mkSet (f { inherit manifests; }).manifests;
-      };
-    in self;
-  nvidiaManifests = { cusparselt = { release_label = "0.7.1"; }; };
-  prevCuda = {
-    lib.mkRedistUrl = redistName: relativePath: "https://developer.download.nvidia.com/compute/${redistName}/redist/${relativePath}";
-    bootstrapData.cudaPackagesPath = "cuda-modules";
-  };
-  prev = {
-    _cuda = prevCuda // { extend = f: let r = prevCuda // f r prevCuda; in r; };
-    cudaPackages_12 = mkSet nvidiaManifests;
-    cudaPackages_12_6 = mkSet nvidiaManifests;
-    cudaPackages_13 = mkSet nvidiaManifests;
-  };
-  final = prev // result // {
-    inherit lib;
-    callPackage = path: args: assert path == "cuda-modules"; mkSet args.manifests;
-  };
-  result = overlay final prev;
-  set = result.@SET@;
-in {
-  url = result._cuda.lib.mkRedistUrl "@REDIST@" "@REL@";
-  other = result._cuda.lib.mkRedistUrl "cuda" "cuda_foo/linux-sbsa/foo.tar.xz";
-  label = set.manifests.cuda.release_label;
-  nvidiaKept = set.manifests ? cusparselt;
-  compatNull = set.cuda_compat == null;
-  tensorrtOutputs = set.tensorrt.outputs;
-  nvtxOutputs = set.cuda_nvtx.outputs;
-}
-`
+// standIn is the stand-in for nixpkgs, jetpack-nixos and cuda-legacy
+// (testdata/nixstandin/README.md says what it reproduces).
+const standIn = "testdata/nixstandin"
 
-// TestNixSnippetOfJetPacks tries the printed overlay of JetPack 5, 6 and 7
-// conversions as a user would, as far as Nix 2.8 allows: it parses, and
-// evaluated against a stand-in for nixpkgs it names the right package set,
-// hands over the manifests (keeping nixpkgs' others), sends exactly these
-// archives to file:// URLs into OUT (tensorrt included) and everything else
-// to nixpkgs' own URLs, and overrides the outputs the debs leave empty.
-func TestNixSnippetOfJetPacks(t *testing.T) {
-	nix := testutil.RequireTool(t, "nix-instantiate")
-	if os.Getenv("NIX_CONFIG") == "" {
-		t.Setenv("NIX_CONFIG", "build-users-group =")
+// evalOverlay runs scripts/nixpkgs-eval.sh on out with the stand-in (and
+// jetpack-nixos' and cuda-legacy's stand-ins unless plain), the debredist
+// command being cmd; it returns the lines and the exit code.
+func evalOverlay(t *testing.T, cmd, out string, plain bool) ([]string, int) {
+	t.Helper()
+	args := []string{"../scripts/nixpkgs-eval.sh", standIn + "/nixpkgs"}
+	if !plain {
+		args = append(args, standIn+"/jetpack-nixos", standIn+"/cuda-legacy")
 	}
+	c := exec.Command("sh", append(args, out)...)
+	c.Env = append(os.Environ(), "DEBREDIST="+cmd)
+	if os.Getenv("NIX_CONFIG") == "" {
+		c.Env = append(c.Env, "NIX_CONFIG=build-users-group =")
+	}
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	o, err := c.Output()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if stderr.Len() > 0 {
+		t.Logf("nixpkgs-eval.sh stderr:\n%s", stderr.String())
+	}
+	return strings.Split(strings.TrimSpace(string(o)), "\n"), code
+}
+
+// TestNixOverlayWithJetpackNixos evaluates the overlay `debredist nix`
+// prints for JetPack 5, 6 and 7 conversions as a user applies it: after
+// jetpack-nixos' overlay (itself after cuda-legacy's), in the stand-in of
+// the three codebases, through scripts/nixpkgs-eval.sh, for every device
+// of the release. Every package the manifests provide must come from OUT's
+// archive (jetpack-nixos' 11.4 extension rebuilds JetPack 5's from its own
+// debs unless the overlay drops it, which the control run shows), JetPack
+// 5's cuda_compat stays null, and TensorRT 8.5 and 10.3 evaluate only
+// after the explicit choice the overlay offers (CVE-2026-24188).
+func TestNixOverlayWithJetpackNixos(t *testing.T) {
+	testutil.RequireTool(t, "nix-instantiate")
+	testutil.RequireTool(t, "jq")
+	bin := buildCLI(t)
 	cache := t.TempDir()
+	wrap := func(name, sedExpr string) string {
+		p := filepath.Join(t.TempDir(), name)
+		script := "#!/bin/sh\nif [ \"$1\" = nix ]; then " + bin + " \"$@\" | sed -e '" + sedExpr + "'; else exec " + bin + " \"$@\"; fi\n"
+		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 	for _, tc := range []struct {
-		jp, set, label, trtRel string
-		contains, lacks        []string
-		compatNull             bool
-		trtOutputs, nvtxOutput string
+		jp, set     string
+		insecure    string // the permittedInsecurePackages name, if any
+		contains    []string
+		lacks       []string
+		plainAlsoOK bool // plain nixpkgs (no jetpack-nixos, no cuda-legacy) has the set
 	}{
-		{jp: "5", set: "cudaPackages_11_4", label: "11.4.298", trtRel: "tensorrt/linux-aarch64/tensorrt-linux-aarch64-8.5.2_cuda11-archive.tar.xz",
-			contains:   []string{"nixpkgs itself cannot take these manifests", "cudaPackages_11_4 = (final.callPackage final._cuda.bootstrapData.cudaPackagesPath { inherit manifests; })", "cuda_compat = null;"},
-			lacks:      []string{"verify --nixpkgs finds problems"},
-			compatNull: true, trtOutputs: "out bin dev include lib samples static stubs", nvtxOutput: "out bin dev include lib samples static stubs"},
-		{jp: "6", set: "cudaPackages_12_6", label: "12.6.68", trtRel: "tensorrt/linux-aarch64/tensorrt-linux-aarch64-10.3.0.30_cuda12-archive.tar.xz",
-			contains:   []string{"cudaPackages_12_6 = ((prev.cudaPackages_12_6 or prev.cudaPackages_12).override", "# l4t ("},
-			lacks:      []string{"verify --nixpkgs finds problems", "l4t = lib", "overrideScope", "cuda_compat = null"},
-			trtOutputs: "out bin dev include lib samples static stubs", nvtxOutput: "out bin dev include lib samples static stubs"},
-		{jp: "7", set: "cudaPackages_13_2", label: "13.2.75", trtRel: "tensorrt/linux-sbsa/tensorrt-linux-sbsa-10.16.2.10_cuda13-archive.tar.xz",
-			contains:   []string{"cudaPackages_13_2 = ((prev.cudaPackages_13_2 or prev.cudaPackages_13).override", `tensorrt = cprev.tensorrt.overrideAttrs (prevAttrs: { outputs = lib.remove "samples" (prevAttrs.outputs); });`},
-			lacks:      []string{"verify --nixpkgs finds problems", "cuda_compat = null"},
-			trtOutputs: "out bin dev include lib static stubs", nvtxOutput: "out bin dev include samples static stubs"},
+		{jp: "5", set: "cudaPackages_11_4", insecure: "cuda11.4-tensorrt-8.5.2",
+			contains: []string{"dropDebWrapped = extension:", "extensions = map dropDebWrapped prevCuda.extensions ++ [ ourExtension ];", "cuda_compat = null;",
+				"# INSECURE: tensorrt 8.5.2 is below 10.16.1: CVE-2026-24188: OOB write.", "acceptInsecureTensorRT = false;", "cudaPackages_11 = prev.cudaPackages_11 or final.cudaPackages_11_4;"}},
+		{jp: "6", set: "cudaPackages_12_6", insecure: "cuda12.6-tensorrt-10.3.0.30", plainAlsoOK: true,
+			contains: []string{"# INSECURE: tensorrt 10.3.0.30 is below 10.16.1", `cudaPackages_12_6 = ((prev.cudaPackages_12_6 or prev.cudaPackages_12).override`},
+			lacks:    []string{"dropDebWrapped", "cuda_compat = null"}},
+		{jp: "7", set: "cudaPackages_13_2", plainAlsoOK: true,
+			contains: []string{`cuda_nvtx = prevCudaPackages.cuda_nvtx.overrideAttrs (prevAttrs: { outputs = lib.remove "lib" (prevAttrs.outputs); });`},
+			lacks:    []string{`lib.remove "samples"`, "INSECURE", "acceptInsecureTensorRT", "dropDebWrapped"}},
 	} {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
 			out := t.TempDir()
@@ -159,58 +147,71 @@ func TestNixSnippetOfJetPacks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range tc.contains {
+			for _, want := range append(tc.contains, "Rules as read in nixpkgs 1ac181a1 (jetpack-nixos 4d857d6d pins 714a5f8c).") {
 				if !strings.Contains(snippet, want) {
 					t.Errorf("snippet lacks %q:\n%s", want, snippet)
 				}
 			}
 			for _, bad := range tc.lacks {
 				if strings.Contains(snippet, bad) {
-					t.Errorf("snippet has %q:\n%s", bad, snippet)
+					t.Errorf("snippet has %q", bad)
 				}
 			}
-			file := filepath.Join(t.TempDir(), "overlay.nix")
-			if err := os.WriteFile(file, []byte(snippet), 0o644); err != nil {
-				t.Fatal(err)
+			if tc.insecure != "" && !strings.Contains(snippet, `permittedInsecurePackages = [ "`+tc.insecure+`" ];`) {
+				t.Errorf("snippet does not name %s for permittedInsecurePackages", tc.insecure)
 			}
-			if got, err := exec.Command(nix, "--parse", file).CombinedOutput(); err != nil {
-				t.Fatalf("nix-instantiate --parse rejects the snippet: %v\n%s\n%s", err, got, snippet)
-			}
-			expr := strings.NewReplacer("@SNIPPET@", file, "@SET@", tc.set, "@REDIST@", "tensorrt", "@REL@", tc.trtRel).Replace(mockNixpkgs)
-			got, err := exec.Command(nix, "--eval", "--strict", "--json", "--expr", expr).Output()
-			if err != nil {
-				var stderr []byte
-				if ee, ok := err.(*exec.ExitError); ok {
-					stderr = ee.Stderr
+			check := func(what string, lines []string, code int, acceptInsecure bool) {
+				t.Helper()
+				n := 0
+				for _, l := range lines {
+					if !strings.HasPrefix(l, tc.set+".") {
+						t.Errorf("%s: unexpected line %q", what, l)
+						continue
+					}
+					n++
+					name, _, _ := strings.Cut(strings.TrimPrefix(l, tc.set+"."), " ")
+					switch {
+					case name == "cuda_compat" && tc.jp == "5":
+						if !strings.HasSuffix(l, ": null (set so by an overlay: cuda_compat on JetPack 5)") {
+							t.Errorf("%s: JetPack 5 cuda_compat is not null: %s", what, l)
+						}
+					case name == "tensorrt" && tc.insecure != "" && !acceptInsecure:
+						if !strings.Contains(l, "not evaluated") {
+							t.Errorf("%s: an insecure TensorRT evaluated without the choice: %s", what, l)
+						}
+					default:
+						if !strings.Contains(l, ".drv src file://"+out+"/") || strings.Contains(l, "NOT from OUT") {
+							t.Errorf("%s: %s is not built from OUT's archive: %s", what, name, l)
+						}
+					}
 				}
-				t.Fatalf("evaluating the overlay: %v\n%s\n%s", err, stderr, snippet)
+				if n < 20 || code != 0 {
+					t.Errorf("%s: %d package lines, exit %d", what, n, code)
+				}
 			}
-			var r struct {
-				URL, Other, Label            string
-				NvidiaKept, CompatNull       bool
-				TensorrtOutputs, NvtxOutputs []string
+			lines, code := evalOverlay(t, bin, out, false)
+			check("after jetpack-nixos", lines, code, false)
+			if tc.plainAlsoOK {
+				lines, code = evalOverlay(t, bin, out, true)
+				check("plain nixpkgs", lines, code, false)
 			}
-			if err := json.Unmarshal(got, &r); err != nil {
-				t.Fatal(err)
+			if tc.insecure != "" {
+				lines, code = evalOverlay(t, wrap("accept", "s/acceptInsecureTensorRT = false;/acceptInsecureTensorRT = true;/"), out, false)
+				check("insecure TensorRT accepted", lines, code, true)
 			}
-			wantURL := "file://" + filepath.ToSlash(out) + "/tensorrt/redist/" + tc.trtRel
-			if r.URL != wantURL {
-				t.Errorf("tensorrt URL %s, want %s", r.URL, wantURL)
-			}
-			if _, err := os.Stat(strings.TrimPrefix(r.URL, "file://")); err != nil {
-				t.Errorf("the URL names no file: %v", err)
-			}
-			if r.Other != "https://developer.download.nvidia.com/compute/cuda/redist/cuda_foo/linux-sbsa/foo.tar.xz" {
-				t.Errorf("an archive not in OUT must keep nixpkgs' URL, got %s", r.Other)
-			}
-			if r.Label != tc.label || r.CompatNull != tc.compatNull {
-				t.Errorf("label %s compat null %v, want %s %v", r.Label, r.CompatNull, tc.label, tc.compatNull)
-			}
-			if tc.jp != "5" && !r.NvidiaKept {
-				t.Error("nixpkgs' other manifests are dropped")
-			}
-			if strings.Join(r.TensorrtOutputs, " ") != tc.trtOutputs || strings.Join(r.NvtxOutputs, " ") != tc.nvtxOutput {
-				t.Errorf("outputs after the overrides: tensorrt %v, cuda_nvtx %v", r.TensorrtOutputs, r.NvtxOutputs)
+			if tc.jp == "5" {
+				// Control: without the filter, jetpack-nixos' extension
+				// rebuilds the provided packages from its debs.
+				lines, code = evalOverlay(t, wrap("nofilter", "s/map dropDebWrapped prevCuda.extensions/prevCuda.extensions/"), out, false)
+				fromDebs := 0
+				for _, l := range lines {
+					if strings.Contains(l, "NOT from OUT") && strings.Contains(l, "src normalizeDebs") {
+						fromDebs++
+					}
+				}
+				if fromDebs < 15 || code != 1 {
+					t.Errorf("control without the filter: %d packages from jetpack-nixos' debs, exit %d; the stand-in does not reproduce its extension:\n%s", fromDebs, code, strings.Join(lines, "\n"))
+				}
 			}
 		})
 	}

@@ -41,6 +41,7 @@ type NixComponent struct {
 	Variant   string `json:"cuda_variant,omitempty"`
 	Path      string `json:"path"`
 	CUDA      string `json:"cuda"`
+	Version   string `json:"version"`
 	// Known is false for packages nixpkgs has no rules for here: only the
 	// generic checks apply (outputs: out).
 	Known bool `json:"known"`
@@ -60,6 +61,17 @@ type NixComponent struct {
 	// that NixSnippet prints is used; convert warns about each. They are not
 	// in Failures and Err does not count them.
 	EmptyOutputs []string `json:"empty_outputs"`
+	// Insecure are nixpkgs' meta.knownVulnerabilities at this version:
+	// the package evaluates only where the user permits it
+	// (permittedInsecurePackages, or the choice NixSnippet prints).
+	Insecure []string `json:"insecure"`
+	// Devices says, per CUDA capability of the release (its profile's
+	// cuda_capabilities), whether nixpkgs' platformAssertions let the
+	// package evaluate for it.
+	Devices []string `json:"devices"`
+	// Source is the nixpkgs file and revision the package's rules were
+	// read from.
+	Source string `json:"source"`
 }
 
 // Err lists the failures that are the output's (not nixpkgs' own).
@@ -140,7 +152,8 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 			}
 			continue
 		}
-		cuda := sidecarCUDA(l.file)
+		prof := sidecarProfile(l.file)
+		cuda := prof.CUDA
 		if cuda == "" {
 			cuda = cudaLabel
 		}
@@ -150,6 +163,12 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 		}
 		base := filepath.Dir(l.file)
 		seen := map[string]bool{} // one archive listed under several platform keys is checked once
+		platforms := map[string][]string{}
+		for _, c := range l.m.Components {
+			for _, pa := range c.Artifacts() {
+				platforms[pa.Artifact.RelativePath] = append(platforms[pa.Artifact.RelativePath], pa.Platform)
+			}
+		}
 		for _, name := range slices.Sorted(maps.Keys(l.m.Components)) {
 			for _, pa := range l.m.Components[name].Artifacts() {
 				if err := ctx.Err(); err != nil {
@@ -159,14 +178,14 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 					continue
 				}
 				seen[pa.Artifact.RelativePath] = true
-				nc := NixComponent{Manifest: l.rel, Component: name, Platform: pa.Platform, Variant: pa.Variant, Path: pa.Artifact.RelativePath, CUDA: cuda}
+				nc := NixComponent{Manifest: l.rel, Component: name, Platform: pa.Platform, Variant: pa.Variant, Path: pa.Artifact.RelativePath, CUDA: cuda, Version: l.m.Components[name].Version}
 				p, ok := safeRel(pa.Artifact.RelativePath)
 				if !ok {
 					nc.Failures = append(nc.Failures, "unsafe relative_path")
 					rep.Components = append(rep.Components, nc)
 					continue
 				}
-				if err := checkNix(ctx, table, &nc, filepath.Join(base, p)); err != nil {
+				if err := checkNix(ctx, table, &nc, filepath.Join(base, p), prof.Capabilities, platforms[pa.Artifact.RelativePath]); err != nil {
 					nc.Failures = append(nc.Failures, err.Error())
 				}
 				rep.Components = append(rep.Components, nc)
@@ -176,14 +195,14 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 	return rep, ctx.Err()
 }
 
-func checkNix(ctx context.Context, table *nixcheck.Table, nc *NixComponent, file string) error {
+func checkNix(ctx context.Context, table *nixcheck.Table, nc *NixComponent, file string, caps, platforms []string) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	c := table.NewChecker(nc.Component, nc.Platform, nc.CUDA)
-	_, nc.Known = table.Outputs(nc.Component, nc.Platform, nc.CUDA)
+	c := table.NewChecker(nixcheck.Target{PName: nc.Component, Platform: nc.Platform, CUDA: nc.CUDA, Version: nc.Version, Capabilities: caps, Platforms: platforms})
+	_, nc.Known = table.Outputs(nc.Component, nc.Platform, nc.CUDA, nc.Version)
 	err = archive.Walk(ctx, f, func(h archive.Header, content io.Reader) error {
 		return c.Add(nixcheck.Entry{Path: h.Name, Type: h.Type, Link: h.Linkname}, content)
 	})
@@ -192,6 +211,7 @@ func checkNix(ctx context.Context, table *nixcheck.Table, nc *NixComponent, file
 	}
 	r := c.Finish()
 	nc.Known, nc.Outputs, nc.Broken, nc.NixpkgsOwn, nc.EmptyOutputs = r.Known, r.Outputs, r.Broken, r.NixpkgsOwn, r.EmptyOutputs
+	nc.Insecure, nc.Devices, nc.Source = r.Insecure, r.Devices, r.Source
 	for _, f := range r.Failures {
 		if !nixcheck.IsEmptyOutput(f) {
 			nc.Failures = append(nc.Failures, f)
@@ -200,16 +220,17 @@ func checkNix(ctx context.Context, table *nixcheck.Table, nc *NixComponent, file
 	return nil
 }
 
-// sidecarCUDA returns the CUDA version a manifest's provenance records.
-func sidecarCUDA(manifest string) string {
+// sidecarProfile returns the profile a manifest's provenance records (the
+// zero Profile when there is none).
+func sidecarProfile(manifest string) Profile {
 	cur, legacy := sidecarFor(manifest)
 	for _, s := range []string{cur, legacy} {
 		if b, err := os.ReadFile(s); err == nil {
 			var p Provenance
 			if json.Unmarshal(b, &p) == nil && p.Profile.CUDA != "" {
-				return p.Profile.CUDA
+				return p.Profile
 			}
 		}
 	}
-	return ""
+	return Profile{}
 }

@@ -9,12 +9,23 @@ import (
 )
 
 // debGaps are the declared outputs nixpkgs' rules find empty that no
-// conversion can fill: the release's debs lack the content (r39.2 has no
-// libnvinfer-samples). Each is warned about by convert and overridden by the
-// snippet `debredist nix` prints; any other empty output is a failure here.
-var debGaps = map[string][]string{
-	"7": {`tensorrt/linux-sbsa/tensorrt-linux-sbsa-10.16.2.10_cuda13-archive.tar.xz: samples`},
-}
+// conversion can fill (the release's debs lack the content). At the pinned
+// rules there are none: r39.2 has no libnvinfer-samples, and tensorrt.nix
+// declares samples only below 10.14.1.
+var debGaps = map[string][]string{}
+
+// insecure and unavailable pin, per JetPack, what verify --nixpkgs reports
+// from the pinned packages/tensorrt/package.nix (meta.knownVulnerabilities
+// below 10.16.1) and the platformAssertions for the release's devices.
+var (
+	insecure = map[string][]string{
+		"5": {"tensorrt 8.5.2 is below 10.16.1: CVE-2026-24188: OOB write"},
+		"6": {"tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188: OOB write"},
+	}
+	unavailable = map[string][]string{
+		"7": {"libcudla 11.0: unavailable (platformAssertions: Only Xavier (7.2) and Orin (8.7) Jetson devices are supported)"},
+	}
+)
 
 // TestVerifyNixpkgsJetPacks converts JetPack 5, 6 and 7 from the sample
 // mirror and applies nixpkgs' buildRedist rules to every archive: nothing
@@ -65,6 +76,21 @@ func TestVerifyNixpkgsJetPacks(t *testing.T) {
 			}
 			if !slices.Equal(empty, debGaps[jp]) {
 				t.Errorf("empty declared outputs %q, want exactly the debs' gaps %q", empty, debGaps[jp])
+			}
+			var ins, unav []string
+			for _, c := range rep.Components {
+				ins = append(ins, c.Insecure...)
+				for _, d := range c.Devices {
+					if !strings.HasSuffix(d, ": evaluates") && !strings.Contains(d, "not listed for it") {
+						unav = append(unav, c.Component+" "+d)
+					}
+				}
+			}
+			if !slices.Equal(ins, insecure[jp]) {
+				t.Errorf("insecure %q, want %q", ins, insecure[jp])
+			}
+			if !slices.Equal(unav, unavailable[jp]) {
+				t.Errorf("unavailable devices %q, want %q", unav, unavailable[jp])
 			}
 			if len(unexpected) > 0 {
 				t.Errorf("nixpkgs' buildRedist would fail on %d archive(s):\n  %s", len(unexpected), strings.Join(unexpected, "\n  "))

@@ -143,6 +143,8 @@ func printNixReport(a *app, nrep *debredist.NixReport) {
 			status = "FAIL "
 		case len(c.EmptyOutputs) > 0:
 			status = "override"
+		case len(c.Insecure) > 0:
+			status = "insecure"
 		}
 		known := ""
 		if !c.Known {
@@ -160,6 +162,17 @@ func printNixReport(a *app, nrep *debredist.NixReport) {
 		}
 		if c.Broken != "" {
 			fmt.Fprintf(a.stdout, "        nixpkgs: %s\n", c.Broken)
+		}
+		for _, v := range c.Insecure {
+			fmt.Fprintf(a.stdout, "        insecure: %s (meta.knownVulnerabilities: evaluates only where permitted; see 'debredist nix')\n", v)
+		}
+		for _, d := range c.Devices {
+			if !strings.HasSuffix(d, ": evaluates") {
+				fmt.Fprintf(a.stdout, "        device %s\n", d)
+			}
+		}
+		if a.verbose && c.Source != "" {
+			fmt.Fprintf(a.stdout, "        rules: %s\n", c.Source)
 		}
 	}
 	for _, x := range nrep.Excluded {

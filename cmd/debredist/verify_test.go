@@ -20,9 +20,11 @@ func TestVerifyNixpkgsCLI(t *testing.T) {
 		contains []string
 	}{
 		{"6", exitOK, []string{"nixpkgs-broken cudnn/redist/cudnn_samples/source/", "nixpkgs: nixpkgs marks cudnn_samples broken itself",
-			"ok    tensorrt/redist/tensorrt/linux-aarch64/tensorrt-linux-aarch64-10.3.0.30_cuda12-archive.tar.xz [bin:1", "nixpkgs' buildRedist rules hold"}},
-		{"7", exitOK, []string{"override tensorrt/redist/tensorrt/linux-sbsa/", `declared output "samples" would be empty: the debs carry nothing for it`, "nixpkgs' buildRedist rules hold",
-			`nixpkgs: declared output "lib" would be empty (checkCudaNonEmptyOutputs): NVTX is header-only from CUDA 13`}},
+			"insecure tensorrt/redist/tensorrt/linux-aarch64/tensorrt-linux-aarch64-10.3.0.30_cuda12-archive.tar.xz [bin:1",
+			"        insecure: tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188: OOB write", "nixpkgs' buildRedist rules hold"}},
+		{"7", exitOK, []string{"ok    tensorrt/redist/tensorrt/linux-sbsa/tensorrt-linux-sbsa-10.16.2.10_cuda13-archive.tar.xz [bin:1", "nixpkgs' buildRedist rules hold",
+			`nixpkgs: declared output "lib" would be empty (checkCudaNonEmptyOutputs): NVTX is header-only from CUDA 13`,
+			"        device 11.0: unavailable (platformAssertions: Only Xavier (7.2) and Orin (8.7) Jetson devices are supported)"}},
 	} {
 		out := t.TempDir()
 		if code, _, stderr := cli(t, "convert", "--jetpack", tc.jp, "--mirror", mirror, "--cache", cache, "--out", out); code != exitOK {

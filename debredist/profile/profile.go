@@ -50,6 +50,11 @@ type Profile struct {
 	// profile file that leaves it out inherits the list of the built-in
 	// profile of the same L4T major; an empty list expects nothing.
 	Expect []string `json:"expect,omitempty"`
+	// Capabilities are the CUDA capabilities of the release's Jetson
+	// devices ("7.2" Xavier, "8.7" Orin, "11.0" Thor): verify --nixpkgs
+	// checks nixpkgs' platformAssertions for each. A profile file that
+	// leaves it out inherits it like Expect.
+	Capabilities []string `json:"cuda_capabilities,omitempty"`
 
 	// Rules extends the built-in grouping and layout data; entries here
 	// take precedence over the defaults.
@@ -119,6 +124,12 @@ type Component struct {
 	License string `json:"license"`
 	// CUDAVariant nests the artifact under "cuda<MAJOR>" in the manifest.
 	CUDAVariant bool `json:"cuda_variant,omitempty"`
+	// CUDAVariantMinorFrom: from this CUDA release (MAJOR.MINOR) on, the
+	// artifact is nested under the set's "cuda<MAJOR.MINOR>", with
+	// "cuda_variant": ["MAJOR.MINOR"] and a _cudaMAJOR.MINOR file name, as
+	// NVIDIA's CUDA 13 manifests give cuda_compat (a driver compatibility
+	// archive is tied to a CUDA minor release).
+	CUDAVariantMinorFrom string `json:"cuda_variant_minor_from,omitempty"`
 	// Platform overrides the profile platform ("source" for samples).
 	Platform string `json:"platform,omitempty"`
 }
@@ -359,6 +370,9 @@ func Load(r io.Reader, name string) (Profile, error) {
 		}
 		if p.Expect == nil {
 			p.Expect = base.Expect
+		}
+		if p.Capabilities == nil {
+			p.Capabilities = base.Capabilities
 		}
 	}
 	if p.Name == "" {

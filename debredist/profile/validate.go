@@ -117,6 +117,7 @@ func (p Profile) checkNames(file string) error {
 			check(fmt.Sprintf("%sbinaries[%d]", f, k), b, glob, validGlob(b))
 		}
 		check(f+"product", c.Product, name, ValidName(c.Product))
+		check(f+"cuda_variant_minor_from", c.CUDAVariantMinorFrom, "a CUDA release MAJOR.MINOR", c.CUDAVariantMinorFrom == "" || cudaRE.MatchString(c.CUDAVariantMinorFrom))
 		if c.PName != "" {
 			check(f+"pname", c.PName, name, ValidName(c.PName))
 		} else if derived := strings.ReplaceAll(c.Source, "-", "_"); !strings.ContainsAny(derived, "*?[") {

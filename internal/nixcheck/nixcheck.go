@@ -24,6 +24,11 @@ var tableJSON []byte
 // declares, how buildRedist splits an archive into them, and what each
 // package's hooks need.
 type Table struct {
+	// Sources are the revisions the rules were read from, by key ("pin",
+	// "read", "newest", "jetpack-nixos", "cuda-legacy").
+	Sources map[string]Source `json:"sources"`
+	// NewestDiffers says what the newest readable nixpkgs does differently.
+	NewestDiffers []string `json:"newest_differs"`
 	// Redists are the manifests (release_product) nixpkgs' CUDA package
 	// set reads; others (the l4t DLA compiler) are left out of its overlay.
 	Redists []string `json:"redists"`
@@ -34,7 +39,18 @@ type Table struct {
 	ExpectedOutputs []string            `json:"expected_outputs"`
 	Patterns        map[string][]string `json:"output_patterns"`
 	Exempt          []string            `json:"exempt_from_nonempty"`
-	Packages        map[string]Package  `json:"packages"`
+	// StubsFallbacks is outputNameVarFallbacks.outputStubs: the output
+	// that gets the stubs hook is the first of these the package declares,
+	// else out.
+	StubsFallbacks []string           `json:"stubs_output_fallbacks"`
+	Packages       map[string]Package `json:"packages"`
+}
+
+// Source is a revision of a repository the rules were read from.
+type Source struct {
+	Repo string `json:"repo"`
+	Rev  string `json:"rev"`
+	Note string `json:"note"`
 }
 
 // Package is one nixpkgs package file's rules.
@@ -47,6 +63,38 @@ type Package struct {
 	// NixpkgsOwn are empty outputs that are nixpkgs' own problem (its
 	// package file does not match what NVIDIA ships either).
 	NixpkgsOwn []OwnGap `json:"nixpkgs_own,omitempty"`
+	// StubsHook is includeRemoveStubsFromRunpathHook; nil means the
+	// default, whether "stubs" is a declared output.
+	StubsHook *bool `json:"stubs_hook,omitempty"`
+	// Removes are globs postInstall deletes before the checks of
+	// postFixup (tensorrt: rm python/*.whl, rm -r lib/stubs).
+	Removes []string `json:"removes,omitempty"`
+	// Assertions are platformAssertions on cudaConfig (capabilities,
+	// platform, CUDA): a false one makes the package unavailable.
+	Assertions []Assertion `json:"assertions,omitempty"`
+	// KnownVulnerabilities are meta.knownVulnerabilities by version: an
+	// insecure package does not evaluate unless the user permits it.
+	KnownVulnerabilities []Vulnerability `json:"known_vulnerabilities,omitempty"`
+	// Source is the file and revision the rules were read from.
+	Source string `json:"source"`
+}
+
+// Assertion is one platformAssertion; the When fields (version_min,
+// platform) say when it applies.
+type Assertion struct {
+	VersionMin        string   `json:"version_min,omitempty"`
+	Platform          string   `json:"platform,omitempty"`
+	CapabilitiesMin   string   `json:"capabilities_min,omitempty"`   // every capability at least this
+	CapabilitiesEqual []string `json:"capabilities_equal,omitempty"` // cudaCapabilities exactly this
+	CapabilitiesIn    []string `json:"capabilities_subset,omitempty"`
+	CUDAMin           string   `json:"cuda_min,omitempty"`
+	Message           string   `json:"message"`
+}
+
+// Vulnerability marks versions below VersionBelow insecure.
+type Vulnerability struct {
+	VersionBelow string `json:"version_below"`
+	Text         string `json:"text"`
 }
 
 // OwnGap is a declared output nixpkgs' package file gets wrong.
@@ -58,21 +106,25 @@ type OwnGap struct {
 
 // ExtraOutput is an output declared only on some platforms or versions.
 type ExtraOutput struct {
-	Output   string `json:"output"`
-	Platform string `json:"platform,omitempty"`
-	CUDAMin  string `json:"cuda_min,omitempty"`
+	Output       string `json:"output"`
+	Platform     string `json:"platform,omitempty"`
+	CUDAMin      string `json:"cuda_min,omitempty"`
+	VersionBelow string `json:"version_below,omitempty"` // of the package
 }
 
 // Require is a path that must exist (at least one match of Glob, "**/"
 // matching any depth), optionally with content every match must have
 // (after the pkg-config rewrite for .pc files).
 type Require struct {
+	// Glob may hold {cuda}, the set's CUDA major.minor.
 	Glob      string `json:"glob"`
 	Contains  string `json:"contains,omitempty"`
 	Line      string `json:"line,omitempty"` // regexp one line must match
 	CUDABelow string `json:"cuda_below,omitempty"`
 	CUDAMin   string `json:"cuda_min,omitempty"`
-	Why       string `json:"why"`
+	// VersionBelow limits the requirement to package versions below it.
+	VersionBelow string `json:"version_below,omitempty"`
+	Why          string `json:"why"`
 }
 
 // Default returns the built-in table.
@@ -84,6 +136,34 @@ func Default() *Table {
 	return &t
 }
 
+// Target is the archive a Checker looks at, and the devices it is for.
+type Target struct {
+	PName    string
+	Platform string // linux-aarch64, linux-sbsa, ...
+	CUDA     string // the package set's CUDA, MAJOR.MINOR[.PATCH]
+	Version  string // the component's version
+	// Capabilities are the CUDA capabilities of the release's devices
+	// ("7.2" Xavier, "8.7" Orin, "11.0" Thor); a user builds for one of
+	// them (cudaCapabilities = [ cap ]). Empty: assertions not checked.
+	Capabilities []string
+	// Platforms are every platform key the archive is listed under (the
+	// manifest may list one archive under linux-aarch64 and linux-sbsa);
+	// nil means Platform alone.
+	Platforms []string
+}
+
+// DevicePlatform is the redist system nixpkgs picks for a Jetson of CUDA
+// capability cap at the pinned revision: linux-sbsa when every capability
+// is at least 10.1 (Thor), else linux-aarch64 (_cuda/lib/redist.nix
+// getRedistSystem@3f99d36bbf69b8ea60f637a7841f8d24f3ff0ff9; from 1dbbce67
+// on, Orin on CUDA >= 13 gets linux-sbsa too).
+func DevicePlatform(cap string) string {
+	if versionAtLeast(cap, "10.1") {
+		return "linux-sbsa"
+	}
+	return "linux-aarch64"
+}
+
 // IsRedist reports whether nixpkgs' CUDA package set reads the manifest
 // of product.
 func (t *Table) IsRedist(product string) bool { return slices.Contains(t.Redists, product) }
@@ -92,16 +172,18 @@ func (t *Table) IsRedist(product string) bool { return slices.Contains(t.Redists
 // for CUDA release cuda (major.minor), i.e. it is not older than CUDAMin.
 func (t *Table) HasPackageSet(cuda string) bool { return versionAtLeast(cuda, t.CUDAMin) }
 
-// Outputs returns the outputs nixpkgs declares for pname on a platform and
-// CUDA version, and whether the table knows the package.
-func (t *Table) Outputs(pname, platform, cuda string) ([]string, bool) {
+// Outputs returns the outputs nixpkgs declares for pname on a platform,
+// CUDA version and package version, and whether the table knows the
+// package.
+func (t *Table) Outputs(pname, platform, cuda, version string) ([]string, bool) {
 	p, ok := t.Packages[pname]
 	if !ok {
 		return []string{"out"}, false
 	}
 	outs := append([]string(nil), p.Outputs...)
 	for _, x := range p.ExtraOutputs {
-		if (x.Platform == "" || x.Platform == platform) && (x.CUDAMin == "" || versionAtLeast(cuda, x.CUDAMin)) {
+		if (x.Platform == "" || x.Platform == platform) && (x.CUDAMin == "" || versionAtLeast(cuda, x.CUDAMin)) &&
+			(x.VersionBelow == "" || !versionAtLeast(version, x.VersionBelow)) {
 			outs = append(outs, x.Output)
 		}
 	}
@@ -141,12 +223,21 @@ type Result struct {
 	// EmptyOutputs are the declared outputs that would be empty, other
 	// than nixpkgs' own (each is also in Failures).
 	EmptyOutputs []string `json:"empty_outputs,omitempty"`
+	// Insecure are the package's meta.knownVulnerabilities at this
+	// version: it evaluates only where the user permits it.
+	Insecure []string `json:"insecure,omitempty"`
+	// Devices says, per capability of Target.Capabilities, which
+	// platformAssertions fail ("8.7: ok", "7.2: Only Xavier ...").
+	Devices []string `json:"devices,omitempty"`
+	// Source is the package rule's file@revision.
+	Source string `json:"source,omitempty"`
 }
 
 // Checker emulates buildRedist on one archive. Feed every entry with Add
 // (regular files with their content), then call Finish.
 type Checker struct {
 	t        *Table
+	target   Target
 	pname    string
 	platform string
 	cuda     string // MAJOR.MINOR
@@ -158,11 +249,13 @@ type Checker struct {
 	contains map[string]map[string]bool
 }
 
-// NewChecker starts checking one archive of pname for a platform (e.g.
-// linux-aarch64) and CUDA version (MAJOR.MINOR[.PATCH]).
-func (t *Table) NewChecker(pname, platform, cuda string) *Checker {
-	p, ok := t.Packages[pname]
-	c := &Checker{t: t, pname: pname, platform: platform, cuda: cuda, pkg: p, known: ok,
+// NewChecker starts checking one archive.
+func (t *Table) NewChecker(tg Target) *Checker {
+	p, ok := t.Packages[tg.PName]
+	for i, r := range p.Requires { // {cuda} is the set's major.minor
+		p.Requires[i].Glob = strings.ReplaceAll(r.Glob, "{cuda}", majorMinor(tg.CUDA))
+	}
+	c := &Checker{t: t, target: tg, pname: tg.PName, platform: tg.Platform, cuda: tg.CUDA, pkg: p, known: ok,
 		usr: map[string]bool{}, pc: map[string][]byte{}, contains: map[string]map[string]bool{}}
 	return c
 }
@@ -293,13 +386,15 @@ func underPattern(pat, p string) bool {
 
 // Finish runs the emulation and returns the result.
 func (c *Checker) Finish() *Result {
-	res := &Result{PName: c.pname, Known: c.known, Outputs: map[string]int{}, Broken: c.pkg.Broken}
+	res := &Result{PName: c.pname, Known: c.known, Outputs: map[string]int{}, Broken: c.pkg.Broken, Source: c.pkg.Source}
 	fail := func(format string, a ...any) { res.Failures = append(res.Failures, fmt.Sprintf(format, a...)) }
-	outputs, _ := c.t.Outputs(c.pname, c.platform, c.cuda)
+	outputs, _ := c.t.Outputs(c.pname, c.platform, c.cuda, c.target.Version)
+	c.evaluate(res)
 
 	// Requirements on the archive as shipped.
 	for _, r := range c.pkg.Requires {
-		if r.CUDABelow != "" && versionAtLeast(c.cuda, r.CUDABelow) || r.CUDAMin != "" && !versionAtLeast(c.cuda, r.CUDAMin) {
+		if r.CUDABelow != "" && versionAtLeast(c.cuda, r.CUDABelow) || r.CUDAMin != "" && !versionAtLeast(c.cuda, r.CUDAMin) ||
+			r.VersionBelow != "" && versionAtLeast(c.target.Version, r.VersionBelow) {
 			continue
 		}
 		var matches []string
@@ -333,17 +428,26 @@ func (c *Checker) Finish() *Result {
 		}
 	}
 
+	// What postInstall deletes is gone before the output checks.
+	var kept []Entry
+	for _, e := range c.entries {
+		if !slices.ContainsFunc(c.pkg.Removes, func(g string) bool { return underPattern(g, e.Path) }) {
+			kept = append(kept, e)
+		}
+	}
+	entries := kept
+
 	// Unpack: lib/<cudaMajor>/ is promoted to lib/; pkg-config/ and
 	// pkgconfig/ move to share/pkgconfig/.
 	major := strings.SplitN(c.cuda, ".", 2)[0]
 	promote := false
-	for _, e := range c.entries {
+	for _, e := range entries {
 		if strings.HasPrefix(e.Path+"/", "lib/"+major+"/") {
 			promote = true
 		}
 	}
 	tree := map[string]Entry{}
-	for _, e := range c.entries {
+	for _, e := range entries {
 		p := e.Path
 		if promote && (p == "lib" || strings.HasPrefix(p, "lib/")) {
 			rest, ok := strings.CutPrefix(p, "lib/"+major)
@@ -423,6 +527,8 @@ func (c *Checker) Finish() *Result {
 		}
 	}
 
+	c.checkStubsHook(outputs, paths, owner, fail)
+
 	// /usr/ references.
 	if !c.pkg.AllowFHS {
 		var refs []string
@@ -459,6 +565,104 @@ func (c *Checker) Finish() *Result {
 		}
 	}
 	return res
+}
+
+// checkStubsHook is checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook
+// (postFixup): for every output, "has stubs" (it is named stubs, or holds
+// a directory named stubs at any depth) must equal "has the hook", which
+// buildRedist writes to outputStubs alone, when includeRemoveStubsFromRunpathHook.
+func (c *Checker) checkStubsHook(outputs, paths []string, owner map[string]string, fail func(string, ...any)) {
+	hook := slices.Contains(outputs, "stubs")
+	if c.pkg.StubsHook != nil {
+		hook = *c.pkg.StubsHook
+	}
+	stubsOut := "out"
+	for _, o := range c.t.StubsFallbacks {
+		if slices.Contains(outputs, o) {
+			stubsOut = o
+			break
+		}
+	}
+	hasStubs := map[string]bool{}
+	for _, p := range paths {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if path.Base(d) == "stubs" {
+				hasStubs[owner[p]] = true
+			}
+		}
+	}
+	for _, o := range outputs {
+		stubs := o == "stubs" || hasStubs[o]
+		withHook := hook && o == stubsOut
+		switch {
+		case stubs && !withHook && hook:
+			fail("output %q holds a stubs directory but the stubs hook goes to output %q (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)", o, stubsOut)
+		case stubs && !withHook:
+			fail("output %q holds a stubs directory but nixpkgs' %s does not set includeRemoveStubsFromRunpathHook (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)", o, c.pname)
+		case !stubs && withHook:
+			fail("output %q gets the stubs hook (includeRemoveStubsFromRunpathHook) but holds no stubs directory (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)", o)
+		}
+	}
+}
+
+// evaluate applies meta.knownVulnerabilities and platformAssertions: the
+// package evaluates for a device only where every assertion holds; one
+// that holds for no device of the release is a failure.
+func (c *Checker) evaluate(res *Result) {
+	v := c.target.Version
+	for _, k := range c.pkg.KnownVulnerabilities {
+		if v != "" && !versionAtLeast(v, k.VersionBelow) {
+			res.Insecure = append(res.Insecure, fmt.Sprintf("%s %s is below %s: %s", c.pname, v, k.VersionBelow, k.Text))
+		}
+	}
+	if len(c.target.Capabilities) == 0 {
+		return
+	}
+	platforms := c.target.Platforms
+	if platforms == nil {
+		platforms = []string{c.platform}
+	}
+	ok, listed := 0, 0
+	for _, cap := range c.target.Capabilities {
+		plat := DevicePlatform(cap)
+		if slices.Contains(platforms, "source") || slices.Contains(platforms, "linux-all") {
+			plat = c.platform // taken for every system (getPreferredRelease)
+		}
+		if !slices.Contains(platforms, plat) {
+			res.Devices = append(res.Devices, cap+": not listed for it (nixpkgs looks under "+plat+")")
+			continue
+		}
+		listed++
+		var why []string
+		for _, a := range c.pkg.Assertions {
+			if a.VersionMin != "" && (v == "" || !versionAtLeast(v, a.VersionMin)) || a.Platform != "" && a.Platform != plat {
+				continue
+			}
+			holds := true
+			switch {
+			case a.CapabilitiesMin != "":
+				holds = versionAtLeast(cap, a.CapabilitiesMin)
+			case a.CapabilitiesEqual != nil:
+				holds = slices.Equal([]string{cap}, a.CapabilitiesEqual)
+			case a.CapabilitiesIn != nil:
+				holds = slices.Contains(a.CapabilitiesIn, cap)
+			case a.CUDAMin != "":
+				holds = versionAtLeast(c.cuda, a.CUDAMin)
+			}
+			if !holds {
+				why = append(why, a.Message)
+			}
+		}
+		if len(why) == 0 {
+			ok++
+			res.Devices = append(res.Devices, cap+": evaluates")
+		} else {
+			res.Devices = append(res.Devices, cap+": unavailable (platformAssertions: "+strings.Join(why, "; ")+")")
+		}
+	}
+	if ok == 0 && listed > 0 {
+		res.Failures = append(res.Failures, fmt.Sprintf("unavailable for every device of the release (%s): platformAssertions fail", strings.Join(c.target.Capabilities, ", ")))
+	}
 }
 
 func (c *Checker) ownGap(output string) *OwnGap {

@@ -14,8 +14,12 @@ type ent struct {
 }
 
 func run(t *testing.T, pname, platform, cuda string, es []ent) *Result {
+	return runV(t, pname, platform, cuda, "", es)
+}
+
+func runV(t *testing.T, pname, platform, cuda, version string, es []ent) *Result {
 	t.Helper()
-	c := Default().NewChecker(pname, platform, cuda)
+	c := Default().NewChecker(Target{PName: pname, Platform: platform, CUDA: cuda, Version: version})
 	for _, e := range es {
 		var err error
 		switch {
@@ -109,10 +113,10 @@ func TestCheck(t *testing.T) {
 
 func TestOutputsOfUnknownAndOrder(t *testing.T) {
 	tb := Default()
-	if o, ok := tb.Outputs("cuda_foo", "linux-aarch64", "12.6"); ok || len(o) != 1 || o[0] != "out" {
+	if o, ok := tb.Outputs("cuda_foo", "linux-aarch64", "12.6", "1"); ok || len(o) != 1 || o[0] != "out" {
 		t.Errorf("unknown package: %v %v", o, ok)
 	}
-	o, _ := tb.Outputs("tensorrt", "linux-aarch64", "10.3")
+	o, _ := tb.Outputs("tensorrt", "linux-aarch64", "12.6", "10.3.0.30")
 	if strings.Join(o, " ") != "out samples bin dev include lib static" {
 		t.Errorf("tensorrt outputs in nixpkgs' expected order: %v", o)
 	}
@@ -145,6 +149,88 @@ func TestHasPackageSet(t *testing.T) {
 	for cuda, want := range map[string]bool{"11.4": false, "11.8": false, "12.0": true, "12.6": true, "13.0": true} {
 		if got := tab.HasPackageSet(cuda); got != want {
 			t.Errorf("HasPackageSet(%s) = %v, want %v", cuda, got, want)
+		}
+	}
+}
+
+// TestVersionRules: the rules of the pinned files that depend on the
+// package version, the devices and the stubs hook.
+func TestVersionRules(t *testing.T) {
+	tb := Default()
+	for _, tc := range []struct{ version, want string }{
+		{"8.5.2", "out samples bin dev include lib static"},
+		{"10.3.0.30", "out samples bin dev include lib static"},
+		{"10.16.2.10", "out bin dev include lib static"}, // samples only below 10.14.1
+		{"11.1.0", "out bin dev include lib"},            // static only below 11.0
+	} {
+		if o, _ := tb.Outputs("tensorrt", "linux-sbsa", "13.2", tc.version); strings.Join(o, " ") != tc.want {
+			t.Errorf("tensorrt %s outputs %v, want %s", tc.version, o, tc.want)
+		}
+	}
+	trt := []ent{{path: "include/NvInfer.h"}, {path: "include/NvOnnxParser.h"}, {path: "lib/libnvinfer.so.10"}, {path: "lib/stubs/libnvinfer.so"},
+		{path: "bin/trtexec"}, {path: "lib/libnvinfer_static.a"}, {path: "python/tensorrt-10.16.2-cp312-none-linux_aarch64.whl"}}
+	r := runV(t, "tensorrt", "linux-sbsa", "13.2", "10.16.2.10", trt)
+	if len(r.Failures) > 0 || len(r.Insecure) > 0 {
+		t.Errorf("tensorrt 10.16.2 (no samples declared, secure): %v %v", r.Failures, r.Insecure)
+	}
+	r = runV(t, "tensorrt", "linux-aarch64", "12.6", "10.3.0.30", append(trt, ent{path: "samples/Makefile"}))
+	if len(r.Failures) > 0 || len(r.Insecure) != 1 || !strings.Contains(r.Insecure[0], "CVE-2026-24188") || !strings.Contains(r.Insecure[0], "below 10.16.1") {
+		t.Errorf("tensorrt 10.3: failures %v, insecure %v", r.Failures, r.Insecure)
+	}
+	if r.Source == "" || !strings.Contains(r.Source, "packages/tensorrt/package.nix@1ac181a1") {
+		t.Errorf("tensorrt rules name no file@revision: %q", r.Source)
+	}
+
+	check := func(tg Target, es []ent) *Result {
+		c := tb.NewChecker(tg)
+		for _, e := range es {
+			c.Add(Entry{Path: e.path, Type: entry.Regular}, strings.NewReader(""))
+		}
+		return c.Finish()
+	}
+	cudla := []ent{{path: "include/cudla.h"}, {path: "lib/libcudla.so.1"}, {path: "lib/stubs/libcudla.so"}}
+	r = check(Target{PName: "libcudla", Platform: "linux-sbsa", CUDA: "13.2", Version: "13.2.75", Capabilities: []string{"8.7", "11.0"}, Platforms: []string{"linux-aarch64", "linux-sbsa"}}, cudla)
+	if len(r.Failures) > 0 || strings.Join(r.Devices, "|") != "8.7: evaluates|11.0: unavailable (platformAssertions: Only Xavier (7.2) and Orin (8.7) Jetson devices are supported)" {
+		t.Errorf("libcudla on Orin and Thor: %v %v", r.Failures, r.Devices)
+	}
+	r = check(Target{PName: "libcudla", Platform: "linux-sbsa", CUDA: "13.0", Version: "13.0.48", Capabilities: []string{"11.0"}}, cudla)
+	if len(r.Failures) != 1 || !strings.Contains(r.Failures[0], "unavailable for every device") {
+		t.Errorf("libcudla for Thor alone: %v", r.Failures)
+	}
+	r = check(Target{PName: "tensorrt", Platform: "linux-aarch64", CUDA: "12.6", Version: "10.3.0.30", Capabilities: []string{"7.2"}}, append(trt, ent{path: "samples/Makefile"}))
+	if len(r.Failures) != 1 || !strings.Contains(strings.Join(r.Devices, ""), `cudaCapabilities == [ "8.7" ]`) {
+		t.Errorf("tensorrt 10 for Xavier: %v %v", r.Failures, r.Devices)
+	}
+
+	// The stubs hook: a stubs directory where nixpkgs' package has no
+	// stubs output and no flag fails; cuda_cudart sets the flag.
+	r = run(t, "libnvfatbin", "linux-aarch64", "12.6", []ent{{path: "lib/libnvfatbin.so.12"}, {path: "lib/stubs/libnvfatbin.so"}})
+	if !strings.Contains(strings.Join(r.Failures, "\n"), `output "out" holds a stubs directory but nixpkgs' libnvfatbin does not set includeRemoveStubsFromRunpathHook`) {
+		t.Errorf("libnvfatbin with stubs: %v", r.Failures)
+	}
+	r = run(t, "cuda_cudart", "linux-aarch64", "12.6", []ent{{path: "include/cuda_runtime.h"}, {path: "lib/libcudart.so.12"}})
+	if f := strings.Join(r.Failures, "\n"); !strings.Contains(f, "no lib/stubs") || !strings.Contains(f, `output "out" gets the stubs hook (includeRemoveStubsFromRunpathHook) but holds no stubs directory`) {
+		t.Errorf("cuda_cudart without stubs: %v", r.Failures)
+	}
+	// cuDNN 8's postFixup patchelfs two libraries by name.
+	r = runV(t, "cudnn", "linux-aarch64", "11.4", "8.6.0.166", []ent{{path: "include/cudnn.h"}, {path: "lib/libcudnn.so.8"}, {path: "lib/libcudnn_static.a"}})
+	if f := strings.Join(r.Failures, "\n"); !strings.Contains(f, "no lib/libcudnn.so:") || !strings.Contains(f, "no lib/libcudnn_ops_infer.so:") {
+		t.Errorf("cudnn 8 without the patched libraries: %v", r.Failures)
+	}
+}
+
+// TestEveryRuleHasASource: every package rule names the file and revision
+// it was read from, and the revisions are named.
+func TestEveryRuleHasASource(t *testing.T) {
+	tb := Default()
+	for _, k := range []string{"pin", "read", "newest", "jetpack-nixos", "cuda-legacy"} {
+		if s := tb.Sources[k]; len(s.Rev) != 40 || s.Repo == "" {
+			t.Errorf("source %q: %+v", k, s)
+		}
+	}
+	for name, p := range tb.Packages {
+		if !strings.Contains(p.Source, "@") && !strings.HasPrefix(p.Source, "not re-read: packages/"+name+".nix") {
+			t.Errorf("%s: no file@revision, and not marked as not re-read: %q", name, p.Source)
 		}
 	}
 }

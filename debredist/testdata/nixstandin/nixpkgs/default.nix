@@ -1,0 +1,45 @@
+# Stand-in for `import <nixpkgs> { ... }` (see ../README.md).
+{ overlays ? [ ], config ? { }, system ? "aarch64-linux" }:
+let
+  lib = import ./lib.nix;
+  base = final: {
+    inherit lib system config;
+    callPackage = fn: args:
+      if fn == final._cuda.bootstrapData.cudaPackagesPath
+      then import ./cuda-modules { pkgs = final; inherit (args) manifests; }
+      else throw "stand-in: callPackage of ${toString fn}";
+    fetchurl = { url, sha256 }: derivation {
+      name = baseNameOf url;
+      builder = "builtin:fetchurl";
+      system = "builtin";
+      inherit url;
+      outputHash = sha256;
+      outputHashAlgo = "sha256";
+      outputHashMode = "flat";
+    };
+    _cuda = lib.makeExtensible (finalCuda: {
+      extensions = [ ];
+      manifests = {
+        cuda."12.6.3" = { release_label = "12.6.3"; cuda_cudart = { version = "12.6.77"; linux-aarch64 = { relative_path = "cuda_cudart/linux-aarch64/nvidia.tar.xz"; sha256 = "0000000000000000000000000000000000000000000000000000000000000000"; }; }; };
+        cuda."13.2.0" = { release_label = "13.2.0"; };
+        tensorrt."10.7.0" = { release_label = "10.7.0"; tensorrt = { version = "10.7.0.23"; cuda_variant = [ "12" ]; linux-aarch64.cuda12 = { relative_path = "tensorrt/10.7.0/nvidia.tar.gz"; sha256 = "1111111111111111111111111111111111111111111111111111111111111111"; }; }; };
+        tensorrt."10.16.1" = { release_label = "10.16.1"; };
+      };
+      lib = {
+        mkRedistUrl = redistName: relativePath:
+          builtins.concatStringsSep "/" ([ "https://developer.download.nvidia.com/compute" ]
+            ++ (if redistName != "tensorrt" then [ redistName "redist" ] else [ "machine-learning" ]) ++ [ relativePath ]);
+        selectManifests = builtins.mapAttrs (name: version: finalCuda.manifests.${name}.${version});
+      };
+      bootstrapData.cudaPackagesPath = ./cuda-modules;
+    });
+    # pkgs/top-level/cuda-packages.nix: no CUDA 11 set.
+    cudaPackages_12_6 = final.callPackage final._cuda.bootstrapData.cudaPackagesPath { manifests = final._cuda.lib.selectManifests { cuda = "12.6.3"; tensorrt = "10.7.0"; }; };
+    cudaPackages_13_2 = final.callPackage final._cuda.bootstrapData.cudaPackagesPath { manifests = final._cuda.lib.selectManifests { cuda = "13.2.0"; tensorrt = "10.16.1"; }; };
+    cudaPackages_12 = final.cudaPackages_12_6;
+    cudaPackages_13 = final.cudaPackages_13_2;
+  };
+  apply = prev: overlay: prev // overlay pkgs prev;
+  pkgs = builtins.foldl' (prev: overlay: prev // overlay pkgs prev) (base pkgs) overlays;
+in
+pkgs

@@ -1,0 +1,77 @@
+#!/bin/sh
+# scripts/nixpkgs-eval.sh NIXPKGS [JETPACK_NIXOS [CUDA_LEGACY]] OUT
+#
+# Instantiates (evaluates, builds nothing) every package the overlay of
+# `debredist nix OUT` provides, for aarch64-linux, once per CUDA capability
+# of the release (its profile's cuda_capabilities: Xavier 7.2, Orin 8.7,
+# Thor 11.0), and prints one line per package and capability:
+#
+#   cudaPackages_12_6.libcublas 8.7: /nix/store/…-cuda12.6-libcublas-12.6.1.4.drv src file:///…/libcublas-…-archive.tar.xz
+#   cudaPackages_12_6.tensorrt 8.7: not evaluated: … (insecure, unavailable or broken: the reason)
+#
+# NIXPKGS, JETPACK_NIXOS and CUDA_LEGACY are checkouts (directories): the
+# overlays are applied as jetpack-nixos' flake applies them, cuda-legacy's
+# first, then jetpack-nixos' overlay.nix, then debredist's. Without
+# JETPACK_NIXOS only debredist's overlay is applied (JetPack 6 and 7 on plain
+# nixpkgs). Run `debredist` from PATH, or set DEBREDIST to the command.
+# Exit status 1 when a package's source is not OUT's archive (nixpkgs or
+# another overlay builds it from elsewhere) or it does not evaluate for any
+# capability; the other lines still print. Needs nix-instantiate and jq.
+set -eu
+case $# in
+2) nixpkgs=$1 jetpack= legacy= out=$2 ;;
+3) nixpkgs=$1 jetpack=$2 legacy= out=$3 ;;
+4) nixpkgs=$1 jetpack=$2 legacy=$3 out=$4 ;;
+*)
+	echo "usage: $0 NIXPKGS [JETPACK_NIXOS [CUDA_LEGACY]] OUT" >&2
+	exit 2
+	;;
+esac
+debredist=${DEBREDIST:-debredist}
+abs() { (cd "$1" && pwd); }
+nixpkgs=$(abs "$nixpkgs")
+out=$(abs "$out")
+[ -z "$jetpack" ] || jetpack=$(abs "$jetpack")
+[ -z "$legacy" ] || legacy=$(abs "$legacy")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+$debredist nix "$out" >"$work/overlay.nix"
+$debredist verify --nixpkgs --json "$out" >"$work/verify.json" || true
+
+# The set, the packages and the capabilities, from what debredist wrote.
+set=$(sed -n 's/^  \(cudaPackages_[0-9_]*\) =.*/\1/p' "$work/overlay.nix" | head -n 1)
+jq -r '[.nixpkgs.components[].component] | unique | .[]' "$work/verify.json" >"$work/pnames"
+caps=$(cat "$out"/*/redist/debredist-provenance_*.json | jq -r '.profile.cuda_capabilities // [] | .[]' | sort -u)
+[ -n "$caps" ] || caps=8.7
+
+overlays="[ "
+[ -z "$legacy" ] || overlays="$overlays (import $legacy/overlays) "
+[ -z "$jetpack" ] || overlays="$overlays (import $jetpack/overlay.nix) "
+overlays="$overlays (import $work/overlay.nix) ]"
+
+status=0
+for cap in $caps; do
+	names=$(sed 's/.*/"&"/' "$work/pnames" | tr '\n' ' ')
+	expr="let
+	  pkgs = import $nixpkgs {
+	    system = \"aarch64-linux\";
+	    config = { allowUnfree = true; cudaSupport = true; cudaCapabilities = [ \"$cap\" ]; };
+	    overlays = $overlays;
+	  };
+	  one = n: let
+	      p = pkgs.$set.\${n};
+	    in if p == null then { name = n; ok = true; drv = \"null\"; src = \"null\"; } else let
+	      drv = builtins.tryEval (builtins.seq p.drvPath p.drvPath);
+	      src = builtins.tryEval (if p ? src && p.src != null then (p.src.url or p.src.urls or (toString p.src)) else \"none\");
+	    in { name = n; ok = drv.success; drv = if drv.success then drv.value else \"\"; src = if src.success then toString src.value else \"?\"; };
+	in map one [ $names ]"
+	nix-instantiate --eval --strict --json --expr "$expr" >"$work/result.json"
+	jq -r --arg set "$set" --arg cap "$cap" --arg out "file://$out/" '.[] |
+	  if .drv == "null" then "\($set).\(.name) \($cap): null (set so by an overlay: cuda_compat on JetPack 5)"
+	  elif .ok then "\($set).\(.name) \($cap): \(.drv) src \(.src)" + (if (.src | startswith($out)) then "" else "   <- NOT from OUT" end)
+	  else "\($set).\(.name) \($cap): not evaluated (insecure, unavailable or broken: see verify --nixpkgs)" end' "$work/result.json"
+	if jq -e --arg out "file://$out/" '[.[] | select(.ok and .drv != "null" and (.src | startswith($out) | not))] | length > 0' "$work/result.json" >/dev/null; then
+		status=1
+	fi
+done
+exit $status
