@@ -537,16 +537,25 @@ var nixCmd = &command{
 	name:    "nix",
 	args:    "OUT",
 	summary: "print a Nix overlay that uses an output directory's manifests",
-	help: `Prints a Nix overlay for the output directory OUT, to use unedited: it hands OUT's
-redistrib_*.json manifests to the cudaPackages set of their CUDA version, makes
+	help: `Prints a Nix overlay for the output directory OUT, to use unedited after
+jetpack-nixos' overlay (its NixOS module adds its overlays first; in a flake, list
+this one after jetpack-nixos.overlays.default). It hands OUT's redistrib_*.json
+manifests to the cudaPackages set of their CUDA version (.override), makes
 _cuda.lib.mkRedistUrl return file:// URLs into OUT for exactly OUT's archives
-(tensorrt included), and overrides the nixpkgs outputs OUT's archives leave empty,
-each with its reason (it runs the checks of verify --nixpkgs, decoding every
-archive once). Comments list the nix-store --add-fixed commands that put the
-archives into the Nix store (fetchurl then finds them offline by name and sha256).
-For JetPack 5 (CUDA 11.4), which nixpkgs has no package set for, it builds
-cudaPackages_11_4 with nixpkgs' CUDA modules as jetpack-nixos does, with
-cuda_compat = null.`,
+(tensorrt included), and adds an extension to _cuda.extensions for that CUDA release
+with what the debs cannot provide (each with its reason; it runs the checks of verify
+--nixpkgs, decoding every archive once). Comments list the nix-store --add-fixed
+commands that put the archives into the Nix store (fetchurl then finds them offline
+by name and sha256) and the nixpkgs revisions the rules were read at.
+
+JetPack 5 (CUDA 11.4): cudaPackages_11_4 comes from cuda-legacy; jetpack-nixos'
+11.4 extension would rebuild its packages from jetpack-nixos' own debs, so the
+overlay drops that extension's result for every package OUT provides, keeping
+cuda_compat = null. TensorRT below 10.16.1 is marked insecure by nixpkgs
+(CVE-2026-24188): the overlay names it and offers an explicit choice
+(acceptInsecureTensorRT, or permittedInsecurePackages), off by default.
+scripts/nixpkgs-eval.sh instantiates every package of the overlay against real
+checkouts of nixpkgs, jetpack-nixos and cuda-legacy.`,
 	example: `debredist nix ./redist > redist-overlay.nix`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		return func(args []string) error {
