@@ -22,13 +22,14 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/layout"
-	"github.com/debredist/debredist/internal/plan"
 )
 
 // job is one redist package to build (or to keep).
@@ -45,7 +46,7 @@ type job struct {
 	rel        string // archive path relative to productDir
 	productDir string
 	upToDate   bool
-	res        ProvenanceArchive
+	res        redist.Archive
 	license    []byte
 	staged     string   // the built archive in the temporary directory
 	empty      bool     // the debs carry no payload: not emitted (empty.go)
@@ -65,7 +66,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	debs := append([]apt.Package(nil), j.pkg.Debs...)
 	sort.Slice(debs, func(a, b int) bool { return debs[a].Name < debs[b].Name })
 	n := 0
-	var read []ProvenanceDeb // the debs as read: what provenance and input key record
+	var read []redist.Deb // the debs as read: what provenance and input key record
 	for _, d := range debs {
 		p, ok := paths[d.SHA256]
 		if !ok {
@@ -155,7 +156,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 	for i := range asRead.Debs {
 		asRead.Debs[i].SHA256, asRead.Debs[i].Size = read[i].SHA256, read[i].Size
 	}
-	j.res = ProvenanceArchive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
+	j.res = redist.Archive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
 		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.preset, j.mtime), Debs: read, Stubs: stubs, Changes: treeChanges(tree)}
 	return nil
 }
@@ -165,21 +166,21 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 // metadata. The deb's bytes are hashed as they are read: it returns the
 // deb as read (sha256 and size), and a *fetch.CorruptError, whatever the
 // deb reader said, when the cache entry is not the deb it was stored as.
-func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n *int) ([]layout.Input, ProvenanceDeb, error) {
+func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n *int) ([]layout.Input, redist.Deb, error) {
 	ent, err := fetch.OpenEntry(debPath, d.Name, d.SHA256)
 	if err != nil {
-		return nil, ProvenanceDeb{}, err
+		return nil, redist.Deb{}, err
 	}
 	defer ent.Close()
 	ins, err := stageDeb(ctx, o, d, ent, dir, n)
 	if err != nil && ctx.Err() != nil {
-		return nil, ProvenanceDeb{}, err // cancelled: do not read the rest
+		return nil, redist.Deb{}, err // cancelled: do not read the rest
 	}
 	sum, size, verr := ent.Verify()
 	if verr != nil {
-		return nil, ProvenanceDeb{}, verr
+		return nil, redist.Deb{}, verr
 	}
-	return ins, ProvenanceDeb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: sum, Size: size}, err
+	return ins, redist.Deb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: sum, Size: size}, err
 }
 
 func stageDeb(ctx context.Context, o Options, d apt.Package, f io.Reader, dir string, n *int) ([]layout.Input, error) {
@@ -294,7 +295,7 @@ func defaultBuilds() int { return max(2, runtime.GOMAXPROCS(0)) }
 // an archive is kept (upToDate) when the provenance records the same inputs
 // and the file still has the recorded size and sha256 (hashed in parallel,
 // builds at a time; a damaged archive is rebuilt).
-func newJobs(ctx context.Context, o Options, pl *planned, comp archive.Compression, mtime time.Time, prev previous, builds int) ([]*job, error) {
+func newJobs(ctx context.Context, o Options, pl *plan.Result, comp archive.Compression, mtime time.Time, prev previous, builds int) ([]*job, error) {
 	var err error
 	// Two blocks per core in flight across all packages: both cores stay
 	// busy while memory stays near 2 x cores x BlockSize whatever --jobs is.
@@ -305,7 +306,7 @@ func newJobs(ctx context.Context, o Options, pl *planned, comp archive.Compressi
 	for _, p := range pl.Packages {
 		j := &job{pkg: p, profile: pl.Profile, comp: comp, preset: o.Preset, mtime: mtime, budget: budget}
 		j.key = inputKey(pl.Profile, p, comp, o.Preset, mtime)
-		j.rel = path.Join(p.PName, p.Platform, ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
+		j.rel = path.Join(p.PName, p.Platform, redist.ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
 		if j.productDir, err = outPath(o.Out, p.Product, "redist"); err != nil {
 			return nil, err
 		}

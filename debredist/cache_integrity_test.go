@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/hostile"
@@ -134,9 +135,9 @@ func TestCorruptCacheEntryIsReplaced(t *testing.T) {
 	}
 }
 
-func readProvenance(t *testing.T, out string) Provenance {
+func readProvenance(t *testing.T, out string) redist.Provenance {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", sidecarPrefix+"*.json"))
+	files, _ := filepath.Glob(filepath.Join(out, "*", "redist", redist.SidecarPrefix+"*.json"))
 	if len(files) != 1 {
 		t.Fatalf("provenance sidecars: %v", files)
 	}
@@ -144,7 +145,7 @@ func readProvenance(t *testing.T, out string) Provenance {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p Provenance
+	var p redist.Provenance
 	if err := json.Unmarshal(b, &p); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/internal/archive"
 )
 
@@ -19,7 +20,7 @@ type Result struct {
 	Packages []PackageResult `json:"packages"`
 	// Skipped are the redist packages not emitted: their debs carry no
 	// payload (only copyright and changelog files).
-	Skipped []SkippedPackage `json:"skipped"`
+	Skipped []plan.SkippedPackage `json:"skipped"`
 	// Warnings are things a consumer will trip over (empty nixpkgs outputs).
 	Warnings []string `json:"warnings"`
 	// Downloads counts the files this call downloaded and the debs it

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
@@ -144,7 +145,7 @@ func TestConvertJetPacks(t *testing.T) {
 					t.Errorf("%s manifest: %v", product, err)
 					continue
 				}
-				mf, err := ReadManifest(f)
+				mf, err := redist.ReadManifest(f)
 				f.Close()
 				if err != nil || mf.ReleaseProduct != product {
 					t.Errorf("%s: %v %+v", manifest, err, mf)
@@ -285,7 +286,7 @@ func TestLockReproduces(t *testing.T) {
 	convert(t, Options{LockFile: lock, Mirror: m, Out: outB, CacheDir: cache, Only: []string{"libcublas", "cuda_cudart"}})
 	a, b := snapshot(t, outA), snapshot(t, outB)
 	for k, v := range a {
-		if isSidecarName(filepath.Base(k)) {
+		if redist.IsSidecarName(filepath.Base(k)) {
 			continue // records the lock instead of the index: differs by design
 		}
 		if b[k] != v {
@@ -370,7 +371,7 @@ func TestOnlyAndOtherReleasesShareOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ReadManifest(f)
+	m, err := redist.ReadManifest(f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -12,11 +12,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/reldiff"
 	"github.com/debredist/debredist/internal/layout"
-	"github.com/debredist/debredist/internal/plan"
-	"github.com/debredist/debredist/internal/reldiff"
 )
 
 // DiffOptions are the options of Diff: where indexes and debs come from
@@ -42,7 +42,7 @@ type DiffOptions struct {
 // lock whose name does not say it, or one release of an output directory
 // that holds several (a manifest whose label two releases share holds the
 // last conversion only).
-func Diff(ctx context.Context, o DiffOptions, from, to string) (_ *DiffResult, err error) {
+func Diff(ctx context.Context, o DiffOptions, from, to string) (_ *reldiff.Result, err error) {
 	defer exportErr(&err)
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func Diff(ctx context.Context, o DiffOptions, from, to string) (_ *DiffResult, e
 	}
 	res := reldiff.Compare(a, b)
 	if !o.Files {
-		return diffResult(res), nil
+		return res, nil
 	}
 	fromNames, toNames := reldiff.NeedsFiles(res, a, b)
 	fl, err := listings(ctx, o.Options, a, fromNames)
@@ -69,7 +69,7 @@ func Diff(ctx context.Context, o DiffOptions, from, to string) (_ *DiffResult, e
 		return nil, err
 	}
 	reldiff.AddFiles(res, b, fl, tl)
-	return diffResult(res), nil
+	return res, nil
 }
 
 var suiteInName = regexp.MustCompile(`(?:^|[^0-9A-Za-z])(r[0-9]+\.[0-9]+)(?:[^0-9]|$)`)
@@ -140,7 +140,7 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 }
 
 // others are the plan's input debs that no component converts.
-func others(pl *planned) []apt.Package {
+func others(pl *plan.Result) []apt.Package {
 	used := map[string]bool{}
 	for _, p := range pl.Packages {
 		for _, d := range p.Debs {

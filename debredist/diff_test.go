@@ -14,12 +14,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/reldiff"
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
 
-func diff(t *testing.T, o DiffOptions, from, to string) *DiffResult {
+func diff(t *testing.T, o DiffOptions, from, to string) *reldiff.Result {
 	t.Helper()
 	r, err := Diff(context.Background(), o, from, to)
 	if err != nil {
@@ -28,7 +29,7 @@ func diff(t *testing.T, o DiffOptions, from, to string) *DiffResult {
 	return r
 }
 
-func product(t *testing.T, r *DiffResult, name string) DiffProduct {
+func product(t *testing.T, r *reldiff.Result, name string) reldiff.Product {
 	t.Helper()
 	for _, p := range r.Products {
 		if p.Product == name {
@@ -36,10 +37,10 @@ func product(t *testing.T, r *DiffResult, name string) DiffProduct {
 		}
 	}
 	t.Fatalf("no product %s in %+v", name, r.Products)
-	return DiffProduct{}
+	return reldiff.Product{}
 }
 
-func component(t *testing.T, p DiffProduct, pname string) DiffComponent {
+func component(t *testing.T, p reldiff.Product, pname string) reldiff.Component {
 	t.Helper()
 	for _, c := range p.Components {
 		if c.PName == pname {
@@ -47,7 +48,7 @@ func component(t *testing.T, p DiffProduct, pname string) DiffComponent {
 		}
 	}
 	t.Fatalf("%s: no component %s in %+v", p.Product, pname, p.Components)
-	return DiffComponent{}
+	return reldiff.Component{}
 }
 
 // TestDiffR364R365 checks the diff of the two JetPack 6 fixtures against
@@ -76,7 +77,7 @@ func TestDiffR364R365(t *testing.T) {
 		t.Errorf("l4t label %s -> %s, want 36.4.4 -> 36.5.0", l4t.FromLabel, l4t.ToLabel)
 	}
 	dla := component(t, l4t, "nvidia_l4t_dla_compiler")
-	want := []DiffDebChange{{Name: "nvidia-l4t-dla-compiler", FromVersion: "36.4.4-20250616085344", ToVersion: "36.5.0-20260115194252"}}
+	want := []reldiff.DebChange{{Name: "nvidia-l4t-dla-compiler", FromVersion: "36.4.4-20250616085344", ToVersion: "36.5.0-20260115194252"}}
 	if dla.Status != "changed" || dla.FromVersion != "36.4.4" || dla.ToVersion != "36.5.0" || !reflect.DeepEqual(dla.DebsChanged, want) {
 		t.Errorf("dla compiler: %+v, want 36.4.4 -> 36.5.0 with deb change %+v", dla, want)
 	}
@@ -97,7 +98,7 @@ func TestDiffR364R365(t *testing.T) {
 	if want := []string{"common/nvidia-cudnn9", "common/nvidia-cudnn9-dev"}; !reflect.DeepEqual(removed, want) || len(r.Others.Added) != 0 {
 		t.Errorf("other debs removed %v added %v, want removed %v", removed, r.Others.Added, want)
 	}
-	for _, want := range []DiffDebChange{
+	for _, want := range []reldiff.DebChange{
 		{Repo: "common", Name: "nvidia-jetpack", FromVersion: "6.2.1+b38", ToVersion: "6.2.2+b24"},
 		{Repo: "t234", Name: "nvidia-l4t-core", FromVersion: "36.4.4-20250616085344", ToVersion: "36.5.0-20260115194252"},
 	} {
@@ -125,7 +126,7 @@ func TestDiffFilesJetPack5To6(t *testing.T) {
 		t.Errorf("cuda label %s -> %s", cuda.FromLabel, cuda.ToLabel)
 	}
 	cudart := component(t, cuda, "cuda_cudart")
-	if !slices.ContainsFunc(cudart.DebsRenamed, func(d DiffDebRename) bool {
+	if !slices.ContainsFunc(cudart.DebsRenamed, func(d reldiff.DebRename) bool {
 		return d.From.Name == "cuda-cudart-11-4" && d.To.Name == "cuda-cudart-12-6" && d.To.Version == "12.6.68-1"
 	}) {
 		t.Errorf("cuda_cudart renames %+v: want cuda-cudart-11-4 => cuda-cudart-12-6", cudart.DebsRenamed)
@@ -135,7 +136,7 @@ func TestDiffFilesJetPack5To6(t *testing.T) {
 		!slices.Contains(f.Added, "pkg-config/cudart-12.6.pc") {
 		t.Fatalf("cuda_cudart files %+v", f)
 	}
-	if !slices.Contains(f.LinkChanged, DiffLinkChange{Path: "lib/libcudart.so", From: "libcudart.so.11.0", To: "libcudart.so.12"}) {
+	if !slices.Contains(f.LinkChanged, reldiff.LinkChange{Path: "lib/libcudart.so", From: "libcudart.so.11.0", To: "libcudart.so.12"}) {
 		t.Errorf("cuda_cudart link changes %+v", f.LinkChanged)
 	}
 	nvcc := component(t, cuda, "cuda_nvcc")
@@ -296,7 +297,7 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	o := DiffOptions{Options: Options{Mirror: m, CacheDir: cache}, Files: true}
 	r := diff(t, o, "r36.5", next)
 	cublas := component(t, product(t, r, "cuda"), "libcublas")
-	want := []DiffUnplaced{{Deb: "libcublas-12-6", Path: "srv/nvidia/cublas-telemetry.json"}}
+	want := []reldiff.Unplaced{{Deb: "libcublas-12-6", Path: "srv/nvidia/cublas-telemetry.json"}}
 	if cublas.Files == nil || !reflect.DeepEqual(cublas.Files.Unplaced, want) || cublas.Files.Problem != "" {
 		t.Fatalf("libcublas files %+v, want unplaced %v", cublas.Files, want)
 	}

@@ -8,30 +8,21 @@ import (
 	"path"
 	"sort"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/nixcheck"
-	"github.com/debredist/debredist/internal/plan"
 )
-
-// SkippedPackage is a redist package that is not emitted, and why.
-type SkippedPackage struct {
-	PName   string   `json:"pname"`
-	Product string   `json:"product"`
-	Version string   `json:"version"`
-	Debs    []string `json:"debs"`
-	Reason  string   `json:"reason"`
-}
 
 const noPayloadReason = "its debs carry nothing the redist layout keeps (only copyright, changelog or dropped files): an archive would hold nothing but LICENSE"
 
 // skipEmptyPackages moves the packages whose debs are all in the cache and
 // carry no payload from res.Packages to res.SkippedPackages. Packages with
 // a deb not yet cached stay (Convert checks them once fetched).
-func skipEmptyPackages(ctx context.Context, o Options, res *planned) error {
+func skipEmptyPackages(ctx context.Context, o Options, res *plan.Result) error {
 	f, err := o.fetcher()
 	if err != nil {
 		return nil // no cache to look into: Convert checks after fetching
@@ -59,8 +50,8 @@ func skipEmptyPackages(ctx context.Context, o Options, res *planned) error {
 	return nil
 }
 
-func skipped(p plan.Package) SkippedPackage {
-	s := SkippedPackage{PName: p.PName, Product: p.Product, Version: p.Version, Reason: noPayloadReason}
+func skipped(p plan.Package) plan.SkippedPackage {
+	s := plan.SkippedPackage{PName: p.PName, Product: p.Product, Version: p.Version, Reason: noPayloadReason}
 	for _, d := range p.Debs {
 		s.Debs = append(s.Debs, d.Name)
 	}
@@ -128,9 +119,9 @@ func outputWarnings(p Profile, pkg plan.Package, t *layout.Tree) []string {
 }
 
 // dropEmptyJobs removes the jobs whose tree turned out empty.
-func dropEmptyJobs(jobs []*job) ([]*job, []SkippedPackage) {
+func dropEmptyJobs(jobs []*job) ([]*job, []plan.SkippedPackage) {
 	var keep []*job
-	var skip []SkippedPackage
+	var skip []plan.SkippedPackage
 	for _, j := range jobs {
 		if j.empty {
 			skip = append(skip, skipped(j.pkg))

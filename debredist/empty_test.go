@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/debredist/debredist/debredist/plan"
 )
 
 // TestEmptyComponentNotEmitted: a redist package whose debs carry nothing
@@ -28,7 +30,7 @@ func TestEmptyComponentNotEmitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(pl.Packages, func(p PlanPackage) bool { return p.PName == "cuda_nvprune" }) || len(pl.SkippedPackages) != 0 {
+	if !slices.ContainsFunc(pl.Packages, func(p plan.Package) bool { return p.PName == "cuda_nvprune" }) || len(pl.SkippedPackages) != 0 {
 		t.Fatalf("with nothing cached the plan cannot know: want cuda_nvprune planned, got skipped %v", pl.SkippedPackages)
 	}
 	res := convert(t, Options{ProfileFile: prof, Mirror: mirror, CacheDir: cache, Out: out})
@@ -64,7 +66,7 @@ func TestEmptyComponentNotEmitted(t *testing.T) {
 	if len(pl.SkippedPackages) != 1 || pl.SkippedPackages[0].PName != "cuda_nvprune" || !slices.Contains(pl.SkippedPackages[0].Debs, "cuda-nvprune-12-6") {
 		t.Errorf("plan: want cuda_nvprune skipped, got %+v", pl.SkippedPackages)
 	}
-	if slices.ContainsFunc(pl.Packages, func(p PlanPackage) bool { return p.PName == "cuda_nvprune" }) {
+	if slices.ContainsFunc(pl.Packages, func(p plan.Package) bool { return p.PName == "cuda_nvprune" }) {
 		t.Error("plan still lists cuda_nvprune as a package to build")
 	}
 }

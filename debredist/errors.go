@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/layout"
-	"github.com/debredist/debredist/internal/plan"
 )
 
 // DebErrorKind classifies a DebError.
@@ -74,7 +74,7 @@ func (e *HTTPError) NotFound() bool { return (&fetch.HTTPError{Status: e.Status}
 
 // MissingError lists every deb that is not in the cache (Options.Offline).
 type MissingError struct {
-	Packages []IndexPackage
+	Packages []apt.Package
 	msg      string
 }
 
@@ -233,7 +233,7 @@ func (e *boundaryError) As(target any) bool {
 	case **MissingError:
 		var x *fetch.MissingError
 		if errors.As(e.err, &x) {
-			*t = &MissingError{Packages: indexPackages(x.Packages), msg: x.Error()}
+			*t = &MissingError{Packages: x.Packages, msg: x.Error()}
 			return true
 		}
 	case **SignatureError:

@@ -27,7 +27,8 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/testutil"
@@ -146,7 +147,7 @@ func poolPaths(t *testing.T) map[string]string {
 func withoutProvenance(m map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range m {
-		if !isSidecarName(filepath.Base(k)) {
+		if !redist.IsSidecarName(filepath.Base(k)) {
 			out[k] = v
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/hostile"
 	"github.com/debredist/debredist/internal/layout"

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
 
@@ -35,7 +37,7 @@ func indexSHA256(t *testing.T, m, suite string) map[string]string {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		pkgs, _, err := ReadIndex(f)
+		pkgs, _, err := apt.ParsePackages(f, apt.ParseOptions{})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -95,7 +97,7 @@ func firstDiff(a, b []byte) string {
 
 // planDigest is what a plan selects: products, and per component its
 // version and debs (repo, name, version, filename, sha256).
-func planDigest(p *PlanResult) string {
+func planDigest(p *plan.Result) string {
 	var b strings.Builder
 	for _, pr := range p.Products {
 		fmt.Fprintf(&b, "product %s %s\n", pr.Product, pr.Label)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/nixcheck"
 )
 
@@ -215,7 +216,7 @@ func shellQuote(s string) string {
 // nixFound is a manifest NixSnippet writes an overlay for.
 type nixFound struct {
 	file string // absolute manifest path
-	m    *Manifest
+	m    *redist.Manifest
 }
 
 // nixManifests reads the manifests under abs (one per product) and the
@@ -227,7 +228,7 @@ func nixManifests(abs string) (byProduct map[string]nixFound, cudaFromProvenance
 	}
 	for _, p := range found.sidecars {
 		if b, err := os.ReadFile(p); err == nil {
-			var pv Provenance
+			var pv redist.Provenance
 			if json.Unmarshal(b, &pv) == nil && pv.Profile.CUDA != "" {
 				cudaFromProvenance = pv.Profile.CUDA
 				break
@@ -243,7 +244,7 @@ func nixManifests(abs string) (byProduct map[string]nixFound, cudaFromProvenance
 		if err != nil {
 			return nil, "", err
 		}
-		m, err := ReadManifest(f)
+		m, err := redist.ReadManifest(f)
 		f.Close()
 		if err != nil {
 			return nil, "", fmt.Errorf("manifest %s: %w", p, err)

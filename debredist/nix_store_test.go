@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -38,7 +39,7 @@ func TestNixConsumesOutput(t *testing.T) {
 			t.Fatalf("nix-instantiate on %s: %v\n%s", mf, err, got)
 		}
 		f, _ := os.Open(mf)
-		m, err := ReadManifest(f)
+		m, err := redist.ReadManifest(f)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)

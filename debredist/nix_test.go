@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debredist/debredist/debredist/redist"
 )
 
 // writeNixTree writes manifests (and optional provenance sidecars) under
 // dir/<product>/redist/, as Convert lays them out.
-func writeNixTree(t *testing.T, dir string, ms []*Manifest, prov map[string]string) {
+func writeNixTree(t *testing.T, dir string, ms []*redist.Manifest, prov map[string]string) {
 	t.Helper()
 	for _, m := range ms {
 		d := filepath.Join(dir, m.ReleaseProduct, "redist")
@@ -20,7 +22,7 @@ func writeNixTree(t *testing.T, dir string, ms []*Manifest, prov map[string]stri
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := WriteManifest(&b, m); err != nil {
+		if err := redist.WriteManifest(&b, m); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(d, "redistrib_"+m.ReleaseLabel+".json"), b.Bytes(), 0o644); err != nil {
@@ -32,33 +34,33 @@ func writeNixTree(t *testing.T, dir string, ms []*Manifest, prov map[string]stri
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		b, err := json.Marshal(Provenance{Tool: "debredist test", Profile: Profile{CUDA: cuda}})
+		b, err := json.Marshal(redist.Provenance{Tool: "debredist test", Profile: Profile{CUDA: cuda}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(d, sidecarPrefix+"x.json"), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(d, redist.SidecarPrefix+"x.json"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-func nixManifest(product, label string, comps ...*Component) *Manifest {
-	m := &Manifest{ReleaseDate: "2026-01-15", ReleaseLabel: label, ReleaseProduct: product, Components: map[string]*Component{}}
+func nixManifest(product, label string, comps ...*redist.Component) *redist.Manifest {
+	m := &redist.Manifest{ReleaseDate: "2026-01-15", ReleaseLabel: label, ReleaseProduct: product, Components: map[string]*redist.Component{}}
 	for _, c := range comps {
 		m.Components[c.Name] = c
 	}
 	return m
 }
 
-func plainComp(pname, version, rel string) *Component {
-	return &Component{Name: pname, License: "L", Version: version, Platforms: map[string]*Platform{
-		"linux-aarch64": {Artifact: &Artifact{RelativePath: rel, SHA256: strings.Repeat("a", 64), Size: "1"}},
+func plainComp(pname, version, rel string) *redist.Component {
+	return &redist.Component{Name: pname, License: "L", Version: version, Platforms: map[string]*redist.Platform{
+		"linux-aarch64": {Artifact: &redist.Artifact{RelativePath: rel, SHA256: strings.Repeat("a", 64), Size: "1"}},
 	}}
 }
 
-func variantComp(pname, version, rel string) *Component {
-	return &Component{Name: pname, License: "L", Version: version, CUDAVariant: []string{"12"}, Platforms: map[string]*Platform{
-		"linux-aarch64": {Variants: map[string]*Artifact{"cuda12": {RelativePath: rel, SHA256: strings.Repeat("b", 64), Size: "2"}}},
+func variantComp(pname, version, rel string) *redist.Component {
+	return &redist.Component{Name: pname, License: "L", Version: version, CUDAVariant: []string{"12"}, Platforms: map[string]*redist.Platform{
+		"linux-aarch64": {Variants: map[string]*redist.Artifact{"cuda12": {RelativePath: rel, SHA256: strings.Repeat("b", 64), Size: "2"}}},
 	}}
 }
 
@@ -79,8 +81,8 @@ var wantNixFull = []string{
 	"# debredist verify --nixpkgs finds problems no override here fixes:\n",
 }
 
-func fullTree() []*Manifest {
-	return []*Manifest{
+func fullTree() []*redist.Manifest {
+	return []*redist.Manifest{
 		nixManifest("cuda", "12.6.68",
 			plainComp("cuda_nvcc", "12.6.68", "cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz"),
 			plainComp("cuda_cudart", "12.6.68", "cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz")),
@@ -95,7 +97,7 @@ func TestNixSnippet(t *testing.T) {
 	tests := []struct {
 		name      string
 		subdir    string // output directory below t.TempDir()
-		manifests []*Manifest
+		manifests []*redist.Manifest
 		prov      map[string]string // product -> CUDA recorded in its provenance
 		extra     map[string]string // more files: path below out -> content
 		want      string            // exact output with @OUT@ for the directory ("" to skip)
@@ -111,19 +113,19 @@ func TestNixSnippet(t *testing.T) {
 		},
 		{
 			name: "no cuda manifest: CUDA from provenance", subdir: "out",
-			manifests: []*Manifest{nixManifest("cudnn", "9.12.0", variantComp("cudnn", "9.12.0.1", "cudnn/linux-sbsa/c.tar.xz"))},
+			manifests: []*redist.Manifest{nixManifest("cudnn", "9.12.0", variantComp("cudnn", "9.12.0.1", "cudnn/linux-sbsa/c.tar.xz"))},
 			prov:      map[string]string{"cudnn": "13.0"},
 			contains:  []string{"cudaPackages_13_0 = ((prev.cudaPackages_13_0 or prev.cudaPackages_13).override", "cudnn = lib.importJSON @OUT@/cudnn/redist/redistrib_9.12.0.json;"},
 		},
 		{
 			name: "no cuda manifest, no provenance", subdir: "out",
-			manifests: []*Manifest{nixManifest("cudnn", "9.3.0", variantComp("cudnn", "9.3.0.75", "cudnn/x.tar.xz"))},
+			manifests: []*redist.Manifest{nixManifest("cudnn", "9.3.0", variantComp("cudnn", "9.3.0.75", "cudnn/x.tar.xz"))},
 			wantErr:   "cannot name the cudaPackages set",
 		},
 		{name: "empty directory", subdir: "out", wantErr: "no redistrib_*.json manifest"},
 		{
 			name: "path with a space and quotes", subdir: "my out dir",
-			manifests: []*Manifest{nixManifest("cuda", "13.0.2", plainComp("cuda_nvcc", "13.0.2", "cuda_nvcc/linux-sbsa/n.tar.xz"))},
+			manifests: []*redist.Manifest{nixManifest("cuda", "13.0.2", plainComp("cuda_nvcc", "13.0.2", "cuda_nvcc/linux-sbsa/n.tar.xz"))},
 			contains: []string{
 				`cudaPackages_13_0 = ((prev.cudaPackages_13_0 or prev.cudaPackages_13).override`,
 				`cuda = lib.importJSON (/. + "@OUT@/cuda/redist/redistrib_13.0.2.json");`,
@@ -133,22 +135,22 @@ func TestNixSnippet(t *testing.T) {
 		},
 		{
 			name: "unsafe relative_path", subdir: "out",
-			manifests: []*Manifest{nixManifest("cuda", "12.6.68", plainComp("cuda_nvcc", "12.6.68", "../../etc/passwd"))},
+			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("cuda_nvcc", "12.6.68", "../../etc/passwd"))},
 			wantErr:   `cuda_nvcc: unsafe relative_path "../../etc/passwd"`,
 		},
 		{
 			name: "bad cuda label", subdir: "out",
-			manifests: []*Manifest{nixManifest("cuda", "twelve", plainComp("cuda_nvcc", "12.6.68", "n.tar.xz"))},
+			manifests: []*redist.Manifest{nixManifest("cuda", "twelve", plainComp("cuda_nvcc", "12.6.68", "n.tar.xz"))},
 			wantErr:   `CUDA version "twelve" is not MAJOR.MINOR`,
 		},
 		{
 			name: "product not a Nix attribute", subdir: "out",
-			manifests: []*Manifest{nixManifest("cu da", "12.6.68", plainComp("cuda_nvcc", "12.6.68", "n.tar.xz"))},
+			manifests: []*redist.Manifest{nixManifest("cu da", "12.6.68", plainComp("cuda_nvcc", "12.6.68", "n.tar.xz"))},
 			wantErr:   `release_product "cu da" is not usable`,
 		},
 		{
 			name: "two manifests of one product", subdir: "out",
-			manifests: []*Manifest{nixManifest("cuda", "12.6.68", plainComp("a", "1", "a.tar.xz"))},
+			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("a", "1", "a.tar.xz"))},
 			extra:     map[string]string{"cuda/redist/redistrib_12.6.77.json": `{"release_label":"12.6.77","release_product":"cuda"}`},
 			wantErr:   "two cuda manifests",
 		},

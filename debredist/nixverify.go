@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/nixcheck"
 )
@@ -116,7 +117,7 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 	}
 	type loaded struct {
 		file, rel string
-		m         *Manifest
+		m         *redist.Manifest
 	}
 	var ms []loaded
 	cudaLabel := ""
@@ -126,7 +127,7 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := ReadManifest(f)
+		m, err := redist.ReadManifest(f)
 		f.Close()
 		if err != nil {
 			rep.Problems = append(rep.Problems, Problem{Path: filepath.ToSlash(rel), Err: err})
@@ -223,10 +224,10 @@ func checkNix(ctx context.Context, table *nixcheck.Table, nc *NixComponent, file
 // sidecarProfile returns the profile a manifest's provenance records (the
 // zero Profile when there is none).
 func sidecarProfile(manifest string) Profile {
-	cur, legacy := sidecarFor(manifest)
+	cur, legacy := redist.SidecarFor(manifest)
 	for _, s := range []string{cur, legacy} {
 		if b, err := os.ReadFile(s); err == nil {
-			var p Provenance
+			var p redist.Provenance
 			if json.Unmarshal(b, &p) == nil && p.Profile.CUDA != "" {
 				return p.Profile
 			}

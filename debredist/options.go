@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/apt"
 	"github.com/debredist/debredist/internal/fetch"
 )
 

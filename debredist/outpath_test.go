@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debredist/debredist/debredist/redist"
 )
 
 func TestOutPathRefusesEscapes(t *testing.T) {
@@ -39,7 +41,7 @@ func TestRemoveStaleTrustsNoSidecar(t *testing.T) {
 	inside := filepath.Join(root, "out", "cuda", "redist", "old.tar.xz")
 	mustWrite(t, inside, []byte("5678"))
 	dir := filepath.Join(root, "out", "cuda", "redist")
-	removeStale(dir, Provenance{Archives: []ProvenanceArchive{
+	removeStale(dir, redist.Provenance{Archives: []redist.Archive{
 		{RelativePath: "../../../victim.txt", Size: 4},
 		{RelativePath: victim, Size: 4},
 		{RelativePath: "old.tar.xz", Size: 4},

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/debredist/debredist/debredist/plan"
 	"github.com/gofrs/flock"
 )
 
@@ -17,7 +18,7 @@ import (
 // checks it, and publishes it. When every package is up to date and OUT's
 // manifests and provenance already say what this run would write, no
 // generation is made and nothing is written (a read-only OUT works).
-func commitGeneration(o Options, pl *planned, jobs []*job, tmp string, prev previous) (res *Result, err error) {
+func commitGeneration(o Options, pl *plan.Result, jobs []*job, tmp string, prev previous) (res *Result, err error) {
 	if allUpToDate(jobs) {
 		res, err := writeManifests(o, pl, jobs, "", prev) // writes nothing: fails if a write is needed
 		if err == nil && tmp != "" {
@@ -81,7 +82,7 @@ func commitGeneration(o Options, pl *planned, jobs []*job, tmp string, prev prev
 // manifests of the products it touches are removed first and rewritten
 // last (writeManifests), so that no manifest ever names an archive whose
 // bytes it does not describe, even if this is interrupted half-way.
-func commit(pl *planned, jobs []*job, tmp string) error {
+func commit(pl *plan.Result, jobs []*job, tmp string) error {
 	for _, pr := range pl.Products {
 		for _, j := range jobs {
 			if j.pkg.Product == pr.Product && !j.upToDate {

@@ -9,44 +9,21 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/apt"
-	"github.com/debredist/debredist/internal/plan"
+	"github.com/debredist/debredist/debredist/redist"
 )
-
-// planned is a plan in the internal types (makePlan); Plan returns it as a
-// PlanResult.
-type planned struct {
-	Profile         Profile
-	Products        []plan.ProductLabel
-	Packages        []plan.Package
-	Skipped         []plan.Skipped
-	SkippedPackages []SkippedPackage
-	Inputs          []apt.Package
-	Indexes         []IndexInfo
-}
-
-// IndexInfo identifies one index (or the lock file) a plan was made from.
-type IndexInfo struct {
-	Repo   string `json:"repo"`
-	URL    string `json:"url"`
-	SHA256 string `json:"sha256"`
-	Signed bool   `json:"signed"`
-}
 
 // Plan selects the release, reads its indexes (or lock file) and groups
 // the debs into redist packages.
-func Plan(ctx context.Context, o Options) (_ *PlanResult, err error) {
+func Plan(ctx context.Context, o Options) (_ *plan.Result, err error) {
 	defer exportErr(&err)
-	pl, err := makePlan(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	return pl.public(), nil
+	return makePlan(ctx, o)
 }
 
 // makePlan is Plan for this package's own use.
-func makePlan(ctx context.Context, o Options) (*planned, error) {
+func makePlan(ctx context.Context, o Options) (*plan.Result, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
@@ -63,13 +40,13 @@ func makePlan(ctx context.Context, o Options) (*planned, error) {
 		return nil, err
 	}
 	var pkgs []apt.Package
-	var indexes []IndexInfo
+	var indexes []redist.Index
 	if lock != nil {
 		if lock.Suite != "" && lock.Suite != prof.Suite {
 			return nil, usagef("lock file %s pins L4T %s but the profile is for %s", o.LockFile, lock.Suite, prof.Suite)
 		}
 		pkgs = lock.Packages
-		indexes = append(indexes, IndexInfo{Repo: "lock", URL: o.LockFile, SHA256: lockSum})
+		indexes = append(indexes, redist.Index{Repo: "lock", URL: o.LockFile, SHA256: lockSum})
 	} else {
 		f, err := o.fetcher()
 		if err != nil {
@@ -86,7 +63,7 @@ func makePlan(ctx context.Context, o Options) (*planned, error) {
 				unsigned = true
 			}
 			o.emit(Event{Kind: EventIndex, Package: repo, URL: info.URL, Total: int64(len(ps))})
-			indexes = append(indexes, IndexInfo{Repo: repo, URL: info.URL, SHA256: info.SHA256, Signed: info.Signed})
+			indexes = append(indexes, redist.Index{Repo: repo, URL: info.URL, SHA256: info.SHA256, Signed: info.Signed})
 			pkgs = append(pkgs, ps...)
 		}
 		if unsigned {
@@ -120,7 +97,7 @@ func makePlan(ctx context.Context, o Options) (*planned, error) {
 	if err := checkExpected(o, prof, p.Packages); err != nil {
 		return nil, err
 	}
-	res := &planned{Profile: prof, Products: p.Products(), Packages: p.Packages, Skipped: p.Skipped, Inputs: pkgs, Indexes: indexes}
+	res := &plan.Result{Profile: prof, Products: p.Products(), Packages: p.Packages, Skipped: p.Skipped, Inputs: pkgs, Indexes: indexes}
 	if err := skipEmptyPackages(ctx, o, res); err != nil { // empty.go
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/debredist/debredist/debredist/redist"
 )
 
 // redistSystem is nixpkgs' choice of redist system for aarch64-linux
@@ -49,7 +51,7 @@ func TestJetPack7PlatformKeys(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := ReadManifest(f)
+			m, err := redist.ReadManifest(f)
 			f.Close()
 			if err != nil {
 				t.Fatal(err)

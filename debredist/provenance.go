@@ -12,102 +12,17 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 )
 
-// Provenance is the sidecar written beside each manifest
-// (debredist-provenance_<label>.json): how every archive was made.
-type Provenance struct {
-	Tool     string              `json:"tool"`
-	Encoder  EncoderInfo         `json:"encoder"`
-	Profile  Profile             `json:"profile"`
-	Indexes  []IndexInfo         `json:"indexes"`
-	Archives []ProvenanceArchive `json:"archives"`
-}
-
-// EncoderInfo says how archives were compressed.
-type EncoderInfo struct {
-	Format    string `json:"format"`
-	BlockSize int    `json:"block_size"`
-	// Preset is the xz preset the archives were compressed with
-	// (1 fast .. 6 best; the default preset, 4, when not chosen).
-	Preset int `json:"preset,omitempty"`
-}
-
-// ProvenanceArchive records how one archive was made: what it is, its
-// hashes, the input key that decides whether it is rebuilt, and its debs.
-type ProvenanceArchive struct {
-	Product      string `json:"product"`
-	PName        string `json:"pname"`
-	Platform     string `json:"platform"`
-	Variant      string `json:"cuda_variant,omitempty"`
-	Version      string `json:"version"`
-	RelativePath string `json:"relative_path"`
-	Size         int64  `json:"size"`
-	SHA256       string `json:"sha256"`
-	MD5          string `json:"md5"`
-	// NAR is the SRI hash of the unpacked top directory's NAR
-	// serialisation (what nix-hash --type sha256 --sri prints).
-	NAR      string          `json:"nar_hash"`
-	InputKey string          `json:"input_key"`
-	Debs     []ProvenanceDeb `json:"debs"`
-	// Stubs are the stub libraries synthesized from real ones (lib/stubs/).
-	Stubs []ProvenanceStub `json:"stubs,omitempty"`
-	// Changes lists, one line per affected entry, what the archive changes
-	// beyond placing the debs' entries (bits stripped, links re-rooted,
-	// merged or dropped, license files merged).
-	Changes []string `json:"changes,omitempty"`
-}
-
-// ProvenanceDeb is one deb an archive was made from, as read.
-type ProvenanceDeb struct {
-	Repo     string `json:"repo"`
-	Package  string `json:"package"`
-	Version  string `json:"version"`
-	Filename string `json:"filename"`
-	SHA256   string `json:"sha256"`
-	Size     int64  `json:"size,omitempty"`
-}
-
-// Sidecar names. The sidecar of redistrib_<label>.json is
-// debredist-provenance_<label>.json: nothing but manifests may match
-// redistrib_* in a product directory, because NVIDIA's shell-parse.sh takes
-// every such file for a release. Versions before that wrote
-// redistrib_<label>.provenance.json (legacySidecarSuffix); readPrevious and
-// Verify still read it, and writeManifests replaces it.
-const (
-	sidecarPrefix       = "debredist-provenance_"
-	legacySidecarSuffix = ".provenance.json"
-	manifestPrefix      = "redistrib_"
-)
-
-// sidecarFor returns the sidecar path of a manifest path
-// (…/redistrib_<label>.json), and the legacy one.
-func sidecarFor(manifest string) (current, legacy string) {
-	dir, base := filepath.Split(manifest)
-	label := strings.TrimSuffix(strings.TrimPrefix(base, manifestPrefix), ".json")
-	return filepath.Join(dir, sidecarPrefix+label+".json"), filepath.Join(dir, manifestPrefix+label+legacySidecarSuffix)
-}
-
-// isManifestName reports whether a file name is a redistrib_<label>.json
-// manifest (not a legacy sidecar).
-func isManifestName(name string) bool {
-	return strings.HasPrefix(name, manifestPrefix) && strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, legacySidecarSuffix)
-}
-
-// isSidecarName reports whether a file name is a provenance sidecar, under
-// the current or the legacy name.
-func isSidecarName(name string) bool {
-	return strings.HasPrefix(name, sidecarPrefix) && strings.HasSuffix(name, ".json") ||
-		strings.HasPrefix(name, manifestPrefix) && strings.HasSuffix(name, legacySidecarSuffix)
-}
-
 // previous is what an earlier run left in OUT.
 type previous struct {
-	byKey     map[string]ProvenanceArchive // input key -> archive record
-	sidecars  map[string]Provenance        // sidecar path -> content
-	manifests map[string]*Manifest         // manifest path -> content
+	byKey     map[string]redist.Archive    // input key -> archive record
+	sidecars  map[string]redist.Provenance // sidecar path -> content
+	manifests map[string]*redist.Manifest  // manifest path -> content
 }
 
 // readPrevious loads the manifests and provenance sidecars under OUT.
@@ -115,11 +30,11 @@ type previous struct {
 // under the legacy name is keyed by the current name (it is the same
 // record; writeManifests renames it).
 func readPrevious(out string) previous {
-	prev := previous{byKey: map[string]ProvenanceArchive{}, sidecars: map[string]Provenance{}, manifests: map[string]*Manifest{}}
+	prev := previous{byKey: map[string]redist.Archive{}, sidecars: map[string]redist.Provenance{}, manifests: map[string]*redist.Manifest{}}
 	found, _ := findOutputFiles(out) // OUT may not exist yet
 	var files, current []string
 	for _, f := range found.sidecars {
-		if strings.HasSuffix(f, legacySidecarSuffix) {
+		if strings.HasSuffix(f, redist.LegacySidecarSuffix) {
 			files = append(files, f)
 		} else {
 			current = append(current, f)
@@ -132,20 +47,20 @@ func readPrevious(out string) previous {
 		if err != nil {
 			continue
 		}
-		if name := filepath.Base(f); isSidecarName(name) {
-			var p Provenance
+		if name := filepath.Base(f); redist.IsSidecarName(name) {
+			var p redist.Provenance
 			if json.Unmarshal(b, &p) != nil {
 				continue
 			}
 			key := f
-			if strings.HasSuffix(name, legacySidecarSuffix) {
-				key, _ = sidecarFor(strings.TrimSuffix(f, legacySidecarSuffix) + ".json")
+			if strings.HasSuffix(name, redist.LegacySidecarSuffix) {
+				key, _ = redist.SidecarFor(strings.TrimSuffix(f, redist.LegacySidecarSuffix) + ".json")
 			}
 			prev.sidecars[key] = p
 			for _, a := range p.Archives {
 				prev.byKey[a.InputKey] = a
 			}
-		} else if m, err := ReadManifest(bytes.NewReader(b)); err == nil {
+		} else if m, err := redist.ReadManifest(bytes.NewReader(b)); err == nil {
 			prev.manifests[f] = m
 		}
 	}
@@ -155,7 +70,7 @@ func readPrevious(out string) previous {
 // writeManifests writes, per product, the provenance sidecar and then the
 // manifest (last, so a manifest never names an archive that is not there),
 // and removes archives of earlier runs that no manifest names any more.
-func writeManifests(o Options, pl *planned, jobs []*job, tmp string, prev previous) (*Result, error) {
+func writeManifests(o Options, pl *plan.Result, jobs []*job, tmp string, prev previous) (*Result, error) {
 	res := &Result{Out: o.Out, Profile: pl.Profile}
 	byProduct := map[string][]*job{}
 	for _, j := range jobs {
@@ -168,7 +83,7 @@ func writeManifests(o Options, pl *planned, jobs []*job, tmp string, prev previo
 		if len(js) == 0 {
 			continue // filtered out by --only
 		}
-		base := manifestPrefix + pr.Label
+		base := redist.ManifestPrefix + pr.Label
 		dir, err := outPath(o.Out, pr.Product, "redist")
 		if err != nil {
 			return nil, err
@@ -177,9 +92,9 @@ func writeManifests(o Options, pl *planned, jobs []*job, tmp string, prev previo
 		if err != nil {
 			return nil, err
 		}
-		sidecarPath, legacySidecar := sidecarFor(manifestPath)
-		m := &Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*Component{}}
-		prov := Provenance{Tool: "debredist " + Version, Encoder: encoderInfo(comp, o.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
+		sidecarPath, legacySidecar := redist.SidecarFor(manifestPath)
+		m := &redist.Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*redist.Component{}}
+		prov := redist.Provenance{Tool: "debredist " + Version, Encoder: encoderInfo(comp, o.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
 		if len(o.Only) > 0 {
 			// --only rebuilds some components: the others of this
 			// manifest stay as the earlier run wrote them.
@@ -205,16 +120,16 @@ func writeManifests(o Options, pl *planned, jobs []*job, tmp string, prev previo
 			p := j.pkg
 			c := m.Components[p.PName]
 			if c == nil {
-				c = &Component{Name: p.Name, License: p.License, LicensePath: path.Join(p.PName, "LICENSE.txt"), Version: p.Version, Platforms: map[string]*Platform{}}
+				c = &redist.Component{Name: p.Name, License: p.License, LicensePath: path.Join(p.PName, "LICENSE.txt"), Version: p.Version, Platforms: map[string]*redist.Platform{}}
 				m.Components[p.PName] = c
 			}
-			a := &Artifact{RelativePath: j.res.RelativePath, SHA256: j.res.SHA256, MD5: j.res.MD5, Size: strconv.FormatInt(j.res.Size, 10)}
+			a := &redist.Artifact{RelativePath: j.res.RelativePath, SHA256: j.res.SHA256, MD5: j.res.MD5, Size: strconv.FormatInt(j.res.Size, 10)}
 			for _, key := range manifestKeys(pl.Profile, p.Platform) {
 				if p.CUDAVariant != "" {
 					c.CUDAVariant = []string{p.CUDAVariant}
-					c.Platforms[key] = &Platform{Variants: map[string]*Artifact{"cuda" + p.CUDAVariant: a}}
+					c.Platforms[key] = &redist.Platform{Variants: map[string]*redist.Artifact{"cuda" + p.CUDAVariant: a}}
 				} else {
-					c.Platforms[key] = &Platform{Artifact: a}
+					c.Platforms[key] = &redist.Platform{Artifact: a}
 				}
 			}
 			prov.Archives = append(prov.Archives, j.res)
@@ -229,7 +144,7 @@ func writeManifests(o Options, pl *planned, jobs []*job, tmp string, prev previo
 			return nil, err
 		}
 		var mb bytes.Buffer
-		if err := WriteManifest(&mb, m); err != nil {
+		if err := redist.WriteManifest(&mb, m); err != nil {
 			return nil, err
 		}
 		res.Products = append(res.Products, ProductResult{Product: pr.Product, Label: pr.Label, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))})
@@ -298,7 +213,7 @@ func manifestKeys(p Profile, platform string) []string {
 // this run rewrote recorded and that the manifest no longer names (a
 // package whose version changed). Other labels and files debredist did not
 // record are never touched.
-func removeStale(dir string, old Provenance, kept map[string]bool) {
+func removeStale(dir string, old redist.Provenance, kept map[string]bool) {
 	for _, rec := range old.Archives {
 		p, err := outPath(dir, rec.RelativePath) // the sidecar is a file in OUT: not trusted
 		if err == nil && !kept[p] && fileSize(p) == rec.Size {
@@ -308,7 +223,7 @@ func removeStale(dir string, old Provenance, kept map[string]bool) {
 }
 
 // writeLockOut records the debs this conversion read.
-func writeLockOut(file string, pl *planned) error {
+func writeLockOut(file string, pl *plan.Result) error {
 	l := &apt.Lock{Suite: pl.Profile.Suite, Packages: pl.Inputs}
 	var b bytes.Buffer
 	if err := apt.WriteLock(&b, l); err != nil {
@@ -321,8 +236,8 @@ func writeLockOut(file string, pl *planned) error {
 }
 
 // encoderInfo describes how this run compresses archives.
-func encoderInfo(c archive.Compression, preset int) EncoderInfo {
-	e := EncoderInfo{Format: c.Ext(), BlockSize: archive.BlockSize}
+func encoderInfo(c archive.Compression, preset int) redist.Encoder {
+	e := redist.Encoder{Format: c.Ext(), BlockSize: archive.BlockSize}
 	if c != archive.Zstd {
 		e.Preset = cmp.Or(preset, archive.DefaultPreset)
 	}

@@ -7,10 +7,10 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/reldiff"
 	"github.com/debredist/debredist/internal/deb"
-	"github.com/debredist/debredist/internal/plan"
-	"github.com/debredist/debredist/internal/reldiff"
 )
 
 // TestDebLimitsMirrorsDeb: every bound of the deb reader is settable
@@ -41,12 +41,12 @@ func TestDebLimitsMirrorsDeb(t *testing.T) {
 func TestPublicTypesMirrorInternal(t *testing.T) {
 	t.Parallel()
 	pairs := []struct{ pub, in any }{
-		{DiffResult{}, reldiff.Result{}}, {DiffSide{}, reldiff.Side{}}, {DiffProduct{}, reldiff.Product{}},
-		{DiffComponent{}, reldiff.Component{}}, {DiffDeb{}, reldiff.Deb{}}, {DiffDebRename{}, reldiff.DebRename{}},
-		{DiffDebChange{}, reldiff.DebChange{}}, {DiffFiles{}, reldiff.Files{}}, {DiffTypeChange{}, reldiff.TypeChange{}},
-		{DiffLinkChange{}, reldiff.LinkChange{}}, {DiffUnplaced{}, reldiff.Unplaced{}}, {DiffOthers{}, reldiff.Others{}},
-		{PlanPackage{}, plan.Package{}}, {SkippedDeb{}, plan.Skipped{}}, {ProductLabel{}, plan.ProductLabel{}},
-		{IndexPackage{}, apt.Package{}}, {IndexProblem{}, apt.Problem{}},
+		{reldiff.Result{}, reldiff.Result{}}, {reldiff.Side{}, reldiff.Side{}}, {reldiff.Product{}, reldiff.Product{}},
+		{reldiff.Component{}, reldiff.Component{}}, {reldiff.Deb{}, reldiff.Deb{}}, {reldiff.DebRename{}, reldiff.DebRename{}},
+		{reldiff.DebChange{}, reldiff.DebChange{}}, {reldiff.Files{}, reldiff.Files{}}, {reldiff.TypeChange{}, reldiff.TypeChange{}},
+		{reldiff.LinkChange{}, reldiff.LinkChange{}}, {reldiff.Unplaced{}, reldiff.Unplaced{}}, {reldiff.Others{}, reldiff.Others{}},
+		{plan.Package{}, plan.Package{}}, {plan.Skipped{}, plan.Skipped{}}, {plan.ProductLabel{}, plan.ProductLabel{}},
+		{apt.Package{}, apt.Package{}}, {apt.Problem{}, apt.Problem{}},
 	}
 	for _, p := range pairs {
 		pub, in := reflect.TypeOf(p.pub), reflect.TypeOf(p.in)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/internal/fetch"
 )
 

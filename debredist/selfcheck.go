@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/debredist/debredist/debredist/redist"
 )
 
 // checkOutput re-reads the manifests just written and checks that every
@@ -18,7 +20,7 @@ import (
 // sha256 computed while writing it (or re-hashed when it was kept). It does
 // not decode the archives again (Verify does; `debredist verify`).
 func checkOutput(out string, res *Result, jobs []*job) error {
-	byPath := map[string]ProvenanceArchive{}
+	byPath := map[string]redist.Archive{}
 	for _, j := range jobs {
 		byPath[j.final] = j.res
 	}
@@ -29,7 +31,7 @@ func checkOutput(out string, res *Result, jobs []*job) error {
 		if err != nil {
 			return err
 		}
-		m, err := ReadManifest(f)
+		m, err := redist.ReadManifest(f)
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", pr.Manifest, err)

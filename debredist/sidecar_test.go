@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debredist/debredist/debredist/redist"
 )
 
 // redistribFiles lists every file matching redistrib_* under OUT.
@@ -35,7 +37,7 @@ func TestSidecarNameAndMigration(t *testing.T) {
 	o := Options{JetPack: "6", Mirror: filepath.Join("..", "testdata", "sample-mirror"), Out: out, CacheDir: cache, Only: []string{"cuda_cudart", "cudnn"}}
 	convert(t, o)
 	for _, f := range redistribFiles(t, out) {
-		if !isManifestName(filepath.Base(f)) || strings.Contains(f, "provenance") {
+		if !redist.IsManifestName(filepath.Base(f)) || strings.Contains(f, "provenance") {
 			t.Errorf("%s matches redistrib_* but is not a manifest", f)
 		}
 	}

@@ -11,23 +11,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/elfstub"
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 )
-
-// ProvenanceStub records a stub library synthesized from a real one.
-type ProvenanceStub struct {
-	Path string `json:"path"` // in the archive, e.g. lib/stubs/libcublas.so
-	// From is the real library it was made from: its archive path and the
-	// deb file it came from.
-	From    string `json:"from"`
-	FromDeb string `json:"from_deb"`
-	SOName  string `json:"soname"`
-	Symbols int    `json:"symbols"`
-	SHA256  string `json:"sha256"`
-}
 
 // stubOrigin is the Origin.Deb of a synthesized stub's tree node.
 const stubOrigin = "debredist-stub"
@@ -37,7 +26,7 @@ const stubOrigin = "debredist-stub"
 // the rule names (with the real library's SONAME and symbol@version set),
 // unless the tree already holds that path (a stub the debs carry is never
 // replaced). debs are the package's debs, named in errors.
-func addStubs(p Profile, pname string, tree *layout.Tree, debs []apt.Package) ([]ProvenanceStub, error) {
+func addStubs(p Profile, pname string, tree *layout.Tree, debs []apt.Package) ([]redist.Stub, error) {
 	rules := p.Merged().Stubs
 	nodes := map[string]*layout.Node{}
 	for i := range tree.Nodes {
@@ -91,7 +80,7 @@ func addStubs(p Profile, pname string, tree *layout.Tree, debs []apt.Package) ([
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	var recs []ProvenanceStub
+	var recs []redist.Stub
 	for _, name := range names {
 		real := wanted[name].real
 		origin := real.Origins[0]
@@ -120,7 +109,7 @@ func addStubs(p Profile, pname string, tree *layout.Tree, debs []apt.Package) ([
 		tree.Nodes = append(tree.Nodes, layout.Node{Path: name, Type: entry.Regular, Mode: 0o755, Size: int64(len(b)), Digest: digest, Data: b,
 			Origins: []layout.Origin{{Deb: stubOrigin, Path: real.Path}}})
 		nodes[name] = &tree.Nodes[len(tree.Nodes)-1]
-		recs = append(recs, ProvenanceStub{Path: name, From: real.Path, FromDeb: debFile, SOName: lib.SOName, Symbols: len(lib.Symbols), SHA256: digest})
+		recs = append(recs, redist.Stub{Path: name, From: real.Path, FromDeb: debFile, SOName: lib.SOName, Symbols: len(lib.Symbols), SHA256: digest})
 	}
 	sort.Slice(tree.Nodes, func(i, j int) bool { return tree.Nodes[i].Path < tree.Nodes[j].Path })
 	return recs, nil

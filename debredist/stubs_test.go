@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/elfstub"
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
@@ -85,7 +86,7 @@ func TestAddStubs(t *testing.T) {
 	if got.SOName != "libdemo.so.3" || !reflect.DeepEqual(got.Exports(), lib.Exports()) {
 		t.Errorf("stub: %s %v, want libdemo.so.3 %v", got.SOName, got.Exports(), lib.Exports())
 	}
-	want := []ProvenanceStub{{Path: "lib/stubs/libdemo.so", From: "lib/libdemo.so.3.1", FromDeb: "libdemo3_3.1-1_arm64.deb", SOName: "libdemo.so.3", Symbols: 2, SHA256: stub.Digest}}
+	want := []redist.Stub{{Path: "lib/stubs/libdemo.so", From: "lib/libdemo.so.3.1", FromDeb: "libdemo3_3.1-1_arm64.deb", SOName: "libdemo.so.3", Symbols: 2, SHA256: stub.Digest}}
 	if !reflect.DeepEqual(recs, want) {
 		t.Errorf("provenance %+v, want %+v", recs, want)
 	}

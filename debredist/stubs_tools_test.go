@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/elfstub"
 	"github.com/debredist/debredist/internal/mirrorgen"
 	"github.com/debredist/debredist/internal/testutil"
@@ -56,7 +57,7 @@ func TestStubs(t *testing.T) {
 			res := convert(t, Options{JetPack: c.jetpack, Mirror: m, Out: out, CacheDir: t.TempDir(), Only: only})
 			prev := readPrevious(out)
 			var got []string
-			recs := map[string]ProvenanceArchive{}
+			recs := map[string]redist.Archive{}
 			for _, p := range res.Packages {
 				rec, ok := provenanceOf(prev, p)
 				if !ok {
@@ -119,13 +120,13 @@ func TestStubs(t *testing.T) {
 }
 
 // provenanceOf finds a package's archive record in the sidecars.
-func provenanceOf(prev previous, p PackageResult) (ProvenanceArchive, bool) {
+func provenanceOf(prev previous, p PackageResult) (redist.Archive, bool) {
 	for _, a := range prev.byKey {
 		if a.PName == p.PName && a.Product == p.Product && a.SHA256 == p.SHA256 {
 			return a, true
 		}
 	}
-	return ProvenanceArchive{}, false
+	return redist.Archive{}, false
 }
 
 func runTool(t *testing.T, name string, args ...string) string {
@@ -154,7 +155,7 @@ func nmSet(t *testing.T, nm, file string) []string {
 	return out
 }
 
-func checkStub(t *testing.T, readelf, nm, gcc, dir string, s ProvenanceStub) {
+func checkStub(t *testing.T, readelf, nm, gcc, dir string, s redist.Stub) {
 	t.Helper()
 	stub, real := filepath.Join(dir, filepath.FromSlash(s.Path)), filepath.Join(dir, filepath.FromSlash(s.From))
 	dyn := runTool(t, readelf, "-d", stub)

@@ -2,11 +2,11 @@ package debredist
 
 import (
 	"context"
-	"io"
 	"sort"
 	"strings"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/internal/deb"
 )
 
@@ -35,14 +35,6 @@ func (l DebLimits) deb() deb.Limits {
 		MinEntryBytes: l.MinEntryBytes}
 }
 
-// ReadIndex parses a Packages index (plain, gzip, xz or zstd, detected by
-// content). Unsafe stanzas are returned as problems; the rest is parsed.
-func ReadIndex(r io.Reader) (_ []IndexPackage, _ []IndexProblem, err error) {
-	defer exportErr(&err)
-	pkgs, probs, err := apt.ParsePackages(r, apt.ParseOptions{})
-	return indexPackages(pkgs), convertSlice(probs, func(p apt.Problem) IndexProblem { return IndexProblem(p) }), err
-}
-
 // ExtractDeb safely extracts a deb's data into dir: no path or symlink may
 // escape it, and an existing non-empty dir is refused unless force.
 func ExtractDeb(ctx context.Context, debPath, dir string, force bool, limits DebLimits) (err error) {
@@ -60,8 +52,8 @@ func ExtractDebWarn(ctx context.Context, debPath, dir string, force bool, limits
 
 // FetchResult lists the debs a Fetch made available in the cache.
 type FetchResult struct {
-	Plan  *PlanResult       `json:"plan"`
-	Debs  []IndexPackage    `json:"debs"`
+	Plan  *plan.Result      `json:"plan"`
+	Debs  []apt.Package     `json:"debs"`
 	Paths map[string]string `json:"paths"` // sha256 -> cache file
 	// CacheDir is the cache the debs are in (Options.CacheDir or the
 	// default, $XDG_CACHE_HOME/debredist).
@@ -119,5 +111,5 @@ func Fetch(ctx context.Context, o Options, packages ...string) (_ *FetchResult, 
 			return nil, err
 		}
 	}
-	return &FetchResult{Plan: pl.public(), Debs: indexPackages(debs), Paths: paths, CacheDir: f.CacheDir(), Downloads: o.downloads.stats()}, nil
+	return &FetchResult{Plan: pl, Debs: debs, Paths: paths, CacheDir: f.CacheDir(), Downloads: o.downloads.stats()}, nil
 }

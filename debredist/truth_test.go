@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/debredist/debredist/debredist/redist"
 )
 
 // TestUpToDateWithoutDebsKeepsProvenance: over an existing OUT, with a
@@ -92,22 +94,22 @@ func TestVerifyChecksProvenance(t *testing.T) {
 	if err != nil || rep.Err() != nil {
 		t.Fatalf("fresh OUT: %v %v", err, rep.Err())
 	}
-	files, _ := filepath.Glob(filepath.Join(e.out, "*", "redist", sidecarPrefix+"*.json"))
+	files, _ := filepath.Glob(filepath.Join(e.out, "*", "redist", redist.SidecarPrefix+"*.json"))
 	if len(files) != 1 {
 		t.Fatalf("sidecars %v", files)
 	}
 	orig := readProvenance(t, e.out)
-	for name, edit := range map[string]func(p *Provenance){
-		"size": func(p *Provenance) { p.Archives[0].Size++ },
-		"md5":  func(p *Provenance) { p.Archives[0].MD5 = strings.Repeat("0", 32) },
-		"extra": func(p *Provenance) {
+	for name, edit := range map[string]func(p *redist.Provenance){
+		"size": func(p *redist.Provenance) { p.Archives[0].Size++ },
+		"md5":  func(p *redist.Provenance) { p.Archives[0].MD5 = strings.Repeat("0", 32) },
+		"extra": func(p *redist.Provenance) {
 			a := p.Archives[0]
 			a.RelativePath = "ghost/linux-aarch64/ghost.tar.xz"
 			p.Archives = append(p.Archives, a)
 		},
 	} {
 		p := orig
-		p.Archives = append([]ProvenanceArchive(nil), orig.Archives...)
+		p.Archives = append([]redist.Archive(nil), orig.Archives...)
 		edit(&p)
 		pb, err := json.Marshal(p)
 		if err != nil {

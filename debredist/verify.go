@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 )
 
@@ -158,7 +159,7 @@ func Verify(ctx context.Context, dir string) (_ *Report, err error) {
 		// NVIDIA's shell-parse.sh takes every redistrib_* file for a release.
 		rel, _ := filepath.Rel(dir, p)
 		what := "is not a redistrib_<label>.json manifest"
-		if strings.HasSuffix(p, legacySidecarSuffix) {
+		if strings.HasSuffix(p, redist.LegacySidecarSuffix) {
 			what = "is a provenance sidecar under its old name (rerun convert to rename it)"
 		}
 		rep.Problems = append(rep.Problems, Problem{Path: filepath.ToSlash(rel), Err: &strayError{filepath.ToSlash(rel), what}})
@@ -210,13 +211,13 @@ func findOutputFiles(dir string) (outputFiles, error) {
 			}
 			return nil
 		}
-		if isSidecarName(name) {
+		if redist.IsSidecarName(name) {
 			o.sidecars = append(o.sidecars, p)
 		}
 		switch {
-		case isManifestName(name):
+		case redist.IsManifestName(name):
 			o.manifests = append(o.manifests, p)
-		case strings.HasPrefix(name, manifestPrefix):
+		case strings.HasPrefix(name, redist.ManifestPrefix):
 			o.strays = append(o.strays, p)
 		}
 		return nil
@@ -258,22 +259,22 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 		rep.Problems = append(rep.Problems, Problem{Path: rel, Err: err})
 		return
 	}
-	m, err := ReadManifest(f)
+	m, err := redist.ReadManifest(f)
 	f.Close()
 	if err != nil {
 		rep.Problems = append(rep.Problems, Problem{Path: rel, Err: err})
 		return
 	}
 	base := filepath.Dir(mf)
-	prov := map[string]ProvenanceArchive{}
-	provFile, legacy := sidecarFor(mf)
+	prov := map[string]redist.Archive{}
+	provFile, legacy := redist.SidecarFor(mf)
 	if fileSize(provFile) < 0 && fileSize(legacy) >= 0 {
 		provFile = legacy // reported by Verify's walk; still checked against
 	}
 	if b, err := os.ReadFile(provFile); err != nil {
 		rep.Problems = append(rep.Problems, problemf(rel, "provenance sidecar missing: %w", err))
 	} else {
-		var p Provenance
+		var p redist.Provenance
 		if err := json.Unmarshal(b, &p); err != nil {
 			rep.Problems = append(rep.Problems, problemf(rel, "provenance sidecar unreadable: %w", err))
 		}
@@ -303,7 +304,7 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	}
 }
 
-func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *Artifact, prov map[string]ProvenanceArchive) {
+func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *redist.Artifact, prov map[string]redist.Archive) {
 	bad := func(format string, v ...any) { ar.Problems = append(ar.Problems, problemf("", format, v...)) }
 	p, ok := safeRel(a.RelativePath)
 	if !ok {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
 )
 
 func noArgs(args []string) error {
@@ -131,7 +133,7 @@ debredist index Packages.xz --json | jq '.packages[].package'`,
 				return &debredist.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
 			}
 			defer f.Close()
-			pkgs, problems, err := debredist.ReadIndex(f)
+			pkgs, problems, err := apt.ParsePackages(f, apt.ParseOptions{})
 			if err != nil {
 				return &debredist.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
 			}
@@ -146,9 +148,9 @@ debredist index Packages.xz --json | jq '.packages[].package'`,
 					probs = append(probs, p.String())
 				}
 				if err := writeDoc(a.stdout, "index", struct {
-					File     string                   `json:"file"`
-					Packages []debredist.IndexPackage `json:"packages"`
-					Problems []string                 `json:"problems"`
+					File     string        `json:"file"`
+					Packages []apt.Package `json:"packages"`
+					Problems []string      `json:"problems"`
 				}{*file, pkgs, probs}); err != nil {
 					return err
 				}
@@ -298,7 +300,7 @@ debredist plan --lock jetpack6.lock --offline --json`,
 	},
 }
 
-func printPlan(a *app, pl *debredist.PlanResult) error {
+func printPlan(a *app, pl *plan.Result) error {
 	w := a.stdout
 	p := pl.Profile
 	fmt.Fprintf(w, "%s: L4T %s, CUDA %s, platform %s, release date %s\n", p.Name, p.Suite, orDash(p.CUDA), p.Platform, orDash(p.ReleaseDate))

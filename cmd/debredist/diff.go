@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/reldiff"
 )
 
 // ---- diff
@@ -81,9 +82,9 @@ debredist diff r36.5 ./my-r36.6.json --files`,
 // diffPathsShown bounds the paths listed per kind without -v.
 const diffPathsShown = 5
 
-func printDiff(w io.Writer, r *debredist.DiffResult, all bool) error {
+func printDiff(w io.Writer, r *reldiff.Result, all bool) error {
 	var b bytes.Buffer
-	sideLine := func(s debredist.DiffSide) string {
+	sideLine := func(s reldiff.Side) string {
 		return fmt.Sprintf("%s (%s: %s, L4T %s, CUDA %s, released %s)", s.Ref, s.Origin, s.Profile, s.Suite, orDash(s.CUDA), orDash(s.ReleaseDate))
 	}
 	fmt.Fprintf(&b, "from %s\nto   %s\n\n", sideLine(r.From), sideLine(r.To))

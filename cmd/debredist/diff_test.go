@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/reldiff"
 )
 
 const sampleMirror = "../../testdata/sample-mirror"
@@ -36,7 +36,7 @@ func TestDiffCLI(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("diff --files --json: exit %d: %s", code, stderr)
 	}
-	var r debredist.DiffResult
+	var r reldiff.Result
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 		t.Fatalf("diff --json: %v\n%s", err, stdout)
 	}
@@ -118,19 +118,19 @@ func TestInventoryCLI(t *testing.T) {
 
 func TestPrintDiffFiles(t *testing.T) {
 	added := []string{"lib/a", "lib/b", "lib/c", "lib/d", "lib/e", "lib/f", "lib/g"}
-	r := &debredist.DiffResult{
-		From:  debredist.DiffSide{Ref: "r36.5", Origin: "mirror", Profile: "jetpack6", Suite: "r36.5", CUDA: "12.6", ReleaseDate: "2026-01-15"},
-		To:    debredist.DiffSide{Ref: "my.json", Origin: "profile", Profile: "my", Suite: "r36.6", CUDA: "12.6"},
+	r := &reldiff.Result{
+		From:  reldiff.Side{Ref: "r36.5", Origin: "mirror", Profile: "jetpack6", Suite: "r36.5", CUDA: "12.6", ReleaseDate: "2026-01-15"},
+		To:    reldiff.Side{Ref: "my.json", Origin: "profile", Profile: "my", Suite: "r36.6", CUDA: "12.6"},
 		Files: true,
-		Products: []debredist.DiffProduct{{Product: "cuda", FromLabel: "12.6.68", ToLabel: "12.6.77", Unchanged: 3, Components: []debredist.DiffComponent{{
+		Products: []reldiff.Product{{Product: "cuda", FromLabel: "12.6.68", ToLabel: "12.6.77", Unchanged: 3, Components: []reldiff.Component{{
 			PName: "cuda_cudart", Status: "changed", FromVersion: "12.6.68", ToVersion: "12.6.77",
-			DebsChanged: []debredist.DiffDebChange{{Name: "cuda-cudart-12-6", FromVersion: "12.6.68-1", ToVersion: "12.6.77-1"}},
-			DebsRenamed: []debredist.DiffDebRename{{From: debredist.DiffDeb{Name: "a-11-4", Version: "1"}, To: debredist.DiffDeb{Name: "a-12-6", Version: "2"}}},
-			Files: &debredist.DiffFiles{
+			DebsChanged: []reldiff.DebChange{{Name: "cuda-cudart-12-6", FromVersion: "12.6.68-1", ToVersion: "12.6.77-1"}},
+			DebsRenamed: []reldiff.DebRename{{From: reldiff.Deb{Name: "a-11-4", Version: "1"}, To: reldiff.Deb{Name: "a-12-6", Version: "2"}}},
+			Files: &reldiff.Files{
 				Added: added, Removed: []string{"lib/old"},
-				TypeChanged: []debredist.DiffTypeChange{{Path: "include/x", From: "dir", To: "symlink"}},
-				LinkChanged: []debredist.DiffLinkChange{{Path: "lib/libcudart.so", From: "libcudart.so.12.6.68", To: "libcudart.so.12.6.77"}},
-				Unplaced:    []debredist.DiffUnplaced{{Deb: "cuda-cudart-12-6", Path: "srv/nvidia/x.json"}},
+				TypeChanged: []reldiff.TypeChange{{Path: "include/x", From: "dir", To: "symlink"}},
+				LinkChanged: []reldiff.LinkChange{{Path: "lib/libcudart.so", From: "libcudart.so.12.6.68", To: "libcudart.so.12.6.77"}},
+				Unplaced:    []reldiff.Unplaced{{Deb: "cuda-cudart-12-6", Path: "srv/nvidia/x.json"}},
 			},
 		}}}},
 	}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/deb/debtest"
 )
 
@@ -438,7 +440,7 @@ func TestPlanFromLock(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("plan --json: exit %d", code)
 	}
-	var pl debredist.PlanResult
+	var pl plan.Result
 	if err := json.Unmarshal([]byte(stdout), &pl); err != nil {
 		t.Fatalf("plan --json: %v\n%s", err, stdout)
 	}
@@ -481,9 +483,9 @@ func TestVerifyFailures(t *testing.T) {
 func writeManifests(t *testing.T) string {
 	t.Helper()
 	out := t.TempDir()
-	m := &debredist.Manifest{ReleaseDate: "2026-01-15", ReleaseLabel: "12.6.68", ReleaseProduct: "cuda", Components: map[string]*debredist.Component{
-		"cuda_nvcc": {Name: "CUDA NVCC", License: "CUDA Toolkit", Version: "12.6.68", Platforms: map[string]*debredist.Platform{
-			"linux-aarch64": {Artifact: &debredist.Artifact{RelativePath: "cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz", SHA256: strings.Repeat("c", 64), Size: "5"}},
+	m := &redist.Manifest{ReleaseDate: "2026-01-15", ReleaseLabel: "12.6.68", ReleaseProduct: "cuda", Components: map[string]*redist.Component{
+		"cuda_nvcc": {Name: "CUDA NVCC", License: "CUDA Toolkit", Version: "12.6.68", Platforms: map[string]*redist.Platform{
+			"linux-aarch64": {Artifact: &redist.Artifact{RelativePath: "cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz", SHA256: strings.Repeat("c", 64), Size: "5"}},
 		}},
 	}}
 	dir := filepath.Join(out, "cuda", "redist")
@@ -491,7 +493,7 @@ func writeManifests(t *testing.T) string {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := debredist.WriteManifest(&b, m); err != nil {
+	if err := redist.WriteManifest(&b, m); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "redistrib_12.6.68.json"), b.Bytes(), 0o644); err != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 )
 
 // Control is the parsed control stanza of a deb.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/cenkalti/backoff/v5"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 )
 
 const (

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 )
 
 // TestEntryVerifiesWhatWasRead: a cache entry is hashed as it is read

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 )
 
 // HashMismatchError reports a file whose sha256 differs from the one the index

@@ -16,7 +16,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 )
 
 // EventKind says what an Event reports.

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 )
 
 const testSize = 300 << 10

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/internal/testutil"
 )
 

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 )
 
 // fault replaces the normal answer for one request.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 )
 
 const (

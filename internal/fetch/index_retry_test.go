@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 )
 
 // TestIndexRetriesCorruptResponse: a Packages.xz response that does not

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 )
 
 // TestIndexOffline: after one online Index against an http mirror, an

@@ -384,34 +384,35 @@ func underPattern(pat, p string) bool {
 	return false
 }
 
-// Finish runs the emulation and returns the result.
+// Finish runs the emulation and returns the result: the archive's
+// requirements, buildRedist's unpack and its split into outputs, then the
+// checks of postFixup on every output.
 func (c *Checker) Finish() *Result {
 	res := &Result{PName: c.pname, Known: c.known, Outputs: map[string]int{}, Broken: c.pkg.Broken, Source: c.pkg.Source}
 	fail := func(format string, a ...any) { res.Failures = append(res.Failures, fmt.Sprintf(format, a...)) }
 	outputs, _ := c.t.Outputs(c.pname, c.platform, c.cuda, c.target.Version)
 	c.evaluate(res)
+	c.checkRequirements(fail)
+	tree := c.unpack(c.afterRemoves(), fail)
+	c.linkUnversionedPC(tree, fail)
+	paths, owner := c.splitOutputs(tree, outputs)
+	c.checkNonEmptyOutputs(res, outputs, paths, owner, fail)
+	c.checkStubsHook(outputs, paths, owner, fail)
+	c.checkFHSRefs(fail)
+	c.checkDanglingLinks(tree, paths, owner, fail)
+	return res
+}
 
-	// Requirements on the archive as shipped.
+// checkRequirements checks the package's requirements that apply to this
+// CUDA and package version on the archive as shipped: each must match an
+// entry, and every match must hold the required content and line.
+func (c *Checker) checkRequirements(fail func(string, ...any)) {
 	for _, r := range c.pkg.Requires {
 		if r.CUDABelow != "" && versionAtLeast(c.cuda, r.CUDABelow) || r.CUDAMin != "" && !versionAtLeast(c.cuda, r.CUDAMin) ||
 			r.VersionBelow != "" && versionAtLeast(c.target.Version, r.VersionBelow) {
 			continue
 		}
-		var matches []string
-		for _, e := range c.entries {
-			if globMatch(r.Glob, e.Path) {
-				matches = append(matches, e.Path)
-			}
-		}
-		// Implicit directories count too (lib/stubs when only its files are listed).
-		if len(matches) == 0 && !strings.ContainsAny(r.Glob, "*?[") {
-			for _, e := range c.entries {
-				if strings.HasPrefix(e.Path, r.Glob+"/") {
-					matches = append(matches, r.Glob)
-					break
-				}
-			}
-		}
+		matches := c.matches(r.Glob)
 		if len(matches) == 0 {
 			fail("no %s: %s", r.Glob, r.Why)
 			continue
@@ -427,18 +428,45 @@ func (c *Checker) Finish() *Result {
 			}
 		}
 	}
+}
 
-	// What postInstall deletes is gone before the output checks.
+// matches returns the paths of the entries that glob matches; a glob
+// without wildcards also matches a directory that is only implicit (lib/stubs
+// when only its files are listed).
+func (c *Checker) matches(glob string) []string {
+	var matches []string
+	for _, e := range c.entries {
+		if globMatch(glob, e.Path) {
+			matches = append(matches, e.Path)
+		}
+	}
+	if len(matches) == 0 && !strings.ContainsAny(glob, "*?[") {
+		for _, e := range c.entries {
+			if strings.HasPrefix(e.Path, glob+"/") {
+				return []string{glob}
+			}
+		}
+	}
+	return matches
+}
+
+// afterRemoves returns the entries that postInstall does not delete: what
+// it deletes is gone before the output checks.
+func (c *Checker) afterRemoves() []Entry {
 	var kept []Entry
 	for _, e := range c.entries {
 		if !slices.ContainsFunc(c.pkg.Removes, func(g string) bool { return underPattern(g, e.Path) }) {
 			kept = append(kept, e)
 		}
 	}
-	entries := kept
+	return kept
+}
 
-	// Unpack: lib/<cudaMajor>/ is promoted to lib/; pkg-config/ and
-	// pkgconfig/ move to share/pkgconfig/.
+// unpack returns entries by path as buildRedist's unpack leaves them:
+// lib/<cudaMajor>/ is promoted to lib/ (and the rest of lib/ dropped);
+// pkg-config/ and pkgconfig/ move to share/pkgconfig/, where mv
+// --no-clobber fails on a file already there.
+func (c *Checker) unpack(entries []Entry, fail func(string, ...any)) map[string]Entry {
 	major := strings.SplitN(c.cuda, ".", 2)[0]
 	promote := false
 	for _, e := range entries {
@@ -475,24 +503,36 @@ func (c *Checker) Finish() *Result {
 		e.Path = p
 		tree[p] = e
 	}
-	// Unversioned links for *-<cudaMajorMinor>.pc.
-	if mm := majorMinor(c.cuda); mm != "" {
-		for p := range tree {
-			if dir, base := path.Split(p); dir == "share/pkgconfig/" && strings.HasSuffix(base, "-"+mm+".pc") {
-				link := dir + strings.TrimSuffix(base, "-"+mm+".pc") + ".pc"
-				if _, exists := tree[link]; exists {
-					fail("%s exists: ln -s for the unversioned link of %s fails", link, p)
-					continue
-				}
-				tree[link] = Entry{Path: link, Type: entry.Symlink, Link: base}
+	return tree
+}
+
+// linkUnversionedPC adds to tree the unversioned link that buildRedist
+// makes for each share/pkgconfig/*-<cudaMajorMinor>.pc; ln -s fails where
+// the unversioned name exists.
+func (c *Checker) linkUnversionedPC(tree map[string]Entry, fail func(string, ...any)) {
+	mm := majorMinor(c.cuda)
+	if mm == "" {
+		return
+	}
+	for p := range tree {
+		if dir, base := path.Split(p); dir == "share/pkgconfig/" && strings.HasSuffix(base, "-"+mm+".pc") {
+			link := dir + strings.TrimSuffix(base, "-"+mm+".pc") + ".pc"
+			if _, exists := tree[link]; exists {
+				fail("%s exists: ln -s for the unversioned link of %s fails", link, p)
+				continue
 			}
+			tree[link] = Entry{Path: link, Type: entry.Symlink, Link: base}
 		}
 	}
+}
 
-	// Outputs by pattern, in expected order; each pattern takes from all
-	// outputs (moveToOutput).
-	owner := map[string]string{}
-	paths := make([]string, 0, len(tree))
+// splitOutputs returns the sorted paths of tree's non-directories and the
+// output each path of tree goes to: out, unless a pattern of another
+// output moves it (moveToOutput, in expected order, each pattern taking
+// from all outputs).
+func (c *Checker) splitOutputs(tree map[string]Entry, outputs []string) (paths []string, owner map[string]string) {
+	owner = map[string]string{}
+	paths = make([]string, 0, len(tree))
 	for p, e := range tree {
 		if e.Type != entry.Dir {
 			paths = append(paths, p)
@@ -512,6 +552,13 @@ func (c *Checker) Finish() *Result {
 			}
 		}
 	}
+	return paths, owner
+}
+
+// checkNonEmptyOutputs counts the entries of each output into
+// res.Outputs and is checkCudaNonEmptyOutputs: a declared output that is
+// not exempt must not be empty (unless that is nixpkgs' own gap).
+func (c *Checker) checkNonEmptyOutputs(res *Result, outputs, paths []string, owner map[string]string, fail func(string, ...any)) {
 	for _, p := range paths {
 		res.Outputs[owner[p]]++
 	}
@@ -526,45 +573,6 @@ func (c *Checker) Finish() *Result {
 			fail("%s", msg)
 		}
 	}
-
-	c.checkStubsHook(outputs, paths, owner, fail)
-
-	// /usr/ references.
-	if !c.pkg.AllowFHS {
-		var refs []string
-		for p := range c.usr {
-			refs = append(refs, p)
-		}
-		sort.Strings(refs)
-		if len(refs) > 5 {
-			refs = append(refs[:5], "… ("+strconv.Itoa(len(refs))+" files)")
-		}
-		if len(refs) > 0 {
-			fail("files mention /usr/ and the package does not allow FHS references (checkCudaFhsRefs): %s", strings.Join(refs, ", "))
-		}
-	}
-
-	// Dangling links, per output (noBrokenSymlinks).
-	dirs := map[string]bool{} // "<output>\x00<dir>" holding something
-	for _, p := range paths {
-		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			dirs[owner[p]+"\x00"+d] = true
-		}
-	}
-	for _, p := range paths {
-		e := tree[p]
-		if e.Type != entry.Symlink {
-			continue
-		}
-		if strings.HasPrefix(e.Link, "/") {
-			fail("%s -> %s: absolute link, dangling in the Nix store (noBrokenSymlinks)", p, e.Link)
-			continue
-		}
-		if !resolve(tree, owner, dirs, owner[p], path.Dir(p), e.Link) {
-			fail("%s -> %s: dangling in output %q (noBrokenSymlinks)", p, e.Link, owner[p])
-		}
-	}
-	return res
 }
 
 // checkStubsHook is checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook
@@ -601,6 +609,49 @@ func (c *Checker) checkStubsHook(outputs, paths []string, owner map[string]strin
 			fail("output %q holds a stubs directory but nixpkgs' %s does not set includeRemoveStubsFromRunpathHook (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)", o, c.pname)
 		case !stubs && withHook:
 			fail("output %q gets the stubs hook (includeRemoveStubsFromRunpathHook) but holds no stubs directory (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)", o)
+		}
+	}
+}
+
+// checkFHSRefs is checkCudaFhsRefs: unless the package allows FHS
+// references, no file may mention /usr/ (the first five are named).
+func (c *Checker) checkFHSRefs(fail func(string, ...any)) {
+	if c.pkg.AllowFHS {
+		return
+	}
+	var refs []string
+	for p := range c.usr {
+		refs = append(refs, p)
+	}
+	sort.Strings(refs)
+	if len(refs) > 5 {
+		refs = append(refs[:5], "… ("+strconv.Itoa(len(refs))+" files)")
+	}
+	if len(refs) > 0 {
+		fail("files mention /usr/ and the package does not allow FHS references (checkCudaFhsRefs): %s", strings.Join(refs, ", "))
+	}
+}
+
+// checkDanglingLinks is noBrokenSymlinks, per output: every symlink of
+// paths must be relative and resolve inside its own output.
+func (c *Checker) checkDanglingLinks(tree map[string]Entry, paths []string, owner map[string]string, fail func(string, ...any)) {
+	dirs := map[string]bool{} // "<output>\x00<dir>" holding something
+	for _, p := range paths {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			dirs[owner[p]+"\x00"+d] = true
+		}
+	}
+	for _, p := range paths {
+		e := tree[p]
+		if e.Type != entry.Symlink {
+			continue
+		}
+		if strings.HasPrefix(e.Link, "/") {
+			fail("%s -> %s: absolute link, dangling in the Nix store (noBrokenSymlinks)", p, e.Link)
+			continue
+		}
+		if !resolve(tree, owner, dirs, owner[p], path.Dir(p), e.Link) {
+			fail("%s -> %s: dangling in output %q (noBrokenSymlinks)", p, e.Link, owner[p])
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package debredist
+package redist
 
 import (
 	"bytes"
@@ -264,8 +264,7 @@ func WriteManifest(w io.Writer, m *Manifest) error {
 }
 
 // ReadManifest parses a manifest.
-func ReadManifest(r io.Reader) (_ *Manifest, err error) {
-	defer exportErr(&err)
+func ReadManifest(r io.Reader) (*Manifest, error) {
 	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
 	if err != nil {
 		return nil, err

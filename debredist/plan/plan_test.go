@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -95,7 +95,7 @@ func TestPlanInventories(t *testing.T) {
 		},
 		"r38.4": {cuda: "13.0", platform: "linux-sbsa",
 			wants: []want{{"cuda_cudart", "13.0.48", ""}, {"cuda_crt", "13.0.48", ""}, {"libnvvm", "13.0.48", ""}, {"libnvptxcompiler", "13.0.48", ""},
-				{"cuda_culibos", "13.0.39", ""}, {"cuda_compat", "580.65.06", ""}, {"cudnn", "9.12.0.46", "13"}, {"tensorrt", "10.13.3.9", "13"}},
+				{"cuda_culibos", "13.0.39", ""}, {"cuda_compat", "580.65.06", "13.0"}, {"cudnn", "9.12.0.46", "13"}, {"tensorrt", "10.13.3.9", "13"}},
 			absent: []string{"nvidia_l4t_dla_compiler", "cuda_compat_orin", "libcudla"},
 			debs: map[string][]string{
 				"cudnn":       {"libcudnn9-cuda-13", "libcudnn9-dev-cuda-13", "libcudnn9-headers-cuda-13", "libcudnn9-static-cuda-13"},
@@ -103,7 +103,7 @@ func TestPlanInventories(t *testing.T) {
 			},
 		},
 		"r39.2": {cuda: "13.2", platform: "linux-sbsa",
-			wants: []want{{"cuda_cudart", "13.2.75", ""}, {"cuda_compat", "595.58.03", ""}, {"cuda_compat_orin", "13.2.44429113", ""},
+			wants: []want{{"cuda_cudart", "13.2.75", ""}, {"cuda_compat", "595.58.03", "13.2"}, {"cuda_compat_orin", "13.2.44429113", ""},
 				{"cudnn", "9.20.0.46", "13"}, {"cudnn_jit", "9.20.0.46", "13"}, {"tensorrt", "10.16.2.10", "13"}, {"libcudla", "13.2.75", ""}},
 			absent: []string{"nvidia_l4t_dla_compiler"},
 		},

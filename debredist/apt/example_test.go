@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 )
 
 func ExampleParsePackages() {

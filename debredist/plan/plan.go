@@ -11,8 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/redist"
 )
 
 // CommonRepo is the repository whose debs are grouped into redist packages.
@@ -282,4 +283,32 @@ func dropReason(ds []profile.DropBinary, name string) string {
 		}
 	}
 	return ""
+}
+
+// Result is a release's plan as debredist.Plan returns it: what a
+// conversion would build, from which debs, and what it leaves out.
+type Result struct {
+	// Profile is the release, with its CUDA version and release date
+	// resolved from the index.
+	Profile  profile.Profile `json:"profile"`
+	Products []ProductLabel  `json:"products"`
+	Packages []Package       `json:"packages"`
+	Skipped  []Skipped       `json:"skipped"`
+	// SkippedPackages are redist packages not emitted: their debs (all
+	// already in the cache) carry no payload.
+	SkippedPackages []SkippedPackage `json:"skipped_packages"`
+	// Inputs are the debs of every repo the release reads, newest
+	// version per package (what a lock file pins).
+	Inputs []apt.Package `json:"-"`
+	// Indexes identify where the package lists came from.
+	Indexes []redist.Index `json:"indexes"`
+}
+
+// SkippedPackage is a redist package that is not emitted, and why.
+type SkippedPackage struct {
+	PName   string   `json:"pname"`
+	Product string   `json:"product"`
+	Version string   `json:"version"`
+	Debs    []string `json:"debs"`
+	Reason  string   `json:"reason"`
 }

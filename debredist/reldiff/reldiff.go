@@ -5,8 +5,8 @@ import (
 	"sort"
 
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/apt"
-	"github.com/debredist/debredist/internal/plan"
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
 )
 
 // Release is one side of a comparison: a resolved profile and the redist

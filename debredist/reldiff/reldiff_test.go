@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/apt"
+	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
-	"github.com/debredist/debredist/internal/plan"
+	"github.com/debredist/debredist/debredist/plan"
 )
 
 func deb(name, version, sha string) apt.Package {

@@ -1,0 +1,138 @@
+package redist
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/debredist/debredist/debredist/profile"
+)
+
+// Provenance is the sidecar written beside each manifest
+// (debredist-provenance_<label>.json): how every archive was made.
+type Provenance struct {
+	Tool     string          `json:"tool"`
+	Encoder  Encoder         `json:"encoder"`
+	Profile  profile.Profile `json:"profile"`
+	Indexes  []Index         `json:"indexes"`
+	Archives []Archive       `json:"archives"`
+}
+
+// Encoder says how archives were compressed.
+type Encoder struct {
+	Format    string `json:"format"`
+	BlockSize int    `json:"block_size"`
+	// Preset is the xz preset the archives were compressed with
+	// (1 fast .. 6 best; the default preset, 4, when not chosen).
+	Preset int `json:"preset,omitempty"`
+}
+
+// Index identifies one apt index (or the lock file, Repo "lock") the debs
+// of a release were listed in.
+type Index struct {
+	Repo   string `json:"repo"`
+	URL    string `json:"url"`
+	SHA256 string `json:"sha256"`
+	Signed bool   `json:"signed"`
+}
+
+// Archive records how one archive was made: what it is, its hashes, the
+// input key that decides whether it is rebuilt, and its debs.
+type Archive struct {
+	Product      string `json:"product"`
+	PName        string `json:"pname"`
+	Platform     string `json:"platform"`
+	Variant      string `json:"cuda_variant,omitempty"`
+	Version      string `json:"version"`
+	RelativePath string `json:"relative_path"`
+	Size         int64  `json:"size"`
+	SHA256       string `json:"sha256"`
+	MD5          string `json:"md5"`
+	// NAR is the SRI hash of the unpacked top directory's NAR
+	// serialisation (what nix-hash --type sha256 --sri prints).
+	NAR      string `json:"nar_hash"`
+	InputKey string `json:"input_key"`
+	Debs     []Deb  `json:"debs"`
+	// Stubs are the stub libraries synthesized from real ones (lib/stubs/).
+	Stubs []Stub `json:"stubs,omitempty"`
+	// Changes lists, one line per affected entry, what the archive changes
+	// beyond placing the debs' entries (bits stripped, links re-rooted,
+	// merged or dropped, license files merged).
+	Changes []string `json:"changes,omitempty"`
+}
+
+// Deb is one deb an archive was made from, as read.
+type Deb struct {
+	Repo     string `json:"repo"`
+	Package  string `json:"package"`
+	Version  string `json:"version"`
+	Filename string `json:"filename"`
+	SHA256   string `json:"sha256"`
+	Size     int64  `json:"size,omitempty"`
+}
+
+// Stub is a stub library synthesized from a real one.
+type Stub struct {
+	Path string `json:"path"` // in the archive, e.g. lib/stubs/libcublas.so
+	// From is the real library it was made from: its archive path and the
+	// deb file it came from.
+	From    string `json:"from"`
+	FromDeb string `json:"from_deb"`
+	SOName  string `json:"soname"`
+	Symbols int    `json:"symbols"`
+	SHA256  string `json:"sha256"`
+}
+
+// ReadProvenance reads a provenance sidecar.
+func ReadProvenance(r io.Reader) (*Provenance, error) {
+	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	var p Provenance
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("provenance sidecar: %w", err)
+	}
+	return &p, nil
+}
+
+// File names. The sidecar of redistrib_<label>.json is
+// debredist-provenance_<label>.json: nothing but manifests may match
+// redistrib_* in a product directory, because NVIDIA's shell-parse.sh takes
+// every such file for a release. Versions before that wrote
+// redistrib_<label>.provenance.json (LegacySidecarSuffix); debredist still
+// reads it and replaces it.
+const (
+	ManifestPrefix      = "redistrib_"
+	SidecarPrefix       = "debredist-provenance_"
+	LegacySidecarSuffix = ".provenance.json"
+)
+
+// ManifestName is the file name of the manifest of a release label.
+func ManifestName(label string) string { return ManifestPrefix + label + ".json" }
+
+// SidecarName is the file name of the provenance sidecar of a label.
+func SidecarName(label string) string { return SidecarPrefix + label + ".json" }
+
+// SidecarFor returns the sidecar path of a manifest path
+// (…/redistrib_<label>.json), and the legacy one.
+func SidecarFor(manifest string) (current, legacy string) {
+	dir, base := filepath.Split(manifest)
+	label := strings.TrimSuffix(strings.TrimPrefix(base, ManifestPrefix), ".json")
+	return filepath.Join(dir, SidecarName(label)), filepath.Join(dir, ManifestPrefix+label+LegacySidecarSuffix)
+}
+
+// IsManifestName reports whether a file name is a redistrib_<label>.json
+// manifest (not a legacy sidecar).
+func IsManifestName(name string) bool {
+	return strings.HasPrefix(name, ManifestPrefix) && strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, LegacySidecarSuffix)
+}
+
+// IsSidecarName reports whether a file name is a provenance sidecar, under
+// the current or the legacy name.
+func IsSidecarName(name string) bool {
+	return strings.HasPrefix(name, SidecarPrefix) && strings.HasSuffix(name, ".json") ||
+		strings.HasPrefix(name, ManifestPrefix) && strings.HasSuffix(name, LegacySidecarSuffix)
+}
