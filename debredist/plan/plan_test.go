@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/profile"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -4,9 +4,9 @@ import (
 	"regexp"
 	"sort"
 
-	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/profile"
 )
 
 // Release is one side of a comparison: a resolved profile and the redist

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
-	"github.com/debredist/debredist/debredist/plan"
 )
 
 func deb(name, version, sha string) apt.Package {

@@ -11,13 +11,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/mirrorgen"
-	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
