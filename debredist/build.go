@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
@@ -164,7 +165,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 // stage streams one deb from the cache apart: every regular file is copied
 // to a blob file under dir (hashed on the way), everything else is
 // metadata. The deb's bytes are hashed as they are read: it returns the
-// deb as read (sha256 and size), and a *fetch.CorruptError, whatever the
+// deb as read (sha256 and size), and a *fault.CorruptCacheError, whatever the
 // deb reader said, when the cache entry is not the deb it was stored as.
 func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n *int) ([]layout.Input, redist.Deb, error) {
 	ent, err := fetch.OpenEntry(debPath, d.Name, d.SHA256)
@@ -205,7 +206,7 @@ func stageDeb(ctx context.Context, o Options, d apt.Package, f io.Reader, dir st
 			blob := filepath.Join(dir, strconv.Itoa(*n))
 			digest, err := copyBlob(blob, r, e.Size, buf)
 			if err != nil {
-				var de *deb.Error
+				var de *fault.DebError
 				if errors.As(err, &de) { // names deb, member and entry already
 					return nil, err
 				}

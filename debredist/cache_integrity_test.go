@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/deb/debtest"
-	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/hostile"
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
@@ -120,9 +120,9 @@ func TestCorruptCacheEntryIsReplaced(t *testing.T) {
 			flip(t, entry, []byte("synthetic libcublas"))
 			o.Out, o.OnEvent, o.Offline = filepath.Join(e.root, "out3"), nil, true
 			_, err = Convert(context.Background(), o)
-			var ce *fetch.CorruptError
+			var ce *fault.CorruptCacheError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "--offline") || !strings.Contains(err.Error(), hostile.Package) {
-				t.Fatalf("offline: got %v, want a *fetch.CorruptError naming the package and --offline", err)
+				t.Fatalf("offline: got %v, want a *fault.CorruptCacheError naming the package and --offline", err)
 			}
 			if _, err := os.Stat(entry); !os.IsNotExist(err) {
 				t.Errorf("offline: corrupt entry kept: %v", err)

@@ -2,6 +2,8 @@ package debredist
 
 import (
 	"sync"
+
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 // Check reports the first option that does not make sense (a *UsageError
@@ -18,9 +20,9 @@ func (o Options) Check() error {
 	}
 	switch {
 	case n > 1:
-		return usagef("give only one of --jetpack, --l4t and --profile")
+		return fault.Usagef("give only one of --jetpack, --l4t and --profile")
 	case n == 0 && o.LockFile == "":
-		return usagef("select a release with --jetpack, --l4t, --profile or --lock")
+		return fault.Usagef("select a release with --jetpack, --l4t, --profile or --lock")
 	}
 	if err := checkJobs(o.Jobs); err != nil {
 		return err
@@ -30,7 +32,7 @@ func (o Options) Check() error {
 	}
 	zstd := o.Compression == "zstd" || o.Compression == "zst"
 	if o.Preset < 0 || o.Preset > 6 || zstd && o.Preset > 4 {
-		return usagef("--preset %d: want 1..6 for xz, 1..4 for zstd", o.Preset)
+		return fault.Usagef("--preset %d: want 1..6 for xz, 1..4 for zstd", o.Preset)
 	}
 	return nil
 }
@@ -39,7 +41,7 @@ func (o Options) Check() error {
 // calls it first.
 func CheckConvert(o Options) error {
 	if o.Out == "" {
-		return usagef("missing required flag --out")
+		return fault.Usagef("missing required flag --out")
 	}
 	return o.Check()
 }
@@ -90,7 +92,7 @@ func (o Options) counting() Options {
 
 func checkJobs(n int) error {
 	if n < 0 {
-		return usagef("--jobs %d: want a positive number", n)
+		return fault.Usagef("--jobs %d: want a positive number", n)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 // TestCheckSameAnswers: the checks the CLI makes are the library's: Plan,
@@ -30,7 +31,7 @@ func TestCheckSameAnswers(t *testing.T) {
 	}
 	for _, c := range bad {
 		_, err := debredist.Convert(ctx, c.o)
-		var ue *debredist.UsageError
+		var ue *fault.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Convert(%+v) = %v, want a *UsageError %q", c.o, err, c.want)
 		}

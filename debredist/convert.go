@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/internal/archive"
 )
@@ -70,7 +71,6 @@ const (
 // one (unchanged files shared by hardlink) and switched to with one rename
 // of OUT/.debredist/current.
 func Convert(ctx context.Context, o Options) (_ *Result, err error) {
-	defer exportErr(&err)
 	if err := CheckConvert(o); err != nil {
 		return nil, err
 	}
@@ -170,5 +170,5 @@ func compression(s string) (archive.Compression, error) {
 	case "zstd", "zst":
 		return archive.Zstd, nil
 	}
-	return 0, usagef("--compress %q: want xz or zstd", s)
+	return 0, fault.Usagef("--compress %q: want xz or zstd", s)
 }

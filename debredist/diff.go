@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/reldiff"
@@ -43,7 +44,6 @@ type DiffOptions struct {
 // that holds several (a manifest whose label two releases share holds the
 // last conversion only).
 func Diff(ctx context.Context, o DiffOptions, from, to string) (_ *reldiff.Result, err error) {
-	defer exportErr(&err)
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 		if _, err := os.Stat(ref[:i]); err == nil {
 			p, suite = ref[:i], ref[i+1:]
 			if !profile.ValidSuite(suite) {
-				return nil, usagef("%s: %q after @ is not an L4T suite (rMAJOR.MINOR)", ref, suite)
+				return nil, fault.Usagef("%s: %q after @ is not an L4T suite (rMAJOR.MINOR)", ref, suite)
 			}
 		}
 	}
@@ -107,7 +107,7 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 				if m := suiteInName.FindStringSubmatch(filepath.Base(p)); m != nil {
 					suite = m[1]
 				} else {
-					return nil, usagef("lock file %s does not name its L4T suite (jetpack-nixos format): write it as %s@rXX.Y", p, p)
+					return nil, fault.Usagef("lock file %s does not name its L4T suite (jetpack-nixos format): write it as %s@rXX.Y", p, p)
 				}
 			}
 		}
@@ -128,7 +128,7 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 		o.L4T = ref
 	} else {
 		if _, err := profile.ForJetPack(ref); err != nil {
-			return nil, usagef("%q is no file or directory, no L4T suite (rMAJOR.MINOR) and no JetPack release (see 'debredist profiles')", ref)
+			return nil, fault.Usagef("%q is no file or directory, no L4T suite (rMAJOR.MINOR) and no JetPack release (see 'debredist profiles')", ref)
 		}
 		o.JetPack = ref
 	}
@@ -192,7 +192,7 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
 				ss = append(ss, s)
 			}
 			sort.Strings(ss)
-			return nil, usagef("%s holds several releases (%s): pick one with %s@<suite>", out, strings.Join(ss, ", "), out)
+			return nil, fault.Usagef("%s holds several releases (%s): pick one with %s@<suite>", out, strings.Join(ss, ", "), out)
 		}
 		for s := range suites {
 			suite = s

@@ -14,9 +14,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/reldiff"
 	"github.com/debredist/debredist/internal/deb/debtest"
-	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
 
@@ -199,7 +199,7 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 	if err := os.Rename(nixos, renamed); err != nil {
 		t.Fatal(err)
 	}
-	var ue *UsageError
+	var ue *fault.UsageError
 	if _, err := Diff(context.Background(), o, renamed, out); !errors.As(err, &ue) {
 		t.Errorf("jetpack-nixos file without a suite: err %v, want a usage error", err)
 	}
@@ -233,7 +233,7 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 func TestDiffBadRefs(t *testing.T) {
 	t.Parallel()
 	o := DiffOptions{Options: Options{Mirror: t.TempDir(), CacheDir: t.TempDir()}}
-	var ue *UsageError
+	var ue *fault.UsageError
 	for _, ref := range []string{"jetpack99", "no-such-file.json", "r99.1"} {
 		if _, err := Diff(context.Background(), o, ref, "r36.5"); !errors.As(err, &ue) {
 			t.Errorf("%s: err %v, want a usage error", ref, err)
@@ -306,7 +306,7 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	}
 
 	conv := Options{LockFile: next, Mirror: m, CacheDir: cache, Out: filepath.Join(dir, "out")}
-	var ue *layout.UnplacedError
+	var ue *fault.UnplacedError
 	if _, err := Convert(ctx, conv); !errors.As(err, &ue) {
 		t.Fatalf("convert without a fix: err %v, want the unplaced path", err)
 	}

@@ -14,6 +14,10 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/hostile"
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
@@ -78,9 +82,9 @@ func TestPublicErrorsHostileCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := map[debredist.DebErrorKind]string{debredist.DebFormat: "format", debredist.DebUnsafePath: "unsafe-path",
-		debredist.DebDevice: "device", debredist.DebLimit: "limit", debredist.DebCompression: "compression",
-		debredist.DebTruncated: "truncated", debredist.DebExists: "exists", debredist.DebIO: "io"}
+	kinds := map[fault.DebKind]string{fault.DebFormat: "format", fault.DebUnsafePath: "unsafe-path",
+		fault.DebDevice: "device", fault.DebLimit: "limit", fault.DebCompression: "compression",
+		fault.DebTruncated: "truncated", fault.DebExists: "exists", fault.DebIO: "io"}
 	seen := map[string]bool{}
 	for _, c := range cases {
 		if c.Kind != hostile.KindDeb || c.Expect != hostile.Reject {
@@ -95,10 +99,10 @@ func TestPublicErrorsHostileCorpus(t *testing.T) {
 			o.Limits = debredist.DebLimits{MaxBytes: c.Limits.MaxBytes, MaxEntries: c.Limits.MaxEntries, MaxNameLen: c.Limits.MaxNameLen}
 		}
 		_, err = debredist.Convert(context.Background(), o)
-		var de *debredist.DebError
-		var ce *debredist.ConflictError
-		var le *debredist.LinkError
-		var ue *debredist.UnplacedError
+		var de *fault.DebError
+		var ce *fault.ConflictError
+		var le *fault.LinkError
+		var ue *fault.UnplacedError
 		got := ""
 		switch {
 		case errors.As(err, &de):
@@ -156,7 +160,7 @@ func TestPublicErrorsProfiles(t *testing.T) {
 		}
 		n++
 		_, err := debredist.LoadProfile(filepath.Join("../testdata/hostile", c.File))
-		var pe *debredist.ProfileError
+		var pe *profile.InvalidError
 		if !errors.As(err, &pe) || pe.Field != c.Field || !strings.HasSuffix(pe.File, c.File) {
 			t.Errorf("%s: %v, want a *ProfileError naming field %s", c.Name, err, c.Field)
 		}
@@ -199,7 +203,7 @@ func TestPublicErrorsFetch(t *testing.T) {
 		o := world(t, lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, sha: strings.Repeat("0", 64)})
 		o.Mirror = srv.URL
 		_, err := debredist.Convert(ctx, o)
-		var he *debredist.HTTPError
+		var he *fault.HTTPError
 		if !errors.As(err, &he) || he.Status != http.StatusNotFound || !he.NotFound() || !strings.HasPrefix(he.URL, srv.URL) || he.Package != hostile.Package {
 			t.Fatalf("%v: want a *HTTPError 404 naming the package and URL", err)
 		}
@@ -212,7 +216,7 @@ func TestPublicErrorsFetch(t *testing.T) {
 		defer srv.Close()
 		o.Mirror = srv.URL
 		_, err := debredist.Convert(ctx, o)
-		var hm *debredist.HashMismatchError
+		var hm *fault.HashMismatchError
 		if !errors.As(err, &hm) || hm.Expected != want || hm.Actual == want || hm.Package != hostile.Package {
 			t.Fatalf("%v: want a *HashMismatchError", err)
 		}
@@ -222,7 +226,7 @@ func TestPublicErrorsFetch(t *testing.T) {
 		o := world(t, one(good))
 		o.Offline = true
 		_, err := debredist.Convert(ctx, o)
-		var me *debredist.MissingError
+		var me *fault.MissingError
 		if !errors.As(err, &me) || len(me.Packages) != 1 || me.Packages[0].Name != hostile.Package {
 			t.Fatalf("%v: want a *MissingError listing %s", err, hostile.Package)
 		}
@@ -245,7 +249,7 @@ func TestPublicErrorsFetch(t *testing.T) {
 		}
 		o.Offline = true
 		_, err := debredist.Convert(ctx, o)
-		var ce *debredist.CorruptCacheError
+		var ce *fault.CorruptCacheError
 		if !errors.As(err, &ce) || ce.Expected != sha || ce.Package != hostile.Package {
 			t.Fatalf("%v: want a *CorruptCacheError", err)
 		}
@@ -264,11 +268,11 @@ func TestPublicErrorsPlan(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := debredist.Plan(ctx, debredist.Options{L4T: "r36.5", Mirror: m, CacheDir: t.TempDir(), Keyring: "../internal/fetch/testdata/gpg/key.gpg"})
-		var se *debredist.SignatureError
+		var se *fault.SignatureError
 		if !errors.As(err, &se) || se.URL == "" {
 			t.Fatalf("%v: want a *SignatureError", err)
 		}
-		var ie *debredist.IndexError // the index of the first repo fails
+		var ie *fault.IndexError // the index of the first repo fails
 		if !errors.As(err, &ie) || ie.Suite != "r36.5" || ie.Repo == "" || !errors.As(ie.Err, &se) {
 			t.Fatalf("%v: want an *IndexError of r36.5 holding the *SignatureError", err)
 		}
@@ -285,7 +289,7 @@ func TestPublicErrorsPlan(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := debredist.Plan(ctx, debredist.Options{L4T: "r36.5", Mirror: m, CacheDir: t.TempDir(), AllowUnverifiedIndex: true})
-		var ie *debredist.IndexError
+		var ie *fault.IndexError
 		if !errors.As(err, &ie) || ie.Repo != "common" || ie.Suite != "r36.5" || !strings.Contains(err.Error(), "line 2") {
 			t.Fatalf("%v: want an *IndexError of common r36.5 naming the line", err)
 		}
@@ -298,7 +302,7 @@ func TestPublicErrorsPlan(t *testing.T) {
 		o := world(t, one(nil), lockDeb{pkg: "libcublas-dev-12-6", version: "12.6.2.1-1",
 			filename: "pool/main/libc/libcublas/libcublas-dev-12-6_12.6.2.1-1_arm64.deb"})
 		_, err := debredist.Plan(ctx, o)
-		var ve *debredist.VersionError
+		var ve *plan.VersionError
 		if !errors.As(err, &ve) || ve.PName == "" || len(ve.Versions) != 2 {
 			t.Fatalf("%v: want a *VersionError", err)
 		}
@@ -307,7 +311,7 @@ func TestPublicErrorsPlan(t *testing.T) {
 		t.Parallel()
 		o := world(t, lockDeb{pkg: hostile.Package, version: hostile.Version, filename: "../../etc/passwd", sha: strings.Repeat("0", 64)})
 		_, err := debredist.Plan(ctx, o)
-		var le *debredist.LockFileError
+		var le *apt.LockError
 		if !errors.As(err, &le) || le.Package != hostile.Package || le.Reason == "" {
 			t.Fatalf("%v: want a *LockFileError", err)
 		}
@@ -364,14 +368,14 @@ func TestPublicErrorsVerify(t *testing.T) {
 func Example_errors() {
 	_, err := debredist.Convert(context.Background(), debredist.Options{JetPack: "6", Out: "out"})
 	var (
-		de *debredist.DebError
-		he *debredist.HTTPError
-		hm *debredist.HashMismatchError
-		ue *debredist.UnplacedError
+		de *fault.DebError
+		he *fault.HTTPError
+		hm *fault.HashMismatchError
+		ue *fault.UnplacedError
 	)
 	switch {
 	case err == nil:
-	case errors.As(err, &de) && de.Kind == debredist.DebLimit:
+	case errors.As(err, &de) && de.Kind == fault.DebLimit:
 		// a decompression bomb, or a deb larger than Options.Limits allow
 	case errors.As(err, &he) && he.NotFound():
 		// the mirror lost a file: refresh the index or the lock file

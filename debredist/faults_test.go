@@ -28,9 +28,9 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/deb/debtest"
-	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -288,11 +288,11 @@ func TestConvertPersistentFaults(t *testing.T) {
 		check      func(error) bool
 	}{
 		{f404, "libcublas-12-6", func(err error) bool {
-			var he *fetch.HTTPError
+			var he *fault.HTTPError
 			return errors.As(err, &he) && he.Status == 404 && he.Package == "libcublas-12-6"
 		}},
 		{fWrong, "cuda-cudart-12-6", func(err error) bool {
-			var hm *fetch.HashMismatchError
+			var hm *fault.HashMismatchError
 			return errors.As(err, &hm) && hm.Package == "cuda-cudart-12-6" && hm.Expected != hm.Actual
 		}},
 	}

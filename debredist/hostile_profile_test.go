@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/hostile"
 )
@@ -46,7 +47,7 @@ func TestHostileProfiles(t *testing.T) {
 			if d := diffState(rootBefore, rootListing(t)); len(d) > 0 {
 				t.Errorf("/ or /tmp changed:\n%s", strings.Join(d, "\n"))
 			}
-			var ue *UsageError
+			var ue *fault.UsageError
 			var ie *profile.InvalidError
 			if !errors.As(err, &ue) || !errors.As(err, &ie) {
 				t.Fatalf("got %v (%T), want a usage error from an *profile.InvalidError", err, err)

@@ -18,9 +18,8 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/apt"
-	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/hostile"
-	"github.com/debredist/debredist/internal/layout"
 )
 
 const hostileDir = "../testdata/hostile"
@@ -129,14 +128,14 @@ func diffState(a, b map[string]string) []string {
 
 // errKind names err the way cases.json does.
 func errKind(err error) string {
-	var de *deb.Error
-	var ce *layout.ConflictError
-	var le *layout.LinkError
-	var ue *layout.UnplacedError
+	var de *fault.DebError
+	var ce *fault.ConflictError
+	var le *fault.LinkError
+	var ue *fault.UnplacedError
 	switch {
 	case errors.As(err, &de):
-		return "deb:" + map[deb.Kind]string{deb.KindFormat: "format", deb.KindUnsafePath: "unsafe-path", deb.KindDevice: "device",
-			deb.KindLimit: "limit", deb.KindCompression: "compression", deb.KindTruncated: "truncated", deb.KindExists: "exists", deb.KindIO: "io"}[de.Kind]
+		return "deb:" + map[fault.DebKind]string{fault.DebFormat: "format", fault.DebUnsafePath: "unsafe-path", fault.DebDevice: "device",
+			fault.DebLimit: "limit", fault.DebCompression: "compression", fault.DebTruncated: "truncated", fault.DebExists: "exists", fault.DebIO: "io"}[de.Kind]
 	case errors.As(err, &ce):
 		return hostile.ErrLayoutConflict
 	case errors.As(err, &le):
@@ -162,16 +161,16 @@ func checkNames(t *testing.T, c hostile.Case, err error) {
 	t.Helper()
 	msg := err.Error()
 	debFile := path.Base(hostile.Filename)
-	var de *deb.Error
+	var de *fault.DebError
 	if errors.As(err, &de) {
 		if de.Deb != debFile {
-			t.Errorf("deb.Error.Deb = %q, want %q", de.Deb, debFile)
+			t.Errorf("fault.DebError.Deb = %q, want %q", de.Deb, debFile)
 		}
 		if c.Member != "" && de.Member != c.Member {
-			t.Errorf("deb.Error.Member = %q, want %q", de.Member, c.Member)
+			t.Errorf("fault.DebError.Member = %q, want %q", de.Member, c.Member)
 		}
 		if c.Entry != "" && de.Entry != c.Entry {
-			t.Errorf("deb.Error.Entry = %q, want %q", de.Entry, c.Entry)
+			t.Errorf("fault.DebError.Entry = %q, want %q", de.Entry, c.Entry)
 		}
 		for _, s := range []string{debFile, de.Member} {
 			if !strings.Contains(msg, s) {
@@ -184,15 +183,15 @@ func checkNames(t *testing.T, c hostile.Case, err error) {
 		return
 	}
 	// Layout errors name the binary package and the deb path.
-	var origins []layout.Origin
-	var ce *layout.ConflictError
-	var le *layout.LinkError
-	var ue *layout.UnplacedError
+	var origins []fault.DebPath
+	var ce *fault.ConflictError
+	var le *fault.LinkError
+	var ue *fault.UnplacedError
 	switch {
 	case errors.As(err, &ce):
-		origins = []layout.Origin{ce.A, ce.B}
+		origins = []fault.DebPath{ce.A, ce.B}
 	case errors.As(err, &le):
-		origins = []layout.Origin{le.Origin}
+		origins = []fault.DebPath{le.Link}
 	case errors.As(err, &ue):
 		origins = ue.Paths
 	}
@@ -433,7 +432,7 @@ func checkIndexPlan(t *testing.T, c hostile.Case, b []byte) {
 	// The corpus has no Release files: this is about parsing.
 	_, err = Plan(context.Background(), Options{JetPack: "6", Mirror: mirror, CacheDir: filepath.Join(t.TempDir(), "cache"), AllowUnverifiedIndex: true})
 	t.Logf("Plan: %v", err)
-	var ie *IncompleteError
+	var ie *fault.IncompleteError
 	var se *apt.StanzaError
 	switch {
 	case c.Expect == hostile.Reject && err == nil:
@@ -459,8 +458,8 @@ func TestHostileBombLimits(t *testing.T) {
 	}
 	small := newHostileEnv(t, b, &hostile.Limits{MaxBytes: 1 << 20})
 	_, err = Convert(context.Background(), small.opts)
-	if !errors.Is(err, deb.ErrLimit) {
-		t.Fatalf("MaxBytes=1MiB: %v, want deb.ErrLimit", err)
+	if !errors.Is(err, fault.ErrDebLimit) {
+		t.Fatalf("MaxBytes=1MiB: %v, want fault.ErrDebLimit", err)
 	}
 	def := newHostileEnv(t, b, nil)
 	if _, err := Convert(context.Background(), def.opts); err != nil {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 // Inventory formats.
@@ -36,9 +37,8 @@ const (
 // or InventoryLock). Either output read back with Options.LockFile gives
 // the same plan (a jetpack-nixos file needs the suite: Options.L4T).
 func Inventory(ctx context.Context, o Options, w io.Writer, format string) (err error) {
-	defer exportErr(&err)
 	if format != InventoryJetPackNixos && format != InventoryLock {
-		return usagef("inventory format %q: want %s or %s", format, InventoryJetPackNixos, InventoryLock)
+		return fault.Usagef("inventory format %q: want %s or %s", format, InventoryJetPackNixos, InventoryLock)
 	}
 	o.Only = nil
 	pl, err := makePlan(ctx, o)
@@ -60,7 +60,6 @@ func Inventory(ctx context.Context, o Options, w io.Writer, format string) (err 
 // InventoryFile is Inventory into a file, written whole or not at all
 // (through a temporary file beside it).
 func InventoryFile(ctx context.Context, o Options, file, format string) (err error) {
-	defer exportErr(&err)
 	var b bytes.Buffer
 	if err := Inventory(ctx, o, &b, format); err != nil {
 		return err

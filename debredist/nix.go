@@ -29,7 +29,6 @@ import (
 // version recorded in a provenance sidecar is used. Only what the
 // manifests contain is emitted.
 func NixSnippet(dir string) (_ string, err error) {
-	defer exportErr(&err)
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("nix snippet for %s: %w", dir, err)

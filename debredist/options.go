@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/fetch"
 )
@@ -49,7 +50,7 @@ func FindProfile(name string) (Profile, error) {
 // the built-in profile of the same L4T major.
 func LoadProfile(path string) (Profile, error) {
 	p, err := profile.LoadFile(path)
-	return p, export(err)
+	return p, err
 }
 
 // Options selects a release and says where inputs and outputs live. Exactly
@@ -182,41 +183,22 @@ func (o *Options) fetcher() (*fetch.Fetcher, error) {
 			o.emit(Event{Kind: k, Package: e.Package, URL: e.URL, Bytes: e.Bytes, Total: e.Total, Attempt: e.Attempt, Err: e.Err})
 		},
 	})
-	var ke *fetch.KeyringError
+	var ke *fault.KeyringError
 	switch {
 	case errors.Is(err, fetch.ErrCacheNotDir):
 		return nil, fmt.Errorf("--cache: %w", err)
 	case errors.As(err, &ke): // a file the user named
-		return nil, &UsageError{Msg: ke.Error(), Err: err, File: ke.Path}
+		return nil, &fault.UsageError{Msg: ke.Error(), Err: err, File: ke.Path}
 	}
 	return f, err
 }
-
-// UsageError reports options that do not make sense together, or an
-// input the user named that is unusable (a bad profile); Err is the cause, if any.
-type UsageError struct {
-	Msg string
-	Err error
-	// File is the input the user named (a profile, lock file, keyring or
-	// index) when it is that file that is missing or malformed.
-	File string
-}
-
-func (e *UsageError) Error() string { return e.Msg }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
-
-// ErrUnverifiedIndex is (wrapped in the error of) a Packages index no
-// Release file lists, refused unless Options.AllowUnverifiedIndex.
-var ErrUnverifiedIndex = fetch.ErrUnverified
 
 // indexHint adds to an index failure what the user can do about it: accept
 // an unverified index explicitly, or, when the mirror (by default NVIDIA's
 // repository) cannot be reached, point at another mirror, work offline
 // from the cache or from a lock.
 func indexHint(o Options, err error) error {
-	if errors.Is(err, fetch.ErrUnverified) {
+	if errors.Is(err, fault.ErrUnverifiedIndex) {
 		return fmt.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: --allow-unverified-index)", err)
 	}
 	var ne net.Error

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/redist"
@@ -18,7 +19,6 @@ import (
 // Plan selects the release, reads its indexes (or lock file) and groups
 // the debs into redist packages.
 func Plan(ctx context.Context, o Options) (_ *plan.Result, err error) {
-	defer exportErr(&err)
 	return makePlan(ctx, o)
 }
 
@@ -43,7 +43,7 @@ func makePlan(ctx context.Context, o Options) (*plan.Result, error) {
 	var indexes []redist.Index
 	if lock != nil {
 		if lock.Suite != "" && lock.Suite != prof.Suite {
-			return nil, usagef("lock file %s pins L4T %s but the profile is for %s", o.LockFile, lock.Suite, prof.Suite)
+			return nil, fault.Usagef("lock file %s pins L4T %s but the profile is for %s", o.LockFile, lock.Suite, prof.Suite)
 		}
 		pkgs = lock.Packages
 		indexes = append(indexes, redist.Index{Repo: "lock", URL: o.LockFile, SHA256: lockSum})
@@ -110,7 +110,7 @@ func makePlan(ctx context.Context, o Options) (*plan.Result, error) {
 				for _, q := range p.Packages {
 					names = append(names, q.PName)
 				}
-				return nil, usagef("--only %s: no such redist package in %s (have: %s)", name, prof.Suite, strings.Join(names, ", "))
+				return nil, fault.Usagef("--only %s: no such redist package in %s (have: %s)", name, prof.Suite, strings.Join(names, ", "))
 			}
 		}
 		for _, q := range p.Packages {
@@ -144,25 +144,7 @@ func checkExpected(o Options, prof Profile, pkgs []plan.Package) error {
 	if o.LockFile != "" {
 		where = "the lock file " + o.LockFile
 	}
-	return &IncompleteError{Suite: prof.Suite, Profile: prof.Name, Missing: missing, Source: where}
-}
-
-// IncompleteError is a plan that lacks redist packages its profile
-// expects (Profile.Expect): no deb of theirs is in the index or lock.
-type IncompleteError struct {
-	Suite, Profile string
-	Source         string // "the index" or "the lock file <path>"
-	Missing        []string
-}
-
-func (e *IncompleteError) Error() string {
-	names := e.Missing
-	more := ""
-	if len(names) > 8 {
-		names, more = names[:8], fmt.Sprintf(" and %d more", len(names)-8)
-	}
-	return fmt.Sprintf("L4T %s: %s lacks %d redist package(s) profile %s expects: %s%s (a damaged or partial mirror? if the release really lacks them, use a --profile file whose \"expect\" leaves them out, or narrow the run with --only)",
-		e.Suite, e.Source, len(e.Missing), e.Profile, strings.Join(names, ", "), more)
+	return &fault.IncompleteError{Suite: prof.Suite, Profile: prof.Name, Missing: missing, Source: where}
 }
 
 // selectProfile returns the profile of the release o selects. o.Check has
@@ -173,24 +155,24 @@ func selectProfile(o Options, lock *apt.Lock) (Profile, error) {
 	case o.ProfileFile != "":
 		p, err := profile.LoadFile(o.ProfileFile)
 		if ie := (*profile.InvalidError)(nil); errors.As(err, &ie) {
-			return p, &UsageError{Msg: err.Error(), Err: err, File: o.ProfileFile}
+			return p, &fault.UsageError{Msg: err.Error(), Err: err, File: o.ProfileFile}
 		}
 		return p, err
 	case o.JetPack != "":
 		p, err := profile.ForJetPack(o.JetPack)
 		if err != nil {
-			return p, &UsageError{Msg: err.Error()}
+			return p, &fault.UsageError{Msg: err.Error()}
 		}
 		return p, nil
 	case o.L4T != "":
 		p, err := profile.ForSuite(o.L4T)
 		if err != nil {
-			return p, &UsageError{Msg: err.Error()}
+			return p, &fault.UsageError{Msg: err.Error()}
 		}
 		return p, nil
 	}
 	if lock.Suite == "" {
-		return Profile{}, usagef("lock file %s does not name its L4T suite (jetpack-nixos format): add --l4t or --jetpack", o.LockFile)
+		return Profile{}, fault.Usagef("lock file %s does not name its L4T suite (jetpack-nixos format): add --l4t or --jetpack", o.LockFile)
 	}
 	return profile.ForSuite(lock.Suite)
 }
@@ -204,7 +186,7 @@ func readLock(path string) (*apt.Lock, string, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, "", &UsageError{Msg: fmt.Sprintf("lock file %s: %v", path, err), Err: err, File: path}
+		return nil, "", &fault.UsageError{Msg: fmt.Sprintf("lock file %s: %v", path, err), Err: err, File: path}
 	}
 	l, err := apt.ParseLock(path, b)
 	if err != nil {
@@ -212,7 +194,7 @@ func readLock(path string) (*apt.Lock, string, error) {
 		if !strings.Contains(msg, path) {
 			msg = path + ": " + msg
 		}
-		return nil, "", &UsageError{Msg: "lock file " + msg, Err: err, File: path}
+		return nil, "", &fault.UsageError{Msg: "lock file " + msg, Err: err, File: path}
 	}
 	return l, sha256hex(b), nil
 }

@@ -6,17 +6,18 @@ import (
 	"fmt"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/fetch"
 )
 
 // repairCache handles a build that failed on a corrupt cache entry (a
-// *fetch.CorruptError in err): it removes the entry and downloads the deb
+// *fault.CorruptCacheError in err): it removes the entry and downloads the deb
 // again into the same cache path. It returns nil when the build may be
 // retried, else the error that stands: err itself when it is not about
 // the cache, or the corruption and why it could not be repaired
 // (--offline removes the entry and downloads nothing).
 func repairCache(ctx context.Context, o Options, f *fetch.Fetcher, debs []apt.Package, err error) error {
-	var ce *fetch.CorruptError
+	var ce *fault.CorruptCacheError
 	if !errors.As(err, &ce) || f == nil {
 		return err
 	}

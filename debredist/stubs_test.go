@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/elfstub"
@@ -31,7 +32,7 @@ func stubTree(t *testing.T, body []byte, extra ...layout.Node) *layout.Tree {
 		{Path: "lib/libdemo.so", Type: entry.Symlink, Link: "libdemo.so.3"},
 		{Path: "lib/libdemo.so.3", Type: entry.Symlink, Link: "libdemo.so.3.1"},
 		{Path: "lib/libdemo.so.3.1", Type: entry.Regular, Mode: 0o755, Size: int64(len(body)), Digest: "x", Ref: blob,
-			Origins: []layout.Origin{{Deb: "libdemo3", Path: "usr/lib/aarch64-linux-gnu/libdemo.so.3.1"}}},
+			Origins: []fault.DebPath{{Deb: "libdemo3", Path: "usr/lib/aarch64-linux-gnu/libdemo.so.3.1"}}},
 	}}
 	tr.Nodes = append(tr.Nodes, extra...)
 	return tr
@@ -105,7 +106,7 @@ func TestAddStubsKeepsShippedStub(t *testing.T) {
 	t.Parallel()
 	real, _ := demoLibrary(t)
 	shipped := layout.Node{Path: "lib/stubs/libdemo.so", Type: entry.Regular, Mode: 0o755, Size: 3, Digest: "nvidia", Ref: "nvidia-stub",
-		Origins: []layout.Origin{{Deb: "libdemo-dev", Path: "usr/lib/aarch64-linux-gnu/stubs/libdemo.so"}}}
+		Origins: []fault.DebPath{{Deb: "libdemo-dev", Path: "usr/lib/aarch64-linux-gnu/stubs/libdemo.so"}}}
 	tr := stubTree(t, real, layout.Node{Path: "lib/stubs", Type: entry.Dir, Mode: 0o755}, shipped)
 	recs, err := addStubs(stubProfile(), "libdemo", tr, demoDebs)
 	if err != nil {
@@ -144,7 +145,7 @@ func TestAddStubsTwoSources(t *testing.T) {
 	t.Parallel()
 	real, _ := demoLibrary(t)
 	tr := stubTree(t, real, layout.Node{Path: "lib/libdemo.so.3.2", Type: entry.Regular, Mode: 0o755, Ref: "other", Digest: "y",
-		Origins: []layout.Origin{{Deb: "libdemo3", Path: "usr/lib/aarch64-linux-gnu/libdemo.so.3.2"}}})
+		Origins: []fault.DebPath{{Deb: "libdemo3", Path: "usr/lib/aarch64-linux-gnu/libdemo.so.3.2"}}})
 	_, err := addStubs(stubProfile(), "libdemo", tr, demoDebs)
 	if err == nil || !strings.Contains(err.Error(), "lib/libdemo.so.3.1 and lib/libdemo.so.3.2") {
 		t.Errorf("two real libraries for one stub: %v", err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/internal/deb"
 )
@@ -38,7 +39,6 @@ func (l DebLimits) deb() deb.Limits {
 // ExtractDeb safely extracts a deb's data into dir: no path or symlink may
 // escape it, and an existing non-empty dir is refused unless force.
 func ExtractDeb(ctx context.Context, debPath, dir string, force bool, limits DebLimits) (err error) {
-	defer exportErr(&err)
 	return ExtractDebWarn(ctx, debPath, dir, force, limits, nil)
 }
 
@@ -46,7 +46,6 @@ func ExtractDeb(ctx context.Context, debPath, dir string, force bool, limits Deb
 // differently from the deb (setuid, setgid or sticky bits stripped,
 // absolute symlink targets re-rooted).
 func ExtractDebWarn(ctx context.Context, debPath, dir string, force bool, limits DebLimits, warn func(string)) (err error) {
-	defer exportErr(&err)
 	return deb.Extract(ctx, debPath, dir, force, deb.Options{Limits: limits.deb(), SystemXZ: true, Warn: warn})
 }
 
@@ -67,7 +66,6 @@ type FetchResult struct {
 // needs is in the cache (or, with packages given, those binary packages of
 // the release's repos). With Options.LockOut it writes the lock of the debs.
 func Fetch(ctx context.Context, o Options, packages ...string) (_ *FetchResult, err error) {
-	defer exportErr(&err)
 	o = o.counting()
 	pl, err := makePlan(ctx, o)
 	if err != nil {
@@ -91,7 +89,7 @@ func Fetch(ctx context.Context, o Options, packages ...string) (_ *FetchResult, 
 				missing = append(missing, p)
 			}
 			sort.Strings(missing)
-			return nil, usagef("not in the %s indexes: %s", pl.Profile.Suite, strings.Join(missing, ", "))
+			return nil, fault.Usagef("not in the %s indexes: %s", pl.Profile.Suite, strings.Join(missing, ", "))
 		}
 	} else {
 		for _, p := range pl.Packages {

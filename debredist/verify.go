@@ -132,7 +132,6 @@ func (r *Report) Err() error {
 // error is for failures to run at all; what is wrong with the output is in
 // the Report (see Report.Err).
 func Verify(ctx context.Context, dir string) (_ *Report, err error) {
-	defer exportErr(&err)
 	dir = filepath.Clean(dir)
 	rep := &Report{Dir: dir}
 	found, err := findOutputFiles(dir)
@@ -330,13 +329,13 @@ func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *red
 		// An archive that does not decode is first of all not the bytes
 		// its manifest names: say so, and why it does not decode after.
 		if sum, herr := sha256File(ctx, filepath.Join(base, p)); herr == nil && sum != a.SHA256 {
-			bad("sha256 is %s, manifest says %s: the archive is damaged or was replaced (it does not decode: %v)", sum, a.SHA256, strings.TrimPrefix(export(err).Error(), "archive: "))
+			bad("sha256 is %s, manifest says %s: the archive is damaged or was replaced (it does not decode: %v)", sum, a.SHA256, strings.TrimPrefix(err.Error(), "archive: "))
 			return
 		}
 		if strings.HasPrefix(err.Error(), "archive: ") {
-			bad("%w", export(err)) // internal/archive names itself: no "archive: archive: "
+			bad("%w", err) // internal/archive names itself: no "archive: archive: "
 		} else {
-			bad("archive: %w", export(err))
+			bad("archive: %w", err)
 		}
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
@@ -47,7 +48,7 @@ func addWheels(p Profile, pname, version string, tree *layout.Tree) ([]string, e
 		minor string
 	}
 	groups := map[key][]wheel.File{}
-	origins := map[key][]layout.Origin{}
+	origins := map[key][]fault.DebPath{}
 	remove := map[string]bool{}
 	for _, n := range tree.Nodes {
 		m := distPackagesRE.FindStringSubmatch(n.Path)
@@ -116,7 +117,7 @@ func addWheels(p Profile, pname, version string, tree *layout.Tree) ([]string, e
 			return nil, fmt.Errorf("wheel %s: the debs already ship %s", r.Name, name)
 		}
 		kept = append(kept, layout.Node{Path: name, Type: entry.Regular, Mode: 0o644, Size: int64(b.Len()), Data: b.Bytes(),
-			Origins: append([]layout.Origin{{Deb: wheelOrigin, Path: name}}, origins[k]...)})
+			Origins: append([]fault.DebPath{{Deb: wheelOrigin, Path: name}}, origins[k]...)})
 		made = append(made, name)
 	}
 	tree.Nodes = pruneDirs(kept)

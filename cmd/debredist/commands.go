@@ -14,6 +14,7 @@ import (
 
 	"github.com/debredist/debredist/debredist"
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
 )
 
@@ -71,7 +72,7 @@ debredist plan --profile my-r36.6.json`,
 			if len(args) == 1 {
 				p, err := debredist.FindProfile(args[0])
 				if err != nil {
-					return &debredist.UsageError{Msg: err.Error()}
+					return &fault.UsageError{Msg: err.Error()}
 				}
 				return writeDoc(a.stdout, "profile", p)
 			}
@@ -130,12 +131,12 @@ debredist index Packages.xz --json | jq '.packages[].package'`,
 				if errors.As(err, &pe) {
 					err = pe.Err
 				}
-				return &debredist.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
+				return &fault.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
 			}
 			defer f.Close()
 			pkgs, problems, err := apt.ParsePackages(f, apt.ParseOptions{})
 			if err != nil {
-				return &debredist.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
+				return &fault.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
 			}
 			if !*asJSON || len(problems) > 0 {
 				for _, p := range problems {

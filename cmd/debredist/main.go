@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 // Exit codes.
@@ -176,7 +177,7 @@ func (a *app) exit(err error, cmd *command, fs *flagSet) int {
 		return exitOK
 	}
 	var ue *usageError
-	var due *debredist.UsageError
+	var due *fault.UsageError
 	var ee *exitError
 	switch {
 	case errors.Is(err, errHelp):

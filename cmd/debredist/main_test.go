@@ -90,7 +90,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// A debredist.UsageError from the library also exits 2.
+// A fault.UsageError from the library also exits 2.
 func TestLibraryUsageErrorExits2(t *testing.T) {
 	lock := writeLock(t, "") // no suite: the library asks for --l4t/--jetpack
 	code, _, stderr := cli(t, "plan", "--lock", lock, "--offline", "--cache", t.TempDir())

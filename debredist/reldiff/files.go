@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/layout"
 )
@@ -75,16 +76,16 @@ func (f *Files) Empty() bool {
 func Layout(eng *layout.Engine, pname string, inputs []layout.Input, read layout.ContentReader) Listing {
 	var l Listing
 	tree, err := eng.Build(pname, inputs, read)
-	var ue *layout.UnplacedError
+	var ue *fault.UnplacedError
 	if errors.As(err, &ue) {
-		skip := map[layout.Origin]bool{}
+		skip := map[fault.DebPath]bool{}
 		for _, o := range ue.Paths {
 			skip[o] = true
 			l.Unplaced = append(l.Unplaced, Unplaced{Deb: o.Deb, Path: o.Path})
 		}
 		var rest []layout.Input
 		for _, in := range inputs {
-			if !skip[layout.Origin{Deb: in.Deb, Path: in.Path}] {
+			if !skip[fault.DebPath{Deb: in.Deb, Path: in.Path}] {
 				rest = append(rest, in)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/blakesmith/ar"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 const (
@@ -87,14 +88,14 @@ func newArReader(deb string, r io.Reader) (a *arReader, err error) {
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			if n == 0 {
-				return nil, a.errorf(KindTruncated, "", io.ErrUnexpectedEOF, "empty input, no ar magic")
+				return nil, a.errorf(fault.DebTruncated, "", io.ErrUnexpectedEOF, "empty input, no ar magic")
 			}
-			return nil, a.errorf(KindTruncated, "", io.ErrUnexpectedEOF, "input too short for ar magic")
+			return nil, a.errorf(fault.DebTruncated, "", io.ErrUnexpectedEOF, "input too short for ar magic")
 		}
-		return nil, a.errorf(KindIO, "", err, "read ar magic")
+		return nil, a.errorf(fault.DebIO, "", err, "read ar magic")
 	}
 	if string(magic[:]) != arMagic {
-		return nil, a.errorf(KindFormat, "", nil, "not an ar archive (magic %q)", magic[:])
+		return nil, a.errorf(fault.DebFormat, "", nil, "not an ar archive (magic %q)", magic[:])
 	}
 	defer recoverInto(a, &err)
 	a.feed.prefix = []byte(arMagic) // the library discards the magic itself
@@ -102,7 +103,7 @@ func newArReader(deb string, r io.Reader) (a *arReader, err error) {
 	return a, nil
 }
 
-func (a *arReader) errorf(kind Kind, member string, cause error, format string, args ...any) *Error {
+func (a *arReader) errorf(kind fault.DebKind, member string, cause error, format string, args ...any) *fault.DebError {
 	msg := fmt.Sprintf(format, args...)
 	var err error
 	switch {
@@ -113,12 +114,12 @@ func (a *arReader) errorf(kind Kind, member string, cause error, format string, 
 	default:
 		err = fmt.Errorf("%s: %w", msg, cause)
 	}
-	return &Error{Deb: a.deb, Member: member, Kind: kind, Err: err}
+	return &fault.DebError{Deb: a.deb, Member: member, Kind: kind, Err: err}
 }
 
 func recoverInto(a *arReader, err *error) {
 	if p := recover(); p != nil {
-		e := a.errorf(KindFormat, a.cur.Name, nil, "ar reader panic: %v", p)
+		e := a.errorf(fault.DebFormat, a.cur.Name, nil, "ar reader panic: %v", p)
 		a.err = e
 		*err = e
 	}
@@ -148,9 +149,9 @@ func (a *arReader) next() (h arHeader, err error) {
 			return arHeader{}, io.EOF
 		}
 		if errors.Is(rerr, io.ErrUnexpectedEOF) {
-			a.err = a.errorf(KindTruncated, "", io.ErrUnexpectedEOF, "ar header after %q cut short at offset %d", a.cur.Name, a.off)
+			a.err = a.errorf(fault.DebTruncated, "", io.ErrUnexpectedEOF, "ar header after %q cut short at offset %d", a.cur.Name, a.off)
 		} else {
-			a.err = a.errorf(KindIO, "", rerr, "read ar header at offset %d", a.off)
+			a.err = a.errorf(fault.DebIO, "", rerr, "read ar header at offset %d", a.off)
 		}
 		return arHeader{}, a.err
 	}
@@ -161,12 +162,12 @@ func (a *arReader) next() (h arHeader, err error) {
 		if a.pad == 1 && raw[0] != '\n' {
 			hint = fmt.Sprintf(" (member %q has odd size; missing pad byte?)", a.cur.Name)
 		}
-		a.err = a.errorf(KindFormat, "", err, "ar header at offset %d%s", hdrOff, hint)
+		a.err = a.errorf(fault.DebFormat, "", err, "ar header at offset %d%s", hdrOff, hint)
 		return arHeader{}, a.err
 	}
 	h.Offset = a.off
 	if a.total >= 0 && h.Offset+h.Size > a.total {
-		a.err = a.errorf(KindTruncated, h.Name, io.ErrUnexpectedEOF,
+		a.err = a.errorf(fault.DebTruncated, h.Name, io.ErrUnexpectedEOF,
 			"member size %d extends past end of input (%d bytes available)", h.Size, a.total-h.Offset)
 		return arHeader{}, a.err
 	}
@@ -175,11 +176,11 @@ func (a *arReader) next() (h arHeader, err error) {
 	a.feed.prefix = append(append(a.feed.prefix[:0], raw[:a.pad]...), san...)
 	lh, err := a.lib.Next()
 	if err != nil {
-		a.err = a.errorf(KindFormat, h.Name, err, "ar library")
+		a.err = a.errorf(fault.DebFormat, h.Name, err, "ar library")
 		return arHeader{}, a.err
 	}
 	if lh.Size != h.Size {
-		a.err = a.errorf(KindFormat, h.Name, nil, "ar library size %d disagrees with header %d", lh.Size, h.Size)
+		a.err = a.errorf(fault.DebFormat, h.Name, nil, "ar library size %d disagrees with header %d", lh.Size, h.Size)
 		return arHeader{}, a.err
 	}
 	a.cur, a.left, a.pad = h, h.Size, h.Size%2
@@ -199,14 +200,14 @@ func (a *arReader) Read(p []byte) (n int, err error) {
 	a.left -= int64(n)
 	if err == io.EOF {
 		if a.left > 0 {
-			return n, a.errorf(KindTruncated, a.cur.Name, io.ErrUnexpectedEOF,
+			return n, a.errorf(fault.DebTruncated, a.cur.Name, io.ErrUnexpectedEOF,
 				"member data cut short: %d of %d bytes missing", a.left, a.cur.Size)
 		}
 		if n > 0 {
 			err = nil
 		}
 	} else if err != nil {
-		return n, a.errorf(KindIO, a.cur.Name, err, "read member data")
+		return n, a.errorf(fault.DebIO, a.cur.Name, err, "read member data")
 	}
 	return n, err
 }

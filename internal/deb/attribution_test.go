@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/testutil"
 )
@@ -33,14 +34,14 @@ func TestErrorAttribution(t *testing.T) {
 		name     string
 		deb      []byte
 		systemXZ bool
-		kind     Kind
+		kind     fault.DebKind
 		entry    string
 		errText  string
 	}{
-		{"cut short, Go xz", setArSize(t, full, "data.tar.xz", "999999"), false, KindTruncated, "", "cut short"},
-		{"cut short, system xz", setArSize(t, full, "data.tar.xz", "999999"), true, KindTruncated, "", "cut short"},
-		{"deb truncated, system xz", full[:len(full)-20], true, KindTruncated, "", ""},
-		{"bad header after an entry", badHeader(), false, KindFormat, "", "header after entry ./usr/a"},
+		{"cut short, Go xz", setArSize(t, full, "data.tar.xz", "999999"), false, fault.DebTruncated, "", "cut short"},
+		{"cut short, system xz", setArSize(t, full, "data.tar.xz", "999999"), true, fault.DebTruncated, "", "cut short"},
+		{"deb truncated, system xz", full[:len(full)-20], true, fault.DebTruncated, "", ""},
+		{"bad header after an entry", badHeader(), false, fault.DebFormat, "", "header after entry ./usr/a"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -48,9 +49,9 @@ func TestErrorAttribution(t *testing.T) {
 				testutil.RequireTool(t, "xz")
 			}
 			err := drain(context.Background(), io.MultiReader(bytes.NewReader(c.deb)), Options{Name: "x.deb", SystemXZ: c.systemXZ, systemXZMin: 1})
-			var e *Error
+			var e *fault.DebError
 			if !errors.As(err, &e) {
-				t.Fatalf("error %v is not a *deb.Error", err)
+				t.Fatalf("error %v is not a *fault.DebError", err)
 			}
 			if e.Kind != c.kind || e.Entry != c.entry || e.Member != "data.tar.xz" || e.Deb != "x.deb" {
 				t.Errorf("got kind %v member %q entry %q, want %v data.tar.xz %q: %v", e.Kind, e.Member, e.Entry, c.kind, c.entry, err)

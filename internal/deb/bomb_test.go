@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/deb/debtest"
 )
 
@@ -89,8 +90,8 @@ func TestBombRefusedByRatio(t *testing.T) {
 						}
 					}
 				}
-				var de *Error
-				if !errors.As(err, &de) || de.Kind != KindLimit || de.Member != member || de.Deb != "bomb.deb" || !strings.Contains(err.Error(), "MaxRatio") {
+				var de *fault.DebError
+				if !errors.As(err, &de) || de.Kind != fault.DebLimit || de.Member != member || de.Deb != "bomb.deb" || !strings.Contains(err.Error(), "MaxRatio") {
 					t.Fatalf("got %v, want a MaxRatio limit error naming bomb.deb and %s", err, member)
 				}
 				if out >= 100<<20 {
@@ -102,7 +103,7 @@ func TestBombRefusedByRatio(t *testing.T) {
 				parent := t.TempDir()
 				dst := filepath.Join(parent, "x")
 				err = Extract(context.Background(), p, dst, false, Options{SystemXZ: sysxz, systemXZMin: 1})
-				if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), member) || !strings.Contains(err.Error(), p) {
+				if !errors.Is(err, fault.ErrDebLimit) || !strings.Contains(err.Error(), member) || !strings.Contains(err.Error(), p) {
 					t.Fatalf("Extract: got %v, want a limit error naming %s and %s", err, p, member)
 				}
 				if n := duBytes(t, parent); n != 0 {
@@ -131,7 +132,7 @@ func TestDebRatioBudget(t *testing.T) {
 	for err == nil {
 		_, err = rd.Next()
 	}
-	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxDebRatio=10x") || !strings.Contains(err.Error(), member) {
+	if !errors.Is(err, fault.ErrDebLimit) || !strings.Contains(err.Error(), "MaxDebRatio=10x") || !strings.Contains(err.Error(), member) {
 		t.Fatalf("got %v, want a MaxDebRatio limit error", err)
 	}
 }
@@ -148,7 +149,7 @@ func TestDuplicateUnreadContent(t *testing.T) {
 	for err == nil {
 		_, err = rd.Next()
 	}
-	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "deb dup.deb: member data.tar.xz: entry ./usr/a: malformed deb: ambiguous duplicate path usr/a: different contents") {
+	if !errors.Is(err, fault.ErrDebFormat) || !strings.Contains(err.Error(), "deb dup.deb: member data.tar.xz: entry ./usr/a: malformed deb: ambiguous duplicate path usr/a: different contents") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -185,7 +186,7 @@ func TestSparseRefused(t *testing.T) {
 			}
 		}
 	}
-	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "sparse file") {
+	if !errors.Is(err, fault.ErrDebFormat) || !strings.Contains(err.Error(), "sparse file") {
 		t.Fatalf("got %v, want a sparse-file format error", err)
 	}
 }
@@ -210,8 +211,8 @@ func TestEntryBombRefused(t *testing.T) {
 	deb := mustBuild(t, d)
 	t.Logf("%d entries in a %d-byte deb", 100_000, len(deb))
 	err := drain(context.Background(), bytes.NewReader(deb), Options{Name: "bomb.deb"})
-	var e *Error
-	if !errors.As(err, &e) || e.Kind != KindLimit || e.Member != "data.tar.zst" || !strings.Contains(err.Error(), "MinEntryBytes") {
+	var e *fault.DebError
+	if !errors.As(err, &e) || e.Kind != fault.DebLimit || e.Member != "data.tar.zst" || !strings.Contains(err.Error(), "MinEntryBytes") {
 		t.Fatalf("err = %v, want an entry-bomb limit error on data.tar.zst", err)
 	}
 	if !strings.Contains(err.Error(), "bomb.deb") {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/decompress"
 	"github.com/klauspost/compress/gzip"
 	"github.com/ulikunitz/xz/lzma"
@@ -56,23 +57,23 @@ const systemXZMin = 32 << 10
 
 // newDecoder returns a decompressing reader for a member of size bytes with
 // the given compression suffix, after checking the stream's magic bytes.
-func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, size int64, opts *Options) (*decoder, error) {
-	fail := func(kind Kind, err error) (*decoder, error) {
-		return nil, e.with(kind, err)
+func newDecoder(ctx context.Context, e *fault.DebError, suffix string, r io.Reader, size int64, opts *Options) (*decoder, error) {
+	fail := func(kind fault.DebKind, err error) (*decoder, error) {
+		return nil, e.With(kind, err)
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	checked := func(name string, magic []byte) (*decoder, error) {
 		got, err := br.Peek(len(magic))
-		var de *Error
+		var de *fault.DebError
 		switch {
 		case errors.As(err, &de):
 			return nil, err
 		case errors.Is(err, io.EOF):
-			return fail(KindTruncated, fmt.Errorf("%s stream too short for magic: %w", name, io.ErrUnexpectedEOF))
+			return fail(fault.DebTruncated, fmt.Errorf("%s stream too short for magic: %w", name, io.ErrUnexpectedEOF))
 		case err != nil:
-			return fail(KindIO, err)
+			return fail(fault.DebIO, err)
 		case !bytes.Equal(got, magic):
-			return fail(KindCompression, fmt.Errorf("member suffix says %s but magic is %x", name, got))
+			return fail(fault.DebCompression, fmt.Errorf("member suffix says %s but magic is %x", name, got))
 		}
 		return nil, nil
 	}
@@ -86,7 +87,7 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, size 
 		}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return fail(KindCompression, fmt.Errorf("gzip: %w", err))
+			return fail(fault.DebCompression, fmt.Errorf("gzip: %w", err))
 		}
 		return &decoder{r: zr, close: zr.Close}, nil
 	case ".xz":
@@ -96,10 +97,10 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, size 
 		head, _ := br.Peek(decompress.HeadSize)
 		dict, ok, err := decompress.XZDict(head)
 		if err != nil {
-			return fail(KindCompression, fmt.Errorf("xz: %w", err))
+			return fail(fault.DebCompression, fmt.Errorf("xz: %w", err))
 		}
 		if ok && dict > maxWindow {
-			return fail(KindLimit, fmt.Errorf("xz dictionary size %d exceeds limit %d", dict, maxWindow))
+			return fail(fault.DebLimit, fmt.Errorf("xz dictionary size %d exceeds limit %d", dict, maxWindow))
 		}
 		if opts.SystemXZ && size >= cmp.Or(opts.systemXZMin, systemXZMin) {
 			if path, err := exec.LookPath("xz"); err == nil {
@@ -108,7 +109,7 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, size 
 		}
 		xr, err := decompress.NewXZ(br, maxWindow)
 		if err != nil {
-			return fail(KindCompression, err)
+			return fail(fault.DebCompression, err)
 		}
 		return &decoder{r: xzKinds{xr}}, nil
 	case ".zst":
@@ -117,7 +118,7 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, size 
 		}
 		zr, err := decompress.NewZstd(br, maxWindow, opts.zstdConcurrency())
 		if err != nil {
-			return fail(KindCompression, fmt.Errorf("zstd: %w", err))
+			return fail(fault.DebCompression, fmt.Errorf("zstd: %w", err))
 		}
 		return &decoder{r: zr, close: func() error { zr.Close(); return nil }}, nil
 	case ".bz2":
@@ -128,22 +129,22 @@ func newDecoder(ctx context.Context, e *Error, suffix string, r io.Reader, size 
 	case ".lzma":
 		head, err := br.Peek(13)
 		if err != nil {
-			return fail(KindCompression, fmt.Errorf("lzma: header: %w", err))
+			return fail(fault.DebCompression, fmt.Errorf("lzma: header: %w", err))
 		}
 		if head[0] >= 9*5*5 {
-			return fail(KindCompression, fmt.Errorf("lzma: invalid properties byte %#x", head[0]))
+			return fail(fault.DebCompression, fmt.Errorf("lzma: invalid properties byte %#x", head[0]))
 		}
 		dict := int64(head[1]) | int64(head[2])<<8 | int64(head[3])<<16 | int64(head[4])<<24
 		if dict > maxWindow {
-			return fail(KindLimit, fmt.Errorf("lzma dictionary size %d exceeds limit %d", dict, maxWindow))
+			return fail(fault.DebLimit, fmt.Errorf("lzma dictionary size %d exceeds limit %d", dict, maxWindow))
 		}
 		lr, err := lzma.ReaderConfig{DictCap: int(max(dict, lzma.MinDictCap))}.NewReader(br)
 		if err != nil {
-			return fail(KindCompression, fmt.Errorf("lzma: %w", err))
+			return fail(fault.DebCompression, fmt.Errorf("lzma: %w", err))
 		}
 		return &decoder{r: lr}, nil
 	}
-	return fail(KindCompression, fmt.Errorf("unknown compression suffix %q", suffix))
+	return fail(fault.DebCompression, fmt.Errorf("unknown compression suffix %q", suffix))
 }
 
 // xzKinds gives the errors of decompress.NewXZ their Kind: a dictionary
@@ -152,16 +153,16 @@ type xzKinds struct{ r io.Reader }
 
 func (x xzKinds) Read(p []byte) (int, error) {
 	n, err := x.r.Read(p)
-	var de *Error
+	var de *fault.DebError
 	if errors.As(err, &de) {
 		return n, de // the member itself failed (cut short): that is the cause
 	}
 	if err != nil && err != io.EOF {
-		kind := KindCompression
+		kind := fault.DebCompression
 		if errors.Is(err, decompress.ErrLimit) {
-			kind = KindLimit
+			kind = fault.DebLimit
 		}
-		err = &Error{Kind: kind, Err: err}
+		err = &fault.DebError{Kind: kind, Err: err}
 	}
 	return n, err
 }
@@ -227,15 +228,15 @@ func (s *systemXZ) Read(p []byte) (int, error) {
 	n, err := s.out.Read(p)
 	if err == io.EOF {
 		if werr := s.wait(); werr != nil {
-			var e *Error
+			var e *fault.DebError
 			if errors.As(werr, &e) {
 				return n, werr
 			}
-			kind := KindCompression
+			kind := fault.DebCompression
 			if strings.Contains(werr.Error(), "Memory usage limit") {
-				kind = KindLimit // a block's dictionary beyond maxWindow
+				kind = fault.DebLimit // a block's dictionary beyond maxWindow
 			}
-			return n, &Error{Kind: kind, Err: werr}
+			return n, &fault.DebError{Kind: kind, Err: werr}
 		}
 		s.done = true
 	}

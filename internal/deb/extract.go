@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/safepath"
 )
@@ -29,8 +30,8 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 	if opts.Name == "" {
 		opts.Name = debPath
 	}
-	fail := func(kind Kind, entry string, err error) error {
-		return &Error{Deb: opts.Name, Entry: entry, Kind: kind, Err: err}
+	fail := func(kind fault.DebKind, entry string, err error) error {
+		return &fault.DebError{Deb: opts.Name, Entry: entry, Kind: kind, Err: err}
 	}
 	dir = filepath.Clean(dir)
 	exists := false
@@ -38,23 +39,23 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 		exists = true
 		if !force {
 			if !st.IsDir() {
-				return fail(KindExists, "", fmt.Errorf("destination %s exists and is not a directory", dir))
+				return fail(fault.DebExists, "", fmt.Errorf("destination %s exists and is not a directory", dir))
 			}
 			empty, err := isEmptyDir(dir)
 			if err != nil {
-				return fail(KindIO, "", err)
+				return fail(fault.DebIO, "", err)
 			}
 			if !empty {
-				return fail(KindExists, "", fmt.Errorf("destination %s is not empty (--force replaces it)", dir))
+				return fail(fault.DebExists, "", fmt.Errorf("destination %s is not empty (--force replaces it)", dir))
 			}
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fail(KindIO, "", fmt.Errorf("destination: %w", err))
+		return fail(fault.DebIO, "", fmt.Errorf("destination: %w", err))
 	}
 
 	f, err := os.Open(debPath)
 	if err != nil {
-		return fail(KindIO, "", err)
+		return fail(fault.DebIO, "", err)
 	}
 	defer f.Close()
 	rd, err := NewReader(ctx, f, opts)
@@ -65,7 +66,7 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".extract-")
 	if err != nil {
-		return fail(KindIO, "", fmt.Errorf("create temporary directory: %w", err))
+		return fail(fault.DebIO, "", fmt.Errorf("create temporary directory: %w", err))
 	}
 	defer func() {
 		if err != nil {
@@ -74,24 +75,24 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 	}()
 	root, err := os.OpenRoot(tmp)
 	if err != nil {
-		return fail(KindIO, "", err)
+		return fail(fault.DebIO, "", err)
 	}
 	x := &extractor{rd: rd, root: root, deb: opts.Name, warn: opts.Warn, member: rd.DataMember(), symlinks: map[string]string{}, dirModes: map[string]fs.FileMode{}}
 	err = x.run()
 	if cerr := root.Close(); err == nil && cerr != nil {
-		err = fail(KindIO, "", cerr)
+		err = fail(fault.DebIO, "", cerr)
 	}
 	if err != nil {
 		return err
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fail(KindIO, "", err)
+		return fail(fault.DebIO, "", err)
 	}
 
 	// Move into place.
 	if !exists {
 		if err := os.Rename(tmp, dir); err != nil {
-			return fail(KindIO, "", fmt.Errorf("move into place: %w", err))
+			return fail(fault.DebIO, "", fmt.Errorf("move into place: %w", err))
 		}
 		return nil
 	}
@@ -99,31 +100,31 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 		// An empty directory: remove it (fails if someone filled it
 		// meanwhile) and move the new tree into its place.
 		if err := os.Remove(dir); err != nil {
-			return fail(KindExists, "", fmt.Errorf("replace empty destination: %w", err))
+			return fail(fault.DebExists, "", fmt.Errorf("replace empty destination: %w", err))
 		}
 		if err := os.Rename(tmp, dir); err != nil {
-			return fail(KindExists, "", fmt.Errorf("move into place: %w", err))
+			return fail(fault.DebExists, "", fmt.Errorf("move into place: %w", err))
 		}
 		return nil
 	}
 	old, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".old-")
 	if err != nil {
-		return fail(KindIO, "", err)
+		return fail(fault.DebIO, "", err)
 	}
 	oldPath := filepath.Join(old, "d")
 	if err := os.Rename(dir, oldPath); err != nil {
 		os.Remove(old)
-		return fail(KindIO, "", fmt.Errorf("move old destination aside: %w", err))
+		return fail(fault.DebIO, "", fmt.Errorf("move old destination aside: %w", err))
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if rerr := os.Rename(oldPath, dir); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 		os.RemoveAll(old)
-		return fail(KindIO, "", fmt.Errorf("move into place: %w", err))
+		return fail(fault.DebIO, "", fmt.Errorf("move into place: %w", err))
 	}
 	if err := os.RemoveAll(old); err != nil {
-		return fail(KindIO, "", fmt.Errorf("remove old destination: %w", err))
+		return fail(fault.DebIO, "", fmt.Errorf("remove old destination: %w", err))
 	}
 	return nil
 }
@@ -154,12 +155,12 @@ type extractor struct {
 // changed reports an entry written differently from the deb.
 func (x *extractor) changed(e *Entry, format string, args ...any) {
 	if x.warn != nil {
-		x.warn(fmt.Sprintf("deb %s: entry %s: ", x.deb, quoteName(e.Name)) + fmt.Sprintf(format, args...))
+		x.warn(fmt.Sprintf("deb %s: entry %s: ", x.deb, fault.QuoteName(e.Name)) + fmt.Sprintf(format, args...))
 	}
 }
 
-func (x *extractor) fail(kind Kind, entry string, err error) error {
-	return &Error{Deb: x.deb, Member: x.member, Entry: entry, Kind: kind, Err: err}
+func (x *extractor) fail(kind fault.DebKind, entry string, err error) error {
+	return &fault.DebError{Deb: x.deb, Member: x.member, Entry: entry, Kind: kind, Err: err}
 }
 
 func (x *extractor) run() error {
@@ -186,7 +187,7 @@ func (x *extractor) run() error {
 			t, ok := x.symlinks[p]
 			return t, ok
 		}); err != nil {
-			return x.fail(KindUnsafePath, n, err)
+			return x.fail(fault.DebUnsafePath, n, err)
 		}
 	}
 	// Directory modes last, deepest first, so read-only dirs do not block
@@ -198,7 +199,7 @@ func (x *extractor) run() error {
 	sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
 	for _, d := range dirs {
 		if err := x.root.Chmod(d, x.dirModes[d]); err != nil {
-			return x.fail(KindIO, d, err)
+			return x.fail(fault.DebIO, d, err)
 		}
 	}
 	return nil
@@ -208,22 +209,22 @@ func (x *extractor) entry(e *Entry) error {
 	// No parent may be a symlink: we never write through one.
 	for p := path.Dir(e.Name); p != "."; p = path.Dir(p) {
 		if _, ok := x.symlinks[p]; ok {
-			return x.fail(KindUnsafePath, e.Name, fmt.Errorf("parent %q is a symlink", p))
+			return x.fail(fault.DebUnsafePath, e.Name, fmt.Errorf("parent %q is a symlink", p))
 		}
 	}
 	if parent := path.Dir(e.Name); parent != "." {
 		if err := x.root.MkdirAll(parent, 0o755); err != nil {
-			return x.fail(KindIO, e.Name, err)
+			return x.fail(fault.DebIO, e.Name, err)
 		}
 	}
 	if e.Type != entry.Dir {
 		// Replace an earlier non-directory entry of the same name.
 		if st, err := x.root.Lstat(e.Name); err == nil {
 			if st.IsDir() {
-				return x.fail(KindFormat, e.Name, fmt.Errorf("%s entry replaces a directory", e.Type))
+				return x.fail(fault.DebFormat, e.Name, fmt.Errorf("%s entry replaces a directory", e.Type))
 			}
 			if err := x.root.Remove(e.Name); err != nil {
-				return x.fail(KindIO, e.Name, err)
+				return x.fail(fault.DebIO, e.Name, err)
 			}
 			delete(x.symlinks, e.Name)
 		}
@@ -240,21 +241,21 @@ func (x *extractor) entry(e *Entry) error {
 	case entry.Dir:
 		if _, ok := x.symlinks[e.Name]; ok {
 			if err := x.root.Remove(e.Name); err != nil {
-				return x.fail(KindIO, e.Name, err)
+				return x.fail(fault.DebIO, e.Name, err)
 			}
 			delete(x.symlinks, e.Name)
 		}
 		if err := x.root.Mkdir(e.Name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return x.fail(KindIO, e.Name, err)
+			return x.fail(fault.DebIO, e.Name, err)
 		}
 		if st, err := x.root.Lstat(e.Name); err != nil || !st.IsDir() {
-			return x.fail(KindFormat, e.Name, errors.New("directory entry replaces a non-directory"))
+			return x.fail(fault.DebFormat, e.Name, errors.New("directory entry replaces a non-directory"))
 		}
 		x.dirModes[e.Name] = perm
 	case entry.Regular:
 		f, err := x.root.OpenFile(e.Name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
-			return x.fail(KindIO, e.Name, err)
+			return x.fail(fault.DebIO, e.Name, err)
 		}
 		_, err = io.Copy(f, x.rd)
 		if err == nil {
@@ -264,19 +265,19 @@ func (x *extractor) entry(e *Entry) error {
 			err = cerr
 		}
 		if err != nil {
-			var de *Error
+			var de *fault.DebError
 			if errors.As(err, &de) {
 				return err
 			}
-			return x.fail(KindIO, e.Name, err)
+			return x.fail(fault.DebIO, e.Name, err)
 		}
 	case entry.Symlink:
 		target := safepath.RootRelative(e.Name, e.Linkname)
 		if err := safepath.Resolve(path.Dir(e.Name), target, nil); err != nil {
-			return x.fail(KindUnsafePath, e.Name, err)
+			return x.fail(fault.DebUnsafePath, e.Name, err)
 		}
 		if err := x.root.Symlink(target, e.Name); err != nil {
-			return x.fail(KindIO, e.Name, err)
+			return x.fail(fault.DebIO, e.Name, err)
 		}
 		if target != e.Linkname {
 			x.changed(e, "absolute symlink target %s re-rooted as %s", e.Linkname, target)
@@ -284,7 +285,7 @@ func (x *extractor) entry(e *Entry) error {
 		x.symlinks[e.Name] = target
 	case entry.Hardlink:
 		if err := x.root.Link(e.Linkname, e.Name); err != nil {
-			return x.fail(KindIO, e.Name, err)
+			return x.fail(fault.DebIO, e.Name, err)
 		}
 	}
 	return nil

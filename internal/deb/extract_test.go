@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/testutil"
 )
@@ -153,8 +154,8 @@ func TestExtractUnsafe(t *testing.T) {
 			debPath := writeDeb(t, tmp, debtest.Deb{Control: miniControl, Files: tc.files})
 			dest := filepath.Join(tmp, "out")
 			err := Extract(context.Background(), debPath, dest, false, Options{})
-			var e *Error
-			if !errors.As(err, &e) || e.Kind != KindUnsafePath || !errors.Is(err, ErrUnsafePath) {
+			var e *fault.DebError
+			if !errors.As(err, &e) || e.Kind != fault.DebUnsafePath || !errors.Is(err, fault.ErrDebUnsafePath) {
 				t.Fatalf("err = %v, want KindUnsafePath", err)
 			}
 			if e.Entry != tc.entry || !strings.Contains(err.Error(), debPath) {
@@ -192,7 +193,7 @@ func TestExtractFailureLeavesNothing(t *testing.T) {
 		{Name: "dev/null", Type: tar.TypeChar},
 	}})
 	err := Extract(context.Background(), debPath, filepath.Join(tmp, "out"), false, Options{})
-	if !errors.Is(err, ErrDevice) {
+	if !errors.Is(err, fault.ErrDebDevice) {
 		t.Fatalf("err = %v, want ErrDevice", err)
 	}
 	assertNothingLeft(t, tmp)
@@ -207,9 +208,9 @@ func TestExtractForce(t *testing.T) {
 	}{
 		{"missing dest", func(string) error { return nil }, false, nil},
 		{"empty dir", func(d string) error { return os.Mkdir(d, 0o755) }, false, nil},
-		{"non-empty dir", func(d string) error { return writeOld(d) }, false, ErrExists},
+		{"non-empty dir", func(d string) error { return writeOld(d) }, false, fault.ErrDebExists},
 		{"non-empty dir forced", func(d string) error { return writeOld(d) }, true, nil},
-		{"file", func(d string) error { return os.WriteFile(d, []byte("x"), 0o644) }, false, ErrExists},
+		{"file", func(d string) error { return os.WriteFile(d, []byte("x"), 0o644) }, false, fault.ErrDebExists},
 		{"file forced", func(d string) error { return os.WriteFile(d, []byte("x"), 0o644) }, true, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/deb/debtest"
 )
 
@@ -52,7 +53,7 @@ func FuzzArReader(f *testing.F) {
 			}
 			a, err := newArReader("fuzz", r)
 			if err != nil {
-				var e *Error
+				var e *fault.DebError
 				if !errors.As(err, &e) {
 					t.Fatalf("error is not *Error: %v", err)
 				}
@@ -61,7 +62,7 @@ func FuzzArReader(f *testing.F) {
 			for i := 0; i < 100; i++ {
 				h, err := a.next()
 				if err != nil {
-					var e *Error
+					var e *fault.DebError
 					if err != io.EOF && !errors.As(err, &e) {
 						t.Fatalf("error is not *Error: %v", err)
 					}
@@ -93,7 +94,7 @@ func FuzzDebReader(f *testing.F) {
 		opts := Options{Name: "fuzz.deb", Limits: Limits{MaxBytes: 8 << 20, MaxEntries: 1000, MaxControlBytes: 1 << 20, MaxWindow: 8 << 20}}
 		rd, err := NewReader(context.Background(), bytes.NewReader(b), opts)
 		if err != nil {
-			var e *Error
+			var e *fault.DebError
 			if !errors.As(err, &e) {
 				t.Fatalf("error is not *Error: %T %v", err, err)
 			}
@@ -107,7 +108,7 @@ func FuzzDebReader(f *testing.F) {
 				return
 			}
 			if err != nil {
-				var de *Error
+				var de *fault.DebError
 				if !errors.As(err, &de) {
 					t.Fatalf("error is not *Error: %T %v", err, err)
 				}
@@ -122,7 +123,7 @@ func FuzzDebReader(f *testing.F) {
 				t.Fatalf("read %d bytes, over MaxBytes", total)
 			}
 			if err != nil {
-				var de *Error
+				var de *fault.DebError
 				if !errors.As(err, &de) {
 					t.Fatalf("read error is not *Error: %T %v", err, err)
 				}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/testutil"
 )
@@ -77,8 +78,8 @@ func (p *panicReader) Read(b []byte) (int, error) {
 
 func TestArPanicBecomesError(t *testing.T) {
 	_, err := NewReader(context.Background(), &panicReader{after: []byte("!<arch>\n")}, Options{Name: "p.deb"})
-	var e *Error
-	if !errors.As(err, &e) || e.Kind != KindFormat || e.Deb != "p.deb" {
+	var e *fault.DebError
+	if !errors.As(err, &e) || e.Kind != fault.DebFormat || e.Deb != "p.deb" {
 		t.Fatalf("err = %v, want KindFormat *Error", err)
 	}
 }

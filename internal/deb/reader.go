@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/decompress"
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/safepath"
@@ -166,7 +167,7 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) (*Reader, error) 
 	}
 	rd := &Reader{ctx: ctx, opts: opts, lim: opts.Limits.withDefaults(), name: name, regular: map[string]bool{}, seen: map[string]seenEntry{}, hash: sha256.New()}
 	if err := ctx.Err(); err != nil {
-		return nil, rd.errorf(KindIO, "", "", err)
+		return nil, rd.errorf(fault.DebIO, "", "", err)
 	}
 	a, err := newArReader(name, r)
 	if err != nil {
@@ -189,20 +190,20 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) (*Reader, error) 
 	return rd, nil
 }
 
-func (r *Reader) errorf(kind Kind, member, entry string, err error) *Error {
-	return &Error{Deb: r.name, Member: member, Entry: entry, Kind: kind, Err: err}
+func (r *Reader) errorf(kind fault.DebKind, member, entry string, err error) *fault.DebError {
+	return &fault.DebError{Deb: r.name, Member: member, Entry: entry, Kind: kind, Err: err}
 }
 
 // readHead reads debian-binary and control, and positions at data.
 func (r *Reader) readHead() error {
 	h, err := r.ar.next()
 	if err == io.EOF {
-		return r.errorf(KindFormat, "", "", errors.New("empty ar archive: missing debian-binary member"))
+		return r.errorf(fault.DebFormat, "", "", errors.New("empty ar archive: missing debian-binary member"))
 	} else if err != nil {
 		return err
 	}
 	if h.Name != "debian-binary" {
-		return r.errorf(KindFormat, h.Name, "", fmt.Errorf("first member is %q, want debian-binary", h.Name))
+		return r.errorf(fault.DebFormat, h.Name, "", fmt.Errorf("first member is %q, want debian-binary", h.Name))
 	}
 	var vb bytes.Buffer
 	if _, err := io.Copy(&vb, io.LimitReader(r.ar, 1024)); err != nil {
@@ -210,14 +211,14 @@ func (r *Reader) readHead() error {
 	}
 	line, _, _ := strings.Cut(vb.String(), "\n")
 	if !validFormatVersion(line) || !strings.Contains(vb.String(), "\n") {
-		return r.errorf(KindFormat, h.Name, "", fmt.Errorf("unsupported deb format version %q, want 2.x", vb.String()))
+		return r.errorf(fault.DebFormat, h.Name, "", fmt.Errorf("unsupported deb format version %q, want 2.x", vb.String()))
 	}
 
 	// control.tar*
 	for {
 		h, err = r.ar.next()
 		if err == io.EOF {
-			return r.errorf(KindFormat, "", "", errors.New("missing control.tar member"))
+			return r.errorf(fault.DebFormat, "", "", errors.New("missing control.tar member"))
 		} else if err != nil {
 			return err
 		}
@@ -231,16 +232,16 @@ func (r *Reader) readHead() error {
 			break
 		}
 		if strings.HasPrefix(h.Name, "data.tar") {
-			return r.errorf(KindFormat, h.Name, "", fmt.Errorf("member %q comes before control.tar", h.Name))
+			return r.errorf(fault.DebFormat, h.Name, "", fmt.Errorf("member %q comes before control.tar", h.Name))
 		}
-		return r.errorf(KindFormat, h.Name, "", fmt.Errorf("unexpected member %q, want control.tar", h.Name))
+		return r.errorf(fault.DebFormat, h.Name, "", fmt.Errorf("unexpected member %q, want control.tar", h.Name))
 	}
 
 	// data.tar*
 	for {
 		h, err = r.ar.next()
 		if err == io.EOF {
-			return r.errorf(KindFormat, "", "", errors.New("missing data.tar member"))
+			return r.errorf(fault.DebFormat, "", "", errors.New("missing data.tar member"))
 		} else if err != nil {
 			return err
 		}
@@ -259,9 +260,9 @@ func (r *Reader) readHead() error {
 			return nil
 		}
 		if strings.HasPrefix(h.Name, "control.tar") {
-			return r.errorf(KindFormat, h.Name, "", errors.New("second control.tar member"))
+			return r.errorf(fault.DebFormat, h.Name, "", errors.New("second control.tar member"))
 		}
-		return r.errorf(KindFormat, h.Name, "", fmt.Errorf("unexpected member %q, want data.tar", h.Name))
+		return r.errorf(fault.DebFormat, h.Name, "", fmt.Errorf("unexpected member %q, want data.tar", h.Name))
 	}
 }
 
@@ -312,7 +313,7 @@ func (r *Reader) readControl(member, suffix string) error {
 			return r.errorf(kind, member, hdr.Name, err)
 		}
 		if name == "" {
-			return r.errorf(KindFormat, member, hdr.Name, errors.New("regular file with empty name"))
+			return r.errorf(fault.DebFormat, member, hdr.Name, errors.New("regular file with empty name"))
 		}
 		// The countReader bounds the total, so ReadAll cannot grow past it.
 		b, err := io.ReadAll(tr)
@@ -327,11 +328,11 @@ func (r *Reader) readControl(member, suffix string) error {
 	}
 	ctl, ok := files["control"]
 	if !ok {
-		return r.errorf(KindFormat, member, "", errors.New("control.tar has no control file"))
+		return r.errorf(fault.DebFormat, member, "", errors.New("control.tar has no control file"))
 	}
 	c, err := parseControl(string(ctl))
 	if err != nil {
-		return r.errorf(KindFormat, member, "control", err)
+		return r.errorf(fault.DebFormat, member, "control", err)
 	}
 	r.control, r.controlFiles = c, files
 	return nil
@@ -339,7 +340,7 @@ func (r *Reader) readControl(member, suffix string) error {
 
 // tarError classifies an error from archive/tar reading a counted stream.
 func (r *Reader) tarError(member, entry string, err error) error {
-	var e *Error
+	var e *fault.DebError
 	if errors.As(err, &e) {
 		x := *e
 		x.Deb, x.Member = r.name, member
@@ -350,11 +351,11 @@ func (r *Reader) tarError(member, entry string, err error) error {
 	}
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return r.errorf(KindTruncated, member, entry, fmt.Errorf("tar stream cut short: %w", err))
+		return r.errorf(fault.DebTruncated, member, entry, fmt.Errorf("tar stream cut short: %w", err))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return r.errorf(KindIO, member, entry, err)
+		return r.errorf(fault.DebIO, member, entry, err)
 	}
-	return r.errorf(KindFormat, member, entry, fmt.Errorf("tar: %w", err))
+	return r.errorf(fault.DebFormat, member, entry, fmt.Errorf("tar: %w", err))
 }
 
 // Control returns the parsed control stanza.
@@ -390,7 +391,7 @@ func (r *Reader) next() (*Entry, error) {
 	}
 	for {
 		if err := r.ctx.Err(); err != nil {
-			return nil, r.errorf(KindIO, m, "", err)
+			return nil, r.errorf(fault.DebIO, m, "", err)
 		}
 		hdr, err := r.tr.Next()
 		if err == io.EOF {
@@ -411,20 +412,20 @@ func (r *Reader) next() (*Entry, error) {
 			}
 			// The next header is bad: it has no trustworthy name, so say
 			// where it is rather than blaming the previous entry.
-			return nil, r.tarError(m, "", fmt.Errorf("header after entry %s: %w", quoteName(r.curRaw), err))
+			return nil, r.tarError(m, "", fmt.Errorf("header after entry %s: %w", fault.QuoteName(r.curRaw), err))
 		}
 		r.curRaw = hdr.Name
 		if sparse(hdr) {
 			// archive/tar synthesizes a sparse file's holes as zeros above
 			// the counted stream: a few KB could read as terabytes.
-			return nil, r.errorf(KindFormat, m, hdr.Name, errors.New("sparse file (GNU.sparse PAX records): not a Debian entry type"))
+			return nil, r.errorf(fault.DebFormat, m, hdr.Name, errors.New("sparse file (GNU.sparse PAX records): not a Debian entry type"))
 		}
 		r.entries++
 		if r.entries > r.maxEntries {
 			if r.maxEntries == r.lim.MaxEntries {
-				return nil, r.errorf(KindLimit, m, hdr.Name, fmt.Errorf("more than MaxEntries=%d entries", r.lim.MaxEntries))
+				return nil, r.errorf(fault.DebLimit, m, hdr.Name, fmt.Errorf("more than MaxEntries=%d entries", r.lim.MaxEntries))
 			}
-			return nil, r.errorf(KindLimit, m, hdr.Name, fmt.Errorf("entry bomb: more than %d entries in a %d-byte deb (MinEntryBytes=%d bytes of deb per entry, at least %d entries)",
+			return nil, r.errorf(fault.DebLimit, m, hdr.Name, fmt.Errorf("entry bomb: more than %d entries in a %d-byte deb (MinEntryBytes=%d bytes of deb per entry, at least %d entries)",
 				r.maxEntries, r.budget.size, r.lim.MinEntryBytes, minEntryBudget))
 		}
 		var typ entry.Type
@@ -438,11 +439,11 @@ func (r *Reader) next() (*Entry, error) {
 		case tar.TypeLink:
 			typ = entry.Hardlink
 		case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
-			return nil, r.errorf(KindDevice, m, hdr.Name, fmt.Errorf("entry type %q (device or fifo) is not allowed", hdr.Typeflag))
+			return nil, r.errorf(fault.DebDevice, m, hdr.Name, fmt.Errorf("entry type %q (device or fifo) is not allowed", hdr.Typeflag))
 		case tar.TypeXGlobalHeader:
 			continue
 		default:
-			return nil, r.errorf(KindFormat, m, hdr.Name, fmt.Errorf("unsupported entry type %q", hdr.Typeflag))
+			return nil, r.errorf(fault.DebFormat, m, hdr.Name, fmt.Errorf("unsupported entry type %q", hdr.Typeflag))
 		}
 		name, kind, err := cleanName(hdr.Name, r.lim.MaxNameLen)
 		if err != nil {
@@ -452,25 +453,25 @@ func (r *Reader) next() (*Entry, error) {
 			if typ == entry.Dir {
 				continue
 			}
-			return nil, r.errorf(KindFormat, m, hdr.Name, fmt.Errorf("%s entry with empty name", typ))
+			return nil, r.errorf(fault.DebFormat, m, hdr.Name, fmt.Errorf("%s entry with empty name", typ))
 		}
 		e := &Entry{Name: name, Type: typ, Mode: modeOf(hdr.Mode), ModTime: hdr.ModTime}
 		switch typ {
 		case entry.Regular:
 			if hdr.Size < 0 {
-				return nil, r.errorf(KindFormat, m, hdr.Name, fmt.Errorf("negative size %d", hdr.Size))
+				return nil, r.errorf(fault.DebFormat, m, hdr.Name, fmt.Errorf("negative size %d", hdr.Size))
 			}
 			e.Size = hdr.Size
 			r.regular[name] = true
 		case entry.Symlink:
 			if hdr.Linkname == "" {
-				return nil, r.errorf(KindUnsafePath, m, hdr.Name, errors.New("symlink with empty target"))
+				return nil, r.errorf(fault.DebUnsafePath, m, hdr.Name, errors.New("symlink with empty target"))
 			}
 			if strings.IndexByte(hdr.Linkname, 0) >= 0 {
-				return nil, r.errorf(KindUnsafePath, m, hdr.Name, errors.New("symlink target contains NUL"))
+				return nil, r.errorf(fault.DebUnsafePath, m, hdr.Name, errors.New("symlink target contains NUL"))
 			}
 			if len(hdr.Linkname) > r.lim.MaxNameLen {
-				return nil, r.errorf(KindLimit, m, hdr.Name, fmt.Errorf("symlink target longer than MaxNameLen=%d", r.lim.MaxNameLen))
+				return nil, r.errorf(fault.DebLimit, m, hdr.Name, fmt.Errorf("symlink target longer than MaxNameLen=%d", r.lim.MaxNameLen))
 			}
 			e.Linkname = hdr.Linkname
 			delete(r.regular, name)
@@ -480,7 +481,7 @@ func (r *Reader) next() (*Entry, error) {
 				return nil, r.errorf(kind, m, hdr.Name, fmt.Errorf("hardlink target: %w", err))
 			}
 			if !r.regular[target] {
-				return nil, r.errorf(KindUnsafePath, m, hdr.Name, fmt.Errorf("hardlink target %q is not an earlier regular file", hdr.Linkname))
+				return nil, r.errorf(fault.DebUnsafePath, m, hdr.Name, fmt.Errorf("hardlink target %q is not an earlier regular file", hdr.Linkname))
 			}
 			e.Linkname = target
 			r.regular[name] = true
@@ -575,7 +576,7 @@ func (r *Reader) record(e *Entry, raw string, s seenEntry) error {
 	default:
 		return nil
 	}
-	return r.errorf(KindFormat, r.dataMember, raw, fmt.Errorf("ambiguous duplicate path %s: %s", e.Name, what))
+	return r.errorf(fault.DebFormat, r.dataMember, raw, fmt.Errorf("ambiguous duplicate path %s: %s", e.Name, what))
 }
 
 // checkTrailer reads what follows the data member: only "_"-prefixed
@@ -588,21 +589,21 @@ func (r *Reader) checkTrailer() error {
 			return nil
 		}
 		if err != nil {
-			var e *Error
+			var e *fault.DebError
 			if errors.As(err, &e) {
-				return r.errorf(KindFormat, r.dataMember, "", fmt.Errorf("bytes after the last member are not an ar member: %w", e.Err))
+				return r.errorf(fault.DebFormat, r.dataMember, "", fmt.Errorf("bytes after the last member are not an ar member: %w", e.Err))
 			}
-			return r.errorf(KindFormat, r.dataMember, "", fmt.Errorf("bytes after the last member are not an ar member: %w", err))
+			return r.errorf(fault.DebFormat, r.dataMember, "", fmt.Errorf("bytes after the last member are not an ar member: %w", err))
 		}
 		switch {
 		case strings.HasPrefix(h.Name, "_"):
 			continue
 		case strings.HasPrefix(h.Name, "data.tar"):
-			return r.errorf(KindFormat, h.Name, "", fmt.Errorf("second data member after %s", r.dataMember))
+			return r.errorf(fault.DebFormat, h.Name, "", fmt.Errorf("second data member after %s", r.dataMember))
 		case strings.HasPrefix(h.Name, "control.tar"):
-			return r.errorf(KindFormat, h.Name, "", fmt.Errorf("control member after %s", r.dataMember))
+			return r.errorf(fault.DebFormat, h.Name, "", fmt.Errorf("control member after %s", r.dataMember))
 		}
-		return r.errorf(KindFormat, h.Name, "", fmt.Errorf("unexpected member %q after %s (only _-prefixed members may follow)", h.Name, r.dataMember))
+		return r.errorf(fault.DebFormat, h.Name, "", fmt.Errorf("unexpected member %q after %s (only _-prefixed members may follow)", h.Name, r.dataMember))
 	}
 }
 
@@ -610,7 +611,7 @@ func (r *Reader) checkTrailer() error {
 // not close the underlying io.Reader.
 func (r *Reader) Close() error {
 	if r.err == nil || r.err == io.EOF {
-		r.err = r.errorf(KindIO, r.dataMember, "", errors.New("reader is closed"))
+		r.err = r.errorf(fault.DebIO, r.dataMember, "", errors.New("reader is closed"))
 	}
 	if r.dec != nil {
 		err := r.dec.Close()
@@ -635,22 +636,22 @@ func modeOf(m int64) fs.FileMode {
 }
 
 // cleanName checks a tar entry name and returns it cleaned; "" for the root.
-func cleanName(raw string, maxLen int) (string, Kind, error) {
+func cleanName(raw string, maxLen int) (string, fault.DebKind, error) {
 	if len(raw) > maxLen {
-		return "", KindLimit, fmt.Errorf("name longer than MaxNameLen=%d (%d bytes)", maxLen, len(raw))
+		return "", fault.DebLimit, fmt.Errorf("name longer than MaxNameLen=%d (%d bytes)", maxLen, len(raw))
 	}
 	if strings.IndexByte(raw, 0) >= 0 {
-		return "", KindUnsafePath, errors.New("name contains NUL")
+		return "", fault.DebUnsafePath, errors.New("name contains NUL")
 	}
 	if strings.HasPrefix(raw, "/") {
-		return "", KindUnsafePath, errors.New("absolute path")
+		return "", fault.DebUnsafePath, errors.New("absolute path")
 	}
 	name := path.Clean(raw)
 	if name == "." {
 		return "", 0, nil
 	}
 	if safepath.Escapes(name) {
-		return "", KindUnsafePath, errors.New("path escapes the archive root")
+		return "", fault.DebUnsafePath, errors.New("path escapes the archive root")
 	}
 	return name, 0, nil
 }
@@ -663,7 +664,7 @@ type countReader struct {
 	r      io.Reader
 	n      int64
 	max    int64
-	e      *Error // template naming deb and member
+	e      *fault.DebError // template naming deb and member
 	what   string
 	lim    Limits
 	in     func() int64 // compressed bytes of the member read so far
@@ -678,16 +679,16 @@ type debBudget struct {
 
 func (c *countReader) limitErr() error {
 	if c.n > c.max {
-		return c.e.with(KindLimit, fmt.Errorf("uncompressed size exceeds %s=%d", c.what, c.max))
+		return c.e.With(fault.DebLimit, fmt.Errorf("uncompressed size exceeds %s=%d", c.what, c.max))
 	}
 	if c.n > c.lim.RatioMinBytes {
 		if in := max(c.in(), 1); c.n/in >= c.lim.MaxRatio {
-			return c.e.with(KindLimit, fmt.Errorf("decompression bomb: %d compressed bytes expanded to more than %d (over MaxRatio=%dx past RatioMinBytes=%d)",
+			return c.e.With(fault.DebLimit, fmt.Errorf("decompression bomb: %d compressed bytes expanded to more than %d (over MaxRatio=%dx past RatioMinBytes=%d)",
 				in, c.n, c.lim.MaxRatio, c.lim.RatioMinBytes))
 		}
 	}
 	if b := c.budget; b.max > 0 && b.n > b.max {
-		return c.e.with(KindLimit, fmt.Errorf("decompression bomb: the deb's members expand to more than %d bytes (MaxDebRatio=%dx its size %d, at least RatioMinBytes=%d)",
+		return c.e.With(fault.DebLimit, fmt.Errorf("decompression bomb: the deb's members expand to more than %d bytes (MaxDebRatio=%dx its size %d, at least RatioMinBytes=%d)",
 			b.max, c.lim.MaxDebRatio, b.size, c.lim.RatioMinBytes))
 	}
 	return nil
@@ -695,7 +696,7 @@ func (c *countReader) limitErr() error {
 
 func (c *countReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
-		return 0, c.e.with(KindIO, err)
+		return 0, c.e.With(fault.DebIO, err)
 	}
 	if err := c.limitErr(); err != nil {
 		return 0, err
@@ -710,7 +711,7 @@ func (c *countReader) Read(p []byte) (int, error) {
 		return 0, lerr
 	}
 	if err != nil && err != io.EOF {
-		var e *Error
+		var e *fault.DebError
 		switch {
 		case errors.As(err, &e):
 			if e.Deb == "" {
@@ -719,9 +720,9 @@ func (c *countReader) Read(p []byte) (int, error) {
 				return n, &x
 			}
 		case errors.Is(err, io.ErrUnexpectedEOF):
-			return n, c.e.with(KindTruncated, fmt.Errorf("compressed stream cut short: %w", err))
+			return n, c.e.With(fault.DebTruncated, fmt.Errorf("compressed stream cut short: %w", err))
 		default:
-			return n, c.e.with(KindCompression, err)
+			return n, c.e.With(fault.DebCompression, err)
 		}
 	}
 	return n, err

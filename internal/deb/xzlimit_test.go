@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -53,8 +54,8 @@ func TestXZDictionaryInLaterStream(t *testing.T) {
 	deb := mustBuild(t, d)
 	for _, system := range []bool{false, true} {
 		err := drain(context.Background(), bytes.NewReader(deb), Options{Name: "x.deb", SystemXZ: system, systemXZMin: 1})
-		var e *Error
-		if !errors.As(err, &e) || e.Kind != KindLimit || e.Member != "data.tar.xz" {
+		var e *fault.DebError
+		if !errors.As(err, &e) || e.Kind != fault.DebLimit || e.Member != "data.tar.xz" {
 			t.Errorf("system xz %v: err = %v, want a limit error on data.tar.xz", system, err)
 			continue
 		}

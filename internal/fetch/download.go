@@ -16,6 +16,7 @@ import (
 	"github.com/cenkalti/backoff/v5"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 const (
@@ -29,21 +30,6 @@ const (
 	// maxUnknownSize bounds a deb whose size the index did not give.
 	maxUnknownSize = 16 << 30
 )
-
-// SizeMismatchError reports a file that is longer or shorter than the index
-// said, on two full downloads in a row.
-type SizeMismatchError struct {
-	Package  string
-	URL      string
-	Expected int64
-	Actual   int64 // bytes received; for a too long file, where reading stopped
-}
-
-func (e *SizeMismatchError) Error() string {
-	return fmt.Sprintf("%s: %s: size mismatch: expected %d bytes, got at least %d "+
-		"(the upstream file may have been replaced under the same name; refresh the index)",
-		e.Package, e.URL, e.Expected, e.Actual)
-}
 
 // fetchOne makes sure the deb with this sha256 is in the cache, trying each
 // candidate package (same sha256, maybe different repos) in turn.
@@ -107,9 +93,9 @@ func (f *Fetcher) fetchOne(ctx context.Context, sha string, cands []apt.Package)
 // describe makes sure a download error names package, version and URL.
 func describe(p apt.Package, u string, err error) error {
 	var (
-		he *HTTPError
-		hm *HashMismatchError
-		sm *SizeMismatchError
+		he *fault.HTTPError
+		hm *fault.HashMismatchError
+		sm *fault.SizeMismatchError
 	)
 	if errors.As(err, &he) || errors.As(err, &hm) || errors.As(err, &sm) {
 		return err // these name package and URL themselves
@@ -275,7 +261,7 @@ func (f *Fetcher) attempt(ctx context.Context, pkg apt.Package, u, sha string, p
 				if pkg.Size == 0 {
 					return fmt.Errorf("%s: larger than %d bytes", u, int64(maxUnknownSize))
 				}
-				return f.mismatch(mismatches, &SizeMismatchError{Package: pkg.Name, URL: u, Expected: pkg.Size, Actual: got})
+				return f.mismatch(mismatches, &fault.SizeMismatchError{Package: pkg.Name, URL: u, Expected: pkg.Size, Actual: got})
 			}
 			if err := part.write(buf[:n]); err != nil {
 				return err
@@ -311,7 +297,7 @@ func (f *Fetcher) attempt(ctx context.Context, pkg apt.Package, u, sha string, p
 		if err := part.reset(); err != nil {
 			return err
 		}
-		return f.mismatch(mismatches, &HashMismatchError{Package: pkg.Name, URL: u, Expected: sha, Actual: got})
+		return f.mismatch(mismatches, &fault.HashMismatchError{Package: pkg.Name, URL: u, Expected: sha, Actual: got})
 	}
 	return nil
 }

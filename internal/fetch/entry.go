@@ -9,21 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/debredist/debredist/debredist/fault"
 )
-
-// CorruptError reports a cache entry whose bytes do not hash to the sha256
-// it is stored under (the disk, a tool or a person changed it after it was
-// verified).
-type CorruptError struct {
-	Package  string // the deb's package name
-	Path     string // the cache entry
-	Expected string // its name: the sha256 the index or lock promised
-	Actual   string // the sha256 of the bytes read
-}
-
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("%s: cache entry %s is corrupt: its bytes hash to sha256 %s, expected %s", e.Package, e.Path, e.Actual, e.Expected)
-}
 
 // Entry is an open cache entry that hashes every byte read from it, so that
 // a reader that reads the deb in full anyway checks it for free (Verify).
@@ -64,7 +52,7 @@ func (e *Entry) Verify() (sum string, size int64, err error) {
 	}
 	sum = hex.EncodeToString(e.h.Sum(nil))
 	if sum != e.sha {
-		return sum, e.n, &CorruptError{Package: e.pkg, Path: e.path, Expected: e.sha, Actual: sum}
+		return sum, e.n, &fault.CorruptCacheError{Package: e.pkg, Path: e.path, Expected: e.sha, Actual: sum}
 	}
 	return sum, e.n, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 // TestEntryVerifiesWhatWasRead: a cache entry is hashed as it is read
@@ -51,7 +52,7 @@ func TestEntryVerifiesWhatWasRead(t *testing.T) {
 	if err := os.WriteFile(entry, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var ce *CorruptError
+	var ce *fault.CorruptCacheError
 	if err := read(); !errors.As(err, &ce) || ce.Package != "libfoo" || ce.Path != entry || ce.Expected != pkg.SHA256 {
 		t.Fatalf("corrupt entry: got %v, want a *CorruptError naming package, path and hash", err)
 	}
@@ -118,7 +119,7 @@ func TestSameCauseIsOneError(t *testing.T) {
 	o := testOptions(t, "http://127.0.0.1:1", nil) // nothing listens there
 	o.Retries = -1
 	_, err := mustNew(t, o).Fetch(context.Background(), pkgs)
-	var sc *SameCauseError
+	var sc *fault.SameCauseError
 	if !errors.As(err, &sc) || len(sc.Errs) != 3 || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "3 debs failed the same way (") ||
 		!strings.Contains(err.Error(), "connection refused): liba, libb, libc; the first: liba") {
 		t.Fatalf("got %v, want one line for 3 debs", err)
@@ -127,7 +128,7 @@ func TestSameCauseIsOneError(t *testing.T) {
 	// 404s name different URLs: still one line, in the same form, and
 	// errors.As finds each *HTTPError.
 	_, err = mustNew(t, testOptions(t, s.URL, nil)).Fetch(context.Background(), pkgs)
-	var he *HTTPError
+	var he *fault.HTTPError
 	if !errors.As(err, &he) || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "3 debs failed the same way (HTTP 404 Not Found): liba, libb, libc; the first: liba: ") {
 		t.Fatalf("got %v, want one line for 3 HTTP 404s", err)
 	}
@@ -135,7 +136,7 @@ func TestSameCauseIsOneError(t *testing.T) {
 		t.Fatalf("got %v, want a *SameCauseError of 3", err)
 	}
 
-	// Another fault for one, 404 from the others: two lines, one per kind.
+	// Another srvFault for one, 404 from the others: two lines, one per kind.
 	s.put(paths[0], nil, status(500), status(500))
 	o = testOptions(t, s.URL, nil)
 	o.Retries = 1

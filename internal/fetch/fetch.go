@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 // EventKind says what an Event reports.
@@ -84,7 +85,7 @@ type Options struct {
 	VerifyCache bool
 	// AllowUnverified accepts a Packages index that no InRelease/Release
 	// file lists (like apt's [trusted=yes]); otherwise Index refuses it
-	// with ErrUnverified.
+	// with fault.ErrUnverifiedIndex.
 	AllowUnverified bool
 	// Keyring is an OpenPGP keyring file (armored or binary) used to verify
 	// InRelease or Release + Release.gpg. Empty: signatures are not checked.
@@ -273,7 +274,7 @@ func (f *Fetcher) Fetch(ctx context.Context, pkgs []apt.Package) (map[string]str
 		slices.SortFunc(missing, func(a, b apt.Package) int {
 			return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Version, b.Version), cmp.Compare(a.Repo, b.Repo))
 		})
-		errs = append(errs, &MissingError{Packages: missing})
+		errs = append(errs, &fault.MissingError{Packages: missing})
 	}
 	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(a.Error(), b.Error()) })
 	return paths, errors.Join(groupByCause(errs)...)

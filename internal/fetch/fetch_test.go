@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 const testSize = 300 << 10
@@ -25,7 +26,7 @@ func TestFetchFaults(t *testing.T) {
 	longer := append(bytes.Clone(body), "trailing junk"...)
 	tests := []struct {
 		name     string
-		faults   []fault
+		faults   []srvFault
 		retries  int
 		requests int
 		wantErr  func(error) bool // nil: success
@@ -33,25 +34,25 @@ func TestFetchFaults(t *testing.T) {
 		stall    time.Duration    // the stall timeout, when not the tests' 200 ms
 	}{
 		{name: "ok", requests: 1},
-		{name: "reset mid-body, Range honoured", faults: []fault{resetAfter(100 << 10)}, requests: 2, ranged: true},
-		{name: "reset mid-body, Range ignored", faults: []fault{resetAfter(100 << 10), ignoreRange}, requests: 2, ranged: true},
-		{name: "500 then 503 then ok", faults: []fault{status(500), status(503)}, requests: 3},
-		{name: "429 then ok", faults: []fault{status(429)}, requests: 2},
-		{name: "404 not retried", faults: []fault{status(404)}, requests: 1, wantErr: httpStatus(404)},
-		{name: "403 not retried", faults: []fault{status(403)}, requests: 1, wantErr: httpStatus(403)},
-		{name: "410 not retried", faults: []fault{status(410)}, requests: 1, wantErr: httpStatus(410)},
-		{name: "500 forever", faults: []fault{status(500), status(500), status(500), status(500)}, retries: 2, requests: 3, wantErr: httpStatus(500)},
+		{name: "reset mid-body, Range honoured", faults: []srvFault{resetAfter(100 << 10)}, requests: 2, ranged: true},
+		{name: "reset mid-body, Range ignored", faults: []srvFault{resetAfter(100 << 10), ignoreRange}, requests: 2, ranged: true},
+		{name: "500 then 503 then ok", faults: []srvFault{status(500), status(503)}, requests: 3},
+		{name: "429 then ok", faults: []srvFault{status(429)}, requests: 2},
+		{name: "404 not retried", faults: []srvFault{status(404)}, requests: 1, wantErr: httpStatus(404)},
+		{name: "403 not retried", faults: []srvFault{status(403)}, requests: 1, wantErr: httpStatus(403)},
+		{name: "410 not retried", faults: []srvFault{status(410)}, requests: 1, wantErr: httpStatus(410)},
+		{name: "500 forever", faults: []srvFault{status(500), status(500), status(500), status(500)}, retries: 2, requests: 3, wantErr: httpStatus(500)},
 		// A slow but steady body is not a stall: 50 ms gaps against a 2 s
 		// stall timeout (not the tests' 200 ms, which a loaded CI machine
 		// can miss by that much).
-		{name: "trickle", faults: []fault{trickle(6, 50*time.Millisecond)}, requests: 1, stall: 2 * time.Second},
-		{name: "stall then ok", faults: []fault{stallAfter(50 << 10)}, requests: 2, ranged: true},
-		{name: "wrong bytes once", faults: []fault{serveBytes(corrupted(body))}, requests: 2},
-		{name: "wrong bytes twice", faults: []fault{serveBytes(corrupted(body)), serveBytes(corrupted(body))}, requests: 2, wantErr: isHashMismatch},
-		{name: "longer file twice", faults: []fault{serveBytes(longer), serveBytes(longer)}, requests: 2, wantErr: isSizeMismatch},
-		{name: "Content-Length too large", faults: []fault{contentLength(+1000)}, requests: 1},
-		{name: "Content-Length too small once", faults: []fault{contentLength(-1000)}, requests: 2, ranged: true},
-		{name: "Content-Length too small always", faults: []fault{contentLength(-1000), contentLength(-1000), contentLength(-1000)}, retries: 2, requests: 3,
+		{name: "trickle", faults: []srvFault{trickle(6, 50*time.Millisecond)}, requests: 1, stall: 2 * time.Second},
+		{name: "stall then ok", faults: []srvFault{stallAfter(50 << 10)}, requests: 2, ranged: true},
+		{name: "wrong bytes once", faults: []srvFault{serveBytes(corrupted(body))}, requests: 2},
+		{name: "wrong bytes twice", faults: []srvFault{serveBytes(corrupted(body)), serveBytes(corrupted(body))}, requests: 2, wantErr: isHashMismatch},
+		{name: "longer file twice", faults: []srvFault{serveBytes(longer), serveBytes(longer)}, requests: 2, wantErr: isSizeMismatch},
+		{name: "Content-Length too large", faults: []srvFault{contentLength(+1000)}, requests: 1},
+		{name: "Content-Length too small once", faults: []srvFault{contentLength(-1000)}, requests: 2, ranged: true},
+		{name: "Content-Length too small always", faults: []srvFault{contentLength(-1000), contentLength(-1000), contentLength(-1000)}, retries: 2, requests: 3,
 			wantErr: func(err error) bool { return strings.Contains(err.Error(), "body ended after") }},
 	}
 	for _, tc := range tests {
@@ -116,19 +117,19 @@ func TestFetchFaults(t *testing.T) {
 
 func httpStatus(code int) func(error) bool {
 	return func(err error) bool {
-		var he *HTTPError
+		var he *fault.HTTPError
 		return errors.As(err, &he) && he.Status == code && he.Package == "cuda-foo" && strings.Contains(he.URL, "%2Bcuda12.6")
 	}
 }
 
 func isHashMismatch(err error) bool {
-	var hm *HashMismatchError
+	var hm *fault.HashMismatchError
 	return errors.As(err, &hm) && hm.Package == "cuda-foo" && hm.Expected != hm.Actual &&
 		strings.Contains(hm.Error(), "replaced under the same name")
 }
 
 func isSizeMismatch(err error) bool {
-	var sm *SizeMismatchError
+	var sm *fault.SizeMismatchError
 	return errors.As(err, &sm) && sm.Expected == testSize && sm.Actual > testSize
 }
 
@@ -370,7 +371,7 @@ func TestFetchOffline(t *testing.T) {
 	o.Offline = true
 	f := mustNew(t, o)
 	paths, err := f.Fetch(context.Background(), pkgs)
-	var me *MissingError
+	var me *fault.MissingError
 	if !errors.As(err, &me) {
 		t.Fatalf("err = %v, want *MissingError", err)
 	}
@@ -433,7 +434,7 @@ func TestFetchLocalMirrors(t *testing.T) {
 				t.Errorf("missing file: err = %v", err)
 			}
 			_, err = f.Fetch(context.Background(), []apt.Package{wrong})
-			var hm *HashMismatchError
+			var hm *fault.HashMismatchError
 			if !errors.As(err, &hm) {
 				t.Errorf("wrong hash: err = %v", err)
 			}
@@ -503,14 +504,14 @@ func TestFetchUnknownSize(t *testing.T) {
 	body := randomBytes(testSize, 11)
 	tests := []struct {
 		name     string
-		faults   []fault
+		faults   []srvFault
 		requests int
 		wantErr  func(error) bool
 	}{
 		{name: "ok", requests: 1},
-		{name: "reset then resume", faults: []fault{resetAfter(100 << 10)}, requests: 2},
-		{name: "wrong bytes twice", faults: []fault{serveBytes(corrupted(body)), serveBytes(corrupted(body))}, requests: 2, wantErr: isHashMismatch},
-		{name: "truncated file twice", faults: []fault{serveBytes(body[:1000]), serveBytes(body[:1000])}, requests: 2, wantErr: isHashMismatch},
+		{name: "reset then resume", faults: []srvFault{resetAfter(100 << 10)}, requests: 2},
+		{name: "wrong bytes twice", faults: []srvFault{serveBytes(corrupted(body)), serveBytes(corrupted(body))}, requests: 2, wantErr: isHashMismatch},
+		{name: "truncated file twice", faults: []srvFault{serveBytes(body[:1000]), serveBytes(body[:1000])}, requests: 2, wantErr: isHashMismatch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

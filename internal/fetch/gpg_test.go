@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -69,7 +70,7 @@ func TestRealToolsRelease(t *testing.T) {
 			f := mustNew(t, o)
 			pkgs, info, err := f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
 			if tc.wantErr {
-				var se *SignatureError
+				var se *fault.SignatureError
 				if !errors.As(err, &se) {
 					t.Fatalf("err = %v, want *SignatureError", err)
 				}

@@ -5,33 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/debredist/debredist/debredist/fault"
 )
-
-// SameCauseError stands for several downloads that failed the same way (a
-// mirror that is down, HTTP 500 from every URL, a full disk, files
-// replaced upstream): one line, not one per deb, whatever the fault.
-// Unwrap returns every error, so errors.As still finds each.
-type SameCauseError struct {
-	Cause string   // what they have in common, e.g. "HTTP 500 Internal Server Error"
-	Debs  []string // the packages, in the order of Errs
-	Errs  []error  // sorted; Errs[0] is the one shown in full
-}
-
-func (e *SameCauseError) Error() string {
-	names := e.Debs
-	more := ""
-	if len(names) > 5 {
-		names, more = names[:5], fmt.Sprintf(" and %d more", len(e.Debs)-5)
-	}
-	return fmt.Sprintf("%d debs failed the same way (%s): %s%s; the first: %v", len(e.Errs), e.Cause, strings.Join(names, ", "), more, e.Errs[0])
-}
-
-func (e *SameCauseError) Unwrap() []error { return e.Errs }
 
 // groupByCause folds errors of the same kind (causeOf) into one
 // *SameCauseError, keeping the order of first appearance.
 func groupByCause(errs []error) []error {
-	groups := map[string]*SameCauseError{}
+	groups := map[string]*fault.SameCauseError{}
 	var out []error
 	for _, err := range errs {
 		k := causeOf(err)
@@ -40,12 +21,12 @@ func groupByCause(errs []error) []error {
 			g.Debs = append(g.Debs, debOf(err))
 			continue
 		}
-		g := &SameCauseError{Cause: k, Errs: []error{err}, Debs: []string{debOf(err)}}
+		g := &fault.SameCauseError{Cause: k, Errs: []error{err}, Debs: []string{debOf(err)}}
 		groups[k] = g
 		out = append(out, g)
 	}
 	for i, e := range out {
-		if g := e.(*SameCauseError); len(g.Errs) == 1 {
+		if g := e.(*fault.SameCauseError); len(g.Errs) == 1 {
 			out[i] = g.Errs[0]
 		}
 	}
@@ -56,10 +37,10 @@ func groupByCause(errs []error) []error {
 // names: the HTTP status, a hash or size mismatch, or else the message of
 // the innermost error it wraps (e.g. "connection refused").
 func causeOf(err error) string {
-	var he *HTTPError
-	var hm *HashMismatchError
-	var sm *SizeMismatchError
-	var ce *CorruptError
+	var he *fault.HTTPError
+	var hm *fault.HashMismatchError
+	var sm *fault.SizeMismatchError
+	var ce *fault.CorruptCacheError
 	switch {
 	case errors.As(err, &he):
 		return fmt.Sprintf("HTTP %d %s", he.Status, http.StatusText(he.Status))
@@ -76,7 +57,7 @@ func causeOf(err error) string {
 // debOf names the deb an error of Fetch is about (its message starts with
 // the package name).
 func debOf(err error) string {
-	var he *HTTPError
+	var he *fault.HTTPError
 	if errors.As(err, &he) && he.Package != "" {
 		return he.Package
 	}

@@ -20,8 +20,8 @@ import (
 	"github.com/debredist/debredist/debredist/apt"
 )
 
-// fault replaces the normal answer for one request.
-type fault func(w http.ResponseWriter, r *http.Request, body []byte)
+// srvFault replaces the normal answer for one request.
+type srvFault func(w http.ResponseWriter, r *http.Request, body []byte)
 
 // server is an httptest mirror that serves files by (decoded) path, applies a
 // script of faults per path (request i gets faults[i], later ones are
@@ -30,13 +30,13 @@ type server struct {
 	*httptest.Server
 	mu     sync.Mutex
 	files  map[string][]byte
-	faults map[string][]fault
+	faults map[string][]srvFault
 	reqs   map[string]int
 	ranges map[string][]string
 }
 
 func newServer(t testing.TB) *server {
-	s := &server{files: map[string][]byte{}, faults: map[string][]fault{}, reqs: map[string]int{}, ranges: map[string][]string{}}
+	s := &server{files: map[string][]byte{}, faults: map[string][]srvFault{}, reqs: map[string]int{}, ranges: map[string][]string{}}
 	s.Server = httptest.NewServer(s)
 	t.Cleanup(s.Close)
 	return s
@@ -49,7 +49,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.reqs[p]++
 	s.ranges[p] = append(s.ranges[p], r.Header.Get("Range"))
 	body, ok := s.files[p]
-	var fl fault
+	var fl srvFault
 	if n < len(s.faults[p]) {
 		fl = s.faults[p][n]
 	}
@@ -65,7 +65,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 }
 
-func (s *server) put(path string, body []byte, faults ...fault) {
+func (s *server) put(path string, body []byte, faults ...srvFault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.files[path] = body
@@ -84,12 +84,12 @@ func (s *server) rangeHeaders(path string) []string {
 	return append([]string(nil), s.ranges[path]...)
 }
 
-func status(code int) fault {
+func status(code int) srvFault {
 	return func(w http.ResponseWriter, r *http.Request, _ []byte) { http.Error(w, http.StatusText(code), code) }
 }
 
 // resetAfter announces the full length, sends n bytes and drops the connection.
-func resetAfter(n int) fault {
+func resetAfter(n int) srvFault {
 	return func(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
@@ -112,7 +112,7 @@ func ignoreRange(w http.ResponseWriter, r *http.Request, body []byte) {
 }
 
 // trickle sends the file in `chunks` pieces with delay between them.
-func trickle(chunks int, delay time.Duration) fault {
+func trickle(chunks int, delay time.Duration) srvFault {
 	return func(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
@@ -131,7 +131,7 @@ func trickle(chunks int, delay time.Duration) fault {
 }
 
 // stallAfter sends n bytes and then nothing until the client goes away.
-func stallAfter(n int) fault {
+func stallAfter(n int) srvFault {
 	return func(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
@@ -145,7 +145,7 @@ func stallAfter(n int) fault {
 }
 
 // serveBytes answers 200 with other content.
-func serveBytes(b []byte) fault {
+func serveBytes(b []byte) srvFault {
 	return func(w http.ResponseWriter, r *http.Request, _ []byte) { ignoreRange(w, r, b) }
 }
 
@@ -157,7 +157,7 @@ func corrupted(body []byte) []byte {
 
 // contentLength answers 200 with the whole body but announces len+delta,
 // writing the raw response so that the server cannot correct the lie.
-func contentLength(delta int) fault {
+func contentLength(delta int) srvFault {
 	return func(w http.ResponseWriter, r *http.Request, body []byte) {
 		conn, bw, err := http.NewResponseController(w).Hijack()
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 const (
@@ -57,16 +58,10 @@ type IndexInfo struct {
 func (f *Fetcher) Index(ctx context.Context, repo apt.Repo) ([]apt.Package, IndexInfo, error) {
 	pkgs, info, err := f.index(ctx, repo)
 	if err != nil {
-		err = &IndexError{Repo: repo.Name, Suite: repo.Suite, Err: err}
+		err = &fault.IndexError{Repo: repo.Name, Suite: repo.Suite, Err: err}
 	}
 	return pkgs, info, err
 }
-
-// ErrUnverified is why Index refuses a Packages file that no Release file
-// covers, unless Options.AllowUnverified is set: without the Release's size
-// and hash nothing tells a complete index from one cut short at a stanza
-// boundary.
-var ErrUnverified = errors.New("no Release file lists a Packages index, so the index cannot be checked for completeness")
 
 func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, IndexInfo, error) {
 	info := IndexInfo{Repo: repo.Name}
@@ -104,7 +99,7 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, Inde
 				strings.TrimSuffix(repo.IndexPath(""), "/"))
 		}
 		if !f.opts.AllowUnverified {
-			return nil, info, fmt.Errorf("%s: %w", repo.DistURL("Release"), ErrUnverified)
+			return nil, info, fmt.Errorf("%s: %w", repo.DistURL("Release"), fault.ErrUnverifiedIndex)
 		}
 		try = indexNames[:]
 	}
@@ -193,7 +188,7 @@ func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (
 	if err == nil {
 		text, signed, err := f.inRelease(data)
 		if err != nil {
-			return nil, false, &SignatureError{URL: inURL, Err: err}
+			return nil, false, &fault.SignatureError{URL: inURL, Err: err}
 		}
 		rel, err := apt.ParseRelease(bytes.NewReader(text))
 		if err != nil {
@@ -209,7 +204,7 @@ func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (
 	data, err = ir.get(ctx, relURL, maxReleaseBytes, nil)
 	if isNotFound(err) {
 		if f.keyring != nil {
-			return nil, false, &SignatureError{URL: inURL, Err: errors.New("neither InRelease nor Release exists")}
+			return nil, false, &fault.SignatureError{URL: inURL, Err: errors.New("neither InRelease nor Release exists")}
 		}
 		return nil, false, nil
 	}
@@ -221,13 +216,13 @@ func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (
 		sigURL := repo.DistURL("Release.gpg")
 		sig, err := ir.get(ctx, sigURL, maxSigBytes, nil)
 		if isNotFound(err) {
-			return nil, false, &SignatureError{URL: sigURL, Err: errors.New("no InRelease and no Release.gpg")}
+			return nil, false, &fault.SignatureError{URL: sigURL, Err: errors.New("no InRelease and no Release.gpg")}
 		}
 		if err != nil {
 			return nil, false, err
 		}
 		if err := f.checkDetached(data, sig); err != nil {
-			return nil, false, &SignatureError{URL: sigURL, Err: err}
+			return nil, false, &fault.SignatureError{URL: sigURL, Err: err}
 		}
 		signed = true
 	}

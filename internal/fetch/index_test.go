@@ -19,6 +19,7 @@ import (
 	"github.com/ulikunitz/xz"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 const (
@@ -219,8 +220,8 @@ func TestIndex(t *testing.T) {
 			return release(sub)
 		}
 	}
-	isSig := func(err error) bool { var se *SignatureError; return errors.As(err, &se) }
-	isUnverified := func(err error) bool { return errors.Is(err, ErrUnverified) }
+	isSig := func(err error) bool { var se *fault.SignatureError; return errors.As(err, &se) }
+	isUnverified := func(err error) bool { return errors.Is(err, fault.ErrUnverifiedIndex) }
 	contains := func(s string) func(error) bool {
 		return func(err error) bool { return strings.Contains(err.Error(), s) }
 	}
@@ -396,7 +397,7 @@ func TestIndexForbiddenMeansAbsent(t *testing.T) {
 	f = mustNew(t, o)
 	srv.put("/"+distDir+"InRelease", nil, status(500), status(500), status(500)) // faults[0] was used above
 	_, _, err = f.Index(context.Background(), apt.NewRepo("", "common", testSuite))
-	var he *HTTPError
+	var he *fault.HTTPError
 	if !errors.As(err, &he) || he.Status != 500 {
 		t.Fatalf("err = %v, want HTTP 500", err)
 	}

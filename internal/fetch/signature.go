@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 // maxKeyringBytes bounds the keyring file.
@@ -22,26 +22,10 @@ func isArmored(b []byte) bool { return bytes.HasPrefix(bytes.TrimSpace(b), armor
 func loadKeyring(path string) (openpgp.EntityList, error) {
 	kr, err := readKeyring(path)
 	if err != nil {
-		return nil, &KeyringError{Path: path, Err: err}
+		return nil, &fault.KeyringError{Path: path, Err: err}
 	}
 	return kr, nil
 }
-
-// KeyringError is a keyring file (Options.Keyring) that cannot be read or
-// holds no OpenPGP public key.
-type KeyringError struct {
-	Path string
-	Err  error
-}
-
-func (e *KeyringError) Error() string {
-	var pe *fs.PathError
-	if errors.As(e.Err, &pe) {
-		return fmt.Sprintf("keyring %s: %v", e.Path, pe.Err)
-	}
-	return fmt.Sprintf("keyring %s: %v", e.Path, e.Err)
-}
-func (e *KeyringError) Unwrap() error { return e.Err }
 
 func readKeyring(path string) (openpgp.EntityList, error) {
 	fi, err := os.Stat(path)

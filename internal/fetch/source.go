@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 // errRestart asks the caller to drop the partial download and start again
@@ -101,7 +103,7 @@ func (f *Fetcher) open(ctx context.Context, cancel context.CancelCauseFunc, pkg,
 		return nil, 0, retryable(fmt.Errorf("%s: HTTP 416 for offset %d: %w", loc, offset, errRestart))
 	}
 	resp.Body.Close()
-	herr := &HTTPError{Package: pkg, URL: loc, Status: resp.StatusCode}
+	herr := &fault.HTTPError{Package: pkg, URL: loc, Status: resp.StatusCode}
 	if retryableStatus(resp.StatusCode) {
 		return nil, 0, retryable(herr)
 	}
@@ -192,7 +194,7 @@ func openLocal(loc string, offset int64) (io.ReadCloser, int64, error) {
 // exist on the mirror. 403 counts: S3-backed servers such as NVIDIA's answer
 // 403 for missing objects.
 func isNotFound(err error) bool {
-	var he *HTTPError
+	var he *fault.HTTPError
 	if errors.As(err, &he) {
 		return he.NotFound() || he.Status == http.StatusForbidden
 	}

@@ -33,15 +33,15 @@ const (
 // by "|" when the exact failure depends on the decoder (e.g. a corrupt
 // stream detected as bad data or as a short stream).
 const (
-	ErrDebFormat      = "deb:format"      // deb.KindFormat
-	ErrDebUnsafePath  = "deb:unsafe-path" // deb.KindUnsafePath
-	ErrDebDevice      = "deb:device"      // deb.KindDevice
-	ErrDebLimit       = "deb:limit"       // deb.KindLimit
-	ErrDebCompression = "deb:compression" // deb.KindCompression
-	ErrDebTruncated   = "deb:truncated"   // deb.KindTruncated
-	ErrLayoutConflict = "layout:conflict" // *layout.ConflictError
-	ErrLayoutLink     = "layout:link"     // *layout.LinkError
-	ErrLayoutUnplaced = "layout:unplaced" // *layout.UnplacedError
+	ErrDebFormat      = "deb:format"      // fault.DebFormat
+	ErrDebUnsafePath  = "deb:unsafe-path" // fault.DebUnsafePath
+	ErrDebDevice      = "deb:device"      // fault.DebDevice
+	ErrDebLimit       = "deb:limit"       // fault.DebLimit
+	ErrDebCompression = "deb:compression" // fault.DebCompression
+	ErrDebTruncated   = "deb:truncated"   // fault.DebTruncated
+	ErrLayoutConflict = "layout:conflict" // *fault.ConflictError
+	ErrLayoutLink     = "layout:link"     // *fault.LinkError
+	ErrLayoutUnplaced = "layout:unplaced" // *fault.UnplacedError
 	ErrIndexSyntax    = "index:syntax"    // *apt.SyntaxError
 	ErrIndexCompress  = "index:compression"
 	ErrIndexTruncated = "index:truncated" // io.ErrUnexpectedEOF from the decompressor
@@ -82,7 +82,7 @@ type Case struct {
 	// Error is the expected error kind of a reject ("a|b" for alternatives).
 	Error string `json:"error,omitempty"`
 	// Member and Entry, when set, must be named by a deb reject's error
-	// (deb.Error.Member / Entry, or the layout error's deb path).
+	// (fault.DebError.Member / Entry, or the layout error's deb path).
 	Member string `json:"member,omitempty"`
 	Entry  string `json:"entry,omitempty"`
 	// Limits to convert with (zero: defaults).

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/safepath"
@@ -30,12 +31,6 @@ type Input struct {
 	Ref string
 }
 
-// Origin names where an output path came from.
-type Origin struct {
-	Deb  string `json:"deb"`
-	Path string `json:"path"`
-}
-
 // Node is one entry of a redist tree.
 type Node struct {
 	Path    string
@@ -46,12 +41,12 @@ type Node struct {
 	Digest  string
 	Ref     string // content handle of a file from a deb
 	Data    []byte // inline content of a generated file (LICENSE)
-	Origins []Origin
+	Origins []fault.DebPath
 }
 
 // Dropped is an input left out on purpose by a drop rule.
 type Dropped struct {
-	Origin
+	fault.DebPath
 	Reason string `json:"reason"`
 }
 
@@ -98,44 +93,6 @@ func New(p profile.Profile) (*Engine, error) {
 	return &Engine{rules: rs, links: ls}, nil
 }
 
-// UnplacedError lists every deb path no rule places (exit 1 in the CLI).
-type UnplacedError struct {
-	PName string
-	Paths []Origin
-}
-
-func (e *UnplacedError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "redist package %s: %d deb path(s) have no place in the redist layout (add a rule to a --profile file to place or drop them):", e.PName, len(e.Paths))
-	for _, o := range e.Paths {
-		fmt.Fprintf(&b, "\n  %s: %s", o.Deb, o.Path)
-	}
-	return b.String()
-}
-
-// ConflictError reports two debs putting different things at one path.
-type ConflictError struct {
-	PName, Path string
-	A, B        Origin
-	Reason      string
-}
-
-func (e *ConflictError) Error() string {
-	return fmt.Sprintf("redist package %s: %s: %s:%s conflicts with %s:%s (%s)", e.PName, e.Path, e.A.Deb, e.A.Path, e.B.Deb, e.B.Path, e.Reason)
-}
-
-// LinkError reports a symlink or hardlink whose target is not in the tree.
-type LinkError struct {
-	PName  string
-	Origin Origin
-	Target string
-	Reason string
-}
-
-func (e *LinkError) Error() string {
-	return fmt.Sprintf("redist package %s: %s: %s -> %s: %s", e.PName, e.Origin.Deb, e.Origin.Path, e.Target, e.Reason)
-}
-
 type placed struct {
 	in   Input
 	dest string
@@ -146,7 +103,7 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 	t := &Tree{PName: pname}
 	inputs = followDirSymlinks(inputs)
 
-	var unplaced []Origin
+	var unplaced []fault.DebPath
 	var licenses []Input
 	var places []placed
 	debToTree := map[string]string{} // deb path -> tree path, for link targets
@@ -161,15 +118,15 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 		case ok && whole && in.Type == entry.Symlink && r.src.To != nil:
 			// A link standing for a directory the layout flattens
 			// (lib/tegra -> nvidia): its content lands in place anyway.
-			t.Dropped = append(t.Dropped, Dropped{Origin{in.Deb, in.Path}, "symlink to a directory the layout flattens"})
+			t.Dropped = append(t.Dropped, Dropped{fault.DebPath{Deb: in.Deb, Path: in.Path}, "symlink to a directory the layout flattens"})
 			continue
 		case !ok:
 			if in.Type != entry.Dir { // structural directories (usr/, usr/local/) carry nothing
-				unplaced = append(unplaced, Origin{in.Deb, in.Path})
+				unplaced = append(unplaced, fault.DebPath{Deb: in.Deb, Path: in.Path})
 			}
 		case r.src.Drop != "":
 			if in.Type != entry.Dir {
-				t.Dropped = append(t.Dropped, Dropped{Origin{in.Deb, in.Path}, r.src.Drop})
+				t.Dropped = append(t.Dropped, Dropped{fault.DebPath{Deb: in.Deb, Path: in.Path}, r.src.Drop})
 			}
 		case r.src.License:
 			if in.Type == entry.Regular || in.Type == entry.Hardlink {
@@ -184,7 +141,7 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 				if in.Type == entry.Dir {
 					continue
 				}
-				unplaced = append(unplaced, Origin{in.Deb, in.Path})
+				unplaced = append(unplaced, fault.DebPath{Deb: in.Deb, Path: in.Path})
 				continue
 			}
 			places = append(places, placed{in, dest})
@@ -192,7 +149,7 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 		}
 	}
 	if len(unplaced) > 0 {
-		return nil, &UnplacedError{PName: pname, Paths: unplaced}
+		return nil, &fault.UnplacedError{PName: pname, Paths: unplaced}
 	}
 	if err := hardlinkRefs(pname, inputs, licenses); err != nil {
 		return nil, err
@@ -201,7 +158,7 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 	nodes := map[string]*Node{}
 	for _, p := range places {
 		n := Node{Path: p.dest, Type: p.in.Type, Mode: p.in.Mode, Size: p.in.Size, Digest: p.in.Digest, Ref: p.in.Ref,
-			Origins: []Origin{{p.in.Deb, p.in.Path}}}
+			Origins: []fault.DebPath{{Deb: p.in.Deb, Path: p.in.Path}}}
 		switch p.in.Type {
 		case entry.Symlink:
 			target, err := e.relink(pname, p, debToTree)
@@ -215,7 +172,7 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 		case entry.Hardlink:
 			dst, ok := debToTree[path.Clean(p.in.Link)]
 			if !ok {
-				return nil, &LinkError{PName: pname, Origin: Origin{p.in.Deb, p.in.Path}, Target: p.in.Link, Reason: "hardlink target is not placed in the redist tree"}
+				return nil, &fault.LinkError{PName: pname, Link: fault.DebPath{Deb: p.in.Deb, Path: p.in.Path}, Target: p.in.Link, Reason: "hardlink target is not placed in the redist tree"}
 			}
 			n.Link = dst
 		}
@@ -273,7 +230,7 @@ func isAlternative(in Input) bool {
 func (e *Engine) alternative(pname string, in Input, nodes map[string]*Node) string {
 	if r, dest, _, ok := e.place(pname, entry.Symlink, in.Path); ok && r.src.Drop == "" && !r.src.License && dest != "" {
 		if n, ok := nodes[dest]; ok {
-			n.Origins = append(n.Origins, Origin{in.Deb, in.Path})
+			n.Origins = append(n.Origins, fault.DebPath{Deb: in.Deb, Path: in.Path})
 			return fmt.Sprintf("%s:%s: link to %s resolved by the profile's link rules as %s -> %s", in.Deb, in.Path, in.Link, dest, n.Link)
 		}
 	}
@@ -291,7 +248,7 @@ func selfLink(n *Node) bool {
 func checkSelfLinks(pname string, nodes map[string]*Node) error {
 	for _, n := range nodes {
 		if selfLink(n) {
-			return &LinkError{PName: pname, Origin: n.Origins[0], Target: n.Link, Reason: "link resolves to itself in the redist tree"}
+			return &fault.LinkError{PName: pname, Link: n.Origins[0], Target: n.Link, Reason: "link resolves to itself in the redist tree"}
 		}
 	}
 	return nil
@@ -310,10 +267,10 @@ func (e *Engine) place(pname string, ty entry.Type, p string) (*rule, string, bo
 // relink re-points a symlink at its target's place in the tree, relative
 // to the link's own new location.
 func (e *Engine) relink(pname string, p placed, debToTree map[string]string) (string, error) {
-	origin := Origin{p.in.Deb, p.in.Path}
+	origin := fault.DebPath{Deb: p.in.Deb, Path: p.in.Path}
 	target, ok := resolveDeb(p.in.Path, p.in.Link)
 	if !ok {
-		return "", &LinkError{PName: pname, Origin: origin, Target: p.in.Link, Reason: "points outside the package's filesystem"}
+		return "", &fault.LinkError{PName: pname, Link: origin, Target: p.in.Link, Reason: "points outside the package's filesystem"}
 	}
 	dest, ok := debToTree[target]
 	if !ok {
@@ -321,7 +278,7 @@ func (e *Engine) relink(pname string, p placed, debToTree map[string]string) (st
 		// place it by the rules as if it were a file.
 		r, d, _, found := e.place(pname, entry.Regular, target)
 		if !found || r.src.Drop != "" || r.src.License || d == "" {
-			return "", &LinkError{PName: pname, Origin: origin, Target: p.in.Link, Reason: "target has no place in the redist tree"}
+			return "", &fault.LinkError{PName: pname, Link: origin, Target: p.in.Link, Reason: "target has no place in the redist tree"}
 		}
 		dest = d
 	}
@@ -372,7 +329,7 @@ func add(nodes map[string]*Node, pname string, n Node) (string, error) {
 		}
 	}
 	if !same {
-		return "", &ConflictError{PName: pname, Path: n.Path, A: old.Origins[0], B: n.Origins[0], Reason: reason}
+		return "", &fault.ConflictError{PName: pname, Path: n.Path, A: old.Origins[0], B: n.Origins[0], Reason: reason}
 	}
 	old.Origins = append(old.Origins, n.Origins...)
 	if n.Type == entry.Regular || n.Type == entry.Dir {
@@ -387,7 +344,7 @@ func checkParents(pname string, nodes map[string]*Node) error {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			parent, ok := nodes[d]
 			if ok && parent.Type != entry.Dir {
-				return &ConflictError{PName: pname, Path: d, A: parent.Origins[0], B: n.Origins[0], Reason: "a " + parent.Type.String() + " where a directory is needed"}
+				return &fault.ConflictError{PName: pname, Path: d, A: parent.Origins[0], B: n.Origins[0], Reason: "a " + parent.Type.String() + " where a directory is needed"}
 			}
 		}
 	}
@@ -438,7 +395,7 @@ func (e *Engine) addLinks(pname string, nodes map[string]*Node) error {
 				continue
 			}
 			nodes[name] = &Node{Path: name, Type: entry.Symlink, Mode: 0o777, Link: safepath.Rel(path.Dir(name), p),
-				Origins: []Origin{{Deb: "update-alternatives", Path: lr.re.String()}}}
+				Origins: []fault.DebPath{{Deb: "update-alternatives", Path: lr.re.String()}}}
 		}
 	}
 	return nil
@@ -455,7 +412,7 @@ func contains(xs []string, x string) bool {
 
 // mergeLicenses builds the root LICENSE from copyright and EULA files:
 // each distinct text once, headed by the debs that ship it.
-func mergeLicenses(ins []Input, read ContentReader) ([]byte, []Origin, error) {
+func mergeLicenses(ins []Input, read ContentReader) ([]byte, []fault.DebPath, error) {
 	if read == nil {
 		return nil, nil, fmt.Errorf("license files present but no content reader given")
 	}
@@ -466,7 +423,7 @@ func mergeLicenses(ins []Input, read ContentReader) ([]byte, []Origin, error) {
 		order string
 	}
 	byBody := map[string]*text{}
-	var origins []Origin
+	var origins []fault.DebPath
 	for _, in := range ins {
 		if in.Size > MaxLicenseBytes {
 			return nil, nil, fmt.Errorf("%s: %s: license file of %d bytes exceeds %d", in.Deb, in.Path, in.Size, MaxLicenseBytes)
@@ -476,7 +433,7 @@ func mergeLicenses(ins []Input, read ContentReader) ([]byte, []Origin, error) {
 			return nil, nil, fmt.Errorf("%s: %s: %w", in.Deb, in.Path, err)
 		}
 		b = bytes.TrimRight(bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")), "\n ")
-		origins = append(origins, Origin{in.Deb, in.Path})
+		origins = append(origins, fault.DebPath{Deb: in.Deb, Path: in.Path})
 		k := string(b)
 		tx := byBody[k]
 		if tx == nil {
@@ -527,22 +484,22 @@ func mergeLicenses(ins []Input, read ContentReader) ([]byte, []Origin, error) {
 // hardlinkRefs gives license files that arrive as hardlinks the content
 // of the file they link to (in the same deb).
 func hardlinkRefs(pname string, inputs, licenses []Input) error {
-	var refs map[Origin]Input
+	var refs map[fault.DebPath]Input
 	for i, l := range licenses {
 		if l.Type != entry.Hardlink {
 			continue
 		}
 		if refs == nil {
-			refs = map[Origin]Input{}
+			refs = map[fault.DebPath]Input{}
 			for _, in := range inputs {
 				if in.Type == entry.Regular {
-					refs[Origin{in.Deb, in.Path}] = in
+					refs[fault.DebPath{Deb: in.Deb, Path: in.Path}] = in
 				}
 			}
 		}
-		t, ok := refs[Origin{l.Deb, path.Clean(l.Link)}]
+		t, ok := refs[fault.DebPath{Deb: l.Deb, Path: path.Clean(l.Link)}]
 		if !ok {
-			return &LinkError{PName: pname, Origin: Origin{l.Deb, l.Path}, Target: l.Link, Reason: "hardlink target is not a file of the same deb"}
+			return &fault.LinkError{PName: pname, Link: fault.DebPath{Deb: l.Deb, Path: l.Path}, Target: l.Link, Reason: "hardlink target is not a file of the same deb"}
 		}
 		licenses[i].Ref, licenses[i].Size, licenses[i].Type = t.Ref, t.Size, entry.Regular
 	}

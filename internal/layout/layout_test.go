@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/entry"
 )
@@ -136,7 +137,7 @@ func TestUnplacedPathIsAnError(t *testing.T) {
 		file("libcublas-dev-12-6", "usr/local/cuda-12.8/include/x.h", "C"),
 	}
 	_, err := e.Build("libcublas", ins, nil)
-	var ue *UnplacedError
+	var ue *fault.UnplacedError
 	if !errors.As(err, &ue) {
 		t.Fatalf("want UnplacedError, got %v", err)
 	}
@@ -158,7 +159,7 @@ func TestConflicts(t *testing.T) {
 	}
 	diff := []Input{file("a", tg+"include/x.h", "1"), file("b", "usr/local/cuda-12.6/include/x.h", "2")}
 	_, err = e.Build("cuda_nvcc", diff, nil)
-	var ce *ConflictError
+	var ce *fault.ConflictError
 	if !errors.As(err, &ce) || ce.A.Deb != "a" || ce.B.Deb != "b" || ce.Path != "include/x.h" {
 		t.Fatalf("want ConflictError naming both debs, got %v", err)
 	}
@@ -172,8 +173,8 @@ func TestSymlinkOutsideTree(t *testing.T) {
 	e := engine(t, "6")
 	ins := []Input{link("x", "usr/lib/aarch64-linux-gnu/libfoo.so", "/etc/passwd")}
 	_, err := e.Build("libfoo", ins, nil)
-	var le *LinkError
-	if !errors.As(err, &le) || le.Origin.Deb != "x" {
+	var le *fault.LinkError
+	if !errors.As(err, &le) || le.Link.Deb != "x" {
 		t.Fatalf("want LinkError, got %v", err)
 	}
 	ins = []Input{link("x", "usr/lib/aarch64-linux-gnu/libfoo.so", "../../../../etc/passwd")}
@@ -287,8 +288,8 @@ func TestHardlinks(t *testing.T) {
 	}
 	txt := contents{"libnvinfer10:usr/share/doc/libnvinfer10/copyright": "TensorRT license"}
 	_, err := e.Build("tensorrt", ins, txt.read)
-	var le *LinkError
-	if !errors.As(err, &le) || le.Origin.Deb != "libnvinfer-dev" {
+	var le *fault.LinkError
+	if !errors.As(err, &le) || le.Link.Deb != "libnvinfer-dev" {
 		t.Fatalf("a hardlink into another deb must be a LinkError naming the deb, got %v", err)
 	}
 	tr, err := e.Build("tensorrt", ins[:2:2], txt.read)

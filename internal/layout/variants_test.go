@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/entry"
@@ -87,7 +88,7 @@ func TestVariantLinkOntoItsTarget(t *testing.T) {
 		{Name: cuda + "extras/CUPTI/lib64/libcupti.so.12", Type: tar.TypeSymlink, Linkname: "libcupti.so.12.6"},
 		{Name: cuda + "extras/CUPTI/lib64/libcupti.so.12.6", Body: []byte("x")},
 	}})
-	var ce *layout.ConflictError
+	var ce *fault.ConflictError
 	if !errors.As(err, &ce) || strings.Count(err.Error(), "different entry types") != 1 || strings.Count(err.Error(), "redist package cuda_cupti") != 1 {
 		t.Fatalf("got %v, want one conflict naming its reason once", err)
 	}
@@ -95,7 +96,7 @@ func TestVariantLinkOntoItsTarget(t *testing.T) {
 	_, err = variantTree(t, "cuda_cupti", map[string][]debtest.File{"cuda-cupti-12-6": {
 		{Name: cuda + "extras/CUPTI/lib64/libcupti.so.12", Type: tar.TypeSymlink, Linkname: "../../../targets/aarch64-linux/lib/libcupti.so.12"},
 	}})
-	var le *layout.LinkError
+	var le *fault.LinkError
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "resolves to itself") {
 		t.Fatalf("got %v, want a LinkError for a self link", err)
 	}
@@ -168,7 +169,7 @@ func TestVariantEtc(t *testing.T) {
 		{Name: "etc/cublas.conf", Body: []byte("x")},
 		{Name: "opt/stray", Body: []byte("y")},
 	}})
-	var ue *layout.UnplacedError
+	var ue *fault.UnplacedError
 	if !errors.As(err, &ue) || len(ue.Paths) != 2 || strings.Count(err.Error(), "redist package libcublas") != 1 {
 		t.Fatalf("got %v, want both paths unplaced", err)
 	}
