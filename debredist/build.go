@@ -31,6 +31,7 @@ import (
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/layout"
+	"github.com/debredist/debredist/internal/publish"
 )
 
 // job is one redist package to build (or to keep).
@@ -308,23 +309,23 @@ func newJobs(ctx context.Context, o Options, pl *plan.Result, comp archive.Compr
 		j := &job{pkg: p, profile: pl.Profile, comp: comp, preset: o.Preset, mtime: mtime, budget: budget}
 		j.key = inputKey(pl.Profile, p, comp, o.Preset, mtime)
 		j.rel = path.Join(p.PName, p.Platform, redist.ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
-		if j.productDir, err = outPath(o.Out, p.Product, "redist"); err != nil {
+		if j.productDir, err = publish.Path(o.Out, p.Product, "redist"); err != nil {
 			return nil, err
 		}
-		if j.final, err = outPath(o.Out, p.Product, "redist", j.rel); err != nil {
+		if j.final, err = publish.Path(o.Out, p.Product, "redist", j.rel); err != nil {
 			return nil, err
 		}
-		if j.licenseFile, err = outPath(o.Out, p.Product, "redist", p.PName, "LICENSE.txt"); err != nil {
+		if j.licenseFile, err = publish.Path(o.Out, p.Product, "redist", p.PName, "LICENSE.txt"); err != nil {
 			return nil, err
 		}
 		jobs = append(jobs, j)
 		rec, ok := prev.byKey[j.key]
 		file := j.final
-		if !ok || rec.RelativePath != j.rel || fileSize(file) != rec.Size || fileSize(j.licenseFile) < 0 {
+		if !ok || rec.RelativePath != j.rel || publish.FileSize(file) != rec.Size || publish.FileSize(j.licenseFile) < 0 {
 			continue
 		}
 		kg.Go(func() error {
-			if sum, err := sha256File(kctx, file); err == nil && sum == rec.SHA256 {
+			if sum, err := publish.HashFile(kctx, file); err == nil && sum == rec.SHA256 {
 				j.res, j.upToDate = rec, true
 			}
 			return kctx.Err()

@@ -11,6 +11,7 @@ import (
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/publish"
 )
 
 // Result summarizes a conversion.
@@ -55,11 +56,6 @@ type PackageResult struct {
 	Changes []string `json:"changes"`
 }
 
-const (
-	outMutexName = ".debredist.lock" // the OUT mutex (acquireOut); the file keeps its old name so that older processes exclude us too
-	tmpName      = ".debredist-tmp"
-)
-
 // Convert plans the release, fetches its debs, builds every redist
 // package's archive, writes the manifests, LICENSE files and provenance
 // under o.Out, and checks the manifests against the sizes and hashes computed
@@ -92,32 +88,32 @@ func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 		return nil, fmt.Errorf("L4T %s: nothing to convert (no redist package in the plan)", pl.Profile.Suite)
 	}
 	o.emit(Event{Kind: EventPlan, Total: int64(len(pl.Packages)), Message: pl.Profile.Name})
-	fresh, err := freshOut(o.Out)
+	fresh, err := publish.Fresh(o.Out)
 	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	unlock, err := acquireOut(ctx, o)
+	unlock, err := publish.Lock(ctx, o.Out, func(msg string) { o.emit(Event{Kind: EventOutBusy, Message: msg}) })
 	if err != nil {
-		fresh.undo()
+		fresh.Undo()
 		return nil, err
 	}
 	defer unlock()
 	defer func() {
 		if err != nil { // a failed first conversion leaves no OUT behind
-			fresh.undo()
+			fresh.Undo()
 		}
 	}()
-	tmp, err := makeTmp(o.Out)
+	tmp, err := publish.MakeTmp(o.Out)
 	if err != nil {
 		return nil, err
 	}
 	if tmp != "" {
 		defer os.RemoveAll(tmp)
 		// Links a killed run left half made, before OUT is read.
-		did, err := repairLinks(o.Out)
+		did, err := publish.RepairLinks(o.Out)
 		if err != nil {
 			return nil, fmt.Errorf("repairing the product links a killed run left in %s: %w", o.Out, err)
 		}
@@ -148,7 +144,7 @@ func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	fresh = freshOutDir{} // published: OUT stays, whatever fails after
+	fresh = publish.FreshOut{} // published: OUT stays, whatever fails after
 	res.Skipped = append(append(res.Skipped, pl.SkippedPackages...), emptied...)
 	for _, j := range jobs {
 		res.Warnings = append(res.Warnings, j.warnings...)

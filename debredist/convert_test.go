@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/mirrorgen"
+	"github.com/debredist/debredist/internal/publish"
 )
 
 // mirror returns a fake Jetson mirror for opts that the test only reads:
@@ -74,11 +76,11 @@ func archiveEntries(t *testing.T, file string) map[string]archive.Header {
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	err := walkOutput(dir, func(p string, d fs.DirEntry, err error) error {
+	err := publish.Walk(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || d.Name() == outMutexName {
+		if d.IsDir() || d.Name() == publish.MutexFile {
 			return nil
 		}
 		b, err := os.ReadFile(p)
@@ -167,11 +169,11 @@ func TestConvertJetPacks(t *testing.T) {
 					t.Errorf("%s: LICENSE.txt: %v", p.PName, err)
 				}
 			}
-			rep, err := Verify(context.Background(), out)
+			rep, err := verify.Dir(context.Background(), out)
 			if err != nil || rep.Err() != nil {
 				t.Fatalf("verify: %v %v", err, rep.Err())
 			}
-			if _, err := os.Stat(filepath.Join(out, tmpName)); !os.IsNotExist(err) {
+			if _, err := os.Stat(filepath.Join(out, publish.TmpDir)); !os.IsNotExist(err) {
 				t.Errorf("temporary directory left in OUT")
 			}
 		})
@@ -249,7 +251,7 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 		t.Fatalf("interrupted convert: want context.Canceled, got %v", err)
 	}
 	for k := range snapshot(t, outC) {
-		if strings.HasPrefix(k, tmpName) || strings.Contains(k, "redistrib_") {
+		if strings.HasPrefix(k, publish.TmpDir) || strings.Contains(k, "redistrib_") {
 			t.Errorf("interrupted run left %s (no manifest may be written before all archives)", k)
 		}
 	}
@@ -338,7 +340,7 @@ func TestInterruptedRebuildKeepsOutConsistent(t *testing.T) {
 	if after := snapshot(t, out); !equalSnapshots(after, before) {
 		t.Errorf("a cancelled rebuild changed OUT")
 	}
-	if rep, err := Verify(context.Background(), out); err != nil || rep.Err() != nil {
+	if rep, err := verify.Dir(context.Background(), out); err != nil || rep.Err() != nil {
 		t.Fatalf("OUT no longer verifies after a cancelled rebuild: %v %v", err, rep.Err())
 	}
 	res := convert(t, Options{JetPack: "6", Mirror: sample, Out: out, CacheDir: cache, MTime: newTime})
@@ -347,7 +349,7 @@ func TestInterruptedRebuildKeepsOutConsistent(t *testing.T) {
 			t.Errorf("%s kept although its mtime changed", p.PName)
 		}
 	}
-	if rep, err := Verify(context.Background(), out); err != nil || rep.Err() != nil {
+	if rep, err := verify.Dir(context.Background(), out); err != nil || rep.Err() != nil {
 		t.Fatalf("verify after the completed rebuild: %v %v", err, rep.Err())
 	}
 }
@@ -385,7 +387,7 @@ func TestOnlyAndOtherReleasesShareOut(t *testing.T) {
 	if len(m.Components) != cuda {
 		t.Errorf("cuda manifest has %d components after --only, want all %d", len(m.Components), cuda)
 	}
-	if rep, err := Verify(context.Background(), out); err != nil || rep.Err() != nil {
+	if rep, err := verify.Dir(context.Background(), out); err != nil || rep.Err() != nil {
 		t.Fatalf("verify after --only: %v %v", err, rep.Err())
 	}
 
@@ -402,7 +404,7 @@ func TestOnlyAndOtherReleasesShareOut(t *testing.T) {
 			t.Errorf("%s of JetPack 6 changed or vanished when JetPack 5 was converted into the same OUT", k)
 		}
 	}
-	if rep, err := Verify(context.Background(), out); err != nil || rep.Err() != nil || len(rep.Manifests) != 4+3 {
+	if rep, err := verify.Dir(context.Background(), out); err != nil || rep.Err() != nil || len(rep.Manifests) != 4+3 {
 		t.Fatalf("verify with two releases in OUT: %v %v, %d manifests", err, rep.Err(), len(rep.Manifests))
 	}
 }

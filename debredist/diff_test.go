@@ -16,6 +16,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/reldiff"
+	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
@@ -332,7 +333,7 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	if cufft.Status != "unchanged" || cufft.Files == nil || !slices.Contains(cufft.Files.Added, "include/v2/cufft.h") || !slices.Contains(cufft.Files.Removed, "include/cufft.h") {
 		t.Errorf("libcufft under moved rules: %+v", cufft)
 	}
-	rep, err := Verify(ctx, conv.Out)
+	rep, err := verify.Dir(ctx, conv.Out)
 	if err == nil {
 		err = rep.Err()
 	}

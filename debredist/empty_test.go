@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/verify"
 )
 
 // TestEmptyComponentNotEmitted: a redist package whose debs carry nothing
@@ -49,7 +50,7 @@ func TestEmptyComponentNotEmitted(t *testing.T) {
 	if err != nil || strings.Contains(string(m), "cuda_nvprune") {
 		t.Errorf("manifest names cuda_nvprune (or is missing: %v)", err)
 	}
-	if rep, err := Verify(context.Background(), out); err != nil || rep.Err() != nil {
+	if rep, err := verify.Dir(context.Background(), out); err != nil || rep.Err() != nil {
 		t.Errorf("verify: %v %v", err, rep.Err())
 	}
 	for _, w := range res.Warnings {

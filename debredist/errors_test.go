@@ -18,6 +18,7 @@ import (
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/hostile"
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
@@ -343,11 +344,11 @@ func TestPublicErrorsVerify(t *testing.T) {
 	if err := os.WriteFile(arch, []byte("not an archive"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := debredist.Verify(ctx, o.Out)
+	rep, err := verify.Dir(ctx, o.Out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ve *debredist.VerifyError
+	var ve *verify.Error
 	if err := rep.Err(); !errors.As(err, &ve) || len(ve.Problems) == 0 {
 		t.Fatalf("%v: want a *VerifyError", err)
 	}

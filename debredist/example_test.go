@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/verify"
 )
 
 // Plan a JetPack 6 conversion from the bundled sample mirror: which redist
@@ -52,7 +53,7 @@ func ExampleConvert() {
 	for _, p := range res.Packages {
 		fmt.Println(p.Archive)
 	}
-	rep, err := debredist.Verify(context.Background(), out)
+	rep, err := verify.Dir(context.Background(), out)
 	fmt.Println("verified:", err == nil && rep.OK())
 	// Output:
 	// cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz

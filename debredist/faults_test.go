@@ -30,7 +30,9 @@ import (
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/deb/debtest"
+	"github.com/debredist/debredist/internal/publish"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -222,10 +224,10 @@ func noOut(t *testing.T, out string) {
 func onlyLock(t *testing.T, out string) {
 	t.Helper()
 	for rel, v := range treeState(t, out) {
-		if v != "dir" && rel != outMutexName {
+		if v != "dir" && rel != publish.MutexFile {
 			t.Errorf("failed conversion left %s in OUT", rel)
 		}
-		if strings.Contains(rel, tmpName) {
+		if strings.Contains(rel, publish.TmpDir) {
 			t.Errorf("failed conversion left %s in OUT", rel)
 		}
 	}
@@ -365,7 +367,7 @@ func TestConvertDiskFull(t *testing.T) {
 		t.Errorf("a failed conversion changed an existing OUT")
 	}
 	for rel := range snapshot(t, o.Out) {
-		if strings.Contains(rel, tmpName) {
+		if strings.Contains(rel, publish.TmpDir) {
 			t.Errorf("temporary file left: %s", rel)
 		}
 	}
@@ -567,7 +569,7 @@ func TestConvertConcurrentProcesses(t *testing.T) {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		lk := flock.New(filepath.Join(out, outMutexName))
+		lk := flock.New(filepath.Join(out, publish.MutexFile))
 		if err := lk.Lock(); err != nil {
 			t.Fatal(err)
 		}
@@ -602,7 +604,7 @@ func TestConvertConcurrentProcesses(t *testing.T) {
 		}
 		// Nothing may be written while another process holds the lock.
 		for rel, v := range treeState(t, out) {
-			if v != "dir" && rel != outMutexName {
+			if v != "dir" && rel != publish.MutexFile {
 				t.Errorf("%s written while OUT was locked", rel)
 			}
 		}
@@ -616,7 +618,7 @@ func TestConvertConcurrentProcesses(t *testing.T) {
 			t.Errorf("runs interleaved: built %v, up to date %v\n%s\n%s", built, fresh, res[0], res[1])
 		}
 		sameSnapshot(t, "shared OUT", want, snapshot(t, out))
-		rep, err := Verify(context.Background(), out)
+		rep, err := verify.Dir(context.Background(), out)
 		if err != nil || rep.Err() != nil {
 			t.Fatalf("verify: %v %v", err, rep.Err())
 		}

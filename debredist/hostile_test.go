@@ -19,6 +19,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/hostile"
 )
 
@@ -259,7 +260,7 @@ func TestHostileDebs(t *testing.T) {
 				if err != nil {
 					t.Fatalf("rejected, want accepted (%s): %v", c.Reason, err)
 				}
-				rep, err := Verify(context.Background(), e.out)
+				rep, err := verify.Dir(context.Background(), e.out)
 				if err != nil || rep.Err() != nil {
 					t.Fatalf("verify: %v %v", err, rep.Err())
 				}

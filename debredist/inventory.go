@@ -13,6 +13,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/internal/publish"
 )
 
 // Inventory formats.
@@ -64,7 +65,7 @@ func InventoryFile(ctx context.Context, o Options, file, format string) (err err
 	if err := Inventory(ctx, o, &b, format); err != nil {
 		return err
 	}
-	return writeAtomic(file, b.Bytes(), filepath.Dir(file))
+	return publish.WriteAtomic(file, b.Bytes(), filepath.Dir(file))
 }
 
 // writeSourceInfo renders pkgs (newest per repo and package) in

@@ -15,7 +15,9 @@ import (
 	"sync"
 
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/nixcheck"
+	"github.com/debredist/debredist/internal/publish"
 )
 
 // NixSnippet reads every redistrib_*.json manifest under dir and returns a
@@ -67,7 +69,7 @@ func NixSnippet(dir string) (_ string, err error) {
 	sort.Strings(products)
 
 	// What nixpkgs' builder would still fail on, per component.
-	rep, err := VerifyNixpkgs(context.Background(), abs)
+	rep, err := verify.Nixpkgs(context.Background(), abs)
 	if err != nil {
 		return "", fmt.Errorf("nix snippet for %s: %w", abs, err)
 	}
@@ -86,7 +88,7 @@ func NixSnippet(dir string) (_ string, err error) {
 		seen := map[string]bool{}
 		for _, name := range slices.Sorted(maps.Keys(fd.m.Components)) {
 			for _, pa := range fd.m.Components[name].Artifacts() {
-				rel, ok := safeRel(pa.Artifact.RelativePath)
+				rel, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
 				if !ok || strings.ContainsAny(rel, "\n\r") {
 					return "", fmt.Errorf("nix snippet: manifest %s: %s: unsafe relative_path %q", fd.file, name, pa.Artifact.RelativePath)
 				}
@@ -221,11 +223,11 @@ type nixFound struct {
 // nixManifests reads the manifests under abs (one per product) and the
 // CUDA version the first readable provenance sidecar records.
 func nixManifests(abs string) (byProduct map[string]nixFound, cudaFromProvenance string, err error) {
-	found, err := findOutputFiles(abs)
+	found, err := publish.Find(abs)
 	if err != nil {
 		return nil, "", err
 	}
-	for _, p := range found.sidecars {
+	for _, p := range found.Sidecars {
 		if b, err := os.ReadFile(p); err == nil {
 			var pv redist.Provenance
 			if json.Unmarshal(b, &pv) == nil && pv.Profile.CUDA != "" {
@@ -235,7 +237,7 @@ func nixManifests(abs string) (byProduct map[string]nixFound, cudaFromProvenance
 		}
 	}
 	byProduct = map[string]nixFound{}
-	for _, p := range found.manifests {
+	for _, p := range found.Manifests {
 		if strings.ContainsAny(p, "\n\r") {
 			return nil, "", fmt.Errorf("manifest %q: a path with a line break cannot go into a Nix comment", p)
 		}
@@ -262,7 +264,7 @@ func nixManifests(abs string) (byProduct map[string]nixFound, cudaFromProvenance
 // nixOverrides returns the overlay's overrides of the declared outputs the
 // debs leave empty (each with its reason, one Nix attribute each) and the
 // problems VerifyNixpkgs finds that no override fixes.
-func nixOverrides(rep *NixReport) (overrides, unfixed []string) {
+func nixOverrides(rep *verify.NixpkgsReport) (overrides, unfixed []string) {
 	for _, c := range rep.Components {
 		if c.Broken != "" {
 			continue
@@ -426,7 +428,7 @@ func writeNixOverlay(b *strings.Builder, o nixOverlay) {
 
 // insecureChoice is the comment that names the TensorRT vulnerability and
 // the user's two ways to accept it, or "" when nothing is insecure.
-func insecureChoice(rep *NixReport) string {
+func insecureChoice(rep *verify.NixpkgsReport) string {
 	var b strings.Builder
 	for _, c := range rep.Components {
 		for _, v := range c.Insecure {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -64,7 +65,7 @@ func TestNixConsumesOutput(t *testing.T) {
 			}
 		}
 	}
-	if rep, err := Verify(context.Background(), out); err != nil || rep.Err() != nil {
+	if rep, err := verify.Dir(context.Background(), out); err != nil || rep.Err() != nil {
 		t.Fatal(err, rep.Err())
 	}
 }

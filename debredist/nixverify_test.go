@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/debredist/debredist/debredist/verify"
 )
 
 // debGaps are the declared outputs nixpkgs' rules find empty that no
@@ -38,7 +40,7 @@ func TestVerifyNixpkgsJetPacks(t *testing.T) {
 		t.Run("jetpack"+jp, func(t *testing.T) {
 			out := t.TempDir()
 			convert(t, Options{JetPack: jp, Mirror: filepath.Join("..", "testdata", "sample-mirror"), Out: out, CacheDir: cache})
-			rep, err := VerifyNixpkgs(context.Background(), out)
+			rep, err := verify.Nixpkgs(context.Background(), out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +61,7 @@ func TestVerifyNixpkgsJetPacks(t *testing.T) {
 			}
 			var unexpected []string
 			if e := rep.Err(); e != nil {
-				for _, p := range e.(*VerifyError).Problems {
+				for _, p := range e.(*verify.Error).Problems {
 					unexpected = append(unexpected, p.Error())
 				}
 			}

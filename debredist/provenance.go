@@ -16,6 +16,7 @@ import (
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/publish"
 )
 
 // previous is what an earlier run left in OUT.
@@ -31,9 +32,9 @@ type previous struct {
 // record; writeManifests renames it).
 func readPrevious(out string) previous {
 	prev := previous{byKey: map[string]redist.Archive{}, sidecars: map[string]redist.Provenance{}, manifests: map[string]*redist.Manifest{}}
-	found, _ := findOutputFiles(out) // OUT may not exist yet
+	found, _ := publish.Find(out) // OUT may not exist yet
 	var files, current []string
-	for _, f := range found.sidecars {
+	for _, f := range found.Sidecars {
 		if strings.HasSuffix(f, redist.LegacySidecarSuffix) {
 			files = append(files, f)
 		} else {
@@ -41,7 +42,7 @@ func readPrevious(out string) previous {
 		}
 	}
 	files = append(files, current...) // current names last: they win over legacy ones
-	files = append(files, found.manifests...)
+	files = append(files, found.Manifests...)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -84,11 +85,11 @@ func writeManifests(o Options, pl *plan.Result, jobs []*job, tmp string, prev pr
 			continue // filtered out by --only
 		}
 		base := redist.ManifestPrefix + pr.Label
-		dir, err := outPath(o.Out, pr.Product, "redist")
+		dir, err := publish.Path(o.Out, pr.Product, "redist")
 		if err != nil {
 			return nil, err
 		}
-		manifestPath, err := outPath(dir, base+".json")
+		manifestPath, err := publish.Path(dir, base+".json")
 		if err != nil {
 			return nil, err
 		}
@@ -156,10 +157,10 @@ func writeManifests(o Options, pl *plan.Result, jobs []*job, tmp string, prev pr
 		if tmp == "" {
 			return nil, errReadOnly(o.Out, manifestPath+" must be rewritten")
 		}
-		if err := writeAtomic(sidecarPath, append(pb, '\n'), tmp); err != nil {
+		if err := publish.WriteAtomic(sidecarPath, append(pb, '\n'), tmp); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(manifestPath, mb.Bytes(), tmp); err != nil {
+		if err := publish.WriteAtomic(manifestPath, mb.Bytes(), tmp); err != nil {
 			return nil, err
 		}
 		// Migrate: the legacy sidecar name is taken for a release by NVIDIA's scripts.
@@ -215,8 +216,8 @@ func manifestKeys(p Profile, platform string) []string {
 // record are never touched.
 func removeStale(dir string, old redist.Provenance, kept map[string]bool) {
 	for _, rec := range old.Archives {
-		p, err := outPath(dir, rec.RelativePath) // the sidecar is a file in OUT: not trusted
-		if err == nil && !kept[p] && fileSize(p) == rec.Size {
+		p, err := publish.Path(dir, rec.RelativePath) // the sidecar is a file in OUT: not trusted
+		if err == nil && !kept[p] && publish.FileSize(p) == rec.Size {
 			os.Remove(p)
 		}
 	}
@@ -229,7 +230,7 @@ func writeLockOut(file string, pl *plan.Result) error {
 	if err := apt.WriteLock(&b, l); err != nil {
 		return fmt.Errorf("lock file %s: %w", file, err)
 	}
-	if err := writeAtomic(file, b.Bytes(), filepath.Dir(file)); err != nil {
+	if err := publish.WriteAtomic(file, b.Bytes(), filepath.Dir(file)); err != nil {
 		return fmt.Errorf("--lock-out: %w", err)
 	}
 	return nil

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/publish"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -55,7 +57,7 @@ func runConvert(t *testing.T, bin, out, cache, epoch string, killAt int) (string
 
 func verifyOK(t *testing.T, what, out string) {
 	t.Helper()
-	rep, err := Verify(context.Background(), out)
+	rep, err := verify.Dir(context.Background(), out)
 	if err == nil {
 		err = rep.Err()
 	}
@@ -122,9 +124,9 @@ func TestRebuildKilledInCommitStage(t *testing.T) {
 		verifyOK(t, what, work)
 		runConvert(t, bin, work, cache, newEpoch, 0)
 		sameSnapshot(t, what+", then rerun", newSnap, snapshot(t, work))
-		gens, _ := filepath.Glob(filepath.Join(work, genDirName, "*"))
+		gens, _ := filepath.Glob(filepath.Join(work, publish.GenDir, "*"))
 		if len(gens) != 2 { // current and its generation
-			t.Errorf("%s, then rerun: %s holds %v", what, genDirName, gens)
+			t.Errorf("%s, then rerun: %s holds %v", what, publish.GenDir, gens)
 		}
 		os.RemoveAll(work)
 	}
@@ -150,7 +152,7 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 	if out, err := exec.Command("cp", "-rL", gen, legacy).CombinedOutput(); err != nil {
 		t.Fatalf("cp -rL: %v: %s", err, out)
 	}
-	os.RemoveAll(filepath.Join(legacy, genDirName))
+	os.RemoveAll(filepath.Join(legacy, publish.GenDir))
 	if st, err := os.Lstat(filepath.Join(legacy, "cuda")); err != nil || !st.IsDir() {
 		t.Fatalf("legacy OUT: cuda is not a directory: %v", err)
 	}
@@ -202,14 +204,14 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 	runConvert(t, bin, legacy, cache, "1710000000", 0)
 	verifyOK(t, "migrated OUT", legacy)
 	for _, p := range []string{"cuda", "cudnn", "tensorrt"} {
-		if l, err := os.Readlink(filepath.Join(legacy, p)); err != nil || !strings.HasPrefix(l, genDirName+"/") {
-			t.Errorf("%s: not a link into %s after the migration: %q %v", p, genDirName, l, err)
+		if l, err := os.Readlink(filepath.Join(legacy, p)); err != nil || !strings.HasPrefix(l, publish.GenDir+"/") {
+			t.Errorf("%s: not a link into %s after the migration: %q %v", p, publish.GenDir, l, err)
 		}
 	}
 	sameSnapshot(t, "migrated OUT", newSnap, snapshot(t, legacy))
 
 	// A rerun with the same inputs is a no-op: no new generation.
-	cur := filepath.Join(legacy, genDirName, currentName)
+	cur := filepath.Join(legacy, publish.GenDir, publish.Current)
 	before, _ := os.Readlink(cur)
 	runConvert(t, bin, legacy, cache, "1710000000", 0)
 	if after, _ := os.Readlink(cur); after != before || before == "" {
@@ -223,7 +225,7 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 func TestOutSpelledUncleaned(t *testing.T) {
 	e := convertedBaseline(t)
 	gens := func() []string {
-		m, _ := filepath.Glob(filepath.Join(e.opts.Out, genDirName, "*"))
+		m, _ := filepath.Glob(filepath.Join(e.opts.Out, publish.GenDir, "*"))
 		return m
 	}
 	before := gens()
@@ -241,7 +243,7 @@ func TestOutSpelledUncleaned(t *testing.T) {
 	if after := gens(); !slices.Equal(after, before) {
 		t.Errorf("rerun into %s published a new generation: %v -> %v", o.Out, before, after)
 	}
-	rep, err := Verify(context.Background(), o.Out)
+	rep, err := verify.Dir(context.Background(), o.Out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +254,7 @@ func TestOutSpelledUncleaned(t *testing.T) {
 		t.Fatal("verify found no manifest")
 	}
 	for _, m := range rep.Manifests {
-		if strings.Contains(m, genDirName) {
+		if strings.Contains(m, publish.GenDir) {
 			t.Errorf("verify %s reports %s, a path inside the generation directory", o.Out, m)
 		}
 	}
@@ -274,14 +276,14 @@ func TestOwnEntriesNeverFollowed(t *testing.T) {
 		})
 		return got
 	}
-	for _, name := range []string{genDirName, outMutexName} {
+	for _, name := range []string{publish.GenDir, publish.MutexFile} {
 		t.Run(name, func(t *testing.T) {
 			e := convertedBaseline(t)
 			victim := t.TempDir()
 			os.WriteFile(filepath.Join(victim, "file1"), []byte("keep"), 0o644)
 			os.Mkdir(filepath.Join(victim, "dir"), 0o755)
 			target := filepath.Join(victim, "dir")
-			if name == outMutexName {
+			if name == publish.MutexFile {
 				target = filepath.Join(victim, "created")
 			}
 			p := filepath.Join(e.opts.Out, name)
@@ -310,7 +312,7 @@ func TestOwnEntriesNeverFollowed(t *testing.T) {
 		if err := os.Symlink(filepath.Join(elsewhere, "cuda"), filepath.Join(e.opts.Out, "evil")); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Verify(context.Background(), e.opts.Out)
+		rep, err := verify.Dir(context.Background(), e.opts.Out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,7 +336,7 @@ func TestOwnEntriesNeverFollowed(t *testing.T) {
 		if _, err := Convert(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
-		gen, _ := filepath.Glob(filepath.Join(e.opts.Out, genDirName, "gen-*", "evil"))
+		gen, _ := filepath.Glob(filepath.Join(e.opts.Out, publish.GenDir, "gen-*", "evil"))
 		if len(gen) > 0 {
 			t.Errorf("convert cloned the foreign link's target into %v", gen)
 		}
@@ -425,7 +427,7 @@ func TestProductAddingRebuildKilled(t *testing.T) {
 			t.Fatalf("%s: the run was not killed", what)
 		}
 		allLinksResolve(t, what, work)
-		rep, err := Verify(context.Background(), work)
+		rep, err := verify.Dir(context.Background(), work)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -463,14 +465,14 @@ func TestVerifyOwnLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A dangling link of debredist's (as older versions left before the switch).
-	if err := os.Symlink(productLink("tensorrt"), filepath.Join(out, "tensorrt")); err != nil {
+	if err := os.Symlink(publish.ProductLink("tensorrt"), filepath.Join(out, "tensorrt")); err != nil {
 		t.Fatal(err)
 	}
 	// A product of the current output without its link (killed after the switch).
 	if err := os.Remove(filepath.Join(out, "cudnn")); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Verify(context.Background(), out)
+	rep, err := verify.Dir(context.Background(), out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
 
@@ -56,7 +57,7 @@ func TestNewMajorIsData(t *testing.T) {
 			t.Errorf("no %s manifest (products %v)", want, products)
 		}
 	}
-	rep, err := debredist.Verify(ctx, o.Out)
+	rep, err := verify.Dir(ctx, o.Out)
 	if err != nil {
 		t.Fatal(err)
 	}

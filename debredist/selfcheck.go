@@ -2,10 +2,7 @@ package debredist
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -13,6 +10,8 @@ import (
 	"strconv"
 
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/publish"
 )
 
 // checkOutput re-reads the manifests just written and checks that every
@@ -24,7 +23,7 @@ func checkOutput(out string, res *Result, jobs []*job) error {
 	for _, j := range jobs {
 		byPath[j.final] = j.res
 	}
-	var problems []Problem
+	var problems []verify.Problem
 	for _, pr := range res.Products {
 		mf := filepath.Join(out, filepath.FromSlash(pr.Manifest))
 		f, err := os.Open(mf)
@@ -39,51 +38,28 @@ func checkOutput(out string, res *Result, jobs []*job) error {
 		for _, name := range slices.Sorted(maps.Keys(m.Components)) {
 			for _, pa := range m.Components[name].Artifacts() {
 				a := pa.Artifact
-				p, ok := safeRel(a.RelativePath)
+				p, ok := redist.CleanRelativePath(a.RelativePath)
 				if !ok {
-					problems = append(problems, problemf(pr.Manifest, "%s: unsafe relative_path %q", name, a.RelativePath))
+					problems = append(problems, verify.Problemf(pr.Manifest, "%s: unsafe relative_path %q", name, a.RelativePath))
 					continue
 				}
 				file := filepath.Join(filepath.Dir(mf), p)
 				rec, ok := byPath[file]
-				size := fileSize(file)
+				size := publish.FileSize(file)
 				switch {
 				case !ok: // kept from an earlier run by --only: check the file itself
-					if sum, err := sha256File(context.Background(), file); err != nil || sum != a.SHA256 || strconv.FormatInt(size, 10) != a.Size {
-						problems = append(problems, problemf(pr.Manifest, "%s: %s (kept from an earlier run) no longer matches the manifest", name, a.RelativePath))
+					if sum, err := publish.HashFile(context.Background(), file); err != nil || sum != a.SHA256 || strconv.FormatInt(size, 10) != a.Size {
+						problems = append(problems, verify.Problemf(pr.Manifest, "%s: %s (kept from an earlier run) no longer matches the manifest", name, a.RelativePath))
 					}
 				case a.SHA256 != rec.SHA256 || a.Size != strconv.FormatInt(rec.Size, 10) || size != rec.Size:
-					problems = append(problems, problemf(pr.Manifest, "%s: %s is %d bytes, manifest says %s bytes sha256 %s, written %d bytes sha256 %s",
+					problems = append(problems, verify.Problemf(pr.Manifest, "%s: %s is %d bytes, manifest says %s bytes sha256 %s, written %d bytes sha256 %s",
 						name, a.RelativePath, size, a.Size, a.SHA256, rec.Size, rec.SHA256))
 				}
 			}
 		}
 	}
 	if len(problems) > 0 {
-		return &VerifyError{Problems: problems}
+		return &verify.Error{Problems: problems}
 	}
 	return nil
-}
-
-func sha256File(ctx context.Context, name string) (string, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	buf := make([]byte, 1<<20)
-	for {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		n, err := f.Read(buf)
-		h.Write(buf[:n])
-		if err == io.EOF {
-			return hex.EncodeToString(h.Sum(nil)), nil
-		}
-		if err != nil {
-			return "", fmt.Errorf("hashing %s: %w", name, err)
-		}
-	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/publish"
 )
 
 // redistribFiles lists every file matching redistrib_* under OUT.
@@ -42,7 +44,7 @@ func TestSidecarNameAndMigration(t *testing.T) {
 		}
 	}
 	cur := filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json")
-	if fileSize(cur) <= 0 {
+	if publish.FileSize(cur) <= 0 {
 		t.Fatalf("sidecar %s missing", cur)
 	}
 	// An OUT as older versions left it.
@@ -50,7 +52,7 @@ func TestSidecarNameAndMigration(t *testing.T) {
 	if err := os.Rename(cur, legacy); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Verify(context.Background(), out)
+	rep, err := verify.Dir(context.Background(), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,20 +70,20 @@ func TestSidecarNameAndMigration(t *testing.T) {
 			t.Errorf("%s rebuilt: the legacy sidecar's records should keep it up to date", p.PName)
 		}
 	}
-	if fileSize(legacy) >= 0 {
+	if publish.FileSize(legacy) >= 0 {
 		t.Errorf("%s left behind after the rerun", legacy)
 	}
-	if fileSize(cur) <= 0 {
+	if publish.FileSize(cur) <= 0 {
 		t.Errorf("%s not written by the rerun", cur)
 	}
-	if rep, err := Verify(context.Background(), out); err != nil || rep.Err() != nil {
+	if rep, err := verify.Dir(context.Background(), out); err != nil || rep.Err() != nil {
 		t.Errorf("verify after migration: %v %v", err, rep.Err())
 	}
 	// A stray redistrib_* file is reported.
 	if err := os.WriteFile(filepath.Join(out, "cudnn", "redist", "redistrib_notes.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if rep, _ := Verify(context.Background(), out); rep.Err() == nil || !strings.Contains(rep.Err().Error(), "redistrib_notes.txt is not a redistrib_<label>.json manifest") {
+	if rep, _ := verify.Dir(context.Background(), out); rep.Err() == nil || !strings.Contains(rep.Err().Error(), "redistrib_notes.txt is not a redistrib_<label>.json manifest") {
 		t.Errorf("stray redistrib_* file not reported: %v", rep.Err())
 	}
 }

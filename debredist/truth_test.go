@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/debredist/verify"
 )
 
 // TestUpToDateWithoutDebsKeepsProvenance: over an existing OUT, with a
@@ -90,7 +91,7 @@ func readOnly(t *testing.T, dir string) {
 func TestVerifyChecksProvenance(t *testing.T) {
 	t.Parallel()
 	e := convertedBaseline(t)
-	rep, err := Verify(context.Background(), e.out)
+	rep, err := verify.Dir(context.Background(), e.out)
 	if err != nil || rep.Err() != nil {
 		t.Fatalf("fresh OUT: %v %v", err, rep.Err())
 	}
@@ -116,7 +117,7 @@ func TestVerifyChecksProvenance(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustWrite(t, files[0], pb)
-		rep, err := Verify(context.Background(), e.out)
+		rep, err := verify.Dir(context.Background(), e.out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +144,7 @@ func TestUnwritableLockOutLeavesOutComplete(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--lock-out") || strings.Contains(err.Error(), ".write-") {
 		t.Fatalf("got %v, want an error naming --lock-out (and no temporary file)", err)
 	}
-	rep, err := Verify(context.Background(), e.out)
+	rep, err := verify.Dir(context.Background(), e.out)
 	if err != nil || rep.Err() != nil || len(rep.Manifests) == 0 {
 		t.Fatalf("OUT after the failed --lock-out: %v %v (%d manifests)", err, rep.Err(), len(rep.Manifests))
 	}

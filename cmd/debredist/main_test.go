@@ -19,6 +19,7 @@ import (
 	"github.com/debredist/debredist/debredist"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/deb/debtest"
 )
 
@@ -466,7 +467,7 @@ func TestVerifyFailures(t *testing.T) {
 	if code != exitFailure {
 		t.Errorf("missing archive: code %d, want 1; stderr %q", code, stderr)
 	}
-	var rep debredist.Report
+	var rep verify.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("verify --json: %v\n%s", err, stdout)
 	}

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/verify"
 )
 
 var verifyCmd = &command{
@@ -52,21 +52,21 @@ debredist verify ./redist --json`,
 
 // verifyDoc is verify's --json output (debredist.verify/v1).
 type verifyDoc struct {
-	*debredist.Report
+	*verify.Report
 	// Archives counts the distinct archive files; Artifacts has one entry
 	// per manifest entry.
-	Archives int                  `json:"archives"`
-	Nixpkgs  *debredist.NixReport `json:"nixpkgs"`
+	Archives int                   `json:"archives"`
+	Nixpkgs  *verify.NixpkgsReport `json:"nixpkgs"`
 }
 
 func runVerify(a *app, out string, nixpkgs, asJSON bool) error {
-	rep, err := debredist.Verify(a.ctx, out)
+	rep, err := verify.Dir(a.ctx, out)
 	if err != nil {
 		return err
 	}
-	var nrep *debredist.NixReport
+	var nrep *verify.NixpkgsReport
 	if nixpkgs {
-		if nrep, err = debredist.VerifyNixpkgs(a.ctx, out); err != nil {
+		if nrep, err = verify.Nixpkgs(a.ctx, out); err != nil {
 			return err
 		}
 	}
@@ -91,9 +91,9 @@ func runVerify(a *app, out string, nixpkgs, asJSON bool) error {
 			printNixReport(a, nrep)
 		}
 	}
-	var problems []debredist.Problem
+	var problems []verify.Problem
 	for _, e := range []error{rep.Err(), nrep.Err()} {
-		var ve *debredist.VerifyError
+		var ve *verify.Error
 		if errors.As(e, &ve) {
 			problems = append(problems, ve.Problems...)
 		} else if e != nil {
@@ -127,7 +127,7 @@ func runVerify(a *app, out string, nixpkgs, asJSON bool) error {
 }
 
 // printNixReport prints one line per archive (and its findings below it).
-func printNixReport(a *app, nrep *debredist.NixReport) {
+func printNixReport(a *app, nrep *verify.NixpkgsReport) {
 	for _, c := range nrep.Components {
 		p := path.Join(path.Dir(c.Manifest), c.Path)
 		var outs []string
@@ -184,7 +184,7 @@ func printNixReport(a *app, nrep *debredist.NixReport) {
 }
 
 // joinProblems lists an archive's problems on one line.
-func joinProblems(ps []debredist.Problem) string {
+func joinProblems(ps []verify.Problem) string {
 	msgs := make([]string, len(ps))
 	for i, p := range ps {
 		msgs[i] = p.Error()

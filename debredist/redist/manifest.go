@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // Manifest is an NVIDIA redistrib_<label>.json: a release of one product
@@ -287,4 +290,17 @@ func ArchiveName(pname, platform, version, cudaVariant, ext string) string {
 		name += "_cuda" + cudaVariant
 	}
 	return name + "-archive" + ext
+}
+
+// CleanRelativePath checks that a relative_path stays below the
+// manifest's directory and returns it as a local path.
+func CleanRelativePath(p string) (string, bool) {
+	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || strings.ContainsRune(p, 0) {
+		return "", false
+	}
+	c := path.Clean(p)
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return "", false
+	}
+	return filepath.FromSlash(c), true
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/safepath"
@@ -126,6 +127,9 @@ type Require struct {
 	VersionBelow string `json:"version_below,omitempty"`
 	Why          string `json:"why"`
 }
+
+// Shared is Default, parsed once.
+var Shared = sync.OnceValue(Default)
 
 // Default returns the built-in table.
 func Default() *Table {
@@ -252,6 +256,7 @@ type Checker struct {
 // NewChecker starts checking one archive.
 func (t *Table) NewChecker(tg Target) *Checker {
 	p, ok := t.Packages[tg.PName]
+	p.Requires = slices.Clone(p.Requires) // the table is shared: never edit it
 	for i, r := range p.Requires { // {cuda} is the set's major.minor
 		p.Requires[i].Glob = strings.ReplaceAll(r.Glob, "{cuda}", majorMinor(tg.CUDA))
 	}

@@ -1,11 +1,10 @@
-package debredist
+package verify
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/publish"
 )
 
 // Report is the outcome of Verify.
@@ -24,8 +24,8 @@ type Report struct {
 	Manifests []string `json:"manifests"`
 	// Artifacts has one entry per manifest entry: an archive listed under
 	// several platform keys (JetPack 7.2) is checked once per key.
-	Artifacts []ArtifactReport `json:"artifacts"`
-	Problems  []Problem        `json:"problems"` // not tied to one artifact
+	Artifacts []Archive `json:"artifacts"`
+	Problems  []Problem `json:"problems"` // not tied to one artifact
 }
 
 // Archives counts the distinct archive files the manifests name.
@@ -37,8 +37,8 @@ func (r *Report) Archives() int {
 	return len(seen)
 }
 
-// ArtifactReport is the check of one archive named by a manifest.
-type ArtifactReport struct {
+// Archive is the check of one archive named by a manifest.
+type Archive struct {
 	Manifest  string    `json:"manifest"`
 	Component string    `json:"component"`
 	Platform  string    `json:"platform"`
@@ -46,7 +46,7 @@ type ArtifactReport struct {
 	Path      string    `json:"path"`
 	Size      int64     `json:"size"`
 	NAR       string    `json:"nar_hash,omitempty"`
-	Problems  []Problem `json:"problems"` // what is wrong with this archive; Path is "" (it is ArtifactReport.Path)
+	Problems  []Problem `json:"problems"` // what is wrong with this archive; Path is "" (it is Archive.Path)
 }
 
 // OK reports whether nothing is wrong.
@@ -54,7 +54,7 @@ func (r *Report) OK() bool { return r.Err() == nil }
 
 // Problem is one thing wrong with an output directory, like x/mod/zip's
 // FileError: the file it concerns and what is wrong. Err may wrap a public
-// error of this package; a *VerifyError unwraps to its problems.
+// error of this package; a *Error unwraps to its problems.
 // In JSON a Problem is its message (a string).
 type Problem struct {
 	Path string // slash-separated, relative to the checked directory; "" when no one file is concerned
@@ -84,15 +84,15 @@ func (p *Problem) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func problemf(path, format string, a ...any) Problem {
+func Problemf(path, format string, a ...any) Problem {
 	return Problem{Path: path, Err: fmt.Errorf(format, a...)}
 }
 
-// VerifyError lists everything Verify (or Convert's check of its own
+// Error lists everything Verify (or Convert's check of its own
 // output, or VerifyNixpkgs) found wrong.
-type VerifyError struct{ Problems []Problem }
+type Error struct{ Problems []Problem }
 
-func (e *VerifyError) Error() string {
+func (e *Error) Error() string {
 	msgs := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
 		msgs[i] = p.Error()
@@ -102,7 +102,7 @@ func (e *VerifyError) Error() string {
 
 // Unwrap returns every problem, so that errors.Is and errors.As reach the
 // errors the problems wrap.
-func (e *VerifyError) Unwrap() []error {
+func (e *Error) Unwrap() []error {
 	errs := make([]error, len(e.Problems))
 	for i, p := range e.Problems {
 		errs[i] = p
@@ -110,7 +110,7 @@ func (e *VerifyError) Unwrap() []error {
 	return errs
 }
 
-// Err returns a *VerifyError listing every problem, or nil.
+// Err returns a *Error listing every problem, or nil.
 func (r *Report) Err() error {
 	var all []Problem
 	all = append(all, r.Problems...)
@@ -122,7 +122,7 @@ func (r *Report) Err() error {
 	if len(all) == 0 {
 		return nil
 	}
-	return &VerifyError{Problems: all}
+	return &Error{Problems: all}
 }
 
 // Verify re-reads every redistrib_*.json under dir and checks each archive
@@ -131,30 +131,30 @@ func (r *Report) Err() error {
 // file, and the provenance sidecar's record of the archive. The returned
 // error is for failures to run at all; what is wrong with the output is in
 // the Report (see Report.Err).
-func Verify(ctx context.Context, dir string) (_ *Report, err error) {
+func Dir(ctx context.Context, dir string) (*Report, error) {
 	dir = filepath.Clean(dir)
 	rep := &Report{Dir: dir}
-	found, err := findOutputFiles(dir)
+	found, err := publish.Find(dir)
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", dir, err)
 	}
-	manifests := found.manifests
-	for _, p := range found.foreign {
+	manifests := found.Manifests
+	for _, p := range found.Foreign {
 		l, _ := os.Readlink(p)
 		rel, _ := filepath.Rel(dir, p)
-		rep.Problems = append(rep.Problems, problemf(filepath.ToSlash(rel),
+		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
 			"a symbolic link (to %s) that debredist did not write: not followed, its target is not verified", l))
 	}
-	for _, p := range found.dangling {
+	for _, p := range found.Dangling {
 		rel, _ := filepath.Rel(dir, p)
-		rep.Problems = append(rep.Problems, problemf(filepath.ToSlash(rel),
-			"a product link of debredist's (to %s) whose product the current output lacks: left by a run killed before it switched (rerun convert to remove it)", productLink(filepath.Base(p))))
+		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
+			"a product link of debredist's (to %s) whose product the current output lacks: left by a run killed before it switched (rerun convert to remove it)", publish.ProductLink(filepath.Base(p))))
 	}
-	for _, p := range found.unlinked {
-		rep.Problems = append(rep.Problems, problemf(p,
-			"product %s is in the current output (%s) but has no link in OUT: a run was killed after it switched (rerun convert to link it)", p, productLink(p)))
+	for _, p := range found.Unlinked {
+		rep.Problems = append(rep.Problems, Problemf(p,
+			"product %s is in the current output (%s) but has no link in OUT: a run was killed after it switched (rerun convert to link it)", p, publish.ProductLink(p)))
 	}
-	for _, p := range found.strays {
+	for _, p := range found.Strays {
 		// NVIDIA's shell-parse.sh takes every redistrib_* file for a release.
 		rel, _ := filepath.Rel(dir, p)
 		what := "is not a redistrib_<label>.json manifest"
@@ -164,7 +164,7 @@ func Verify(ctx context.Context, dir string) (_ *Report, err error) {
 		rep.Problems = append(rep.Problems, Problem{Path: filepath.ToSlash(rel), Err: &strayError{filepath.ToSlash(rel), what}})
 	}
 	if len(manifests) == 0 {
-		rep.Problems = append(rep.Problems, problemf("", "no redistrib_*.json manifest under %s", dir))
+		rep.Problems = append(rep.Problems, Problemf("", "no redistrib_*.json manifest under %s", dir))
 	}
 	for _, mf := range manifests {
 		if err := ctx.Err(); err != nil {
@@ -175,81 +175,6 @@ func Verify(ctx context.Context, dir string) (_ *Report, err error) {
 		verifyManifest(ctx, rep, mf, filepath.ToSlash(rel))
 	}
 	return rep, ctx.Err()
-}
-
-// outputFiles is what findOutputFiles finds under an output directory,
-// each list in walk order.
-type outputFiles struct {
-	manifests []string // redistrib_<label>.json
-	sidecars  []string // provenance sidecars, under the current or the legacy name
-	strays    []string // other files named redistrib_* (legacy sidecars included)
-	foreign   []string // symlinks in OUT that debredist did not write (not followed)
-	dangling  []string // product links of debredist's whose product the current output lacks
-	unlinked  []string // products of the current output without their link in OUT
-}
-
-// findOutputFiles is the one discovery of manifests and provenance sidecars
-// (Verify, VerifyNixpkgs, NixSnippet, readPrevious for Convert and Diff):
-// every file under dir, following OUT's product symlinks into the current
-// generation, not in the generations or the temporary directory.
-func findOutputFiles(dir string) (outputFiles, error) {
-	var o outputFiles
-	err := walkOutput(dir, func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case d.IsDir() && d.Name() == tmpName:
-			return filepath.SkipDir
-		case d.IsDir():
-			return nil
-		}
-		name := d.Name()
-		if d.Type()&fs.ModeSymlink != 0 && filepath.Dir(p) == filepath.Clean(dir) {
-			if !isOwnLink(dir, name) { // debredist's own that do not resolve: below
-				o.foreign = append(o.foreign, p)
-			}
-			return nil
-		}
-		if redist.IsSidecarName(name) {
-			o.sidecars = append(o.sidecars, p)
-		}
-		switch {
-		case redist.IsManifestName(name):
-			o.manifests = append(o.manifests, p)
-		case strings.HasPrefix(name, redist.ManifestPrefix):
-			o.strays = append(o.strays, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return o, err
-	}
-	// What a killed run can leave in OUT's own links.
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
-		if e.Type()&fs.ModeSymlink != 0 && isOwnLink(dir, e.Name()) {
-			if _, err := os.Stat(p); err != nil {
-				o.dangling = append(o.dangling, p)
-			}
-		}
-	}
-	if cur := filepath.Join(dir, genDirName, currentName); isProductLinkTarget(cur) {
-		products, _ := outputProducts(cur)
-		for _, p := range products {
-			if _, err := os.Lstat(filepath.Join(dir, p)); errors.Is(err, fs.ErrNotExist) {
-				o.unlinked = append(o.unlinked, p)
-			}
-		}
-	}
-	return o, nil
-}
-
-// isProductLinkTarget reports whether OUT/.debredist/current is a link to
-// a generation (so its products can be listed).
-func isProductLinkTarget(cur string) bool {
-	l, err := os.Readlink(cur)
-	return err == nil && isGenName(l)
 }
 
 func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
@@ -267,15 +192,15 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	base := filepath.Dir(mf)
 	prov := map[string]redist.Archive{}
 	provFile, legacy := redist.SidecarFor(mf)
-	if fileSize(provFile) < 0 && fileSize(legacy) >= 0 {
+	if publish.FileSize(provFile) < 0 && publish.FileSize(legacy) >= 0 {
 		provFile = legacy // reported by Verify's walk; still checked against
 	}
 	if b, err := os.ReadFile(provFile); err != nil {
-		rep.Problems = append(rep.Problems, problemf(rel, "provenance sidecar missing: %w", err))
+		rep.Problems = append(rep.Problems, Problemf(rel, "provenance sidecar missing: %w", err))
 	} else {
 		var p redist.Provenance
 		if err := json.Unmarshal(b, &p); err != nil {
-			rep.Problems = append(rep.Problems, problemf(rel, "provenance sidecar unreadable: %w", err))
+			rep.Problems = append(rep.Problems, Problemf(rel, "provenance sidecar unreadable: %w", err))
 		}
 		for _, a := range p.Archives {
 			prov[a.RelativePath] = a
@@ -285,12 +210,12 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	for _, name := range slices.Sorted(maps.Keys(m.Components)) {
 		c := m.Components[name]
 		if c.LicensePath != "" {
-			if p, ok := safeRel(c.LicensePath); !ok || fileSize(filepath.Join(base, p)) < 0 {
-				rep.Problems = append(rep.Problems, problemf(rel, "%s: license_path %s is missing or unsafe", name, c.LicensePath))
+			if p, ok := redist.CleanRelativePath(c.LicensePath); !ok || publish.FileSize(filepath.Join(base, p)) < 0 {
+				rep.Problems = append(rep.Problems, Problemf(rel, "%s: license_path %s is missing or unsafe", name, c.LicensePath))
 			}
 		}
 		for _, pa := range c.Artifacts() {
-			ar := ArtifactReport{Manifest: rel, Component: name, Platform: pa.Platform, Variant: pa.Variant, Path: pa.Artifact.RelativePath}
+			ar := Archive{Manifest: rel, Component: name, Platform: pa.Platform, Variant: pa.Variant, Path: pa.Artifact.RelativePath}
 			verifyArtifact(ctx, &ar, base, pa.Artifact, prov)
 			rep.Artifacts = append(rep.Artifacts, ar)
 			named[pa.Artifact.RelativePath] = true
@@ -298,14 +223,14 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	}
 	for _, p := range slices.Sorted(maps.Keys(prov)) {
 		if !named[p] {
-			rep.Problems = append(rep.Problems, problemf(rel, "the provenance sidecar records %s, which the manifest does not name", p))
+			rep.Problems = append(rep.Problems, Problemf(rel, "the provenance sidecar records %s, which the manifest does not name", p))
 		}
 	}
 }
 
-func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *redist.Artifact, prov map[string]redist.Archive) {
-	bad := func(format string, v ...any) { ar.Problems = append(ar.Problems, problemf("", format, v...)) }
-	p, ok := safeRel(a.RelativePath)
+func verifyArtifact(ctx context.Context, ar *Archive, base string, a *redist.Artifact, prov map[string]redist.Archive) {
+	bad := func(format string, v ...any) { ar.Problems = append(ar.Problems, Problemf("", format, v...)) }
+	p, ok := redist.CleanRelativePath(a.RelativePath)
 	if !ok {
 		bad("relative_path is absolute or escapes the manifest's directory")
 		return
@@ -328,7 +253,7 @@ func verifyArtifact(ctx context.Context, ar *ArtifactReport, base string, a *red
 		}
 		// An archive that does not decode is first of all not the bytes
 		// its manifest names: say so, and why it does not decode after.
-		if sum, herr := sha256File(ctx, filepath.Join(base, p)); herr == nil && sum != a.SHA256 {
+		if sum, herr := publish.HashFile(ctx, filepath.Join(base, p)); herr == nil && sum != a.SHA256 {
 			bad("sha256 is %s, manifest says %s: the archive is damaged or was replaced (it does not decode: %v)", sum, a.SHA256, strings.TrimPrefix(err.Error(), "archive: "))
 			return
 		}
@@ -365,18 +290,6 @@ func topName(file string) string {
 		}
 	}
 	return file
-}
-
-// safeRel checks a manifest path stays below the manifest's directory.
-func safeRel(p string) (string, bool) {
-	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || strings.ContainsRune(p, 0) {
-		return "", false
-	}
-	c := path.Clean(p)
-	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
-		return "", false
-	}
-	return filepath.FromSlash(c), true
 }
 
 // strayError is a redistrib_* file that is not a manifest; its message

@@ -1,4 +1,4 @@
-package debredist
+package publish
 
 import (
 	"bytes"
@@ -37,9 +37,9 @@ import (
 // The rebuild then switches in its one rename like any other.
 
 const (
-	genDirName  = ".debredist"
-	currentName = "current"
-	genPrefix   = "gen-"
+	GenDir    = ".debredist"
+	Current   = "current"
+	genPrefix = "gen-"
 )
 
 // commitHook, when set, is called at every step of the commit stage; the
@@ -47,7 +47,7 @@ const (
 // there.
 var commitHook func(step string)
 
-func commitStep(step string) {
+func Step(step string) {
 	if commitHook != nil {
 		commitHook(step)
 	}
@@ -72,27 +72,27 @@ func init() {
 	}
 }
 
-// generation is the next output being built beside the current one.
-type generation struct {
+// Generation is the next output being built beside the current one.
+type Generation struct {
 	out  string // OUT
 	name string // gen-<n>
-	dir  string // OUT/.debredist/gen-<n>
+	Dir  string // OUT/.debredist/gen-<n>
 }
 
-// newGeneration removes generations a killed run left, creates the next
+// NewGeneration removes generations a killed run left, creates the next
 // one and fills it with hardlinks to every file of the current output
 // (the current generation, or the product directories of an OUT written
 // before generations existed).
-func newGeneration(out string) (*generation, error) {
+func NewGeneration(out string) (*Generation, error) {
 	out = filepath.Clean(out)
-	root := filepath.Join(out, genDirName)
+	root := filepath.Join(out, GenDir)
 	if err := ownEntry(root, true); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
-	n, err := pruneGenerations(out)
+	n, err := Prune(out)
 	if err != nil {
 		return nil, err
 	}
@@ -100,22 +100,22 @@ func newGeneration(out string) (*generation, error) {
 		return nil, fmt.Errorf("moving the output written before generations into %s: %w", root, err)
 	}
 
-	g := &generation{out: out, name: genPrefix + strconv.Itoa(n+1)}
-	g.dir = filepath.Join(root, g.name)
-	if err := os.Mkdir(g.dir, 0o755); err != nil {
+	g := &Generation{out: out, name: genPrefix + strconv.Itoa(n+1)}
+	g.Dir = filepath.Join(root, g.name)
+	if err := os.Mkdir(g.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	commitStep("generation created")
-	products, err := outputProducts(out)
+	Step("generation created")
+	products, err := Products(out)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range products {
-		if err := cloneTree(filepath.Join(out, p), filepath.Join(g.dir, p)); err != nil {
-			g.discard()
+		if err := cloneTree(filepath.Join(out, p), filepath.Join(g.Dir, p)); err != nil {
+			g.Discard()
 			return nil, fmt.Errorf("sharing the current output with the next one: %w", err)
 		}
-		commitStep("cloned " + p)
+		Step("cloned " + p)
 	}
 	return g, nil
 }
@@ -128,7 +128,7 @@ func newGeneration(out string) (*generation, error) {
 // rebuild that follows switches from old to new in its one rename. It
 // returns the highest generation number, n or the one it created.
 func migrateLegacy(out string, n int) (int, error) {
-	products, err := outputProducts(out)
+	products, err := Products(out)
 	if err != nil {
 		return n, err
 	}
@@ -141,8 +141,8 @@ func migrateLegacy(out string, n int) (int, error) {
 	if len(legacy) == 0 {
 		return n, nil
 	}
-	root := filepath.Join(out, genDirName)
-	cur, _ := os.Readlink(filepath.Join(root, currentName))
+	root := filepath.Join(out, GenDir)
+	cur, _ := os.Readlink(filepath.Join(root, Current))
 	if cur == "" {
 		n++
 		cur = genPrefix + strconv.Itoa(n)
@@ -158,37 +158,37 @@ func migrateLegacy(out string, n int) (int, error) {
 		if err := cloneTree(filepath.Join(out, p), dst); err != nil {
 			return n, err
 		}
-		commitStep("migration: cloned " + p)
+		Step("migration: cloned " + p)
 	}
 	if err := syncDir(filepath.Join(root, cur)); err != nil {
 		return n, err
 	}
-	if _, err := os.Lstat(filepath.Join(root, currentName)); err != nil {
+	if _, err := os.Lstat(filepath.Join(root, Current)); err != nil {
 		if err := setCurrent(root, cur); err != nil {
 			return n, err
 		}
-		commitStep("migration: current set")
+		Step("migration: current set")
 	}
 	for _, p := range legacy {
 		if err := exchangeForLink(out, p); err != nil {
 			return n, err
 		}
-		commitStep("migration: linked " + p)
+		Step("migration: linked " + p)
 	}
 	return n, syncDir(out)
 }
 
-// pruneGenerations removes what killed runs left in OUT/.debredist (every
+// Prune removes what killed runs left in OUT/.debredist (every
 // entry but the current generation and its link) and returns the highest
 // generation number seen. An OUT without generations is left alone.
-func pruneGenerations(out string) (n int, err error) {
-	root := filepath.Join(out, genDirName)
+func Prune(out string) (n int, err error) {
+	root := filepath.Join(out, GenDir)
 	if err := ownEntry(root, true); err != nil {
 		return 0, err
 	}
-	cur, _ := os.Readlink(filepath.Join(root, currentName))
+	cur, _ := os.Readlink(filepath.Join(root, Current))
 	if cur != "" && !isGenName(cur) {
-		return 0, fmt.Errorf("%s points to %q, not a generation of debredist's (remove it)", filepath.Join(root, currentName), cur)
+		return 0, fmt.Errorf("%s points to %q, not a generation of debredist's (remove it)", filepath.Join(root, Current), cur)
 	}
 	ents, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -202,7 +202,7 @@ func pruneGenerations(out string) (n int, err error) {
 		if k, ok := genNumber(name); ok {
 			n = max(n, k)
 		}
-		if name != cur && name != currentName {
+		if name != cur && name != Current {
 			if err := os.RemoveAll(filepath.Join(root, name)); err != nil { // leftovers of a killed run
 				return 0, fmt.Errorf("removing stale %s: %w", filepath.Join(root, name), err)
 			}
@@ -211,17 +211,17 @@ func pruneGenerations(out string) (n int, err error) {
 	return n, nil
 }
 
-// outputProducts lists the product entries of OUT: directories (or links
+// Products lists the product entries of OUT: directories (or links
 // to directories) holding a redist/ directory; names starting with "." are
 // debredist's own.
-func outputProducts(out string) ([]string, error) {
+func Products(out string) ([]string, error) {
 	ents, err := os.ReadDir(out)
 	if err != nil {
 		return nil, err
 	}
 	var ps []string
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") || e.Type()&fs.ModeSymlink != 0 && !isProductLink(out, e.Name()) {
+		if strings.HasPrefix(e.Name(), ".") || e.Type()&fs.ModeSymlink != 0 && !IsProductLink(out, e.Name()) {
 			continue // debredist's own, or a link it did not write
 		}
 		if st, err := os.Stat(filepath.Join(out, e.Name(), "redist")); err == nil && st.IsDir() {
@@ -231,26 +231,26 @@ func outputProducts(out string) ([]string, error) {
 	return ps, nil
 }
 
-// isOwnLink reports whether OUT/name is a link as debredist writes them,
+// IsOwnLink reports whether OUT/name is a link as debredist writes them,
 // .debredist/current/<name> with .debredist a real directory, whether or
 // not it resolves. Any other symlink in OUT is not followed: it could lead
 // anywhere.
-func isOwnLink(out, name string) bool {
-	if l, err := os.Readlink(filepath.Join(out, name)); err != nil || l != productLink(name) {
+func IsOwnLink(out, name string) bool {
+	if l, err := os.Readlink(filepath.Join(out, name)); err != nil || l != ProductLink(name) {
 		return false
 	}
-	st, err := os.Lstat(filepath.Join(out, genDirName))
+	st, err := os.Lstat(filepath.Join(out, GenDir))
 	return err == nil && st.IsDir()
 }
 
-// isProductLink reports whether OUT/name is a product link debredist
-// wrote that can be followed: isOwnLink, with current a link to a
+// IsProductLink reports whether OUT/name is a product link debredist
+// wrote that can be followed: IsOwnLink, with current a link to a
 // generation inside .debredist.
-func isProductLink(out, name string) bool {
-	if !isOwnLink(out, name) {
+func IsProductLink(out, name string) bool {
+	if !IsOwnLink(out, name) {
 		return false
 	}
-	cur, err := os.Readlink(filepath.Join(out, genDirName, currentName))
+	cur, err := os.Readlink(filepath.Join(out, GenDir, Current))
 	return err == nil && isGenName(cur)
 }
 
@@ -269,13 +269,13 @@ func genNumber(s string) (int, bool) {
 // setCurrent points root/current at generation gen in one step: a new
 // link beside it, renamed over it.
 func setCurrent(root, gen string) error {
-	next := filepath.Join(root, currentName+".next")
+	next := filepath.Join(root, Current+".next")
 	os.Remove(next)
 	if err := os.Symlink(gen, next); err != nil {
 		return err
 	}
-	commitStep("current.next created")
-	return os.Rename(next, filepath.Join(root, currentName))
+	Step("current.next created")
+	return os.Rename(next, filepath.Join(root, Current))
 }
 
 // ownEntry checks that OUT's own entry at path (.debredist, the OUT mutex
@@ -326,16 +326,16 @@ func cloneTree(src, dst string) error {
 	})
 }
 
-// sameAsCurrent reports whether the generation holds exactly what OUT
+// SameAsCurrent reports whether the generation holds exactly what OUT
 // shows now (the same files: the same inode, or the same bytes).
-func (g *generation) sameAsCurrent() bool {
+func (g *Generation) SameAsCurrent() bool {
 	seen := 0
-	err := walkOutput(g.out, func(p string, d fs.DirEntry, err error) error {
+	err := Walk(g.out, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Dir(p) == g.out {
 			return err // OUT's own files (the lock) are not output
 		}
 		rel, _ := filepath.Rel(g.out, p)
-		if !sameFile(p, filepath.Join(g.dir, rel)) {
+		if !sameFile(p, filepath.Join(g.Dir, rel)) {
 			return errDiffers
 		}
 		seen++
@@ -345,7 +345,7 @@ func (g *generation) sameAsCurrent() bool {
 		return false
 	}
 	n := 0
-	filepath.WalkDir(g.dir, func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(g.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			n++
 		}
@@ -381,9 +381,9 @@ func sameFile(a, b string) bool {
 
 // discard removes the generation after a failure, unless it is already
 // the current one (a failure after the switch).
-func (g *generation) discard() {
-	if cur, _ := os.Readlink(filepath.Join(g.out, genDirName, currentName)); cur != g.name {
-		os.RemoveAll(g.dir)
+func (g *Generation) Discard() {
+	if cur, _ := os.Readlink(filepath.Join(g.out, GenDir, Current)); cur != g.name {
+		os.RemoveAll(g.Dir)
 	}
 }
 
@@ -394,12 +394,12 @@ func (g *generation) discard() {
 // point leaves a link that does not resolve (a kill between the switch and
 // a link leaves that product unlinked until the next run, which repairs it,
 // and verify says so).
-func (g *generation) publish() error {
-	root := filepath.Join(g.out, genDirName)
-	if err := syncDir(g.dir); err != nil {
+func (g *Generation) Publish() error {
+	root := filepath.Join(g.out, GenDir)
+	if err := syncDir(g.Dir); err != nil {
 		return err
 	}
-	products, err := outputProducts(g.dir)
+	products, err := Products(g.Dir)
 	if err != nil {
 		return err
 	}
@@ -411,7 +411,7 @@ func (g *generation) publish() error {
 	if err := setCurrent(root, g.name); err != nil {
 		return fmt.Errorf("switching to the new output: %w", err)
 	}
-	commitStep("switched")
+	Step("switched")
 	if err := syncDir(root); err != nil {
 		return err
 	}
@@ -424,18 +424,18 @@ func (g *generation) publish() error {
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	for _, e := range ents {
-		if e.Name() != g.name && e.Name() != currentName {
+		if e.Name() != g.name && e.Name() != Current {
 			if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
 				return err
 			}
-			commitStep("removed " + e.Name())
+			Step("removed " + e.Name())
 		}
 	}
 	return nil
 }
 
-// productLink is what OUT/<product> points to.
-func productLink(p string) string { return filepath.Join(genDirName, currentName, p) }
+// ProductLink is what OUT/<product> points to.
+func ProductLink(p string) string { return filepath.Join(GenDir, Current, p) }
 
 // checkLinkSlot reports whether OUT/p can be (or is) p's product link.
 func checkLinkSlot(out, p string) error {
@@ -447,8 +447,8 @@ func checkLinkSlot(out, p string) error {
 	case err != nil:
 		return err
 	case st.Mode()&fs.ModeSymlink != 0:
-		if l, _ := os.Readlink(at); l != productLink(p) {
-			return fmt.Errorf("%s is a symlink to %s, not to %s: not debredist's", at, l, productLink(p))
+		if l, _ := os.Readlink(at); l != ProductLink(p) {
+			return fmt.Errorf("%s is a symlink to %s, not to %s: not debredist's", at, l, ProductLink(p))
 		}
 		return nil
 	case st.IsDir():
@@ -466,11 +466,11 @@ func linkProducts(out string, products []string) error {
 		if _, err := os.Lstat(at); err == nil {
 			continue
 		}
-		if err := os.Symlink(productLink(p), at); err != nil {
+		if err := os.Symlink(ProductLink(p), at); err != nil {
 			return err
 		}
 		made = true
-		commitStep("linked " + p)
+		Step("linked " + p)
 	}
 	if made {
 		return syncDir(out)
@@ -478,14 +478,14 @@ func linkProducts(out string, products []string) error {
 	return nil
 }
 
-// repairLinks finishes what a killed run left in OUT's links: a product of
+// RepairLinks finishes what a killed run left in OUT's links: a product of
 // the current generation without its link gets it, and a link of
 // debredist's whose product the current generation lacks (left by a run
 // killed before it switched, by debredist versions that linked first) is
 // removed. It returns what it did, for a warning.
-func repairLinks(out string) ([]string, error) {
+func RepairLinks(out string) ([]string, error) {
 	var did []string
-	cur := filepath.Join(out, genDirName, currentName)
+	cur := filepath.Join(out, GenDir, Current)
 	if _, err := os.Stat(cur); err != nil {
 		return nil, nil // no generations yet
 	}
@@ -494,7 +494,7 @@ func repairLinks(out string) ([]string, error) {
 		return nil, err
 	}
 	for _, e := range ents {
-		if e.Type()&fs.ModeSymlink == 0 || !isOwnLink(out, e.Name()) {
+		if e.Type()&fs.ModeSymlink == 0 || !IsOwnLink(out, e.Name()) {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(out, e.Name())); errors.Is(err, fs.ErrNotExist) {
@@ -504,7 +504,7 @@ func repairLinks(out string) ([]string, error) {
 			did = append(did, "removed the dangling link "+e.Name())
 		}
 	}
-	products, err := outputProducts(cur)
+	products, err := Products(cur)
 	if err != nil {
 		return did, err
 	}
@@ -524,9 +524,9 @@ func repairLinks(out string) ([]string, error) {
 // generations with the symlink to .debredist/current/p in one atomic step,
 // then removes the directory.
 func exchangeForLink(out, p string) error {
-	tmp := filepath.Join(out, genDirName, "old-"+p)
+	tmp := filepath.Join(out, GenDir, "old-"+p)
 	os.RemoveAll(tmp)
-	if err := os.Symlink(filepath.Join(genDirName, currentName, p), tmp); err != nil {
+	if err := os.Symlink(filepath.Join(GenDir, Current, p), tmp); err != nil {
 		return err
 	}
 	if err := exchange(tmp, filepath.Join(out, p)); err != nil {
@@ -548,24 +548,24 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// walkOutput walks OUT like filepath.WalkDir, following the product
+// Walk walks OUT like filepath.WalkDir, following the product
 // symlinks into the current generation (paths are reported under OUT) and
 // skipping debredist's own entries (.debredist, the temporary directory).
-func walkOutput(out string, fn fs.WalkDirFunc) error {
+func Walk(out string, fn fs.WalkDirFunc) error {
 	out = filepath.Clean(out) // "./out" and "out/" name the same OUT as "out"
 	return filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fn(p, d, err)
 		}
 		if p != out && filepath.Dir(p) == out {
-			if d.Name() == genDirName || d.Name() == tmpName {
+			if d.Name() == GenDir || d.Name() == TmpDir {
 				if d.IsDir() {
 					return filepath.SkipDir
 				}
 				return nil
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
-				if !isProductLink(out, d.Name()) {
+				if !IsProductLink(out, d.Name()) {
 					return fn(p, d, nil) // not debredist's: never followed
 				}
 				real, err := filepath.EvalSymlinks(p)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package debredist
+package publish
 
 import "os"
 

@@ -1,4 +1,4 @@
-package debredist
+package verify
 
 import (
 	"context"
@@ -10,32 +10,34 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/nixcheck"
+	"github.com/debredist/debredist/internal/publish"
 )
 
-// NixReport is the outcome of VerifyNixpkgs.
-type NixReport struct {
-	Dir        string         `json:"dir"`
-	Components []NixComponent `json:"components"`
+// NixpkgsReport is the outcome of VerifyNixpkgs.
+type NixpkgsReport struct {
+	Dir        string           `json:"dir"`
+	Components []NixpkgsArchive `json:"components"`
 	// Excluded are the archives nixpkgs' CUDA package sets do not read
 	// (the l4t manifest of the DLA compiler), each with the reason: with
 	// Components they are every archive the manifests name, once.
-	Excluded []NixExcluded `json:"excluded"`
-	Problems []Problem     `json:"problems"` // not tied to one archive
+	Excluded []Excluded `json:"excluded"`
+	Problems []Problem  `json:"problems"` // not tied to one archive
 }
 
-// NixExcluded is an archive VerifyNixpkgs does not check, and why.
-type NixExcluded struct {
+// Excluded is an archive VerifyNixpkgs does not check, and why.
+type Excluded struct {
 	Manifest  string `json:"manifest"`
 	Component string `json:"component"`
 	Path      string `json:"path"`
 	Reason    string `json:"reason"`
 }
 
-// NixComponent is nixpkgs' view of one archive.
-type NixComponent struct {
+// NixpkgsArchive is nixpkgs' view of one archive.
+type NixpkgsArchive struct {
 	Manifest  string `json:"manifest"`
 	Component string `json:"component"`
 	Platform  string `json:"platform"`
@@ -76,7 +78,7 @@ type NixComponent struct {
 }
 
 // Err lists the failures that are the output's (not nixpkgs' own).
-func (r *NixReport) Err() error {
+func (r *NixpkgsReport) Err() error {
 	if r == nil {
 		return nil
 	}
@@ -86,13 +88,13 @@ func (r *NixReport) Err() error {
 			continue
 		}
 		for _, f := range c.Failures {
-			all = append(all, problemf("", "%s (%s): %s", c.Component, c.Path, f))
+			all = append(all, Problemf("", "%s (%s): %s", c.Component, c.Path, f))
 		}
 	}
 	if len(all) == 0 {
 		return nil
 	}
-	return &VerifyError{Problems: all}
+	return &Error{Problems: all}
 }
 
 // VerifyNixpkgs applies the rules of nixpkgs' generic CUDA builder
@@ -102,17 +104,17 @@ func (r *NixReport) Err() error {
 // output, the pkg-config move and rewrite, and each package's own
 // requirements (the nixpkgs table debredist carries). It does not re-check
 // hashes (Verify does). The error is for failures to run at all.
-func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
+func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
 	dir = filepath.Clean(dir)
-	rep := &NixReport{Dir: dir}
-	table := nixcheck.Default()
-	found, err := findOutputFiles(dir)
+	rep := &NixpkgsReport{Dir: dir}
+	table := nixcheck.Shared()
+	found, err := publish.Find(dir)
 	if err != nil {
 		return nil, fmt.Errorf("verify --nixpkgs %s: %w", dir, err)
 	}
-	manifests := found.manifests
+	manifests := found.Manifests
 	if len(manifests) == 0 {
-		rep.Problems = append(rep.Problems, problemf("", "no redistrib_*.json manifest under %s", dir))
+		rep.Problems = append(rep.Problems, Problemf("", "no redistrib_*.json manifest under %s", dir))
 	}
 	type loaded struct {
 		file, rel string
@@ -138,14 +140,14 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 		ms = append(ms, loaded{mf, filepath.ToSlash(rel), m})
 	}
 	for _, l := range ms {
-		if !isNixpkgsRedist(l.m.ReleaseProduct) {
+		if !nixcheck.Shared().IsRedist(l.m.ReleaseProduct) {
 			// not one of nixpkgs' CUDA redists (the l4t DLA compiler)
 			seen := map[string]bool{}
 			for _, name := range slices.Sorted(maps.Keys(l.m.Components)) {
 				for _, pa := range l.m.Components[name].Artifacts() {
 					if !seen[pa.Artifact.RelativePath] {
 						seen[pa.Artifact.RelativePath] = true
-						rep.Excluded = append(rep.Excluded, NixExcluded{Manifest: l.rel, Component: name, Path: pa.Artifact.RelativePath,
+						rep.Excluded = append(rep.Excluded, Excluded{Manifest: l.rel, Component: name, Path: pa.Artifact.RelativePath,
 							Reason: fmt.Sprintf("%s is not one of nixpkgs' CUDA redists: use the archive directly (fetchurl with the manifest's sha256)", l.m.ReleaseProduct)})
 					}
 				}
@@ -158,7 +160,7 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 			cuda = cudaLabel
 		}
 		if cuda == "" {
-			rep.Problems = append(rep.Problems, problemf(l.rel, "no provenance sidecar and no cuda manifest name the CUDA version of the package set"))
+			rep.Problems = append(rep.Problems, Problemf(l.rel, "no provenance sidecar and no cuda manifest name the CUDA version of the package set"))
 			continue
 		}
 		base := filepath.Dir(l.file)
@@ -178,14 +180,14 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 					continue
 				}
 				seen[pa.Artifact.RelativePath] = true
-				nc := NixComponent{Manifest: l.rel, Component: name, Platform: pa.Platform, Variant: pa.Variant, Path: pa.Artifact.RelativePath, CUDA: cuda, Version: l.m.Components[name].Version}
-				p, ok := safeRel(pa.Artifact.RelativePath)
+				nc := NixpkgsArchive{Manifest: l.rel, Component: name, Platform: pa.Platform, Variant: pa.Variant, Path: pa.Artifact.RelativePath, CUDA: cuda, Version: l.m.Components[name].Version}
+				p, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
 				if !ok {
 					nc.Failures = append(nc.Failures, "unsafe relative_path")
 					rep.Components = append(rep.Components, nc)
 					continue
 				}
-				if err := checkNix(ctx, table, &nc, filepath.Join(base, p), prof.Capabilities, platforms[pa.Artifact.RelativePath]); err != nil {
+				if err := checkNixpkgs(ctx, table, &nc, filepath.Join(base, p), prof.Capabilities, platforms[pa.Artifact.RelativePath]); err != nil {
 					nc.Failures = append(nc.Failures, err.Error())
 				}
 				rep.Components = append(rep.Components, nc)
@@ -195,7 +197,7 @@ func VerifyNixpkgs(ctx context.Context, dir string) (_ *NixReport, err error) {
 	return rep, ctx.Err()
 }
 
-func checkNix(ctx context.Context, table *nixcheck.Table, nc *NixComponent, file string, caps, platforms []string) error {
+func checkNixpkgs(ctx context.Context, table *nixcheck.Table, nc *NixpkgsArchive, file string, caps, platforms []string) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -222,7 +224,7 @@ func checkNix(ctx context.Context, table *nixcheck.Table, nc *NixComponent, file
 
 // sidecarProfile returns the profile a manifest's provenance records (the
 // zero Profile when there is none).
-func sidecarProfile(manifest string) Profile {
+func sidecarProfile(manifest string) profile.Profile {
 	cur, legacy := redist.SidecarFor(manifest)
 	for _, s := range []string{cur, legacy} {
 		if b, err := os.ReadFile(s); err == nil {
@@ -232,5 +234,5 @@ func sidecarProfile(manifest string) Profile {
 			}
 		}
 	}
-	return Profile{}
+	return profile.Profile{}
 }

@@ -1,4 +1,4 @@
-package debredist
+package publish
 
 import "golang.org/x/sys/unix"
 

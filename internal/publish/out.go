@@ -1,0 +1,244 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/debredist/debredist/debredist/redist"
+	"github.com/gofrs/flock"
+)
+
+// MakeTmp (re)creates OUT/.debredist-tmp, where everything is built before
+// it is renamed into place. On an OUT that cannot be written it returns ""
+// and no error: a run that needs no write (everything up to date) still
+// works, and one that does fails with errReadOnly, saying what needed it.
+func MakeTmp(out string) (string, error) {
+	tmp := filepath.Join(out, TmpDir)
+	// Look before removing: on a read-only file system unlink fails with
+	// EROFS even for a name that does not exist.
+	if _, err := os.Lstat(tmp); err == nil {
+		if err := os.RemoveAll(tmp); IsReadOnly(err) { // leftovers of a killed run
+			return "", nil
+		} else if err != nil {
+			return "", fmt.Errorf("removing stale %s: %w", tmp, err)
+		}
+	}
+	err := os.Mkdir(tmp, 0o755)
+	if IsReadOnly(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return tmp, nil
+}
+
+// IsReadOnly reports whether err means this process may not write there:
+// a read-only file system, or another user's directory.
+func IsReadOnly(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
+// FreshOut is an OUT that a conversion starts: it did not exist, or was
+// an empty directory. A conversion that fails there removes what it made,
+// so that a failed or interrupted first run leaves no OUT holding only
+// debredist's lock file (a killed one may: a rerun cleans it up).
+type FreshOut struct {
+	dir     string
+	fresh   bool // nothing of an earlier output is in dir
+	created bool // dir itself did not exist
+}
+
+func Fresh(dir string) (FreshOut, error) {
+	ents, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return FreshOut{dir: dir, fresh: true, created: true}, nil
+	case err != nil && IsReadOnly(err):
+		return FreshOut{dir: dir}, nil
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) && errors.Is(err, syscall.ENOTDIR) {
+			return FreshOut{}, fmt.Errorf("output directory %s exists and is not a directory", dir)
+		}
+		return FreshOut{}, fmt.Errorf("output directory: %w", err)
+	}
+	return FreshOut{dir: dir, fresh: len(ents) == 0}, nil
+}
+
+// undo removes what a failed conversion made in a fresh OUT (the caller
+// holds OUT's mutex, or never got it).
+func (f FreshOut) Undo() {
+	switch {
+	case !f.fresh:
+	case f.created:
+		os.RemoveAll(f.dir)
+	default:
+		ents, _ := os.ReadDir(f.dir)
+		for _, e := range ents {
+			os.RemoveAll(filepath.Join(f.dir, e.Name()))
+		}
+	}
+}
+
+func FileSize(p string) int64 {
+	st, err := os.Stat(p)
+	if err != nil || !st.Mode().IsRegular() {
+		return -1
+	}
+	return st.Size()
+}
+
+// WriteAtomic writes data to a temp file in tmpDir and renames it to dst.
+func WriteAtomic(dst string, data []byte, tmpDir string) error {
+	f, err := os.CreateTemp(tmpDir, ".write-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the random temporary name means nothing to the user
+			err = fmt.Errorf("cannot create a file in %s: %w", tmpDir, pe.Err)
+		}
+		return fmt.Errorf("writing %s: %w", dst, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(dst), 0o755)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), dst)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", dst, err)
+	}
+	return nil
+}
+
+// Lock takes the OUT mutex (a flock on OUT's MutexFile), so that one
+// process at a time writes OUT; while another holds it, it calls busy and
+// waits. The returned function releases it.
+func Lock(ctx context.Context, out string, busy func(msg string)) (func(), error) {
+	if err := ownEntry(filepath.Join(out, MutexFile), false); err != nil {
+		return nil, err
+	}
+	// Readable by all, so that another user's no-op run can take it too.
+	l := flock.New(filepath.Join(out, MutexFile), flock.SetPermissions(0o644))
+	ok, err := l.TryLock()
+	if IsReadOnly(err) {
+		// A read-only OUT (a read-only mount, another user's directory)
+		// where the mutex cannot be created or opened: no process can
+		// write OUT here, and this one writes nothing either (MakeTmp
+		// finds OUT read-only), so it has nothing to exclude.
+		return func() {}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("locking %s: %w", out, err)
+	}
+	if !ok {
+		busy("another debredist process is writing " + out + "; waiting for it to finish")
+		if _, err := l.TryLockContext(ctx, 200*time.Millisecond); err != nil {
+			return nil, fmt.Errorf("waiting for the lock on %s held by another debredist process: %w", out, err)
+		}
+	}
+	return func() { l.Unlock() }, nil
+}
+
+// Files is what Find finds under an output directory,
+// each list in walk order.
+type Files struct {
+	Manifests []string // redistrib_<label>.json
+	Sidecars  []string // provenance sidecars, under the current or the legacy name
+	Strays    []string // other files named redistrib_* (legacy sidecars included)
+	Foreign   []string // symlinks in OUT that debredist did not write (not followed)
+	Dangling  []string // product links of debredist's whose product the current output lacks
+	Unlinked  []string // products of the current output without their link in OUT
+}
+
+// Find is the one discovery of manifests and provenance sidecars
+// (Verify, VerifyNixpkgs, NixSnippet, readPrevious for Convert and Diff):
+// every file under dir, following OUT's product symlinks into the current
+// generation, not in the generations or the temporary directory.
+func Find(dir string) (Files, error) {
+	var o Files
+	err := Walk(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == TmpDir:
+			return filepath.SkipDir
+		case d.IsDir():
+			return nil
+		}
+		name := d.Name()
+		if d.Type()&fs.ModeSymlink != 0 && filepath.Dir(p) == filepath.Clean(dir) {
+			if !IsOwnLink(dir, name) { // debredist's own that do not resolve: below
+				o.Foreign = append(o.Foreign, p)
+			}
+			return nil
+		}
+		if redist.IsSidecarName(name) {
+			o.Sidecars = append(o.Sidecars, p)
+		}
+		switch {
+		case redist.IsManifestName(name):
+			o.Manifests = append(o.Manifests, p)
+		case strings.HasPrefix(name, redist.ManifestPrefix):
+			o.Strays = append(o.Strays, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return o, err
+	}
+	// What a killed run can leave in OUT's own links.
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if e.Type()&fs.ModeSymlink != 0 && IsOwnLink(dir, e.Name()) {
+			if _, err := os.Stat(p); err != nil {
+				o.Dangling = append(o.Dangling, p)
+			}
+		}
+	}
+	if cur := filepath.Join(dir, GenDir, Current); isGenLink(cur) {
+		products, _ := Products(cur)
+		for _, p := range products {
+			if _, err := os.Lstat(filepath.Join(dir, p)); errors.Is(err, fs.ErrNotExist) {
+				o.Unlinked = append(o.Unlinked, p)
+			}
+		}
+	}
+	return o, nil
+}
+
+// isGenLink reports whether OUT/.debredist/current is a link to
+// a generation (so its products can be listed).
+func isGenLink(cur string) bool {
+	l, err := os.Readlink(cur)
+	return err == nil && isGenName(l)
+}
+
+// Names of debredist's own entries in OUT.
+const (
+	// MutexFile is the OUT mutex (Lock); the file keeps its old name so
+	// that older processes exclude newer ones too.
+	MutexFile = ".debredist.lock"
+	// TmpDir is where a conversion builds everything before it is moved
+	// into the next generation.
+	TmpDir = ".debredist-tmp"
+)
