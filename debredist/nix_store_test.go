@@ -145,7 +145,7 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
 			out := t.TempDir()
 			convert(t, Options{JetPack: tc.jp, Mirror: filepath.Join("..", "testdata", "sample-mirror"), Out: out, CacheDir: cache})
-			snippet, err := NixSnippet(out)
+			snippet, err := Nix(out)
 			if err != nil {
 				t.Fatal(err)
 			}

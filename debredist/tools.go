@@ -9,6 +9,7 @@ import (
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/internal/deb"
+	"github.com/debredist/debredist/internal/nixoverlay"
 )
 
 // DebLimits bound what one deb may make debredist consume. Zero fields take
@@ -111,3 +112,10 @@ func Fetch(ctx context.Context, o Options, packages ...string) (_ *FetchResult, 
 	}
 	return &FetchResult{Plan: pl, Debs: debs, Paths: paths, CacheDir: f.CacheDir(), Downloads: o.downloads.stats()}, nil
 }
+
+// Nix returns a Nix overlay that makes nixpkgs' CUDA package set of OUT's
+// CUDA release use OUT's manifests and archives (applied after
+// jetpack-nixos' overlay; see internal/nixoverlay and the README's
+// "Consuming the output"). It runs VerifyNixpkgs on OUT to know what to
+// override.
+func Nix(out string) (string, error) { return nixoverlay.Write(out) }

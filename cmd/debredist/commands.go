@@ -565,7 +565,7 @@ checkouts of nixpkgs, jetpack-nixos and cuda-legacy.`,
 			if len(args) != 1 {
 				return usagef("want 1 argument, the output directory; got %d", len(args))
 			}
-			s, err := debredist.NixSnippet(args[0])
+			s, err := debredist.Nix(args[0])
 			if err != nil {
 				return err
 			}

@@ -257,7 +257,7 @@ type Checker struct {
 func (t *Table) NewChecker(tg Target) *Checker {
 	p, ok := t.Packages[tg.PName]
 	p.Requires = slices.Clone(p.Requires) // the table is shared: never edit it
-	for i, r := range p.Requires { // {cuda} is the set's major.minor
+	for i, r := range p.Requires {        // {cuda} is the set's major.minor
 		p.Requires[i].Glob = strings.ReplaceAll(r.Glob, "{cuda}", majorMinor(tg.CUDA))
 	}
 	c := &Checker{t: t, target: tg, pname: tg.PName, platform: tg.Platform, cuda: tg.CUDA, pkg: p, known: ok,

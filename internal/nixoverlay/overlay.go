@@ -1,4 +1,10 @@
-package debredist
+// Package nixoverlay writes the Nix overlay that hands an output
+// directory's manifests to nixpkgs' CUDA package sets (debredist nix): the
+// manifests, file:// URLs for exactly OUT's archives, and one extension of
+// _cuda.extensions with what the debs cannot provide, for JetPack 5 also
+// the filter of jetpack-nixos' 11.4 extension. It reads OUT through
+// verify.Nixpkgs, which says what nixpkgs would still fail on.
+package nixoverlay
 
 import (
 	"context"
@@ -12,7 +18,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
@@ -20,7 +25,7 @@ import (
 	"github.com/debredist/debredist/internal/publish"
 )
 
-// NixSnippet reads every redistrib_*.json manifest under dir and returns a
+// Write reads every redistrib_*.json manifest under dir and returns a
 // Nix overlay that makes nixpkgs' CUDA package set use them, plus, in
 // comments, the nix-store --add-fixed commands that put each archive into
 // the store (so fetchurl finds it by its sha256 without a download) and a
@@ -30,7 +35,7 @@ import (
 // (12.6.68 -> cudaPackages_12_6); without a cuda manifest the CUDA
 // version recorded in a provenance sidecar is used. Only what the
 // manifests contain is emitted.
-func NixSnippet(dir string) (_ string, err error) {
+func Write(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("nix snippet for %s: %w", dir, err)
@@ -173,7 +178,7 @@ func ownOutput(finding string) (string, bool) {
 }
 
 // nixTable is nixpkgs' knowledge (internal/nixcheck/nixpkgs.json), read once.
-var nixTable = sync.OnceValue(nixcheck.Default)
+var nixTable = nixcheck.Shared
 
 // isNixpkgsRedist reports whether nixpkgs' CUDA package set reads the
 // manifest of product (the table's "redists").
