@@ -43,7 +43,7 @@ func BenchmarkConvert(b *testing.B) {
 	cache := b.TempDir()
 	ctx := context.Background()
 	// Pre-fill the cache: fetching is not what is measured.
-	if _, err := Convert(ctx, Options{JetPack: "6", Mirror: m, CacheDir: cache, Out: b.TempDir(), Jobs: 2}); err != nil {
+	if _, err := Convert(ctx, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: b.TempDir(), Jobs: 2}}); err != nil {
 		b.Fatal(err)
 	}
 	var debBytes int64
@@ -59,7 +59,7 @@ func BenchmarkConvert(b *testing.B) {
 	b.ResetTimer()
 	var out int64
 	for b.Loop() {
-		res, err := Convert(ctx, Options{JetPack: "6", Mirror: m, CacheDir: cache, Offline: true, Out: b.TempDir(), Jobs: 2})
+		res, err := Convert(ctx, Options{Source: Source{Mirror: m, CacheDir: cache, Offline: true}, Release: Release{JetPack: "6"}, Build: Build{Out: b.TempDir(), Jobs: 2}})
 		if err != nil {
 			b.Fatal(err)
 		}

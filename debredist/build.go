@@ -59,7 +59,7 @@ type job struct {
 	final, licenseFile string
 }
 
-func (j *job) build(ctx context.Context, o Options, paths map[string]string, work string) error {
+func (j *job) build(ctx context.Context, o *run, paths map[string]string, work string) error {
 	if err := os.MkdirAll(filepath.Join(work, "blobs"), 0o755); err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	r, err := archive.Write(ctx, bw, entries, archive.Options{Top: topDir(name, j.comp), MTime: j.mtime, Compression: j.comp, Preset: j.preset, Budget: j.budget})
+	r, err := archive.Write(ctx, bw, entries, archive.Options{MTime: j.mtime, Compression: j.comp, Preset: j.preset, Top: topDir(name, j.comp), Budget: j.budget})
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -168,7 +168,7 @@ func (j *job) build(ctx context.Context, o Options, paths map[string]string, wor
 // metadata. The deb's bytes are hashed as they are read: it returns the
 // deb as read (sha256 and size), and a *fault.CorruptCacheError, whatever the
 // deb reader said, when the cache entry is not the deb it was stored as.
-func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n *int) ([]layout.Input, redist.Deb, error) {
+func stage(ctx context.Context, o *run, d apt.Package, debPath, dir string, n *int) ([]layout.Input, redist.Deb, error) {
 	ent, err := fetch.OpenEntry(debPath, d.Name, d.SHA256)
 	if err != nil {
 		return nil, redist.Deb{}, err
@@ -185,8 +185,8 @@ func stage(ctx context.Context, o Options, d apt.Package, debPath, dir string, n
 	return ins, redist.Deb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: sum, Size: size}, err
 }
 
-func stageDeb(ctx context.Context, o Options, d apt.Package, f io.Reader, dir string, n *int) ([]layout.Input, error) {
-	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Name: path.Base(d.Filename), Limits: o.Limits.deb(), SystemXZ: true, Size: d.Size})
+func stageDeb(ctx context.Context, o *run, d apt.Package, f io.Reader, dir string, n *int) ([]layout.Input, error) {
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Limits: o.Build.Limits.deb(), Name: path.Base(d.Filename), SystemXZ: true, Size: d.Size})
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +297,7 @@ func defaultBuilds() int { return max(2, runtime.GOMAXPROCS(0)) }
 // an archive is kept (upToDate) when the provenance records the same inputs
 // and the file still has the recorded size and sha256 (hashed in parallel,
 // builds at a time; a damaged archive is rebuilt).
-func newJobs(ctx context.Context, o Options, pl *plan.Result, comp archive.Compression, mtime time.Time, prev previous, builds int) ([]*job, error) {
+func newJobs(ctx context.Context, o *run, pl *plan.Result, comp archive.Compression, mtime time.Time, prev previous, builds int) ([]*job, error) {
 	var err error
 	// Two blocks per core in flight across all packages: both cores stay
 	// busy while memory stays near 2 x cores x BlockSize whatever --jobs is.
@@ -306,16 +306,16 @@ func newJobs(ctx context.Context, o Options, pl *plan.Result, comp archive.Compr
 	kg, kctx := errgroup.WithContext(ctx)
 	kg.SetLimit(builds)
 	for _, p := range pl.Packages {
-		j := &job{pkg: p, profile: pl.Profile, comp: comp, preset: o.Preset, mtime: mtime, budget: budget}
-		j.key = inputKey(pl.Profile, p, comp, o.Preset, mtime)
+		j := &job{pkg: p, profile: pl.Profile, comp: comp, preset: o.Build.Preset, mtime: mtime, budget: budget}
+		j.key = inputKey(pl.Profile, p, comp, o.Build.Preset, mtime)
 		j.rel = path.Join(p.PName, p.Platform, redist.ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
-		if j.productDir, err = publish.Path(o.Out, p.Product, "redist"); err != nil {
+		if j.productDir, err = publish.Path(o.Build.Out, p.Product, "redist"); err != nil {
 			return nil, err
 		}
-		if j.final, err = publish.Path(o.Out, p.Product, "redist", j.rel); err != nil {
+		if j.final, err = publish.Path(o.Build.Out, p.Product, "redist", j.rel); err != nil {
 			return nil, err
 		}
-		if j.licenseFile, err = publish.Path(o.Out, p.Product, "redist", p.PName, "LICENSE.txt"); err != nil {
+		if j.licenseFile, err = publish.Path(o.Build.Out, p.Product, "redist", p.PName, "LICENSE.txt"); err != nil {
 			return nil, err
 		}
 		jobs = append(jobs, j)
@@ -339,7 +339,7 @@ func newJobs(ctx context.Context, o Options, pl *plan.Result, comp archive.Compr
 
 // buildJobs fetches the debs of the jobs that are not up to date and builds
 // their archives in tmp, builds at a time.
-func buildJobs(ctx context.Context, o Options, jobs []*job, tmp string, builds int) error {
+func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int) error {
 	var err error
 	var need []apt.Package
 	for _, j := range jobs {
@@ -352,7 +352,7 @@ func buildJobs(ctx context.Context, o Options, jobs []*job, tmp string, builds i
 
 	warnUnread(o, jobs)
 	if len(need) > 0 && tmp == "" {
-		return errReadOnly(o.Out, fmt.Sprintf("%d deb(s) must be converted", len(need)))
+		return errReadOnly(o.Build.Out, fmt.Sprintf("%d deb(s) must be converted", len(need)))
 	}
 	var paths map[string]string
 	var f *fetch.Fetcher

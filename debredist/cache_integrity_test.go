@@ -92,13 +92,13 @@ func TestCorruptCacheEntryIsReplaced(t *testing.T) {
 			// A second OUT built from the damaged entry.
 			flip(t, entry, []byte("synthetic libcublas"))
 			o := e.opts
-			o.Out = filepath.Join(e.root, "out2")
+			o.Build.Out = filepath.Join(e.root, "out2")
 			warnings := collectWarnings(&o)
 			res, err := Convert(context.Background(), o)
 			if err != nil {
 				t.Fatalf("convert from a corrupt cache entry: %v", err)
 			}
-			got, err := os.ReadFile(filepath.Join(o.Out, filepath.FromSlash(res.Packages[0].Archive)))
+			got, err := os.ReadFile(filepath.Join(o.Build.Out, filepath.FromSlash(res.Packages[0].Archive)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,14 +111,14 @@ func TestCorruptCacheEntryIsReplaced(t *testing.T) {
 			if b, err := os.ReadFile(entry); err != nil || sha256.Sum256(b) != sum {
 				t.Errorf("cache entry not repaired: %v", err)
 			}
-			prov := readProvenance(t, o.Out)
+			prov := readProvenance(t, o.Build.Out)
 			if d := prov.Archives[0].Debs[0]; d.SHA256 != sha || d.Size != int64(len(debBytes)) {
 				t.Errorf("provenance records %s %d, read %s %d", d.SHA256, d.Size, sha, len(debBytes))
 			}
 
 			// Offline: a named error, the entry removed, nothing published.
 			flip(t, entry, []byte("synthetic libcublas"))
-			o.Out, o.OnEvent, o.Offline = filepath.Join(e.root, "out3"), nil, true
+			o.Build.Out, o.OnEvent, o.Source.Offline = filepath.Join(e.root, "out3"), nil, true
 			_, err = Convert(context.Background(), o)
 			var ce *fault.CorruptCacheError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "--offline") || !strings.Contains(err.Error(), hostile.Package) {
@@ -128,8 +128,8 @@ func TestCorruptCacheEntryIsReplaced(t *testing.T) {
 				t.Errorf("offline: corrupt entry kept: %v", err)
 			}
 			// A failed first conversion leaves no OUT behind.
-			if _, err := os.Lstat(o.Out); !os.IsNotExist(err) {
-				t.Errorf("offline: the failed first conversion left %s: %v", o.Out, err)
+			if _, err := os.Lstat(o.Build.Out); !os.IsNotExist(err) {
+				t.Errorf("offline: the failed first conversion left %s: %v", o.Build.Out, err)
 			}
 		})
 	}

@@ -6,14 +6,16 @@ import (
 	"github.com/debredist/debredist/debredist/fault"
 )
 
-// Check reports the first option that does not make sense (a *UsageError
-// naming the CLI flag): not exactly one release selector (JetPack, L4T,
-// ProfileFile, or LockFile alone), a negative Jobs, an unknown Compression,
-// or a Preset outside its range. Plan, Fetch and Convert call it first; the
-// CLI calls it so that its answers are the library's.
+// Check reports the first option that does not make sense (a
+// *fault.UsageError naming the CLI flag): not exactly one release
+// selector (JetPack, L4T, ProfileFile, or LockFile alone), a negative
+// Jobs or Downloads, an unknown Compression, or a Preset outside its
+// range. Plan, Fetch and Convert call it first (Convert also wants
+// Build.Out); the CLI calls it so that its answers are the library's.
 func (o Options) Check() error {
+	r := o.Release
 	n := 0
-	for _, s := range []string{o.JetPack, o.L4T, o.ProfileFile} {
+	for _, s := range []string{r.JetPack, r.L4T, r.ProfileFile} {
 		if s != "" {
 			n++
 		}
@@ -21,29 +23,23 @@ func (o Options) Check() error {
 	switch {
 	case n > 1:
 		return fault.Usagef("give only one of --jetpack, --l4t and --profile")
-	case n == 0 && o.LockFile == "":
+	case n == 0 && r.LockFile == "":
 		return fault.Usagef("select a release with --jetpack, --l4t, --profile or --lock")
 	}
-	if err := checkJobs(o.Jobs); err != nil {
+	if err := checkJobs(o.Build.Jobs); err != nil {
 		return err
 	}
-	if _, err := compression(o.Compression); err != nil {
+	if err := checkJobs(o.Source.Downloads); err != nil {
 		return err
 	}
-	zstd := o.Compression == "zstd" || o.Compression == "zst"
-	if o.Preset < 0 || o.Preset > 6 || zstd && o.Preset > 4 {
-		return fault.Usagef("--preset %d: want 1..6 for xz, 1..4 for zstd", o.Preset)
+	if _, err := compression(o.Build.Compression); err != nil {
+		return err
+	}
+	zstd := o.Build.Compression == "zstd" || o.Build.Compression == "zst"
+	if o.Build.Preset < 0 || o.Build.Preset > 6 || zstd && o.Build.Preset > 4 {
+		return fault.Usagef("--preset %d: want 1..6 for xz, 1..4 for zstd", o.Build.Preset)
 	}
 	return nil
-}
-
-// CheckConvert is Check plus what only Convert needs (Out). Convert
-// calls it first.
-func CheckConvert(o Options) error {
-	if o.Out == "" {
-		return fault.Usagef("missing required flag --out")
-	}
-	return o.Check()
 }
 
 // DownloadStats counts what one Fetch or Convert call got from the mirror
@@ -54,7 +50,7 @@ type DownloadStats struct {
 	Cached     int   `json:"cached"`     // debs already in the cache (EventCacheHit)
 }
 
-// downloadCounter is shared by the copies of the Options of one call.
+// downloadCounter counts the downloads of one call (run).
 type downloadCounter struct {
 	mu sync.Mutex
 	s  DownloadStats
@@ -81,15 +77,6 @@ func (c *downloadCounter) stats() DownloadStats {
 	return c.s
 }
 
-// counting returns a copy of o that counts its downloads (unless o
-// already does, as when Convert calls Plan).
-func (o Options) counting() Options {
-	if o.downloads == nil {
-		o.downloads = &downloadCounter{}
-	}
-	return o
-}
-
 func checkJobs(n int) error {
 	if n < 0 {
 		return fault.Usagef("--jobs %d: want a positive number", n)
@@ -97,6 +84,6 @@ func checkJobs(n int) error {
 	return nil
 }
 
-// Check reports options Diff cannot use (a negative Jobs); the releases
-// are its arguments. Diff calls it first.
-func (o DiffOptions) Check() error { return checkJobs(o.Jobs) }
+// Check reports options Diff cannot use (a negative Downloads); the
+// releases are its arguments. Diff calls it first.
+func (o DiffOptions) Check() error { return checkJobs(o.Source.Downloads) }

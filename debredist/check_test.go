@@ -21,13 +21,13 @@ func TestCheckSameAnswers(t *testing.T) {
 		o    debredist.Options
 		want string
 	}{
-		{debredist.Options{Out: out}, "select a release with --jetpack, --l4t, --profile or --lock"},
-		{debredist.Options{Out: out, JetPack: "6", L4T: "r36.5"}, "give only one of --jetpack, --l4t and --profile"},
-		{debredist.Options{Out: out, JetPack: "6", Jobs: -1}, "--jobs -1: want a positive number"},
-		{debredist.Options{Out: out, JetPack: "6", Compression: "gzip"}, `--compress "gzip": want xz or zstd`},
-		{debredist.Options{Out: out, JetPack: "6", Preset: 7}, "--preset 7"},
-		{debredist.Options{Out: out, JetPack: "6", Compression: "zst", Preset: 5}, "--preset 5"},
-		{debredist.Options{JetPack: "6"}, "missing required flag --out"},
+		{debredist.Options{Build: debredist.Build{Out: out}}, "select a release with --jetpack, --l4t, --profile or --lock"},
+		{debredist.Options{Release: debredist.Release{JetPack: "6", L4T: "r36.5"}, Build: debredist.Build{Out: out}}, "give only one of --jetpack, --l4t and --profile"},
+		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Jobs: -1}}, "--jobs -1: want a positive number"},
+		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Compression: "gzip"}}, `--compress "gzip": want xz or zstd`},
+		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Preset: 7}}, "--preset 7"},
+		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Compression: "zst", Preset: 5}}, "--preset 5"},
+		{debredist.Options{Release: debredist.Release{JetPack: "6"}}, "missing required flag --out"},
 	}
 	for _, c := range bad {
 		_, err := debredist.Convert(ctx, c.o)
@@ -35,7 +35,7 @@ func TestCheckSameAnswers(t *testing.T) {
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Convert(%+v) = %v, want a *UsageError %q", c.o, err, c.want)
 		}
-		if c.o.Out == "" {
+		if c.o.Build.Out == "" {
 			continue
 		}
 		if err := c.o.Check(); err == nil || err.Error() != ue.Error() {
@@ -46,11 +46,11 @@ func TestCheckSameAnswers(t *testing.T) {
 		}
 	}
 	for _, comp := range []string{"", "xz", "zstd", "zst"} {
-		if err := debredist.CheckConvert(debredist.Options{Out: out, JetPack: "6", Compression: comp, Preset: 4}); err != nil {
+		if err := (debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Compression: comp, Preset: 4}}).Check(); err != nil {
 			t.Errorf("--compress %q: %v", comp, err)
 		}
 	}
-	if err := (debredist.DiffOptions{Options: debredist.Options{Jobs: -2}}).Check(); err == nil || !strings.Contains(err.Error(), "--jobs -2") {
+	if err := (debredist.DiffOptions{Source: debredist.Source{Downloads: -2}}).Check(); err == nil || !strings.Contains(err.Error(), "--jobs -2") {
 		t.Errorf("Diff --jobs -2: %v", err)
 	}
 }

@@ -58,25 +58,28 @@ type PackageResult struct {
 
 // Convert plans the release, fetches its debs, builds every redist
 // package's archive, writes the manifests, LICENSE files and provenance
-// under o.Out, and checks the manifests against the sizes and hashes computed
+// under o.Build.Out, and checks the manifests against the sizes and hashes computed
 // while writing (Verify additionally decodes every archive). Archives whose
 // inputs did not change and whose size and sha256 still match are kept
-// (reported UpToDate). A failure, cancellation or kill leaves o.Out as it
+// (reported UpToDate). A failure, cancellation or kill leaves o.Build.Out as it
 // was or as the new output, never a mix: everything is built in a temporary
 // directory inside it, assembled as the next generation beside the current
 // one (unchanged files shared by hardlink) and switched to with one rename
 // of OUT/.debredist/current.
-func Convert(ctx context.Context, o Options) (_ *Result, err error) {
-	if err := CheckConvert(o); err != nil {
+func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
+	if opts.Build.Out == "" {
+		return nil, fault.Usagef("missing required flag --out")
+	}
+	if err := opts.Check(); err != nil {
 		return nil, err
 	}
-	o = o.counting()
-	o.Out = filepath.Clean(o.Out)
-	comp, err := compression(o.Compression)
+	o := newRun(opts)
+	o.Build.Out = filepath.Clean(o.Build.Out)
+	comp, err := compression(o.Build.Compression)
 	if err != nil {
 		return nil, err
 	}
-	builds := o.Jobs
+	builds := o.Build.Jobs
 	if builds <= 0 {
 		builds = defaultBuilds()
 	}
@@ -88,14 +91,14 @@ func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 		return nil, fmt.Errorf("L4T %s: nothing to convert (no redist package in the plan)", pl.Profile.Suite)
 	}
 	o.emit(Event{Kind: EventPlan, Total: int64(len(pl.Packages)), Message: pl.Profile.Name})
-	fresh, err := publish.Fresh(o.Out)
+	fresh, err := publish.Fresh(o.Build.Out)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+	if err := os.MkdirAll(o.Build.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	unlock, err := publish.Lock(ctx, o.Out, func(msg string) { o.emit(Event{Kind: EventOutBusy, Message: msg}) })
+	unlock, err := publish.Lock(ctx, o.Build.Out, func(msg string) { o.emit(Event{Kind: EventOutBusy, Message: msg}) })
 	if err != nil {
 		fresh.Undo()
 		return nil, err
@@ -106,29 +109,29 @@ func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 			fresh.Undo()
 		}
 	}()
-	tmp, err := publish.MakeTmp(o.Out)
+	tmp, err := publish.MakeTmp(o.Build.Out)
 	if err != nil {
 		return nil, err
 	}
 	if tmp != "" {
 		defer os.RemoveAll(tmp)
 		// Links a killed run left half made, before OUT is read.
-		did, err := publish.RepairLinks(o.Out)
+		did, err := publish.RepairLinks(o.Build.Out)
 		if err != nil {
-			return nil, fmt.Errorf("repairing the product links a killed run left in %s: %w", o.Out, err)
+			return nil, fmt.Errorf("repairing the product links a killed run left in %s: %w", o.Build.Out, err)
 		}
 		if len(did) > 0 {
-			o.emit(Event{Kind: EventNotice, Message: "finished what a killed run left in " + o.Out + ": " + strings.Join(did, ", ")})
+			o.emit(Event{Kind: EventNotice, Message: "finished what a killed run left in " + o.Build.Out + ": " + strings.Join(did, ", ")})
 		}
 	}
-	mtime := o.MTime
+	mtime := o.Build.MTime
 	if mtime.IsZero() {
 		mtime, err = time.Parse("2006-01-02", pl.Profile.ReleaseDate)
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: release_date: %w", pl.Profile.Name, err)
 		}
 	}
-	prev := readPrevious(o.Out)
+	prev := readPrevious(o.Build.Out)
 
 	jobs, err := newJobs(ctx, o, pl, comp, mtime, prev, builds)
 	if err != nil {
@@ -150,8 +153,8 @@ func Convert(ctx context.Context, o Options) (_ *Result, err error) {
 		res.Warnings = append(res.Warnings, j.warnings...)
 	}
 	// Last: a --lock-out that cannot be written leaves OUT complete.
-	if o.LockOut != "" {
-		if err := writeLockOut(o.LockOut, pl); err != nil {
+	if o.Build.LockOut != "" {
+		if err := writeLockOut(o.Build.LockOut, pl); err != nil {
 			return nil, err
 		}
 	}

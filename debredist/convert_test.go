@@ -140,7 +140,7 @@ func TestConvertJetPacks(t *testing.T) {
 			t.Parallel()
 			m := mirror(t, mirrorgen.Options{Suites: []string{c.suite}})
 			out := t.TempDir()
-			res := convert(t, Options{JetPack: c.jetpack, Mirror: m, Out: out, CacheDir: t.TempDir()})
+			res := convert(t, Options{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Release: Release{JetPack: c.jetpack}, Build: Build{Out: out}})
 			for product, manifest := range c.product {
 				f, err := os.Open(filepath.Join(out, manifest))
 				if err != nil {
@@ -188,8 +188,8 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
 	cache := t.TempDir()
 	outA, outB := t.TempDir(), t.TempDir()
-	convert(t, Options{JetPack: "6", Mirror: m, Out: outA, CacheDir: cache, Jobs: 1})
-	convert(t, Options{JetPack: "6", Mirror: m, Out: outB, CacheDir: t.TempDir(), Jobs: 4})
+	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outA, Jobs: 1}})
+	convert(t, Options{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: outB, Jobs: 4}})
 	a, b := snapshot(t, outA), snapshot(t, outB)
 	if strings.Join(keys(a), "\n") != strings.Join(keys(b), "\n") {
 		t.Fatalf("different file sets:\n%v\n%v", keys(a), keys(b))
@@ -201,7 +201,7 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 	}
 
 	// A rerun is a no-op.
-	res := convert(t, Options{JetPack: "6", Mirror: m, Out: outA, CacheDir: cache})
+	res := convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outA}})
 	for _, p := range res.Packages {
 		if !p.UpToDate {
 			t.Errorf("rerun rebuilt %s", p.PName)
@@ -219,7 +219,7 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 		}
 		return b
 	}})
-	res = convert(t, Options{JetPack: "6", Mirror: m2, Out: outA, CacheDir: cache})
+	res = convert(t, Options{Source: Source{Mirror: m2, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outA}})
 	var rebuilt []string
 	for _, p := range res.Packages {
 		if !p.UpToDate {
@@ -242,11 +242,16 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 	outC := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
-	_, err := Convert(ctx, Options{JetPack: "6", Mirror: m, Out: outC, CacheDir: cache, Jobs: 1, OnEvent: func(e Event) {
-		if e.Kind == EventBuildDone {
-			once.Do(cancel)
-		}
-	}})
+	_, err := Convert(ctx, Options{
+		Source:  Source{Mirror: m, CacheDir: cache},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: outC, Jobs: 1},
+		OnEvent: func(e Event) {
+			if e.Kind == EventBuildDone {
+				once.Do(cancel)
+			}
+		},
+	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted convert: want context.Canceled, got %v", err)
 	}
@@ -255,7 +260,7 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 			t.Errorf("interrupted run left %s (no manifest may be written before all archives)", k)
 		}
 	}
-	convert(t, Options{JetPack: "6", Mirror: m, Out: outC, CacheDir: cache})
+	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outC}})
 	c := snapshot(t, outC)
 	for k := range a {
 		if c[k] != a[k] {
@@ -276,7 +281,7 @@ func TestLockReproduces(t *testing.T) {
 	cache := t.TempDir()
 	lock := filepath.Join(t.TempDir(), "jetpack6.lock.json")
 	outA := t.TempDir()
-	convert(t, Options{JetPack: "6", Mirror: m, Out: outA, CacheDir: cache, LockOut: lock, Only: []string{"libcublas", "cuda_cudart"}})
+	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outA, LockOut: lock, Only: []string{"libcublas", "cuda_cudart"}}})
 
 	// NVIDIA re-uploads libcublas under the same name with new bytes.
 	if err := mirrorgen.Generate(context.Background(), m, mirrorgen.Options{Suites: []string{"r36.5"}, Payload: func(pkg, path string, size int64) []byte {
@@ -285,7 +290,7 @@ func TestLockReproduces(t *testing.T) {
 		t.Fatal(err)
 	}
 	outB := t.TempDir()
-	convert(t, Options{LockFile: lock, Mirror: m, Out: outB, CacheDir: cache, Only: []string{"libcublas", "cuda_cudart"}})
+	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{LockFile: lock}, Build: Build{Out: outB, Only: []string{"libcublas", "cuda_cudart"}}})
 	a, b := snapshot(t, outA), snapshot(t, outB)
 	for k, v := range a {
 		if redist.IsSidecarName(filepath.Base(k)) {
@@ -296,7 +301,7 @@ func TestLockReproduces(t *testing.T) {
 		}
 	}
 	// Without the cache the pinned bytes are gone upstream: a clear size/hash mismatch.
-	_, err := Convert(context.Background(), Options{LockFile: lock, Mirror: m, Out: t.TempDir(), CacheDir: t.TempDir(), Only: []string{"libcublas"}})
+	_, err := Convert(context.Background(), Options{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Release: Release{LockFile: lock}, Build: Build{Out: t.TempDir(), Only: []string{"libcublas"}}})
 	if err == nil || !strings.Contains(err.Error(), "libcublas-12-6") || !strings.Contains(err.Error(), "replaced under the same name") {
 		t.Errorf("want a mismatch naming the package and the likely re-upload, got %v", err)
 	}
@@ -323,17 +328,22 @@ func TestInterruptedRebuildKeepsOutConsistent(t *testing.T) {
 	sample := filepath.Join("..", "testdata", "sample-mirror")
 	cache := t.TempDir()
 	out := t.TempDir()
-	convert(t, Options{JetPack: "6", Mirror: sample, Out: out, CacheDir: cache})
+	convert(t, Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out}})
 	before := snapshot(t, out)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
 	newTime := time.Unix(1_000_000_000, 0)
-	_, err := Convert(ctx, Options{JetPack: "6", Mirror: sample, Out: out, CacheDir: cache, Jobs: 1, MTime: newTime, OnEvent: func(e Event) {
-		if e.Kind == EventBuildDone {
-			once.Do(cancel)
-		}
-	}})
+	_, err := Convert(ctx, Options{
+		Source:  Source{Mirror: sample, CacheDir: cache},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: out, Jobs: 1, MTime: newTime},
+		OnEvent: func(e Event) {
+			if e.Kind == EventBuildDone {
+				once.Do(cancel)
+			}
+		},
+	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}
@@ -343,7 +353,7 @@ func TestInterruptedRebuildKeepsOutConsistent(t *testing.T) {
 	if rep, err := verify.Dir(context.Background(), out); err != nil || rep.Err() != nil {
 		t.Fatalf("OUT no longer verifies after a cancelled rebuild: %v %v", err, rep.Err())
 	}
-	res := convert(t, Options{JetPack: "6", Mirror: sample, Out: out, CacheDir: cache, MTime: newTime})
+	res := convert(t, Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, MTime: newTime}})
 	for _, p := range res.Packages {
 		if p.UpToDate {
 			t.Errorf("%s kept although its mtime changed", p.PName)
@@ -362,10 +372,10 @@ func TestOnlyAndOtherReleasesShareOut(t *testing.T) {
 	sample := filepath.Join("..", "testdata", "sample-mirror")
 	cache := t.TempDir()
 	out := t.TempDir()
-	full := convert(t, Options{JetPack: "6", Mirror: sample, Out: out, CacheDir: cache})
+	full := convert(t, Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out}})
 	before := snapshot(t, out)
 
-	res := convert(t, Options{JetPack: "6", Mirror: sample, Out: out, CacheDir: cache, Only: []string{"cuda_cudart"}, MTime: time.Unix(1_000_000_000, 0)})
+	res := convert(t, Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart"}, MTime: time.Unix(1_000_000_000, 0)}})
 	if len(res.Packages) != 1 || res.Packages[0].UpToDate {
 		t.Fatalf("--only cuda_cudart with a new mtime: %+v", res.Packages)
 	}
@@ -391,7 +401,7 @@ func TestOnlyAndOtherReleasesShareOut(t *testing.T) {
 		t.Fatalf("verify after --only: %v %v", err, rep.Err())
 	}
 
-	convert(t, Options{JetPack: "5", Mirror: sample, Out: out, CacheDir: cache})
+	convert(t, Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "5"}, Build: Build{Out: out}})
 	after := snapshot(t, out)
 	for k, v := range before {
 		if strings.Contains(k, "cuda_cudart") || strings.HasPrefix(k, "cuda/redist/redistrib_12.6.68") || strings.HasPrefix(k, "cuda/redist/debredist-provenance_12.6.68") {

@@ -25,13 +25,18 @@ import (
 // selectors JetPack, L4T, ProfileFile and LockFile are ignored) and whether
 // to compare in-archive paths.
 type DiffOptions struct {
-	Options
+	// Source says where the releases' indexes and debs come from.
+	Source Source
 	// Files compares the archives' paths: it downloads (through the cache)
 	// the debs of every component of the new release and of the old side
 	// of every changed component, and lays them out with each side's
 	// profile. Each component's debs are unpacked under the system
 	// temporary directory ($TMPDIR), one component at a time.
 	Files bool
+	// Limits bound what one deb may expand to (with Files).
+	Limits DebLimits
+	// OnEvent receives progress (see Options.OnEvent).
+	OnEvent func(Event)
 }
 
 // Diff compares two releases. Each of from and to is an L4T suite
@@ -43,15 +48,16 @@ type DiffOptions struct {
 // lock whose name does not say it, or one release of an output directory
 // that holds several (a manifest whose label two releases share holds the
 // last conversion only).
-func Diff(ctx context.Context, o DiffOptions, from, to string) (_ *reldiff.Result, err error) {
+func Diff(ctx context.Context, o DiffOptions, from, to string) (*reldiff.Result, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	a, err := loadRelease(ctx, o.Options, from)
+	r := newRun(Options{Source: o.Source, Build: Build{Limits: o.Limits}, OnEvent: o.OnEvent})
+	a, err := loadRelease(ctx, r, from)
 	if err != nil {
 		return nil, err
 	}
-	b, err := loadRelease(ctx, o.Options, to)
+	b, err := loadRelease(ctx, r, to)
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +66,11 @@ func Diff(ctx context.Context, o DiffOptions, from, to string) (_ *reldiff.Resul
 		return res, nil
 	}
 	fromNames, toNames := reldiff.NeedsFiles(res, a, b)
-	fl, err := listings(ctx, o.Options, a, fromNames)
+	fl, err := listings(ctx, r, a, fromNames)
 	if err != nil {
 		return nil, err
 	}
-	tl, err := listings(ctx, o.Options, b, toNames)
+	tl, err := listings(ctx, r, b, toNames)
 	if err != nil {
 		return nil, err
 	}
@@ -75,8 +81,8 @@ func Diff(ctx context.Context, o DiffOptions, from, to string) (_ *reldiff.Resul
 var suiteInName = regexp.MustCompile(`(?:^|[^0-9A-Za-z])(r[0-9]+\.[0-9]+)(?:[^0-9]|$)`)
 
 // loadRelease resolves one side of a diff.
-func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, error) {
-	o.JetPack, o.L4T, o.ProfileFile, o.LockFile, o.LockOut, o.Only = "", "", "", "", "", nil
+func loadRelease(ctx context.Context, o *run, ref string) (*reldiff.Release, error) {
+	o.Release.JetPack, o.Release.L4T, o.Release.ProfileFile, o.Release.LockFile, o.Build.LockOut, o.Build.Only = "", "", "", "", "", nil
 	p, suite := ref, ""
 	if i := strings.LastIndex(ref, "@"); i > 0 {
 		if _, err := os.Stat(ref[:i]); err == nil {
@@ -91,14 +97,14 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 	case err == nil && st.IsDir():
 		return releaseFromOut(p, ref, suite)
 	case err == nil && isProfileFile(p):
-		o.ProfileFile = p
+		o.Release.ProfileFile = p
 		pl, err := makePlan(ctx, o)
 		if err != nil {
 			return nil, err
 		}
 		return &reldiff.Release{Ref: ref, Origin: "profile", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}, nil
 	case err == nil:
-		o.LockFile = p
+		o.Release.LockFile = p
 		l, _, lerr := readLock(p)
 		// jetpack-nixos' format names no suite and lists no meta-packages.
 		jetpackNixos := lerr == nil && l.Suite == ""
@@ -111,7 +117,7 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 				}
 			}
 		}
-		o.L4T = suite
+		o.Release.L4T = suite
 		pl, err := makePlan(ctx, o)
 		if err != nil {
 			return nil, err
@@ -125,12 +131,12 @@ func loadRelease(ctx context.Context, o Options, ref string) (*reldiff.Release, 
 		return nil, err
 	}
 	if profile.ValidSuite(ref) {
-		o.L4T = ref
+		o.Release.L4T = ref
 	} else {
 		if _, err := profile.ForJetPack(ref); err != nil {
 			return nil, fault.Usagef("%q is no file or directory, no L4T suite (rMAJOR.MINOR) and no JetPack release (see 'debredist profiles')", ref)
 		}
-		o.JetPack = ref
+		o.Release.JetPack = ref
 	}
 	pl, err := makePlan(ctx, o)
 	if err != nil {
@@ -222,7 +228,7 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
 
 // listings lays out the named components of one release from its debs
 // (fetched through the cache), as a conversion would.
-func listings(ctx context.Context, o Options, r *reldiff.Release, names []string) (map[string]*reldiff.Listing, error) {
+func listings(ctx context.Context, o *run, r *reldiff.Release, names []string) (map[string]*reldiff.Listing, error) {
 	out := map[string]*reldiff.Listing{}
 	if len(names) == 0 {
 		return out, nil

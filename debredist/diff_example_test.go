@@ -16,7 +16,7 @@ func ExampleDiff() {
 	cache, _ := os.MkdirTemp("", "debredist-cache")
 	defer os.RemoveAll(cache)
 	r, err := debredist.Diff(context.Background(), debredist.DiffOptions{
-		Options: debredist.Options{Mirror: "../testdata/sample-mirror", CacheDir: cache},
+		Source: debredist.Source{Mirror: "../testdata/sample-mirror", CacheDir: cache},
 	}, "r36.4", "r36.5")
 	if err != nil {
 		fmt.Println(err)
@@ -40,7 +40,7 @@ func ExampleDiff() {
 // release.
 func ExampleInventory() {
 	var b bytes.Buffer
-	err := debredist.Inventory(context.Background(), debredist.Options{L4T: "r36.5", Mirror: "../testdata/sample-mirror"}, &b, debredist.InventoryJetPackNixos)
+	err := debredist.Inventory(context.Background(), debredist.Options{Source: debredist.Source{Mirror: "../testdata/sample-mirror"}, Release: debredist.Release{L4T: "r36.5"}}, &b, debredist.InventoryJetPackNixos)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -62,7 +62,7 @@ func component(t *testing.T, p reldiff.Product, pname string) reldiff.Component 
 func TestDiffR364R365(t *testing.T) {
 	t.Parallel()
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.4", "r36.5"}})
-	o := DiffOptions{Options: Options{Mirror: m, CacheDir: t.TempDir()}}
+	o := DiffOptions{Source: Source{Mirror: m, CacheDir: t.TempDir()}}
 	r := diff(t, o, "r36.4", "r36.5")
 	if r.From.Suite != "r36.4" || r.To.Suite != "r36.5" || r.From.ReleaseDate != "2025-06-16" || r.To.ReleaseDate != "2026-01-15" {
 		t.Errorf("sides %+v -> %+v", r.From, r.To)
@@ -121,7 +121,7 @@ func TestDiffR364R365(t *testing.T) {
 func TestDiffFilesJetPack5To6(t *testing.T) {
 	t.Parallel()
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r35.6", "r36.5"}})
-	r := diff(t, DiffOptions{Options: Options{Mirror: m, CacheDir: t.TempDir()}, Files: true}, "jetpack5", "jetpack6")
+	r := diff(t, DiffOptions{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Files: true}, "jetpack5", "jetpack6")
 	cuda := product(t, r, "cuda")
 	if cuda.FromLabel != "11.4.298" || cuda.ToLabel != "12.6.68" {
 		t.Errorf("cuda label %s -> %s", cuda.FromLabel, cuda.ToLabel)
@@ -168,12 +168,12 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 	t.Parallel()
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r35.6", "r36.5"}})
 	dir, cache := t.TempDir(), t.TempDir()
-	o := DiffOptions{Options: Options{Mirror: m, CacheDir: cache}, Files: true}
+	o := DiffOptions{Source: Source{Mirror: m, CacheDir: cache}, Files: true}
 	if r := diff(t, o, "r36.5", "jetpack6"); !r.Empty() {
 		t.Errorf("r36.5 vs jetpack6: %+v", r)
 	}
 	lock, out := filepath.Join(dir, "r36.5.lock.json"), filepath.Join(dir, "out")
-	convert(t, Options{L4T: "r36.5", Mirror: m, CacheDir: cache, Out: out, LockOut: lock})
+	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{L4T: "r36.5"}, Build: Build{Out: out, LockOut: lock}})
 	for _, pair := range [][2]string{{lock, out}, {out, lock}, {"r36.5", out}} {
 		r := diff(t, o, pair[0], pair[1])
 		if !r.Empty() {
@@ -189,7 +189,7 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Inventory(context.Background(), Options{L4T: "r36.5", Mirror: m}, f, InventoryJetPackNixos); err != nil {
+	if err := Inventory(context.Background(), Options{Source: Source{Mirror: m}, Release: Release{L4T: "r36.5"}}, f, InventoryJetPackNixos); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -215,7 +215,7 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 
 	// An OUT holding two releases (labels of their own) needs OUT@suite.
 	o.Files = false
-	convert(t, Options{L4T: "r35.6", Mirror: m, CacheDir: cache, Out: out})
+	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{L4T: "r35.6"}, Build: Build{Out: out}})
 	if _, err := Diff(context.Background(), o, lock, out); !errors.As(err, &ue) {
 		t.Errorf("OUT with r35.6 and r36.5: err %v, want a usage error asking for OUT@suite", err)
 	}
@@ -233,7 +233,7 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 
 func TestDiffBadRefs(t *testing.T) {
 	t.Parallel()
-	o := DiffOptions{Options: Options{Mirror: t.TempDir(), CacheDir: t.TempDir()}}
+	o := DiffOptions{Source: Source{Mirror: t.TempDir(), CacheDir: t.TempDir()}}
 	var ue *fault.UsageError
 	for _, ref := range []string{"jetpack99", "no-such-file.json", "r99.1"} {
 		if _, err := Diff(context.Background(), o, ref, "r36.5"); !errors.As(err, &ue) {
@@ -273,7 +273,7 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	sum := sha256.Sum256(b)
 
 	var lb bytes.Buffer
-	if err := Inventory(ctx, Options{L4T: "r36.5", Mirror: m}, &lb, InventoryLock); err != nil {
+	if err := Inventory(ctx, Options{Source: Source{Mirror: m}, Release: Release{L4T: "r36.5"}}, &lb, InventoryLock); err != nil {
 		t.Fatal(err)
 	}
 	var lock map[string]any
@@ -295,7 +295,7 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	nb, _ := json.Marshal(lock)
 	mustWrite(t, next, nb)
 
-	o := DiffOptions{Options: Options{Mirror: m, CacheDir: cache}, Files: true}
+	o := DiffOptions{Source: Source{Mirror: m, CacheDir: cache}, Files: true}
 	r := diff(t, o, "r36.5", next)
 	cublas := component(t, product(t, r, "cuda"), "libcublas")
 	want := []reldiff.Unplaced{{Deb: "libcublas-12-6", Path: "srv/nvidia/cublas-telemetry.json"}}
@@ -306,14 +306,14 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 		t.Errorf("libcublas deb changes %+v", cublas.DebsChanged)
 	}
 
-	conv := Options{LockFile: next, Mirror: m, CacheDir: cache, Out: filepath.Join(dir, "out")}
+	conv := Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{LockFile: next}, Build: Build{Out: filepath.Join(dir, "out")}}
 	var ue *fault.UnplacedError
 	if _, err := Convert(ctx, conv); !errors.As(err, &ue) {
 		t.Fatalf("convert without a fix: err %v, want the unplaced path", err)
 	}
 	prof := filepath.Join(dir, "my-r36.5.json")
 	mustWrite(t, prof, []byte(`{"name": "my-r36.5", "l4t": "r36.5", "rules": {"rules": [{"match": "srv/nvidia/**", "drop": "telemetry config, not part of the redist"}]}}`))
-	conv.ProfileFile = prof
+	conv.Release.ProfileFile = prof
 	res := convert(t, conv)
 	if len(res.Packages) == 0 {
 		t.Fatal("nothing converted")
@@ -333,7 +333,7 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	if cufft.Status != "unchanged" || cufft.Files == nil || !slices.Contains(cufft.Files.Added, "include/v2/cufft.h") || !slices.Contains(cufft.Files.Removed, "include/cufft.h") {
 		t.Errorf("libcufft under moved rules: %+v", cufft)
 	}
-	rep, err := verify.Dir(ctx, conv.Out)
+	rep, err := verify.Dir(ctx, conv.Build.Out)
 	if err == nil {
 		err = rep.Err()
 	}

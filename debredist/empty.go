@@ -22,7 +22,7 @@ const noPayloadReason = "its debs carry nothing the redist layout keeps (only co
 // skipEmptyPackages moves the packages whose debs are all in the cache and
 // carry no payload from res.Packages to res.SkippedPackages. Packages with
 // a deb not yet cached stay (Convert checks them once fetched).
-func skipEmptyPackages(ctx context.Context, o Options, res *plan.Result) error {
+func skipEmptyPackages(ctx context.Context, o *run, res *plan.Result) error {
 	f, err := o.fetcher()
 	if err != nil {
 		return nil // no cache to look into: Convert checks after fetching
@@ -64,13 +64,13 @@ func skipped(p plan.Package) plan.SkippedPackage {
 // whose bytes hash to the sha256 it was stored under, can be called
 // empty: an unreadable or corrupt cache entry counts as carrying payload
 // (the package stays in the plan, and Convert reads it verified).
-func debHasPayload(ctx context.Context, o Options, eng *layout.Engine, pname string, d apt.Package, file string) bool {
+func debHasPayload(ctx context.Context, o *run, eng *layout.Engine, pname string, d apt.Package, file string) bool {
 	ent, err := fetch.OpenEntry(file, d.Name, d.SHA256)
 	if err != nil {
 		return true
 	}
 	defer ent.Close()
-	r, err := deb.NewReader(ctx, bufio.NewReaderSize(ent, 1<<20), deb.Options{Name: path.Base(file), Limits: o.Limits.deb()}) // pure Go: only the first entries are read
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(ent, 1<<20), deb.Options{Limits: o.Build.Limits.deb(), Name: path.Base(file)}) // pure Go: only the first entries are read
 	if err != nil {
 		return true
 	}

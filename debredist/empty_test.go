@@ -27,14 +27,14 @@ func TestEmptyComponentNotEmitted(t *testing.T) {
 	}
 	mirror := filepath.Join("..", "testdata", "sample-mirror")
 	cache, out := t.TempDir(), t.TempDir()
-	pl, err := Plan(context.Background(), Options{ProfileFile: prof, Mirror: mirror, CacheDir: cache})
+	pl, err := Plan(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.ContainsFunc(pl.Packages, func(p plan.Package) bool { return p.PName == "cuda_nvprune" }) || len(pl.SkippedPackages) != 0 {
 		t.Fatalf("with nothing cached the plan cannot know: want cuda_nvprune planned, got skipped %v", pl.SkippedPackages)
 	}
-	res := convert(t, Options{ProfileFile: prof, Mirror: mirror, CacheDir: cache, Out: out})
+	res := convert(t, Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}, Build: Build{Out: out}})
 	if len(res.Skipped) != 1 || res.Skipped[0].PName != "cuda_nvprune" || !strings.Contains(res.Skipped[0].Reason, "nothing the redist layout keeps") {
 		t.Errorf("convert: want cuda_nvprune skipped with the reason, got %+v", res.Skipped)
 	}
@@ -60,7 +60,7 @@ func TestEmptyComponentNotEmitted(t *testing.T) {
 	}
 
 	// Now the debs are cached: plan sees it without converting.
-	pl, err = Plan(context.Background(), Options{ProfileFile: prof, Mirror: mirror, CacheDir: cache})
+	pl, err = Plan(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestOutputWarningNamesOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	mirror := filepath.Join("..", "testdata", "sample-mirror")
-	res := convert(t, Options{ProfileFile: prof, Mirror: mirror, Out: t.TempDir(), CacheDir: t.TempDir(), Only: []string{"tensorrt"}})
+	res := convert(t, Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir()}, Release: Release{ProfileFile: prof}, Build: Build{Out: t.TempDir(), Only: []string{"tensorrt"}}})
 	got := strings.Join(res.Warnings, "\n")
 	for _, want := range []string{`redist package tensorrt: nixpkgs' declared output "samples" would be empty`,
 		"redist package tensorrt: nixpkgs marks it insecure (tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188: OOB write)"} {
@@ -93,7 +93,7 @@ func TestOutputWarningNamesOutput(t *testing.T) {
 			t.Errorf("want a warning %q, got %q", want, res.Warnings)
 		}
 	}
-	res = convert(t, Options{JetPack: "7", Mirror: mirror, Out: t.TempDir(), CacheDir: t.TempDir(), Only: []string{"tensorrt"}})
+	res = convert(t, Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "7"}, Build: Build{Out: t.TempDir(), Only: []string{"tensorrt"}}})
 	if len(res.Warnings) != 0 {
 		t.Errorf("JetPack 7.2 tensorrt: %q, want no warning", res.Warnings)
 	}

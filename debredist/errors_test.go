@@ -66,8 +66,11 @@ func world(t *testing.T, debs ...lockDeb) debredist.Options {
 	if err := os.WriteFile(lock, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return debredist.Options{JetPack: "6", LockFile: lock, Mirror: mirror, CacheDir: filepath.Join(root, "cache"),
-		Out: filepath.Join(root, "out"), Jobs: 2, Retries: -1, Only: []string{hostile.PName}}
+	return debredist.Options{
+		Source:  debredist.Source{Mirror: mirror, CacheDir: filepath.Join(root, "cache"), Retries: -1},
+		Release: debredist.Release{JetPack: "6", LockFile: lock},
+		Build:   debredist.Build{Out: filepath.Join(root, "out"), Jobs: 2, Only: []string{hostile.PName}},
+	}
 }
 
 func one(b []byte) lockDeb {
@@ -97,7 +100,7 @@ func TestPublicErrorsHostileCorpus(t *testing.T) {
 		}
 		o := world(t, one(b))
 		if c.Limits != nil {
-			o.Limits = debredist.DebLimits{MaxBytes: c.Limits.MaxBytes, MaxEntries: c.Limits.MaxEntries, MaxNameLen: c.Limits.MaxNameLen}
+			o.Build.Limits = debredist.DebLimits{MaxBytes: c.Limits.MaxBytes, MaxEntries: c.Limits.MaxEntries, MaxNameLen: c.Limits.MaxNameLen}
 		}
 		_, err = debredist.Convert(context.Background(), o)
 		var de *fault.DebError
@@ -202,7 +205,7 @@ func TestPublicErrorsFetch(t *testing.T) {
 		srv := httptest.NewServer(http.NotFoundHandler())
 		defer srv.Close()
 		o := world(t, lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, sha: strings.Repeat("0", 64)})
-		o.Mirror = srv.URL
+		o.Source.Mirror = srv.URL
 		_, err := debredist.Convert(ctx, o)
 		var he *fault.HTTPError
 		if !errors.As(err, &he) || he.Status != http.StatusNotFound || !he.NotFound() || !strings.HasPrefix(he.URL, srv.URL) || he.Package != hostile.Package {
@@ -213,9 +216,9 @@ func TestPublicErrorsFetch(t *testing.T) {
 		t.Parallel()
 		want := strings.Repeat("ab", 32)
 		o := world(t, lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, body: good, sha: want})
-		srv := httptest.NewServer(http.FileServer(http.Dir(o.Mirror)))
+		srv := httptest.NewServer(http.FileServer(http.Dir(o.Source.Mirror)))
 		defer srv.Close()
-		o.Mirror = srv.URL
+		o.Source.Mirror = srv.URL
 		_, err := debredist.Convert(ctx, o)
 		var hm *fault.HashMismatchError
 		if !errors.As(err, &hm) || hm.Expected != want || hm.Actual == want || hm.Package != hostile.Package {
@@ -225,7 +228,7 @@ func TestPublicErrorsFetch(t *testing.T) {
 	t.Run("MissingError", func(t *testing.T) {
 		t.Parallel()
 		o := world(t, one(good))
-		o.Offline = true
+		o.Source.Offline = true
 		_, err := debredist.Convert(ctx, o)
 		var me *fault.MissingError
 		if !errors.As(err, &me) || len(me.Packages) != 1 || me.Packages[0].Name != hostile.Package {
@@ -240,7 +243,7 @@ func TestPublicErrorsFetch(t *testing.T) {
 		}
 		sum := sha256.Sum256(good)
 		sha := hex.EncodeToString(sum[:])
-		entry := filepath.Join(o.CacheDir, "sha256", sha[:2], sha+".deb")
+		entry := filepath.Join(o.Source.CacheDir, "sha256", sha[:2], sha+".deb")
 		bad := append([]byte(nil), good...)
 		for i := len(bad) - 64; i < len(bad)-48; i++ {
 			bad[i] ^= 0xff
@@ -248,7 +251,7 @@ func TestPublicErrorsFetch(t *testing.T) {
 		if err := os.WriteFile(entry, bad, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		o.Offline = true
+		o.Source.Offline = true
 		_, err := debredist.Convert(ctx, o)
 		var ce *fault.CorruptCacheError
 		if !errors.As(err, &ce) || ce.Expected != sha || ce.Package != hostile.Package {
@@ -264,11 +267,14 @@ func TestPublicErrorsPlan(t *testing.T) {
 	t.Run("SignatureError", func(t *testing.T) {
 		t.Parallel()
 		m := t.TempDir()
-		if err := mirrorgen.Generate(ctx, m, mirrorgen.Options{Suites: []string{"r36.5"}, Indexes: []string{"Packages", "Release"},
-			Only: func(repo, pkg string) bool { return pkg == hostile.Package }}); err != nil {
+		if err := mirrorgen.Generate(ctx, m, mirrorgen.Options{
+			Only:    func(repo, pkg string) bool { return pkg == hostile.Package },
+			Suites:  []string{"r36.5"},
+			Indexes: []string{"Packages", "Release"},
+		}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := debredist.Plan(ctx, debredist.Options{L4T: "r36.5", Mirror: m, CacheDir: t.TempDir(), Keyring: "../internal/fetch/testdata/gpg/key.gpg"})
+		_, err := debredist.Plan(ctx, debredist.Options{Source: debredist.Source{Mirror: m, CacheDir: t.TempDir(), Keyring: "../internal/fetch/testdata/gpg/key.gpg"}, Release: debredist.Release{L4T: "r36.5"}})
 		var se *fault.SignatureError
 		if !errors.As(err, &se) || se.URL == "" {
 			t.Fatalf("%v: want a *SignatureError", err)
@@ -281,15 +287,18 @@ func TestPublicErrorsPlan(t *testing.T) {
 	t.Run("IndexError", func(t *testing.T) {
 		t.Parallel()
 		m := t.TempDir()
-		if err := mirrorgen.Generate(ctx, m, mirrorgen.Options{Suites: []string{"r36.5"}, Indexes: []string{"Packages"},
-			Only: func(repo, pkg string) bool { return pkg == hostile.Package }}); err != nil {
+		if err := mirrorgen.Generate(ctx, m, mirrorgen.Options{
+			Only:    func(repo, pkg string) bool { return pkg == hostile.Package },
+			Suites:  []string{"r36.5"},
+			Indexes: []string{"Packages"},
+		}); err != nil {
 			t.Fatal(err)
 		}
 		idx := filepath.Join(m, "common", "dists", "r36.5", "main", "binary-arm64", "Packages")
 		if err := os.WriteFile(idx, []byte("Package: x\nno colon on this line\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := debredist.Plan(ctx, debredist.Options{L4T: "r36.5", Mirror: m, CacheDir: t.TempDir(), AllowUnverifiedIndex: true})
+		_, err := debredist.Plan(ctx, debredist.Options{Source: debredist.Source{Mirror: m, CacheDir: t.TempDir(), AllowUnverifiedIndex: true}, Release: debredist.Release{L4T: "r36.5"}})
 		var ie *fault.IndexError
 		if !errors.As(err, &ie) || ie.Repo != "common" || ie.Suite != "r36.5" || !strings.Contains(err.Error(), "line 2") {
 			t.Fatalf("%v: want an *IndexError of common r36.5 naming the line", err)
@@ -337,14 +346,14 @@ func TestPublicErrorsVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := fr.Downloads; d.Downloaded != 0 || d.Cached != 1 || fr.CacheDir != o.CacheDir {
-		t.Errorf("FetchResult.Downloads = %+v in %s, want the one deb cached in %s", d, fr.CacheDir, o.CacheDir)
+	if d := fr.Downloads; d.Downloaded != 0 || d.Cached != 1 || fr.CacheDir != o.Source.CacheDir {
+		t.Errorf("FetchResult.Downloads = %+v in %s, want the one deb cached in %s", d, fr.CacheDir, o.Source.CacheDir)
 	}
-	arch := filepath.Join(o.Out, filepath.FromSlash(res.Packages[0].Archive))
+	arch := filepath.Join(o.Build.Out, filepath.FromSlash(res.Packages[0].Archive))
 	if err := os.WriteFile(arch, []byte("not an archive"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := verify.Dir(ctx, o.Out)
+	rep, err := verify.Dir(ctx, o.Build.Out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +376,7 @@ func TestPublicErrorsVerify(t *testing.T) {
 
 // Branch on the failures a caller can act on.
 func Example_errors() {
-	_, err := debredist.Convert(context.Background(), debredist.Options{JetPack: "6", Out: "out"})
+	_, err := debredist.Convert(context.Background(), debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: "out"}})
 	var (
 		de *fault.DebError
 		he *fault.HTTPError

@@ -13,10 +13,9 @@ import (
 // packages would be built, from which debs.
 func ExamplePlan() {
 	p, err := debredist.Plan(context.Background(), debredist.Options{
-		JetPack:  "6",
-		Mirror:   "../testdata/sample-mirror",
-		CacheDir: os.TempDir(),
-		Only:     []string{"cuda_cudart", "cudnn", "tensorrt"},
+		Source:  debredist.Source{Mirror: "../testdata/sample-mirror", CacheDir: os.TempDir()},
+		Release: debredist.Release{JetPack: "6"},
+		Build:   debredist.Build{Only: []string{"cuda_cudart", "cudnn", "tensorrt"}},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -40,11 +39,9 @@ func ExampleConvert() {
 	cache, _ := os.MkdirTemp("", "debredist-cache")
 	defer os.RemoveAll(cache)
 	res, err := debredist.Convert(context.Background(), debredist.Options{
-		JetPack:  "6",
-		Mirror:   "../testdata/sample-mirror",
-		CacheDir: cache,
-		Out:      out,
-		Only:     []string{"cuda_cudart"},
+		Source:  debredist.Source{Mirror: "../testdata/sample-mirror", CacheDir: cache},
+		Release: debredist.Release{JetPack: "6"},
+		Build:   debredist.Build{Out: out, Only: []string{"cuda_cudart"}},
 	})
 	if err != nil {
 		fmt.Println(err)

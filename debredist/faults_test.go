@@ -200,7 +200,7 @@ func baseline(t *testing.T) map[string]string {
 			baselineErr = err
 			return
 		}
-		_, baselineErr = Convert(context.Background(), Options{JetPack: "6", Mirror: mirror, CacheDir: filepath.Join(dir, "cache"), Out: filepath.Join(dir, "out")})
+		_, baselineErr = Convert(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: filepath.Join(dir, "cache")}, Release: Release{JetPack: "6"}, Build: Build{Out: filepath.Join(dir, "out")}})
 		if baselineErr == nil {
 			baselineSnap = snapshot(t, filepath.Join(dir, "out"))
 		}
@@ -256,12 +256,16 @@ func TestConvertTransientFaults(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var retries sync.Map
-	o := Options{JetPack: "6", Mirror: srv.URL, CacheDir: filepath.Join(dir, "cache"), Out: filepath.Join(dir, "out"),
+	o := Options{
+		Source:  Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "cache")},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: filepath.Join(dir, "out")},
 		OnEvent: func(e Event) {
 			if e.Kind == EventFetchRetry {
 				retries.Store(e.Package+" "+e.URL, true)
 			}
-		}}
+		},
+	}
 	if _, err := Convert(context.Background(), o); err != nil {
 		t.Fatalf("transient faults: %v", err)
 	}
@@ -275,8 +279,8 @@ func TestConvertTransientFaults(t *testing.T) {
 	if n < 5 {
 		t.Errorf("%d fetch-retry events, want one per faulted deb", n)
 	}
-	sameSnapshot(t, "OUT after transient faults", want, withoutProvenance(snapshot(t, o.Out)))
-	checkCacheClean(t, o.CacheDir)
+	sameSnapshot(t, "OUT after transient faults", want, withoutProvenance(snapshot(t, o.Build.Out)))
+	checkCacheClean(t, o.Source.CacheDir)
 }
 
 // TestConvertPersistentFaults: a deb that is always 404 or always has the
@@ -304,7 +308,7 @@ func TestConvertPersistentFaults(t *testing.T) {
 			p := pp[c.pkg]
 			srv.persistent[p] = c.fault
 			dir := t.TempDir()
-			o := Options{JetPack: "6", Mirror: srv.URL, CacheDir: filepath.Join(dir, "cache"), Out: filepath.Join(dir, "out")}
+			o := Options{Source: Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "cache")}, Release: Release{JetPack: "6"}, Build: Build{Out: filepath.Join(dir, "out")}}
 			_, err := Convert(context.Background(), o)
 			if err == nil {
 				t.Fatal("converted despite a persistent fault")
@@ -317,9 +321,9 @@ func TestConvertPersistentFaults(t *testing.T) {
 					t.Errorf("error %q does not name %q", err, s)
 				}
 			}
-			noOut(t, o.Out)
-			checkCacheClean(t, o.CacheDir)
-			_ = filepath.WalkDir(o.CacheDir, func(q string, d fs.DirEntry, err error) error {
+			noOut(t, o.Build.Out)
+			checkCacheClean(t, o.Source.CacheDir)
+			_ = filepath.WalkDir(o.Source.CacheDir, func(q string, d fs.DirEntry, err error) error {
 				if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), strings.TrimSuffix(filepath.Base(p), ".deb")) {
 					t.Errorf("cache holds %s for the failed deb", q)
 				}
@@ -344,7 +348,7 @@ func TestConvertDiskFull(t *testing.T) {
 		}
 	})
 	dir := t.TempDir()
-	o := Options{JetPack: "6", Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache"), Out: filepath.Join(mnt, "out"), Jobs: 2}
+	o := Options{Source: Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")}, Release: Release{JetPack: "6"}, Build: Build{Out: filepath.Join(mnt, "out"), Jobs: 2}}
 	_, err := Convert(context.Background(), o)
 	if err == nil {
 		t.Fatal("converted into a 200 KiB filesystem; the test needs an output larger than that")
@@ -352,21 +356,21 @@ func TestConvertDiskFull(t *testing.T) {
 	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "no space left on device") {
 		t.Errorf("error does not say the disk is full: %v", err)
 	}
-	noOut(t, o.Out) // a first conversion: nothing is left
+	noOut(t, o.Build.Out) // a first conversion: nothing is left
 	// Into an existing output the same failure leaves it as it was.
-	o.Out, o.Only = filepath.Join(mnt, "existing"), []string{"cuda_cudart"}
+	o.Build.Out, o.Build.Only = filepath.Join(mnt, "existing"), []string{"cuda_cudart"}
 	if _, err := Convert(context.Background(), o); err != nil {
 		t.Fatalf("a small first conversion: %v", err)
 	}
-	before := snapshot(t, o.Out)
-	o.Only = nil
+	before := snapshot(t, o.Build.Out)
+	o.Build.Only = nil
 	if _, err := Convert(context.Background(), o); !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("full conversion over it: %v, want no space left", err)
 	}
-	if after := snapshot(t, o.Out); !maps.Equal(before, after) {
+	if after := snapshot(t, o.Build.Out); !maps.Equal(before, after) {
 		t.Errorf("a failed conversion changed an existing OUT")
 	}
-	for rel := range snapshot(t, o.Out) {
+	for rel := range snapshot(t, o.Build.Out) {
 		if strings.Contains(rel, publish.TmpDir) {
 			t.Errorf("temporary file left: %s", rel)
 		}
@@ -747,7 +751,7 @@ func TestManyFailuresOneForm(t *testing.T) {
 			}))
 			defer srv.Close()
 			dir := t.TempDir()
-			_, err := Convert(context.Background(), Options{JetPack: "6", Mirror: srv.URL, CacheDir: filepath.Join(dir, "c"), Out: filepath.Join(dir, "o"), Retries: -1})
+			_, err := Convert(context.Background(), Options{Source: Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "c"), Retries: -1}, Release: Release{JetPack: "6"}, Build: Build{Out: filepath.Join(dir, "o")}})
 			if err == nil {
 				t.Fatal("converted with every deb failing")
 			}

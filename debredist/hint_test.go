@@ -16,7 +16,7 @@ func TestUnreachableMirrorHint(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now: connection refused
-	_, err = Plan(context.Background(), Options{JetPack: "6", Mirror: "http://" + addr, CacheDir: t.TempDir(), Retries: -1})
+	_, err = Plan(context.Background(), Options{Source: Source{Mirror: "http://" + addr, CacheDir: t.TempDir(), Retries: -1}, Release: Release{JetPack: "6"}})
 	if err == nil || !strings.Contains(err.Error(), "cannot reach http://"+addr+": give another mirror (--mirror URL or DIR, or DEBREDIST_MIRROR)") {
 		t.Errorf("unreachable mirror: %v", err)
 	}

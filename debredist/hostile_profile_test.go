@@ -35,9 +35,9 @@ func TestHostileProfiles(t *testing.T) {
 		n++
 		t.Run(c.Name, func(t *testing.T) {
 			e := newHostileEnv(t, debBytes, nil)
-			e.opts.Out = filepath.Join(e.root, "a", "b", "c", "out")
-			e.opts.JetPack = ""
-			e.opts.ProfileFile = filepath.Join(hostileDir, c.File)
+			e.opts.Build.Out = filepath.Join(e.root, "a", "b", "c", "out")
+			e.opts.Release.JetPack = ""
+			e.opts.Release.ProfileFile = filepath.Join(hostileDir, c.File)
 			before := treeState(t, e.root)
 			rootBefore := rootListing(t)
 			_, err := Convert(context.Background(), e.opts)
@@ -66,7 +66,7 @@ func TestHostileProfiles(t *testing.T) {
 	e := newHostileEnv(t, debBytes, nil)
 	good := filepath.Join(e.root, "good.json")
 	mustWrite(t, good, []byte(`{"l4t": "`+hostile.Suite+`", "rules": {"components": [{"source": "`+hostile.Source+`", "product": "cuda", "name": "CUDA cuBLAS", "license": "CUDA Toolkit"}]}}`))
-	e.opts.JetPack, e.opts.ProfileFile = "", good
+	e.opts.Release.JetPack, e.opts.Release.ProfileFile = "", good
 	if _, err := Convert(context.Background(), e.opts); err != nil {
 		t.Fatalf("control profile: %v", err)
 	}

@@ -58,9 +58,9 @@ func newHostileEnv(t *testing.T, debBytes []byte, lim *hostile.Limits) *hostileE
 	lockFile := filepath.Join(root, "lock.json")
 	mustWrite(t, lockFile, lb)
 	// The lock pins one deb of the release: convert just its package.
-	e.opts = Options{JetPack: "6", LockFile: lockFile, Mirror: mirror, CacheDir: e.cache, Out: e.out, Jobs: 2, Only: []string{hostile.PName}}
+	e.opts = Options{Source: Source{Mirror: mirror, CacheDir: e.cache}, Release: Release{JetPack: "6", LockFile: lockFile}, Build: Build{Out: e.out, Jobs: 2, Only: []string{hostile.PName}}}
 	if lim != nil {
-		e.opts.Limits = DebLimits{MaxBytes: lim.MaxBytes, MaxEntries: lim.MaxEntries, MaxNameLen: lim.MaxNameLen}
+		e.opts.Build.Limits = DebLimits{MaxBytes: lim.MaxBytes, MaxEntries: lim.MaxEntries, MaxNameLen: lim.MaxNameLen}
 	}
 	return e
 }
@@ -431,7 +431,7 @@ func checkIndexPlan(t *testing.T, c hostile.Case, b []byte) {
 	}
 	mustWrite(t, filepath.Join(mirror, t234), tb)
 	// The corpus has no Release files: this is about parsing.
-	_, err = Plan(context.Background(), Options{JetPack: "6", Mirror: mirror, CacheDir: filepath.Join(t.TempDir(), "cache"), AllowUnverifiedIndex: true})
+	_, err = Plan(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: filepath.Join(t.TempDir(), "cache"), AllowUnverifiedIndex: true}, Release: Release{JetPack: "6"}})
 	t.Logf("Plan: %v", err)
 	var ie *fault.IncompleteError
 	var se *apt.StanzaError

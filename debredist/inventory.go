@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf16"
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
-	"github.com/debredist/debredist/internal/publish"
 )
 
 // Inventory formats.
@@ -36,13 +34,13 @@ const (
 // Inventory writes the package inventory of the release o selects (from
 // the mirror's indexes, or a lock file) to w in format (InventoryJetPackNixos
 // or InventoryLock). Either output read back with Options.LockFile gives
-// the same plan (a jetpack-nixos file needs the suite: Options.L4T).
-func Inventory(ctx context.Context, o Options, w io.Writer, format string) (err error) {
+// the same plan (a jetpack-nixos file needs the suite: Release.L4T).
+func Inventory(ctx context.Context, o Options, w io.Writer, format string) error {
 	if format != InventoryJetPackNixos && format != InventoryLock {
 		return fault.Usagef("inventory format %q: want %s or %s", format, InventoryJetPackNixos, InventoryLock)
 	}
-	o.Only = nil
-	pl, err := makePlan(ctx, o)
+	o.Build.Only = nil
+	pl, err := makePlan(ctx, newRun(o))
 	if err != nil {
 		return err
 	}
@@ -56,16 +54,6 @@ func Inventory(ctx context.Context, o Options, w io.Writer, format string) (err 
 	}
 	_, err = w.Write(b.Bytes())
 	return err
-}
-
-// InventoryFile is Inventory into a file, written whole or not at all
-// (through a temporary file beside it).
-func InventoryFile(ctx context.Context, o Options, file, format string) (err error) {
-	var b bytes.Buffer
-	if err := Inventory(ctx, o, &b, format); err != nil {
-		return err
-	}
-	return publish.WriteAtomic(file, b.Bytes(), filepath.Dir(file))
 }
 
 // writeSourceInfo renders pkgs (newest per repo and package) in

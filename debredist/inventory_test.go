@@ -21,7 +21,7 @@ func inventory(t *testing.T, o Options, format string) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := Inventory(context.Background(), o, &b, format); err != nil {
-		t.Fatalf("inventory %s %s: %v", o.L4T, format, err)
+		t.Fatalf("inventory %s %s: %v", o.Release.L4T, format, err)
 	}
 	return b.Bytes()
 }
@@ -123,8 +123,8 @@ func TestInventory(t *testing.T) {
 	t.Parallel()
 	for _, suite := range mirrorgen.Suites() {
 		t.Run(suite, func(t *testing.T) {
-			m := mirror(t, mirrorgen.Options{Suites: []string{suite}, Only: func(string, string) bool { return true }})
-			o := Options{L4T: suite, Mirror: m, CacheDir: t.TempDir()}
+			m := mirror(t, mirrorgen.Options{Only: func(string, string) bool { return true }, Suites: []string{suite}})
+			o := Options{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Release: Release{L4T: suite}}
 			got := inventory(t, o, InventoryJetPackNixos)
 			real, err := os.ReadFile(filepath.Join("..", "testdata", "inventories", suite+"-debs.json"))
 			if err != nil {
@@ -145,7 +145,7 @@ func TestInventory(t *testing.T) {
 				if err := os.WriteFile(file, inventory(t, o, c.format), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				back, err := Plan(context.Background(), Options{LockFile: file, L4T: c.l4t})
+				back, err := Plan(context.Background(), Options{Release: Release{LockFile: file, L4T: c.l4t}})
 				if err != nil {
 					t.Fatalf("%s read back: %v", c.format, err)
 				}
@@ -153,7 +153,7 @@ func TestInventory(t *testing.T) {
 					t.Errorf("%s read back with --lock plans differently:\n%s\nwant\n%s", c.format, d, want)
 				}
 				// Reading a lock and writing it again is stable.
-				if again := inventory(t, Options{LockFile: file, L4T: c.l4t}, c.format); c.format == InventoryLock && !bytes.Equal(again, inventory(t, o, c.format)) {
+				if again := inventory(t, Options{Release: Release{LockFile: file, L4T: c.l4t}}, c.format); c.format == InventoryLock && !bytes.Equal(again, inventory(t, o, c.format)) {
 					t.Errorf("lock -> inventory --format lock changed the bytes: %s", firstDiff(again, inventory(t, o, c.format)))
 				}
 			}
@@ -169,10 +169,10 @@ func TestInventory(t *testing.T) {
 func TestInventoryR364R365(t *testing.T) {
 	t.Parallel()
 	all := func(string, string) bool { return true }
-	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.4", "r36.5"}, Only: all})
+	m := mirror(t, mirrorgen.Options{Only: all, Suites: []string{"r36.4", "r36.5"}})
 	read := func(suite string) map[string]map[string]map[string]string {
 		var v map[string]map[string]map[string]string
-		if err := json.Unmarshal(inventory(t, Options{L4T: suite, Mirror: m}, InventoryJetPackNixos), &v); err != nil {
+		if err := json.Unmarshal(inventory(t, Options{Source: Source{Mirror: m}, Release: Release{L4T: suite}}, InventoryJetPackNixos), &v); err != nil {
 			t.Fatal(err)
 		}
 		return v

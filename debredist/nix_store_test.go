@@ -27,7 +27,7 @@ func TestNixConsumesOutput(t *testing.T) {
 		t.Setenv("NIX_CONFIG", "build-users-group =")
 	}
 	out := t.TempDir()
-	convert(t, Options{JetPack: "6", Mirror: filepath.Join("..", "testdata", "sample-mirror"), Out: out, CacheDir: t.TempDir(), Only: []string{"cuda_cudart", "cudnn"}})
+	convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
 	manifests, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*[0-9].json"))
 	if len(manifests) != 2 {
 		t.Fatalf("manifests: %v", manifests)
@@ -144,7 +144,7 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 	} {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
 			out := t.TempDir()
-			convert(t, Options{JetPack: tc.jp, Mirror: filepath.Join("..", "testdata", "sample-mirror"), Out: out, CacheDir: cache})
+			convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out}})
 			snippet, err := Nix(out)
 			if err != nil {
 				t.Fatal(err)

@@ -53,54 +53,84 @@ func LoadProfile(path string) (Profile, error) {
 	return p, err
 }
 
-// Options selects a release and says where inputs and outputs live. Exactly
-// one of JetPack, L4T, ProfileFile and LockFile selects the release (a lock
-// file may be combined with JetPack/L4T/ProfileFile to pick the profile).
+// Options is what a call of this package reads, by stage, nested as
+// crane nests remote options: where debs come from (Source), which release
+// (Release), how to build (Build), and where progress goes. Plan reads
+// Source, Release and Build.Only; Fetch Source, Release and Build.LockOut;
+// Convert all of it; Inventory Source and Release. The zero value of each
+// field is its default.
 type Options struct {
-	JetPack     string // "5", "6", "7", "7.0", …
-	L4T         string // "r36.5"
-	ProfileFile string // a user's profile (JSON)
-	// LockFile pins the exact debs (debredist lock or jetpack-nixos
-	// sourceinfo format) instead of reading live indexes.
-	LockFile string
-	// LockOut, when set, receives the lock of the debs this run used.
-	LockOut string
+	Source  Source
+	Release Release
+	Build   Build
+	// OnEvent receives progress; it is called from several goroutines at
+	// once and must be safe for that and fast.
+	OnEvent func(Event)
+}
 
-	Mirror      string // base URL or directory; default NVIDIA's repository
-	CacheDir    string // default $XDG_CACHE_HOME/debredist
-	Jobs        int    // parallel downloads (default 4) and package builds (default: one per core, at least 2); negative is a UsageError
-	Offline     bool   // use the cache only
-	VerifyCache bool   // re-hash cache hits
-	Keyring     string // OpenPGP keyring for InRelease/Release.gpg
+// Source says where indexes and debs come from.
+type Source struct {
+	Mirror   string // base URL (https, http, file) or directory; default NVIDIA's repository
+	CacheDir string // deb and index cache; default $XDG_CACHE_HOME/debredist
+	// Offline uses the cache only: debs, and the index files an earlier
+	// online run read.
+	Offline     bool
+	VerifyCache bool   // re-hash cache hits in full
+	Keyring     string // OpenPGP keyring for InRelease/Release.gpg; "" checks no signature
 	// AllowUnverifiedIndex accepts a Packages index that no Release file
 	// lists (like apt's [trusted=yes]); otherwise such an index is refused
-	// (ErrUnverifiedIndex), since nothing tells it from one cut short.
+	// (fault.ErrUnverifiedIndex), since nothing tells it from one cut short.
 	AllowUnverifiedIndex bool
+	// Downloads is the number of parallel downloads (default 4).
+	Downloads int
 	// Retries bounds retries per download (default 5; negative: none).
 	Retries int
 	// StallTimeout aborts (and retries) a download that receives no bytes
 	// for this long (default 30s).
 	StallTimeout time.Duration
+	HTTPClient   *http.Client // nil: a client of its own
+}
 
-	Out         string   // output directory (Convert)
-	Compression string   // archive compression (Convert): "xz" (default) or "zstd" (also "zst")
-	Only        []string // convert only these redist packages (pnames)
-	// Preset is the compression preset (Convert): 0 is the default; xz 1
-	// (fastest) .. 6 (smallest), default 4; zstd 1..4.
+// Release selects the release: exactly one of JetPack, L4T and
+// ProfileFile, or LockFile alone (a lock file may be combined with one of
+// them to pick the profile).
+type Release struct {
+	JetPack     string // "5", "6", "7", "7.0", a profile name or alias
+	L4T         string // an L4T apt suite, "r36.5"
+	ProfileFile string // a user's profile (JSON, see package profile)
+	// LockFile pins the exact debs (debredist lock or jetpack-nixos
+	// sourceinfo format) instead of reading live indexes.
+	LockFile string
+}
+
+// Build says how archives are built and where they go.
+type Build struct {
+	Out string // the output directory (Convert)
+	// Jobs is the number of redist packages built at once (default: one
+	// per core, at least 2); negative is a usage error.
+	Jobs        int
+	Compression string   // archive compression: "xz" (default) or "zstd" (also "zst")
+	Only        []string // build (and plan) only these redist packages (pnames)
+	// Preset is the compression preset: 0 is the default; xz 1 (fastest)
+	// .. 6 (smallest), default 4; zstd 1..4.
 	Preset int
-	// MTime is every archive entry's mtime (Convert); zero means the
-	// profile's release date (the CLI sets it from SOURCE_DATE_EPOCH).
+	// MTime is every archive entry's mtime; zero means the profile's
+	// release date (the CLI sets it from SOURCE_DATE_EPOCH).
 	MTime time.Time
-
 	// Limits bound what one deb may expand to.
 	Limits DebLimits
-
-	// OnEvent receives progress; it is called from several goroutines.
-	OnEvent    func(Event)
-	HTTPClient *http.Client
-
-	downloads *downloadCounter // set by counting
+	// LockOut, when set, receives the lock of the debs the run used.
+	LockOut string
 }
+
+// run is one call's options and state (what it counted).
+type run struct {
+	Options
+	downloads *downloadCounter
+}
+
+// newRun starts a call.
+func newRun(o Options) *run { return &run{Options: o, downloads: &downloadCounter{}} }
 
 // EventKind says what an Event reports.
 type EventKind string
@@ -138,7 +168,7 @@ type Event struct {
 // fetchDebs is Fetcher.Fetch announced: one EventFetchPlan first with the
 // number of distinct debs (Total) and their bytes (Bytes), so that progress
 // can show the whole download from its start.
-func (o *Options) fetchDebs(ctx context.Context, f *fetch.Fetcher, debs []apt.Package) (map[string]string, error) {
+func (o *run) fetchDebs(ctx context.Context, f *fetch.Fetcher, debs []apt.Package) (map[string]string, error) {
 	seen := map[string]bool{}
 	var n, bytes int64
 	for _, d := range debs {
@@ -152,25 +182,25 @@ func (o *Options) fetchDebs(ctx context.Context, f *fetch.Fetcher, debs []apt.Pa
 	return f.Fetch(ctx, debs)
 }
 
-func (o *Options) emit(e Event) {
+func (o *run) emit(e Event) {
 	o.downloads.count(e)
 	if o.OnEvent != nil {
 		o.OnEvent(e)
 	}
 }
 
-func (o *Options) fetcher() (*fetch.Fetcher, error) {
+func (o *run) fetcher() (*fetch.Fetcher, error) {
 	f, err := fetch.New(fetch.Options{
-		Base:            o.Mirror,
-		CacheDir:        o.CacheDir,
-		Jobs:            o.Jobs,
-		Offline:         o.Offline,
-		VerifyCache:     o.VerifyCache,
-		Keyring:         o.Keyring,
-		AllowUnverified: o.AllowUnverifiedIndex,
-		Retries:         o.Retries,
-		StallTimeout:    o.StallTimeout,
-		HTTPClient:      o.HTTPClient,
+		Base:            o.Source.Mirror,
+		CacheDir:        o.Source.CacheDir,
+		Jobs:            o.Source.Downloads,
+		Offline:         o.Source.Offline,
+		VerifyCache:     o.Source.VerifyCache,
+		Keyring:         o.Source.Keyring,
+		AllowUnverified: o.Source.AllowUnverifiedIndex,
+		Retries:         o.Source.Retries,
+		StallTimeout:    o.Source.StallTimeout,
+		HTTPClient:      o.Source.HTTPClient,
 		OnEvent: func(e fetch.Event) {
 			kinds := map[fetch.EventKind]EventKind{
 				fetch.Started: EventFetchStart, fetch.Progress: EventFetchBytes, fetch.Done: EventFetchDone,
@@ -197,13 +227,13 @@ func (o *Options) fetcher() (*fetch.Fetcher, error) {
 // an unverified index explicitly, or, when the mirror (by default NVIDIA's
 // repository) cannot be reached, point at another mirror, work offline
 // from the cache or from a lock.
-func indexHint(o Options, err error) error {
+func indexHint(o *run, err error) error {
 	if errors.Is(err, fault.ErrUnverifiedIndex) {
 		return fmt.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: --allow-unverified-index)", err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || isDNSError(err) {
-		base := o.Mirror
+		base := o.Source.Mirror
 		if base == "" {
 			base = "NVIDIA's repository " + apt.DefaultBase
 		}

@@ -14,11 +14,11 @@ import (
 // checks it, and publishes it. When every package is up to date and OUT's
 // manifests and provenance already say what this run would write, no
 // generation is made and nothing is written (a read-only OUT works).
-func commitGeneration(o Options, pl *plan.Result, jobs []*job, tmp string, prev previous) (res *Result, err error) {
+func commitGeneration(o *run, pl *plan.Result, jobs []*job, tmp string, prev previous) (res *Result, err error) {
 	if allUpToDate(jobs) {
-		res, err := writeManifests(o, pl, jobs, "", prev) // writes nothing: fails if a write is needed
+		res, err := writeManifests(o, o.Build.Out, pl, jobs, "", prev) // writes nothing: fails if a write is needed
 		if err == nil && tmp != "" {
-			_, err = publish.Prune(o.Out) // what a killed run left
+			_, err = publish.Prune(o.Build.Out) // what a killed run left
 		}
 
 		if err == nil {
@@ -29,9 +29,9 @@ func commitGeneration(o Options, pl *plan.Result, jobs []*job, tmp string, prev 
 		}
 	}
 	if tmp == "" {
-		return nil, errReadOnly(o.Out, "its manifests must be rewritten")
+		return nil, errReadOnly(o.Build.Out, "its manifests must be rewritten")
 	}
-	g, err := publish.NewGeneration(o.Out)
+	g, err := publish.NewGeneration(o.Build.Out)
 	if err != nil {
 		return nil, err
 	}
@@ -55,12 +55,9 @@ func commitGeneration(o Options, pl *plan.Result, jobs []*job, tmp string, prev 
 	if err = commit(pl, jobs, tmp); err != nil {
 		return nil, err
 	}
-	og := o
-	og.Out = g.Dir
-	if res, err = writeManifests(og, pl, jobs, tmp, gprev); err != nil {
+	if res, err = writeManifests(o, g.Dir, pl, jobs, tmp, gprev); err != nil {
 		return nil, err
 	}
-	res.Out = o.Out
 	if err = checkOutput(g.Dir, res, jobs); err != nil {
 		return nil, fmt.Errorf("verifying the output: %w", err)
 	}

@@ -18,20 +18,20 @@ import (
 
 // Plan selects the release, reads its indexes (or lock file) and groups
 // the debs into redist packages.
-func Plan(ctx context.Context, o Options) (_ *plan.Result, err error) {
-	return makePlan(ctx, o)
+func Plan(ctx context.Context, o Options) (*plan.Result, error) {
+	return makePlan(ctx, newRun(o))
 }
 
 // makePlan is Plan for this package's own use.
-func makePlan(ctx context.Context, o Options) (*plan.Result, error) {
-	if err := o.Check(); err != nil {
+func makePlan(ctx context.Context, o *run) (*plan.Result, error) {
+	if err := o.Options.Check(); err != nil {
 		return nil, err
 	}
 	var lock *apt.Lock
 	var lockSum string
 	var err error
-	if o.LockFile != "" {
-		if lock, lockSum, err = readLock(o.LockFile); err != nil {
+	if o.Release.LockFile != "" {
+		if lock, lockSum, err = readLock(o.Release.LockFile); err != nil {
 			return nil, err
 		}
 	}
@@ -43,10 +43,10 @@ func makePlan(ctx context.Context, o Options) (*plan.Result, error) {
 	var indexes []redist.Index
 	if lock != nil {
 		if lock.Suite != "" && lock.Suite != prof.Suite {
-			return nil, fault.Usagef("lock file %s pins L4T %s but the profile is for %s", o.LockFile, lock.Suite, prof.Suite)
+			return nil, fault.Usagef("lock file %s pins L4T %s but the profile is for %s", o.Release.LockFile, lock.Suite, prof.Suite)
 		}
 		pkgs = lock.Packages
-		indexes = append(indexes, redist.Index{Repo: "lock", URL: o.LockFile, SHA256: lockSum})
+		indexes = append(indexes, redist.Index{Repo: "lock", URL: o.Release.LockFile, SHA256: lockSum})
 	} else {
 		f, err := o.fetcher()
 		if err != nil {
@@ -54,7 +54,7 @@ func makePlan(ctx context.Context, o Options) (*plan.Result, error) {
 		}
 		unsigned := false
 		for _, repo := range prof.Repos {
-			r := apt.NewRepo(o.Mirror, repo, prof.Suite)
+			r := apt.NewRepo(o.Source.Mirror, repo, prof.Suite)
 			ps, info, err := f.Index(ctx, r)
 			if err != nil {
 				return nil, indexHint(o, err) // names the repo, suite and URL already
@@ -68,7 +68,7 @@ func makePlan(ctx context.Context, o Options) (*plan.Result, error) {
 		}
 		if unsigned {
 			msg := "index signatures were not checked (no --keyring given)"
-			if o.Keyring != "" {
+			if o.Source.Keyring != "" {
 				msg = "the repository publishes no signed Release: index signatures could not be checked"
 			}
 			o.emit(Event{Kind: EventNotice, Message: msg})
@@ -85,10 +85,10 @@ func makePlan(ctx context.Context, o Options) (*plan.Result, error) {
 	}
 	if prof.ReleaseDate == "" {
 		prof.ReleaseDate = "1970-01-01"
-		if o.MTime.IsZero() {
+		if o.Build.MTime.IsZero() {
 			return nil, fmt.Errorf("L4T %s: no release date in the profile and none derivable from nvidia-l4t-* versions; set SOURCE_DATE_EPOCH or release_date in a --profile file", prof.Suite)
 		}
-		prof.ReleaseDate = o.MTime.UTC().Format("2006-01-02")
+		prof.ReleaseDate = o.Build.MTime.UTC().Format("2006-01-02")
 	}
 	p, err := plan.Build(prof, pkgs)
 	if err != nil {
@@ -101,9 +101,9 @@ func makePlan(ctx context.Context, o Options) (*plan.Result, error) {
 	if err := skipEmptyPackages(ctx, o, res); err != nil { // empty.go
 		return nil, err
 	}
-	if len(o.Only) > 0 {
+	if len(o.Build.Only) > 0 {
 		var keep []plan.Package
-		for _, name := range o.Only {
+		for _, name := range o.Build.Only {
 			i := slices.IndexFunc(p.Packages, func(q plan.Package) bool { return q.PName == name })
 			if i < 0 {
 				var names []string
@@ -114,7 +114,7 @@ func makePlan(ctx context.Context, o Options) (*plan.Result, error) {
 			}
 		}
 		for _, q := range p.Packages {
-			if slices.Contains(o.Only, q.PName) {
+			if slices.Contains(o.Build.Only, q.PName) {
 				keep = append(keep, q)
 			}
 		}
@@ -127,10 +127,10 @@ func makePlan(ctx context.Context, o Options) (*plan.Result, error) {
 // expects (of those --only names, when it narrows the run): an index cut
 // short at a stanza boundary, or a deb pulled upstream, must not make a
 // release that silently lacks a component.
-func checkExpected(o Options, prof Profile, pkgs []plan.Package) error {
+func checkExpected(o *run, prof Profile, pkgs []plan.Package) error {
 	var missing []string
 	for _, e := range prof.Expect {
-		if len(o.Only) > 0 && !slices.Contains(o.Only, e) {
+		if len(o.Build.Only) > 0 && !slices.Contains(o.Build.Only, e) {
 			continue
 		}
 		if !slices.ContainsFunc(pkgs, func(q plan.Package) bool { return q.PName == e }) {
@@ -141,38 +141,38 @@ func checkExpected(o Options, prof Profile, pkgs []plan.Package) error {
 		return nil
 	}
 	where := "the index"
-	if o.LockFile != "" {
-		where = "the lock file " + o.LockFile
+	if o.Release.LockFile != "" {
+		where = "the lock file " + o.Release.LockFile
 	}
 	return &fault.IncompleteError{Suite: prof.Suite, Profile: prof.Name, Missing: missing, Source: where}
 }
 
 // selectProfile returns the profile of the release o selects. o.Check has
 // run, so exactly one of JetPack, L4T and ProfileFile is set, or none and
-// the lock (o.LockFile, read by the caller) names the suite.
-func selectProfile(o Options, lock *apt.Lock) (Profile, error) {
+// the lock (o.Release.LockFile, read by the caller) names the suite.
+func selectProfile(o *run, lock *apt.Lock) (Profile, error) {
 	switch {
-	case o.ProfileFile != "":
-		p, err := profile.LoadFile(o.ProfileFile)
+	case o.Release.ProfileFile != "":
+		p, err := profile.LoadFile(o.Release.ProfileFile)
 		if ie := (*profile.InvalidError)(nil); errors.As(err, &ie) {
-			return p, &fault.UsageError{Msg: err.Error(), Err: err, File: o.ProfileFile}
+			return p, &fault.UsageError{Msg: err.Error(), Err: err, File: o.Release.ProfileFile}
 		}
 		return p, err
-	case o.JetPack != "":
-		p, err := profile.ForJetPack(o.JetPack)
+	case o.Release.JetPack != "":
+		p, err := profile.ForJetPack(o.Release.JetPack)
 		if err != nil {
 			return p, &fault.UsageError{Msg: err.Error()}
 		}
 		return p, nil
-	case o.L4T != "":
-		p, err := profile.ForSuite(o.L4T)
+	case o.Release.L4T != "":
+		p, err := profile.ForSuite(o.Release.L4T)
 		if err != nil {
 			return p, &fault.UsageError{Msg: err.Error()}
 		}
 		return p, nil
 	}
 	if lock.Suite == "" {
-		return Profile{}, fault.Usagef("lock file %s does not name its L4T suite (jetpack-nixos format): add --l4t or --jetpack", o.LockFile)
+		return Profile{}, fault.Usagef("lock file %s does not name its L4T suite (jetpack-nixos format): add --l4t or --jetpack", o.Release.LockFile)
 	}
 	return profile.ForSuite(lock.Suite)
 }

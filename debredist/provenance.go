@@ -70,14 +70,16 @@ func readPrevious(out string) previous {
 
 // writeManifests writes, per product, the provenance sidecar and then the
 // manifest (last, so a manifest never names an archive that is not there),
-// and removes archives of earlier runs that no manifest names any more.
-func writeManifests(o Options, pl *plan.Result, jobs []*job, tmp string, prev previous) (*Result, error) {
-	res := &Result{Out: o.Out, Profile: pl.Profile}
+// and removes archives of earlier runs that no manifest names any more;
+// gen is the directory written: a new generation, or OUT itself when
+// nothing needs writing.
+func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string, prev previous) (*Result, error) {
+	res := &Result{Out: o.Build.Out, Profile: pl.Profile}
 	byProduct := map[string][]*job{}
 	for _, j := range jobs {
 		byProduct[j.pkg.Product] = append(byProduct[j.pkg.Product], j)
 	}
-	comp, _ := compression(o.Compression)
+	comp, _ := compression(o.Build.Compression)
 	kept := map[string]bool{}
 	for _, pr := range pl.Products {
 		js := byProduct[pr.Product]
@@ -85,7 +87,7 @@ func writeManifests(o Options, pl *plan.Result, jobs []*job, tmp string, prev pr
 			continue // filtered out by --only
 		}
 		base := redist.ManifestPrefix + pr.Label
-		dir, err := publish.Path(o.Out, pr.Product, "redist")
+		dir, err := publish.Path(gen, pr.Product, "redist")
 		if err != nil {
 			return nil, err
 		}
@@ -95,8 +97,8 @@ func writeManifests(o Options, pl *plan.Result, jobs []*job, tmp string, prev pr
 		}
 		sidecarPath, legacySidecar := redist.SidecarFor(manifestPath)
 		m := &redist.Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*redist.Component{}}
-		prov := redist.Provenance{Tool: "debredist " + Version, Encoder: encoderInfo(comp, o.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
-		if len(o.Only) > 0 {
+		prov := redist.Provenance{Tool: "debredist " + Version, Encoder: encoderInfo(comp, o.Build.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
+		if len(o.Build.Only) > 0 {
 			// --only rebuilds some components: the others of this
 			// manifest stay as the earlier run wrote them.
 			mine := map[string]bool{}
@@ -155,7 +157,7 @@ func writeManifests(o Options, pl *plan.Result, jobs []*job, tmp string, prev pr
 			continue
 		}
 		if tmp == "" {
-			return nil, errReadOnly(o.Out, manifestPath+" must be rewritten")
+			return nil, errReadOnly(gen, manifestPath+" must be rewritten")
 		}
 		if err := publish.WriteAtomic(sidecarPath, append(pb, '\n'), tmp); err != nil {
 			return nil, err

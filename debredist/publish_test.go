@@ -225,25 +225,25 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 func TestOutSpelledUncleaned(t *testing.T) {
 	e := convertedBaseline(t)
 	gens := func() []string {
-		m, _ := filepath.Glob(filepath.Join(e.opts.Out, publish.GenDir, "*"))
+		m, _ := filepath.Glob(filepath.Join(e.opts.Build.Out, publish.GenDir, "*"))
 		return m
 	}
 	before := gens()
 	o := e.opts
-	o.Out = filepath.Dir(e.opts.Out) + "/./" + filepath.Base(e.opts.Out) + "/"
+	o.Build.Out = filepath.Dir(e.opts.Build.Out) + "/./" + filepath.Base(e.opts.Build.Out) + "/"
 	res, err := Convert(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range res.Packages {
 		if !p.UpToDate {
-			t.Errorf("%s rebuilt on a rerun into %s", p.PName, o.Out)
+			t.Errorf("%s rebuilt on a rerun into %s", p.PName, o.Build.Out)
 		}
 	}
 	if after := gens(); !slices.Equal(after, before) {
-		t.Errorf("rerun into %s published a new generation: %v -> %v", o.Out, before, after)
+		t.Errorf("rerun into %s published a new generation: %v -> %v", o.Build.Out, before, after)
 	}
-	rep, err := verify.Dir(context.Background(), o.Out)
+	rep, err := verify.Dir(context.Background(), o.Build.Out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestOutSpelledUncleaned(t *testing.T) {
 	}
 	for _, m := range rep.Manifests {
 		if strings.Contains(m, publish.GenDir) {
-			t.Errorf("verify %s reports %s, a path inside the generation directory", o.Out, m)
+			t.Errorf("verify %s reports %s, a path inside the generation directory", o.Build.Out, m)
 		}
 	}
 }
@@ -286,7 +286,7 @@ func TestOwnEntriesNeverFollowed(t *testing.T) {
 			if name == publish.MutexFile {
 				target = filepath.Join(victim, "created")
 			}
-			p := filepath.Join(e.opts.Out, name)
+			p := filepath.Join(e.opts.Build.Out, name)
 			if err := os.RemoveAll(p); err != nil {
 				t.Fatal(err)
 			}
@@ -295,7 +295,7 @@ func TestOwnEntriesNeverFollowed(t *testing.T) {
 			}
 			before := victimFiles(t, victim)
 			o := e.opts
-			o.MTime = time.Unix(1710000000, 0) // every archive changes
+			o.Build.MTime = time.Unix(1710000000, 0) // every archive changes
 			_, err := Convert(context.Background(), o)
 			if err == nil || !strings.Contains(err.Error(), "symbolic link") {
 				t.Errorf("convert with %s a symlink: err = %v, want a refusal naming the link", name, err)
@@ -308,11 +308,11 @@ func TestOwnEntriesNeverFollowed(t *testing.T) {
 	t.Run("product link", func(t *testing.T) {
 		e := convertedBaseline(t)
 		elsewhere := t.TempDir()
-		cpA(t, filepath.Join(e.opts.Out, "cuda"), filepath.Join(elsewhere, "cuda"))
-		if err := os.Symlink(filepath.Join(elsewhere, "cuda"), filepath.Join(e.opts.Out, "evil")); err != nil {
+		cpA(t, filepath.Join(e.opts.Build.Out, "cuda"), filepath.Join(elsewhere, "cuda"))
+		if err := os.Symlink(filepath.Join(elsewhere, "cuda"), filepath.Join(e.opts.Build.Out, "evil")); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := verify.Dir(context.Background(), e.opts.Out)
+		rep, err := verify.Dir(context.Background(), e.opts.Build.Out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -332,11 +332,11 @@ func TestOwnEntriesNeverFollowed(t *testing.T) {
 			t.Errorf("verify does not report the foreign link: %v", rep.Problems)
 		}
 		o := e.opts
-		o.MTime = time.Unix(1710000000, 0) // every archive changes: a new generation
+		o.Build.MTime = time.Unix(1710000000, 0) // every archive changes: a new generation
 		if _, err := Convert(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
-		gen, _ := filepath.Glob(filepath.Join(e.opts.Out, publish.GenDir, "gen-*", "evil"))
+		gen, _ := filepath.Glob(filepath.Join(e.opts.Build.Out, publish.GenDir, "gen-*", "evil"))
 		if len(gen) > 0 {
 			t.Errorf("convert cloned the foreign link's target into %v", gen)
 		}
@@ -460,7 +460,7 @@ func TestVerifyOwnLinks(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	o := Options{JetPack: "6", Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache"), Out: out, Only: []string{"cuda_cudart", "cudnn"}}
+	o := Options{Source: Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}}
 	if _, err := Convert(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func errReadOnly(out, what string) error {
 // warnUnread says when packages are kept as up to date by the inputs
 // recorded in OUT alone: their debs are not in the cache (--offline, a
 // lock naming debs never downloaded), so nothing was read to confirm it.
-func warnUnread(o Options, jobs []*job) {
+func warnUnread(o *run, jobs []*job) {
 	var debs []apt.Package
 	n := 0
 	for _, j := range jobs {
@@ -27,7 +27,7 @@ func warnUnread(o Options, jobs []*job) {
 	if len(debs) == 0 {
 		return
 	}
-	f, err := fetch.New(fetch.Options{Base: o.Mirror, CacheDir: o.CacheDir})
+	f, err := fetch.New(fetch.Options{CacheDir: o.Source.CacheDir, Base: o.Source.Mirror})
 	if err != nil {
 		return // the run needs no fetcher; Missing is only a report
 	}

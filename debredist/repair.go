@@ -16,7 +16,7 @@ import (
 // retried, else the error that stands: err itself when it is not about
 // the cache, or the corruption and why it could not be repaired
 // (--offline removes the entry and downloads nothing).
-func repairCache(ctx context.Context, o Options, f *fetch.Fetcher, debs []apt.Package, err error) error {
+func repairCache(ctx context.Context, o *run, f *fetch.Fetcher, debs []apt.Package, err error) error {
 	var ce *fault.CorruptCacheError
 	if !errors.As(err, &ce) || f == nil {
 		return err
@@ -24,7 +24,7 @@ func repairCache(ctx context.Context, o Options, f *fetch.Fetcher, debs []apt.Pa
 	if eerr := f.Evict(ctx, ce.Expected); eerr != nil {
 		return fmt.Errorf("%w; removing it: %v", ce, eerr)
 	}
-	if o.Offline {
+	if o.Source.Offline {
 		return fmt.Errorf("%w; removed it (--offline: not downloading it again)", ce)
 	}
 	o.emit(Event{Kind: EventWarning, Package: ce.Package, Message: ce.Error() + "; removed it, downloading it again"})

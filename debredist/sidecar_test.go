@@ -36,7 +36,7 @@ func redistribFiles(t *testing.T, out string) []string {
 func TestSidecarNameAndMigration(t *testing.T) {
 	t.Parallel()
 	out, cache := t.TempDir(), t.TempDir()
-	o := Options{JetPack: "6", Mirror: filepath.Join("..", "testdata", "sample-mirror"), Out: out, CacheDir: cache, Only: []string{"cuda_cudart", "cudnn"}}
+	o := Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}}
 	convert(t, o)
 	for _, f := range redistribFiles(t, out) {
 		if !redist.IsManifestName(filepath.Base(f)) || strings.Contains(f, "provenance") {

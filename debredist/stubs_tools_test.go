@@ -54,7 +54,7 @@ func TestStubs(t *testing.T) {
 					only = append(only, strings.Split(w, ":")[0])
 				}
 			}
-			res := convert(t, Options{JetPack: c.jetpack, Mirror: m, Out: out, CacheDir: t.TempDir(), Only: only})
+			res := convert(t, Options{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Release: Release{JetPack: c.jetpack}, Build: Build{Out: out, Only: only}})
 			prev := readPrevious(out)
 			var got []string
 			recs := map[string]redist.Archive{}

@@ -65,9 +65,9 @@ type FetchResult struct {
 
 // Fetch plans the release like Convert and makes sure every deb the plan
 // needs is in the cache (or, with packages given, those binary packages of
-// the release's repos). With Options.LockOut it writes the lock of the debs.
-func Fetch(ctx context.Context, o Options, packages ...string) (_ *FetchResult, err error) {
-	o = o.counting()
+// the release's repos). With Build.LockOut it writes the lock of the debs.
+func Fetch(ctx context.Context, opts Options, packages ...string) (*FetchResult, error) {
+	o := newRun(opts)
 	pl, err := makePlan(ctx, o)
 	if err != nil {
 		return nil, err
@@ -105,8 +105,8 @@ func Fetch(ctx context.Context, o Options, packages ...string) (_ *FetchResult, 
 	if err != nil {
 		return nil, err
 	}
-	if o.LockOut != "" {
-		if err := writeLockOut(o.LockOut, pl); err != nil {
+	if o.Build.LockOut != "" {
+		if err := writeLockOut(o.Build.LockOut, pl); err != nil {
 			return nil, err
 		}
 	}

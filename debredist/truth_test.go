@@ -26,13 +26,13 @@ func TestUpToDateWithoutDebsKeepsProvenance(t *testing.T) {
 	before := treeState(t, e.out)
 
 	o := e.opts
-	o.CacheDir, o.Offline = filepath.Join(e.root, "empty-cache"), true
-	o.LockFile = filepath.Join(e.root, "another-name.lock.json") // a rewritten sidecar would name it
-	lb, err := os.ReadFile(e.opts.LockFile)
+	o.Source.CacheDir, o.Source.Offline = filepath.Join(e.root, "empty-cache"), true
+	o.Release.LockFile = filepath.Join(e.root, "another-name.lock.json") // a rewritten sidecar would name it
+	lb, err := os.ReadFile(e.opts.Release.LockFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustWrite(t, o.LockFile, lb)
+	mustWrite(t, o.Release.LockFile, lb)
 	warnings := collectWarnings(&o)
 	res, err := Convert(context.Background(), o)
 	if err != nil {
@@ -61,7 +61,7 @@ func TestNoOpOnReadOnlyOut(t *testing.T) {
 		t.Fatalf("no-op run on a read-only OUT: %v", err)
 	}
 	o := e.opts
-	o.Compression = "zstd" // other archives: something must be written
+	o.Build.Compression = "zstd" // other archives: something must be written
 	_, err := Convert(context.Background(), o)
 	if err == nil || !strings.Contains(err.Error(), "not writable") || strings.Count(err.Error(), "\n") > 0 {
 		t.Fatalf("got %v, want one line saying OUT is not writable", err)
@@ -139,7 +139,7 @@ func TestUnwritableLockOutLeavesOutComplete(t *testing.T) {
 	e := newHostileEnv(t, b, nil)
 	file := filepath.Join(e.root, "a-file")
 	mustWrite(t, file, nil)
-	e.opts.LockOut = filepath.Join(file, "x.lock.json")
+	e.opts.Build.LockOut = filepath.Join(file, "x.lock.json")
 	_, err = Convert(context.Background(), e.opts)
 	if err == nil || !strings.Contains(err.Error(), "--lock-out") || strings.Contains(err.Error(), ".write-") {
 		t.Fatalf("got %v, want an error naming --lock-out (and no temporary file)", err)

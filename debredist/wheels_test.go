@@ -34,7 +34,7 @@ func TestTensorRTWheels(t *testing.T) {
 	} {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
 			out := t.TempDir()
-			res := convert(t, Options{JetPack: tc.jp, Mirror: filepath.Join("..", "testdata", "sample-mirror"), Out: out, CacheDir: cache, Only: []string{"tensorrt"}})
+			res := convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out, Only: []string{"tensorrt"}}})
 			file := filepath.Join(out, filepath.FromSlash(res.Packages[0].Archive))
 			f, err := os.Open(file)
 			if err != nil {

@@ -235,19 +235,19 @@ func (s *selection) source(a *app) debredist.Options {
 	if mirror == "" {
 		mirror = a.getenv("DEBREDIST_MIRROR")
 	}
-	return debredist.Options{Mirror: mirror, CacheDir: s.cache, Keyring: s.keyring, Offline: s.offline, AllowUnverifiedIndex: s.unverified}
+	return debredist.Options{Source: debredist.Source{Mirror: mirror, CacheDir: s.cache, Keyring: s.keyring, Offline: s.offline, AllowUnverifiedIndex: s.unverified}}
 }
 
 // options checks the selection and turns it into Options.
 func (s *selection) options(a *app) (debredist.Options, error) {
 	o := s.source(a)
-	o.JetPack, o.L4T, o.ProfileFile, o.LockFile = s.jetpack, s.l4t, s.profile, s.lock
+	o.Release.JetPack, o.Release.L4T, o.Release.ProfileFile, o.Release.LockFile = s.jetpack, s.l4t, s.profile, s.lock
 	if v := a.getenv("SOURCE_DATE_EPOCH"); v != "" {
 		sec, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || sec < 0 {
 			return o, usagef("SOURCE_DATE_EPOCH=%q: want a non-negative integer number of seconds", v)
 		}
-		o.MTime = time.Unix(sec, 0).UTC()
+		o.Build.MTime = time.Unix(sec, 0).UTC()
 	}
 	return o, nil
 }
@@ -285,7 +285,7 @@ debredist plan --lock jetpack6.lock --offline --json`,
 			if err != nil {
 				return err
 			}
-			o.Only = only
+			o.Build.Only = only
 			pr := a.newProgress()
 			o.OnEvent = pr.handle
 			pl, err := debredist.Plan(a.ctx, o)
@@ -377,7 +377,7 @@ debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12
 			if err != nil {
 				return err
 			}
-			o.Jobs, o.VerifyCache, o.LockOut = *jobs, *verifyCache, *lockOut
+			o.Source.Downloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.LockOut = *jobs, *jobs, *verifyCache, *lockOut
 			if err := o.Check(); err != nil {
 				return err
 			}
@@ -455,9 +455,9 @@ SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --
 			if err != nil {
 				return err
 			}
-			o.Out, o.Jobs, o.VerifyCache, o.Compression, o.Only, o.LockOut = *out, *jobs, *verifyCache, *compress, only, *lockOut
-			o.Preset = *preset
-			if err := debredist.CheckConvert(o); err != nil {
+			o.Build.Out, o.Source.Downloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.Compression, o.Build.Only, o.Build.LockOut = *out, *jobs, *jobs, *verifyCache, *compress, only, *lockOut
+			o.Build.Preset = *preset
+			if err := o.Check(); err != nil {
 				return err
 			}
 			pr := a.newProgress()

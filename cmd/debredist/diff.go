@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/debredist/debredist/debredist"
 	"github.com/debredist/debredist/debredist/reldiff"
+	"github.com/debredist/debredist/internal/publish"
 )
 
 // ---- diff
@@ -59,8 +61,8 @@ debredist diff r36.5 ./my-r36.6.json --files`,
 				return usagef("want 2 arguments, FROM and TO; got %d", len(args))
 			}
 			so := sel.source(a)
-			so.Jobs = *jobs
-			o := debredist.DiffOptions{Options: so, Files: *files}
+			so.Source.Downloads = *jobs
+			o := debredist.DiffOptions{Source: so.Source, Files: *files}
 			if err := o.Check(); err != nil {
 				return err
 			}
@@ -280,16 +282,14 @@ debredist plan --lock r36.5-debs.json --l4t r36.5`,
 			}
 			pr := a.newProgress()
 			o.OnEvent = pr.handle
-			if *out != "" {
-				err = debredist.InventoryFile(a.ctx, o, *out, *format)
-				pr.close()
-				return err
-			}
 			var b bytes.Buffer
 			err = debredist.Inventory(a.ctx, o, &b, *format)
 			pr.close()
 			if err != nil {
 				return err
+			}
+			if *out != "" { // written whole or not at all
+				return publish.WriteAtomic(*out, b.Bytes(), filepath.Dir(*out))
 			}
 			_, err = a.stdout.Write(b.Bytes())
 			return err

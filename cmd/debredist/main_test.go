@@ -126,8 +126,8 @@ func TestSourceDateEpoch(t *testing.T) {
 			t.Errorf("SOURCE_DATE_EPOCH=%q: err = %v, want error %v", tc.env, err, tc.wantErr)
 			continue
 		}
-		if !o.MTime.Equal(tc.want) {
-			t.Errorf("SOURCE_DATE_EPOCH=%q: MTime = %v, want %v", tc.env, o.MTime, tc.want)
+		if !o.Build.MTime.Equal(tc.want) {
+			t.Errorf("SOURCE_DATE_EPOCH=%q: MTime = %v, want %v", tc.env, o.Build.MTime, tc.want)
 		}
 	}
 	t.Setenv("SOURCE_DATE_EPOCH", "yesterday")
