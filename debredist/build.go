@@ -23,12 +23,12 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/deb"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/publish"
@@ -114,7 +114,7 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 	}
 	entries := make([]archive.Entry, 0, len(tree.Nodes))
 	for _, nd := range tree.Nodes {
-		e := archive.Entry{Name: nd.Path, Type: nd.Type, Mode: nd.Mode, Size: nd.Size, Linkname: nd.Link}
+		e := archive.Entry{Header: entry.Header{Path: nd.Path, Type: nd.Type, Mode: nd.Mode, Size: nd.Size, Link: nd.Link}}
 		if nd.Type == entry.Regular {
 			if nd.Data != nil {
 				data := nd.Data
@@ -211,7 +211,7 @@ func stageDeb(ctx context.Context, o *run, d apt.Package, f io.Reader, dir strin
 				if errors.As(err, &de) { // names deb, member and entry already
 					return nil, err
 				}
-				return nil, fmt.Errorf("%s: %s: %w", path.Base(d.Filename), e.Name, err)
+				return nil, fmt.Errorf("%s: %s: %w", path.Base(d.Filename), e.Path, err)
 			}
 			in.Digest, in.Ref = digest, blob
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/archive"
@@ -54,7 +55,7 @@ func convert(t *testing.T, o Options) *Result {
 }
 
 // archiveEntries lists the entries (relative to the top dir) of an archive.
-func archiveEntries(t *testing.T, file string) map[string]archive.Header {
+func archiveEntries(t *testing.T, file string) map[string]entry.Header {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
@@ -65,9 +66,9 @@ func archiveEntries(t *testing.T, file string) map[string]archive.Header {
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	out := map[string]archive.Header{}
+	out := map[string]entry.Header{}
 	for _, h := range r.Entries {
-		out[h.Name] = h
+		out[h.Path] = h
 	}
 	return out
 }

@@ -9,9 +9,9 @@ import (
 	"sort"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/internal/deb"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/nixcheck"
@@ -102,7 +102,7 @@ func treeHasPayload(t *layout.Tree) bool {
 func outputWarnings(p Profile, pkg plan.Package, t *layout.Tree) []string {
 	c := nixcheck.Default().NewChecker(nixcheck.Target{PName: pkg.PName, Platform: pkg.Platform, CUDA: p.CUDA, Version: pkg.Version, Capabilities: p.Capabilities})
 	for _, n := range t.Nodes {
-		_ = c.Add(nixcheck.Entry{Path: n.Path, Type: n.Type, Link: n.Link}, nil)
+		_ = c.Add(entry.Header{Path: n.Path, Type: n.Type, Link: n.Link}, nil)
 	}
 	r := c.Finish()
 	if r.Broken != "" {

@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/elfstub"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 )
 
@@ -104,11 +104,15 @@ func addStubs(p Profile, pname string, tree *layout.Tree, debs []apt.Package) ([
 				}
 				continue
 			}
-			tree.Nodes = append(tree.Nodes, layout.Node{Path: d, Type: entry.Dir, Mode: 0o755, Origins: []fault.DebPath{{Deb: stubOrigin, Path: name}}})
+			tree.Nodes = append(tree.Nodes, layout.Node{Header: entry.Header{Path: d, Type: entry.Dir, Mode: 0o755}, Origins: []fault.DebPath{{Deb: stubOrigin, Path: name}}})
 			nodes[d] = &tree.Nodes[len(tree.Nodes)-1]
 		}
-		tree.Nodes = append(tree.Nodes, layout.Node{Path: name, Type: entry.Regular, Mode: 0o755, Size: int64(len(b)), Digest: digest, Data: b,
-			Origins: []fault.DebPath{{Deb: stubOrigin, Path: real.Path}}})
+		tree.Nodes = append(tree.Nodes, layout.Node{
+			Header:  entry.Header{Path: name, Type: entry.Regular, Mode: 0o755, Size: int64(len(b))},
+			Digest:  digest,
+			Data:    b,
+			Origins: []fault.DebPath{{Deb: stubOrigin, Path: real.Path}},
+		})
 		nodes[name] = &tree.Nodes[len(tree.Nodes)-1]
 		recs = append(recs, redist.Stub{Path: name, From: real.Path, FromDeb: debFile, SOName: lib.SOName, Symbols: len(lib.Symbols), SHA256: digest})
 	}

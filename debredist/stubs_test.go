@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/elfstub"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 )
 
@@ -28,11 +28,15 @@ func stubTree(t *testing.T, body []byte, extra ...layout.Node) *layout.Tree {
 		t.Fatal(err)
 	}
 	tr := &layout.Tree{PName: "libdemo", Nodes: []layout.Node{
-		{Path: "lib", Type: entry.Dir, Mode: 0o755},
-		{Path: "lib/libdemo.so", Type: entry.Symlink, Link: "libdemo.so.3"},
-		{Path: "lib/libdemo.so.3", Type: entry.Symlink, Link: "libdemo.so.3.1"},
-		{Path: "lib/libdemo.so.3.1", Type: entry.Regular, Mode: 0o755, Size: int64(len(body)), Digest: "x", Ref: blob,
-			Origins: []fault.DebPath{{Deb: "libdemo3", Path: "usr/lib/aarch64-linux-gnu/libdemo.so.3.1"}}},
+		{Header: entry.Header{Path: "lib", Type: entry.Dir, Mode: 0o755}},
+		{Header: entry.Header{Path: "lib/libdemo.so", Type: entry.Symlink, Link: "libdemo.so.3"}},
+		{Header: entry.Header{Path: "lib/libdemo.so.3", Type: entry.Symlink, Link: "libdemo.so.3.1"}},
+		{
+			Header:  entry.Header{Path: "lib/libdemo.so.3.1", Type: entry.Regular, Mode: 0o755, Size: int64(len(body))},
+			Digest:  "x",
+			Ref:     blob,
+			Origins: []fault.DebPath{{Deb: "libdemo3", Path: "usr/lib/aarch64-linux-gnu/libdemo.so.3.1"}},
+		},
 	}}
 	tr.Nodes = append(tr.Nodes, extra...)
 	return tr
@@ -105,9 +109,13 @@ func TestAddStubs(t *testing.T) {
 func TestAddStubsKeepsShippedStub(t *testing.T) {
 	t.Parallel()
 	real, _ := demoLibrary(t)
-	shipped := layout.Node{Path: "lib/stubs/libdemo.so", Type: entry.Regular, Mode: 0o755, Size: 3, Digest: "nvidia", Ref: "nvidia-stub",
-		Origins: []fault.DebPath{{Deb: "libdemo-dev", Path: "usr/lib/aarch64-linux-gnu/stubs/libdemo.so"}}}
-	tr := stubTree(t, real, layout.Node{Path: "lib/stubs", Type: entry.Dir, Mode: 0o755}, shipped)
+	shipped := layout.Node{
+		Header:  entry.Header{Path: "lib/stubs/libdemo.so", Type: entry.Regular, Mode: 0o755, Size: 3},
+		Digest:  "nvidia",
+		Ref:     "nvidia-stub",
+		Origins: []fault.DebPath{{Deb: "libdemo-dev", Path: "usr/lib/aarch64-linux-gnu/stubs/libdemo.so"}},
+	}
+	tr := stubTree(t, real, layout.Node{Header: entry.Header{Path: "lib/stubs", Type: entry.Dir, Mode: 0o755}}, shipped)
 	recs, err := addStubs(stubProfile(), "libdemo", tr, demoDebs)
 	if err != nil {
 		t.Fatal(err)
@@ -144,8 +152,12 @@ func TestAddStubsNotELF(t *testing.T) {
 func TestAddStubsTwoSources(t *testing.T) {
 	t.Parallel()
 	real, _ := demoLibrary(t)
-	tr := stubTree(t, real, layout.Node{Path: "lib/libdemo.so.3.2", Type: entry.Regular, Mode: 0o755, Ref: "other", Digest: "y",
-		Origins: []fault.DebPath{{Deb: "libdemo3", Path: "usr/lib/aarch64-linux-gnu/libdemo.so.3.2"}}})
+	tr := stubTree(t, real, layout.Node{
+		Header:  entry.Header{Path: "lib/libdemo.so.3.2", Type: entry.Regular, Mode: 0o755},
+		Ref:     "other",
+		Digest:  "y",
+		Origins: []fault.DebPath{{Deb: "libdemo3", Path: "usr/lib/aarch64-linux-gnu/libdemo.so.3.2"}},
+	})
 	_, err := addStubs(stubProfile(), "libdemo", tr, demoDebs)
 	if err == nil || !strings.Contains(err.Error(), "lib/libdemo.so.3.1 and lib/libdemo.so.3.2") {
 		t.Errorf("two real libraries for one stub: %v", err)
@@ -161,7 +173,7 @@ func TestAddStubsHardlink(t *testing.T) {
 		if tr.Nodes[i].Path == "lib/libdemo.so.3.1" {
 			f := tr.Nodes[i]
 			f.Path = "lib/libdemo-impl.bin"
-			tr.Nodes[i] = layout.Node{Path: "lib/libdemo.so.3.1", Type: entry.Hardlink, Link: f.Path, Origins: f.Origins}
+			tr.Nodes[i] = layout.Node{Header: entry.Header{Path: "lib/libdemo.so.3.1", Type: entry.Hardlink, Link: f.Path}, Origins: f.Origins}
 			tr.Nodes = append(tr.Nodes, f)
 		}
 	}

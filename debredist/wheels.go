@@ -11,9 +11,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/wheel"
 )
@@ -116,8 +116,11 @@ func addWheels(p Profile, pname, version string, tree *layout.Tree) ([]string, e
 		if slices.ContainsFunc(kept, func(n layout.Node) bool { return n.Path == name }) {
 			return nil, fmt.Errorf("wheel %s: the debs already ship %s", r.Name, name)
 		}
-		kept = append(kept, layout.Node{Path: name, Type: entry.Regular, Mode: 0o644, Size: int64(b.Len()), Data: b.Bytes(),
-			Origins: append([]fault.DebPath{{Deb: wheelOrigin, Path: name}}, origins[k]...)})
+		kept = append(kept, layout.Node{
+			Header:  entry.Header{Path: name, Type: entry.Regular, Mode: 0o644, Size: int64(b.Len())},
+			Data:    b.Bytes(),
+			Origins: append([]fault.DebPath{{Deb: wheelOrigin, Path: name}}, origins[k]...),
+		})
 		made = append(made, name)
 	}
 	tree.Nodes = pruneDirs(kept)

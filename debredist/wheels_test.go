@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/testutil"
 )
@@ -44,21 +45,21 @@ func TestTensorRTWheels(t *testing.T) {
 			dir := t.TempDir()
 			var wheels []string
 			var trtexec, samples bool
-			err = archive.Walk(context.Background(), f, func(h archive.Header, r io.Reader) error {
+			err = archive.Walk(context.Background(), f, func(h entry.Header, r io.Reader) error {
 				switch {
-				case path.Dir(h.Name) == "python" && strings.HasSuffix(h.Name, ".whl"):
-					wheels = append(wheels, path.Base(h.Name))
+				case path.Dir(h.Path) == "python" && strings.HasSuffix(h.Path, ".whl"):
+					wheels = append(wheels, path.Base(h.Path))
 					b, err := io.ReadAll(r)
 					if err != nil {
 						return err
 					}
-					return os.WriteFile(filepath.Join(dir, path.Base(h.Name)), b, 0o644)
-				case h.Name == "bin/trtexec":
+					return os.WriteFile(filepath.Join(dir, path.Base(h.Path)), b, 0o644)
+				case h.Path == "bin/trtexec":
 					trtexec = true
-				case strings.HasPrefix(h.Name, "samples/"):
+				case strings.HasPrefix(h.Path, "samples/"):
 					samples = true
-				case strings.Contains(h.Name, "-packages/tensorrt"):
-					t.Errorf("%s: the installed tree of a wheeled deb is left in the archive", h.Name)
+				case strings.Contains(h.Path, "-packages/tensorrt"):
+					t.Errorf("%s: the installed tree of a wheeled deb is left in the archive", h.Path)
 				}
 				return nil
 			})

@@ -15,8 +15,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/archive"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -78,13 +78,13 @@ func walk(dir string) ([]archive.Entry, error) {
 		if err != nil {
 			return err
 		}
-		e := archive.Entry{Name: filepath.ToSlash(rel), Mode: fi.Mode()}
+		e := archive.Entry{Header: entry.Header{Path: filepath.ToSlash(rel), Mode: fi.Mode()}}
 		switch {
 		case fi.IsDir():
 			e.Type = entry.Dir
 		case fi.Mode()&fs.ModeSymlink != 0:
 			e.Type = entry.Symlink
-			if e.Linkname, err = os.Readlink(p); err != nil {
+			if e.Link, err = os.Readlink(p); err != nil {
 				return err
 			}
 		case fi.Mode().IsRegular():

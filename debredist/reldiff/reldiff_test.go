@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 )
 
@@ -124,10 +124,10 @@ func TestLayoutUnplacedAndFiles(t *testing.T) {
 	lic := "usr/share/doc/cuda-cudart-12-6/copyright"
 	read := func(string) ([]byte, error) { return []byte("license\n"), nil }
 	base := []layout.Input{
-		{Deb: "cuda-cudart-12-6", Path: root + "lib/libcudart.so.12.6.68", Type: entry.Regular, Mode: 0o644, Size: 1, Digest: "x", Ref: "r"},
-		{Deb: "cuda-cudart-12-6", Path: root + "lib/libcudart.so.12", Type: entry.Symlink, Link: "libcudart.so.12.6.68"},
-		{Deb: "cuda-cudart-12-6", Path: root + "include/cuda.h", Type: entry.Regular, Mode: 0o644, Size: 1, Digest: "y", Ref: "r"},
-		{Deb: "cuda-cudart-12-6", Path: lic, Type: entry.Regular, Mode: 0o644, Size: 8, Digest: "z", Ref: "l"},
+		{Header: entry.Header{Path: root + "lib/libcudart.so.12.6.68", Type: entry.Regular, Mode: 0o644, Size: 1}, Deb: "cuda-cudart-12-6", Digest: "x", Ref: "r"},
+		{Header: entry.Header{Path: root + "lib/libcudart.so.12", Type: entry.Symlink, Link: "libcudart.so.12.6.68"}, Deb: "cuda-cudart-12-6"},
+		{Header: entry.Header{Path: root + "include/cuda.h", Type: entry.Regular, Mode: 0o644, Size: 1}, Deb: "cuda-cudart-12-6", Digest: "y", Ref: "r"},
+		{Header: entry.Header{Path: lic, Type: entry.Regular, Mode: 0o644, Size: 8}, Deb: "cuda-cudart-12-6", Digest: "z", Ref: "l"},
 	}
 	old := Layout(eng, "cuda_cudart", base, read)
 	if old.Problem != "" || len(old.Unplaced) != 0 {
@@ -137,12 +137,12 @@ func TestLayoutUnplacedAndFiles(t *testing.T) {
 		t.Fatalf("old listing lacks lib/libcudart.so.12 -> libcudart.so.12.6.68: %+v", old.Nodes)
 	}
 	next := []layout.Input{
-		{Deb: "cuda-cudart-12-6", Path: root + "lib/libcudart.so.12.6.77", Type: entry.Regular, Mode: 0o644, Size: 1, Digest: "x", Ref: "r"},
-		{Deb: "cuda-cudart-12-6", Path: root + "lib/libcudart.so.12", Type: entry.Symlink, Link: "libcudart.so.12.6.77"},
-		{Deb: "cuda-cudart-12-6", Path: root + "include/cuda.h", Type: entry.Dir, Mode: 0o755},
-		{Deb: "cuda-cudart-12-6", Path: root + "include/cuda.h/inner.h", Type: entry.Regular, Mode: 0o644, Size: 1, Digest: "y", Ref: "r"},
-		{Deb: "cuda-cudart-12-6", Path: lic, Type: entry.Regular, Mode: 0o644, Size: 8, Digest: "z", Ref: "l"},
-		{Deb: "cuda-cudart-12-6", Path: "srv/nvidia/strange.bin", Type: entry.Regular, Mode: 0o644, Size: 1, Digest: "w", Ref: "r"},
+		{Header: entry.Header{Path: root + "lib/libcudart.so.12.6.77", Type: entry.Regular, Mode: 0o644, Size: 1}, Deb: "cuda-cudart-12-6", Digest: "x", Ref: "r"},
+		{Header: entry.Header{Path: root + "lib/libcudart.so.12", Type: entry.Symlink, Link: "libcudart.so.12.6.77"}, Deb: "cuda-cudart-12-6"},
+		{Header: entry.Header{Path: root + "include/cuda.h", Type: entry.Dir, Mode: 0o755}, Deb: "cuda-cudart-12-6"},
+		{Header: entry.Header{Path: root + "include/cuda.h/inner.h", Type: entry.Regular, Mode: 0o644, Size: 1}, Deb: "cuda-cudart-12-6", Digest: "y", Ref: "r"},
+		{Header: entry.Header{Path: lic, Type: entry.Regular, Mode: 0o644, Size: 8}, Deb: "cuda-cudart-12-6", Digest: "z", Ref: "l"},
+		{Header: entry.Header{Path: "srv/nvidia/strange.bin", Type: entry.Regular, Mode: 0o644, Size: 1}, Deb: "cuda-cudart-12-6", Digest: "w", Ref: "r"},
 	}
 	cur := Layout(eng, "cuda_cudart", next, read)
 	if cur.Problem != "" {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
@@ -205,8 +206,8 @@ func checkNixpkgs(ctx context.Context, table *nixcheck.Table, nc *NixpkgsArchive
 	defer f.Close()
 	c := table.NewChecker(nixcheck.Target{PName: nc.Component, Platform: nc.Platform, CUDA: nc.CUDA, Version: nc.Version, Capabilities: caps, Platforms: platforms})
 	_, nc.Known = table.Outputs(nc.Component, nc.Platform, nc.CUDA, nc.Version)
-	err = archive.Walk(ctx, f, func(h archive.Header, content io.Reader) error {
-		return c.Add(nixcheck.Entry{Path: h.Name, Type: h.Type, Link: h.Linkname}, content)
+	err = archive.Walk(ctx, f, func(h entry.Header, content io.Reader) error {
+		return c.Add(entry.Header{Path: h.Path, Type: h.Type, Link: h.Link}, content)
 	})
 	if err != nil {
 		return err

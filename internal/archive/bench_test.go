@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -37,8 +37,10 @@ func benchCorpus(b *testing.B, size int64) []Entry {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		es = append(es, Entry{Name: filepath.ToSlash(rel), Type: entry.Regular, Mode: fi.Mode(), Size: fi.Size(),
-			Open: func() (io.ReadCloser, error) { return os.Open(p) }})
+		es = append(es, Entry{
+			Header: entry.Header{Path: filepath.ToSlash(rel), Type: entry.Regular, Mode: fi.Mode(), Size: fi.Size()},
+			Open:   func() (io.ReadCloser, error) { return os.Open(p) },
+		})
 		return nil
 	})
 	if err != nil {

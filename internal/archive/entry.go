@@ -3,33 +3,27 @@ package archive
 import (
 	"errors"
 	"io"
-	"io/fs"
 	"path"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/safepath"
 )
 
 // Entry is one file, directory or link to write below the archive's top
 // directory.
+//
+// Its Path is relative to the top directory, slash-separated, without "./"
+// or trailing "/". Of Mode only the 0111 bits matter for regular files (any
+// set -> 0755, else 0644); directories are 0755, symlinks 0777; setuid,
+// setgid and sticky bits are dropped. Size is the exact content length of
+// a regular file. Link is a symlink's target (kept as is, must stay inside
+// the top directory) or a hardlink's target (the Path of an entry that
+// sorts before it).
 type Entry struct {
-	// Name is relative to the top directory, slash-separated, without "./"
-	// or trailing "/".
-	Name string
-	Type entry.Type
-	// Mode: only the 0111 bits matter for regular files (any set -> 0755,
-	// else 0644); directories are 0755, symlinks 0777; setuid, setgid and
-	// sticky bits are dropped.
-	Mode fs.FileMode
-	// Size is the exact content length of a regular file.
-	Size int64
-	// Linkname is a symlink's target (kept as is, must stay inside the top
-	// directory) or a hardlink's target (the Name of an entry that sorts
-	// before it).
-	Linkname string
+	entry.Header
 	// Open returns a regular file's content. Write calls it once per file in
 	// write order, and once more per hardlink to the file (the NAR
 	// serialisation repeats hardlinked content).

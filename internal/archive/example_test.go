@@ -8,16 +8,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/archive"
-	"github.com/debredist/debredist/internal/entry"
 )
 
 func ExampleWrite() {
 	header := "int foo(void);\n"
 	entries := []archive.Entry{
-		{Name: "include/foo.h", Type: entry.Regular, Mode: 0o644, Size: int64(len(header)),
-			Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(header)), nil }},
-		{Name: "lib/libfoo.so", Type: entry.Symlink, Linkname: "libfoo.so.1"},
+		{
+			Header: entry.Header{Path: "include/foo.h", Type: entry.Regular, Mode: 0o644, Size: int64(len(header))},
+			Open:   func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(header)), nil },
+		},
+		{Header: entry.Header{Path: "lib/libfoo.so", Type: entry.Symlink, Link: "libfoo.so.1"}},
 	}
 	var buf bytes.Buffer
 	res, err := archive.Write(context.Background(), &buf, entries, archive.Options{
@@ -35,7 +37,7 @@ func ExampleWrite() {
 	}
 	fmt.Println(rep.Top, res.Files, rep.SHA256 == res.SHA256, rep.NAR == res.NAR)
 	for _, e := range rep.Entries {
-		fmt.Println(strings.TrimSpace(fmt.Sprintln(e.Type, e.Mode, e.Name, e.Linkname)))
+		fmt.Println(strings.TrimSpace(fmt.Sprintln(e.Type, e.Mode, e.Path, e.Link)))
 	}
 	// Output:
 	// libfoo-linux-aarch64-1.0-archive 2 true true

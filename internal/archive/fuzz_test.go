@@ -38,8 +38,8 @@ func FuzzInspect(f *testing.F) {
 			t.Fatalf("Size %d, input %d bytes", rep.Size, len(data))
 		}
 		for _, e := range rep.Entries {
-			if checkName(e.Name) != nil {
-				t.Fatalf("accepted unsafe name %q", e.Name)
+			if checkName(e.Path) != nil {
+				t.Fatalf("accepted unsafe name %q", e.Path)
 			}
 		}
 	})

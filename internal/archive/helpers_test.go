@@ -14,7 +14,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/debredist/entry"
 )
 
 // content returns n deterministic, moderately compressible bytes.
@@ -33,16 +33,20 @@ func content(seed uint64, n int) []byte {
 }
 
 func file(name string, mode fs.FileMode, data []byte) Entry {
-	return Entry{Name: name, Type: entry.Regular, Mode: mode, Size: int64(len(data)),
-		Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }}
+	return Entry{
+		Header: entry.Header{Path: name, Type: entry.Regular, Mode: mode, Size: int64(len(data))},
+		Open:   func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil },
+	}
 }
 
-func dir(name string) Entry { return Entry{Name: name, Type: entry.Dir, Mode: 0o700} }
+func dir(name string) Entry {
+	return Entry{Header: entry.Header{Path: name, Type: entry.Dir, Mode: 0o700}}
+}
 func symlink(name, target string) Entry {
-	return Entry{Name: name, Type: entry.Symlink, Linkname: target}
+	return Entry{Header: entry.Header{Path: name, Type: entry.Symlink, Link: target}}
 }
 func hardlink(name, target string) Entry {
-	return Entry{Name: name, Type: entry.Hardlink, Linkname: target}
+	return Entry{Header: entry.Header{Path: name, Type: entry.Hardlink, Link: target}}
 }
 
 // sampleEntries is a small redist-like tree exercising sorting ("a-b" vs

@@ -17,8 +17,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/decompress"
-	"github.com/debredist/debredist/internal/entry"
 )
 
 // Limits Inspect applies to untrusted archives. Inspect decodes an archive
@@ -41,22 +41,13 @@ const (
 	MaxLinkedFactor = 4
 )
 
-// Header describes one entry of an inspected archive.
-type Header struct {
-	Name     string      // relative to the top directory, no trailing "/"
-	Type     entry.Type  //
-	Mode     fs.FileMode // permission bits plus setuid/setgid/sticky as stored
-	Size     int64       // regular files
-	Linkname string      // symlink target as stored; hardlink target relative to the top directory
-}
-
 // Report is the result of Inspect.
 type Report struct {
-	Top     string   // the single top-level directory
-	Entries []Header // in archive order, without the top directory itself
-	Size    int64    // compressed bytes
-	SHA256  string   // hex sha256 of the compressed bytes
-	MD5     string   // hex md5 of the compressed bytes
+	Top     string         // the single top-level directory
+	Entries []entry.Header // in archive order, without the top directory itself
+	Size    int64          // compressed bytes
+	SHA256  string         // hex sha256 of the compressed bytes
+	MD5     string         // hex md5 of the compressed bytes
 	// NAR is the SRI sha256 of the NAR serialisation of the unpacked top
 	// directory. It is streamed and is therefore empty when the entries are
 	// not in canonical (Write's) order, or when the archive has hardlinks
@@ -218,14 +209,14 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: sparse file", ErrType)}
 			}
 		}
-		hd := Header{Name: rel, Mode: h.FileInfo().Mode() &^ fs.ModeType}
+		hd := entry.Header{Path: rel, Mode: h.FileInfo().Mode() &^ fs.ModeType}
 		switch h.Typeflag {
 		case tar.TypeDir:
 			hd.Type = entry.Dir
 		case tar.TypeReg, '\x00':
 			hd.Type, hd.Size = entry.Regular, h.Size
 		case tar.TypeSymlink:
-			hd.Type, hd.Linkname = entry.Symlink, h.Linkname
+			hd.Type, hd.Link = entry.Symlink, h.Linkname
 			if strings.IndexByte(h.Linkname, 0) >= 0 || h.Linkname == "" {
 				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: bad target %q", ErrSymlink, h.Linkname)}
 			}
@@ -235,7 +226,7 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 			if err != nil || ltop != rep.Top || lrel == "" {
 				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: target %q outside the top directory", ErrHardlink, h.Linkname)}
 			}
-			hd.Linkname = lrel
+			hd.Link = lrel
 		default:
 			return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: tar type %q", ErrType, h.Typeflag)}
 		}
@@ -270,18 +261,18 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: %q is a %v", ErrNotDir, dir, n.typ)}
 			}
 		}
-		me := &seen{typ: hd.Type, mode: hd.Mode, size: hd.Size, target: hd.Linkname}
+		me := &seen{typ: hd.Type, mode: hd.Mode, size: hd.Size, target: hd.Link}
 		if hd.Type == entry.Hardlink {
-			t, ok := nodes[hd.Linkname]
+			t, ok := nodes[hd.Link]
 			if !ok || (t.typ != entry.Regular && t.typ != entry.Hardlink) {
-				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: target %q is not an earlier regular file", ErrHardlink, hd.Linkname)}
+				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: target %q is not an earlier regular file", ErrHardlink, hd.Link)}
 			}
 			if t.typ == entry.Hardlink {
 				t = nodes[t.root] // resolved when t was seen: O(1), not a chain walk
 			}
 			me.mode, me.size = t.mode, t.size
-			me.target, me.root = hd.Linkname, hd.Linkname
-			if r := nodes[hd.Linkname]; r.typ == entry.Hardlink {
+			me.target, me.root = hd.Link, hd.Link
+			if r := nodes[hd.Link]; r.typ == entry.Hardlink {
 				me.root = r.root
 			}
 		}
@@ -330,8 +321,8 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 	}
 	for _, e := range rep.Entries {
 		if e.Type == entry.Symlink {
-			if err := checkSymlinkTarget(e.Name, e.Linkname, links); err != nil {
-				return nil, &EntryError{Name: rep.Top + "/" + e.Name, Err: fmt.Errorf("%w: %v", ErrSymlink, err)}
+			if err := checkSymlinkTarget(e.Path, e.Link, links); err != nil {
+				return nil, &EntryError{Name: rep.Top + "/" + e.Path, Err: fmt.Errorf("%w: %v", ErrSymlink, err)}
 			}
 		}
 	}
@@ -370,14 +361,14 @@ func parentOf(name string) string {
 
 // narAdd writes a directory, symlink or regular file to the NAR, a file's
 // content read from r (and copied to keep as well, when set).
-func narAdd(nar *narWriter, raw string, e Header, r io.Reader, keep io.Writer) error {
+func narAdd(nar *narWriter, raw string, e entry.Header, r io.Reader, keep io.Writer) error {
 	switch e.Type {
 	case entry.Dir:
-		nar.dir(e.Name)
+		nar.dir(e.Path)
 	case entry.Symlink:
-		nar.symlink(e.Name, e.Linkname)
+		nar.symlink(e.Path, e.Link)
 	case entry.Regular:
-		nar.beginFile(e.Name, e.Mode&0o111 != 0, e.Size)
+		nar.beginFile(e.Path, e.Mode&0o111 != 0, e.Size)
 		var w io.Writer = nar
 		if keep != nil {
 			w = io.MultiWriter(nar, keep)
@@ -456,7 +447,7 @@ func narSecondPass(ctx context.Context, ra io.ReaderAt, start int64, rep *Report
 		if err != nil || rel == "" {
 			continue // the top directory (names were checked by the first pass)
 		}
-		if i >= len(rep.Entries) || rep.Entries[i].Name != rel {
+		if i >= len(rep.Entries) || rep.Entries[i].Path != rel {
 			return "", fmt.Errorf("entry %q differs from the first pass: the archive changed", h.Name)
 		}
 		e := rep.Entries[i]
@@ -475,7 +466,7 @@ func narSecondPass(ctx context.Context, ra io.ReaderAt, start int64, rep *Report
 				return "", err
 			}
 		case entry.Hardlink:
-			root := e.Linkname
+			root := e.Link
 			if r, ok := rootOf[root]; ok {
 				root = r
 			}

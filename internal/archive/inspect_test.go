@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/testutil"
 	"github.com/klauspost/compress/zstd"
 )
@@ -49,9 +49,9 @@ func TestInspectRoundTrip(t *testing.T) {
 			}
 			for i, it := range items {
 				h := rep.Entries[i]
-				if h.Name != it.Name || h.Type != it.Type || int64(h.Mode) != it.mode || h.Linkname != it.Linkname ||
+				if h.Path != it.Path || h.Type != it.Type || int64(h.Mode) != it.mode || h.Link != it.Link ||
 					(it.Type == entry.Regular && h.Size != it.Size) {
-					t.Errorf("entry %d = %+v, want %s %v %o %q", i, h, it.Name, it.Type, it.mode, it.Linkname)
+					t.Errorf("entry %d = %+v, want %s %v %o %q", i, h, it.Path, it.Type, it.mode, it.Link)
 				}
 			}
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -98,7 +98,7 @@ func checkListing(t *testing.T, listing string, entries []Entry, stamp string) {
 	t.Helper()
 	want := map[string]string{"foo-1.0-archive/": "drwxr-xr-x"}
 	for _, e := range entries {
-		name := "foo-1.0-archive/" + e.Name
+		name := "foo-1.0-archive/" + e.Path
 		switch e.Type {
 		case entry.Dir:
 			want[name+"/"] = "drwxr-xr-x"
@@ -144,16 +144,16 @@ func checkListing(t *testing.T, listing string, entries []Entry, stamp string) {
 func checkExtracted(t *testing.T, top string, entries []Entry) {
 	t.Helper()
 	for _, e := range entries {
-		p := filepath.Join(top, filepath.FromSlash(e.Name))
+		p := filepath.Join(top, filepath.FromSlash(e.Path))
 		fi, err := os.Lstat(p)
 		if err != nil {
-			t.Errorf("%s: %v", e.Name, err)
+			t.Errorf("%s: %v", e.Path, err)
 			continue
 		}
 		switch e.Type {
 		case entry.Dir:
 			if !fi.IsDir() || fi.Mode().Perm() != 0o755 {
-				t.Errorf("%s: mode %v, want dir 0755", e.Name, fi.Mode())
+				t.Errorf("%s: mode %v, want dir 0755", e.Path, fi.Mode())
 			}
 		case entry.Regular:
 			wantPerm := fs.FileMode(0o644)
@@ -161,22 +161,22 @@ func checkExtracted(t *testing.T, top string, entries []Entry) {
 				wantPerm = 0o755
 			}
 			if !fi.Mode().IsRegular() || fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != wantPerm {
-				t.Errorf("%s: mode %v, want %v", e.Name, fi.Mode(), wantPerm)
+				t.Errorf("%s: mode %v, want %v", e.Path, fi.Mode(), wantPerm)
 			}
 			got, _ := os.ReadFile(p)
 			rc, _ := e.Open()
 			want, _ := io.ReadAll(rc)
 			if !bytes.Equal(got, want) {
-				t.Errorf("%s: content differs (%d vs %d bytes)", e.Name, len(got), len(want))
+				t.Errorf("%s: content differs (%d vs %d bytes)", e.Path, len(got), len(want))
 			}
 		case entry.Symlink:
-			if target, err := os.Readlink(p); err != nil || target != e.Linkname {
-				t.Errorf("%s: readlink = %q, %v; want %q", e.Name, target, err, e.Linkname)
+			if target, err := os.Readlink(p); err != nil || target != e.Link {
+				t.Errorf("%s: readlink = %q, %v; want %q", e.Path, target, err, e.Link)
 			}
 		case entry.Hardlink:
-			tfi, err := os.Lstat(filepath.Join(top, filepath.FromSlash(e.Linkname)))
+			tfi, err := os.Lstat(filepath.Join(top, filepath.FromSlash(e.Link)))
 			if err != nil || !os.SameFile(fi, tfi) {
-				t.Errorf("%s: not a hardlink of %s (%v)", e.Name, e.Linkname, err)
+				t.Errorf("%s: not a hardlink of %s (%v)", e.Path, e.Link, err)
 			}
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/debredist/entry"
 )
 
 // Walk decodes an xz or zstd compressed tar archive and calls fn for every
@@ -15,7 +15,7 @@ import (
 // regular files (nil for other entries; fn need not read it all). It checks
 // names like Inspect but not the rest of Inspect's safety and integrity
 // rules: run Inspect first on archives of unknown origin.
-func Walk(ctx context.Context, r io.Reader, fn func(h Header, content io.Reader) error) error {
+func Walk(ctx context.Context, r io.Reader, fn func(h entry.Header, content io.Reader) error) error {
 	br := bufio.NewReaderSize(ctxReader{ctx, r}, 64<<10)
 	dec, closeDec, err := decompressor(br)
 	if err != nil {
@@ -38,7 +38,7 @@ func Walk(ctx context.Context, r io.Reader, fn func(h Header, content io.Reader)
 		if rel == "" {
 			continue
 		}
-		hd := Header{Name: rel, Mode: h.FileInfo().Mode().Perm()}
+		hd := entry.Header{Path: rel, Mode: h.FileInfo().Mode().Perm()}
 		var content io.Reader
 		switch h.Typeflag {
 		case tar.TypeDir:
@@ -46,11 +46,11 @@ func Walk(ctx context.Context, r io.Reader, fn func(h Header, content io.Reader)
 		case tar.TypeReg, '\x00':
 			hd.Type, hd.Size, content = entry.Regular, h.Size, tr
 		case tar.TypeSymlink:
-			hd.Type, hd.Linkname = entry.Symlink, h.Linkname
+			hd.Type, hd.Link = entry.Symlink, h.Linkname
 		case tar.TypeLink:
 			hd.Type = entry.Hardlink
 			if _, lrel, err := splitName(h.Linkname); err == nil {
-				hd.Linkname = lrel
+				hd.Link = lrel
 			}
 		default:
 			return &EntryError{Name: h.Name, Err: fmt.Errorf("%w: tar type %q", ErrType, h.Typeflag)}

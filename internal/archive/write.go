@@ -14,7 +14,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/debredist/entry"
 )
 
 // item is a validated entry in write order.
@@ -30,8 +30,8 @@ func plan(entries []Entry) ([]*item, error) {
 	byName := make(map[string]*item, len(entries))
 	items := make([]*item, 0, len(entries))
 	for _, e := range entries {
-		if err := checkName(e.Name); err != nil {
-			return nil, &EntryError{Name: e.Name, Err: fmt.Errorf("%w: %v", ErrUnsafeName, err)}
+		if err := checkName(e.Path); err != nil {
+			return nil, &EntryError{Name: e.Path, Err: fmt.Errorf("%w: %v", ErrUnsafeName, err)}
 		}
 		it := &item{Entry: e}
 		switch e.Type {
@@ -43,54 +43,54 @@ func plan(entries []Entry) ([]*item, error) {
 				it.mode = 0o755
 			}
 			if e.Size < 0 {
-				return nil, &EntryError{Name: e.Name, Err: fmt.Errorf("%w: negative size %d", ErrSize, e.Size)}
+				return nil, &EntryError{Name: e.Path, Err: fmt.Errorf("%w: negative size %d", ErrSize, e.Size)}
 			}
 			if e.Open == nil {
-				return nil, &EntryError{Name: e.Name, Err: fmt.Errorf("%w: regular file without Open", ErrType)}
+				return nil, &EntryError{Name: e.Path, Err: fmt.Errorf("%w: regular file without Open", ErrType)}
 			}
 		case entry.Symlink:
 			it.mode = 0o777
 		case entry.Hardlink:
-			if err := checkName(e.Linkname); err != nil {
-				return nil, &EntryError{Name: e.Name, Err: fmt.Errorf("%w: target %q: %v", ErrHardlink, e.Linkname, err)}
+			if err := checkName(e.Link); err != nil {
+				return nil, &EntryError{Name: e.Path, Err: fmt.Errorf("%w: target %q: %v", ErrHardlink, e.Link, err)}
 			}
 		default:
-			return nil, &EntryError{Name: e.Name, Err: fmt.Errorf("%w: %v", ErrType, e.Type)}
+			return nil, &EntryError{Name: e.Path, Err: fmt.Errorf("%w: %v", ErrType, e.Type)}
 		}
-		if _, dup := byName[e.Name]; dup {
-			return nil, &EntryError{Name: e.Name, Err: ErrDuplicate}
+		if _, dup := byName[e.Path]; dup {
+			return nil, &EntryError{Name: e.Path, Err: ErrDuplicate}
 		}
-		byName[e.Name] = it
+		byName[e.Path] = it
 		items = append(items, it)
 	}
 	// Parents: must be directories; synthesise missing ones.
 	for i := 0; i < len(items); i++ { // items grows while iterating
-		for dir := path.Dir(items[i].Name); dir != "."; dir = path.Dir(dir) {
+		for dir := path.Dir(items[i].Path); dir != "."; dir = path.Dir(dir) {
 			p, ok := byName[dir]
 			if !ok {
-				p = &item{Entry: Entry{Name: dir, Type: entry.Dir}, mode: 0o755}
+				p = &item{Entry: Entry{Header: entry.Header{Path: dir, Type: entry.Dir}}, mode: 0o755}
 				byName[dir] = p
 				items = append(items, p)
 				continue
 			}
 			if p.Type != entry.Dir {
-				return nil, &EntryError{Name: items[i].Name, Err: fmt.Errorf("%w: %q is a %v", ErrNotDir, dir, p.Type)}
+				return nil, &EntryError{Name: items[i].Path, Err: fmt.Errorf("%w: %q is a %v", ErrNotDir, dir, p.Type)}
 			}
 		}
 	}
-	slices.SortFunc(items, func(a, b *item) int { return compareNames(a.Name, b.Name) })
+	slices.SortFunc(items, func(a, b *item) int { return compareNames(a.Path, b.Path) })
 	pos := make(map[string]int, len(items))
 	for i, it := range items {
-		pos[it.Name] = i
+		pos[it.Path] = i
 	}
 	nodes := make(map[string]linkNode, len(items))
 	for _, it := range items {
-		nodes[it.Name] = linkNode{typ: it.Type, target: it.Linkname}
+		nodes[it.Path] = linkNode{typ: it.Type, target: it.Link}
 	}
 	for _, it := range items {
 		if it.Type == entry.Symlink {
-			if err := checkSymlinkTarget(it.Name, it.Linkname, nodes); err != nil {
-				return nil, &EntryError{Name: it.Name, Err: fmt.Errorf("%w: %v", ErrSymlink, err)}
+			if err := checkSymlinkTarget(it.Path, it.Link, nodes); err != nil {
+				return nil, &EntryError{Name: it.Path, Err: fmt.Errorf("%w: %v", ErrSymlink, err)}
 			}
 		}
 	}
@@ -113,34 +113,34 @@ func groupHardlinks(items []*item, byName map[string]*item, pos map[string]int) 
 		}
 		t := it
 		for hops := 0; t.Type == entry.Hardlink; hops++ {
-			next, ok := byName[t.Linkname]
+			next, ok := byName[t.Link]
 			switch {
 			case !ok:
-				return &EntryError{Name: it.Name, Err: fmt.Errorf("%w: target %q missing", ErrHardlink, t.Linkname)}
+				return &EntryError{Name: it.Path, Err: fmt.Errorf("%w: target %q missing", ErrHardlink, t.Link)}
 			case hops > len(items):
-				return &EntryError{Name: it.Name, Err: fmt.Errorf("%w: hardlink loop through %q", ErrHardlink, t.Linkname)}
+				return &EntryError{Name: it.Path, Err: fmt.Errorf("%w: hardlink loop through %q", ErrHardlink, t.Link)}
 			}
 			t = next
 		}
 		if t.Type != entry.Regular {
-			return &EntryError{Name: it.Name, Err: fmt.Errorf("%w: target %q is a %v", ErrHardlink, it.Linkname, t.Type)}
+			return &EntryError{Name: it.Path, Err: fmt.Errorf("%w: target %q is a %v", ErrHardlink, it.Link, t.Type)}
 		}
 		groups[t] = append(groups[t], it)
 	}
 	for file, links := range groups {
 		first := file
 		for _, l := range links {
-			if pos[l.Name] < pos[first.Name] {
+			if pos[l.Path] < pos[first.Path] {
 				first = l
 			}
 		}
 		content := file.Entry
 		for _, m := range append(links, file) {
 			if m == first {
-				m.Type, m.Size, m.Open, m.Linkname, m.mode, m.root = entry.Regular, content.Size, content.Open, "", file.mode, nil
+				m.Type, m.Size, m.Open, m.Link, m.mode, m.root = entry.Regular, content.Size, content.Open, "", file.mode, nil
 				continue
 			}
-			m.Type, m.Linkname, m.mode, m.root = entry.Hardlink, first.Name, file.mode, first
+			m.Type, m.Link, m.mode, m.root = entry.Hardlink, first.Path, file.mode, first
 		}
 	}
 	return nil
@@ -228,40 +228,40 @@ func writeTar(ctx context.Context, zw io.Writer, items []*item, opts Options) (R
 		if err := ctx.Err(); err != nil {
 			return Result{}, fmt.Errorf("archive: %s: %w", top, err)
 		}
-		full := top + "/" + it.Name
+		full := top + "/" + it.Path
 		var h *tar.Header
 		switch it.Type {
 		case entry.Dir:
 			h = hdr(full+"/", tar.TypeDir, it.mode)
-			nar.dir(it.Name)
+			nar.dir(it.Path)
 		case entry.Regular:
 			h = hdr(full, tar.TypeReg, it.mode)
 			h.Size = it.Size
 		case entry.Symlink:
 			h = hdr(full, tar.TypeSymlink, it.mode)
-			h.Linkname = it.Linkname
-			nar.symlink(it.Name, it.Linkname)
+			h.Linkname = it.Link
+			nar.symlink(it.Path, it.Link)
 		case entry.Hardlink:
 			h = hdr(full, tar.TypeLink, it.mode)
-			h.Linkname = top + "/" + it.Linkname
+			h.Linkname = top + "/" + it.Link
 		}
 		if it.Type != entry.Dir {
 			res.Files++
 		}
 		if err := tw.WriteHeader(h); err != nil {
-			return Result{}, &EntryError{Name: it.Name, Err: err}
+			return Result{}, &EntryError{Name: it.Path, Err: err}
 		}
 		switch it.Type {
 		case entry.Regular:
-			nar.beginFile(it.Name, it.mode&0o111 != 0, it.Size)
+			nar.beginFile(it.Path, it.mode&0o111 != 0, it.Size)
 			if err := copyContent(ctx, io.MultiWriter(tw, nar), it.Entry); err != nil {
 				return Result{}, err
 			}
 			nar.endFile()
 		case entry.Hardlink:
-			nar.beginFile(it.Name, it.mode&0o111 != 0, it.root.Size)
+			nar.beginFile(it.Path, it.mode&0o111 != 0, it.root.Size)
 			if err := copyContent(ctx, nar, it.root.Entry); err != nil {
-				return Result{}, &EntryError{Name: it.Name, Err: fmt.Errorf("hardlink target: %w", err)}
+				return Result{}, &EntryError{Name: it.Path, Err: fmt.Errorf("hardlink target: %w", err)}
 			}
 			nar.endFile()
 		}
@@ -291,23 +291,23 @@ func (c ctxReader) Read(p []byte) (int, error) {
 func copyContent(ctx context.Context, w io.Writer, e Entry) (err error) {
 	rc, err := e.Open()
 	if err != nil {
-		return &EntryError{Name: e.Name, Err: fmt.Errorf("open: %w", err)}
+		return &EntryError{Name: e.Path, Err: fmt.Errorf("open: %w", err)}
 	}
 	defer func() {
 		if cerr := rc.Close(); err == nil && cerr != nil {
-			err = &EntryError{Name: e.Name, Err: fmt.Errorf("close: %w", cerr)}
+			err = &EntryError{Name: e.Path, Err: fmt.Errorf("close: %w", cerr)}
 		}
 	}()
 	n, err := io.CopyN(w, ctxReader{ctx, rc}, e.Size)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return &EntryError{Name: e.Name, Err: fmt.Errorf("%w: got %d bytes, want %d", ErrSize, n, e.Size)}
+			return &EntryError{Name: e.Path, Err: fmt.Errorf("%w: got %d bytes, want %d", ErrSize, n, e.Size)}
 		}
-		return &EntryError{Name: e.Name, Err: fmt.Errorf("read: %w", err)}
+		return &EntryError{Name: e.Path, Err: fmt.Errorf("read: %w", err)}
 	}
 	var one [1]byte
 	if k, _ := io.ReadFull(rc, one[:]); k > 0 {
-		return &EntryError{Name: e.Name, Err: fmt.Errorf("%w: more than %d bytes", ErrSize, e.Size)}
+		return &EntryError{Name: e.Path, Err: fmt.Errorf("%w: more than %d bytes", ErrSize, e.Size)}
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -198,9 +198,9 @@ func TestWriteRejects(t *testing.T) {
 		{"symlink escape via chain", "t", []Entry{symlink("d/s", ".."), symlink("d/x", "s/../..")}, "d/x", ErrSymlink},
 		{"symlink loop", "t", []Entry{symlink("a", "b"), symlink("b", "a")}, "a", ErrSymlink},
 		{"symlink empty", "t", []Entry{symlink("a", "")}, "a", ErrSymlink},
-		{"negative size", "t", []Entry{{Name: "f", Type: entry.Regular, Size: -1, Open: ok.Open}}, "f", ErrSize},
-		{"no Open", "t", []Entry{{Name: "f", Type: entry.Regular}}, "f", ErrType},
-		{"bad type", "t", []Entry{{Name: "f", Type: entry.Type(9)}}, "f", ErrType},
+		{"negative size", "t", []Entry{{Header: entry.Header{Path: "f", Type: entry.Regular, Size: -1}, Open: ok.Open}}, "f", ErrSize},
+		{"no Open", "t", []Entry{{Header: entry.Header{Path: "f", Type: entry.Regular}}}, "f", ErrType},
+		{"bad type", "t", []Entry{{Header: entry.Header{Path: "f", Type: entry.Type(9)}}}, "f", ErrType},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -247,18 +247,30 @@ func TestWriteContentErrors(t *testing.T) {
 		entry Entry
 		want  error
 	}{
-		{"short", Entry{Name: "f", Type: entry.Regular, Size: 10, Open: func() (io.ReadCloser, error) {
-			return io.NopCloser(strings.NewReader("abc")), nil
-		}}, ErrSize},
-		{"long", Entry{Name: "f", Type: entry.Regular, Size: 2, Open: func() (io.ReadCloser, error) {
-			return io.NopCloser(strings.NewReader("abc")), nil
-		}}, ErrSize},
-		{"open fails", Entry{Name: "f", Type: entry.Regular, Size: 2, Open: func() (io.ReadCloser, error) {
-			return nil, boom
-		}}, boom},
-		{"read fails", Entry{Name: "f", Type: entry.Regular, Size: 2, Open: func() (io.ReadCloser, error) {
-			return io.NopCloser(errReader{boom}), nil
-		}}, boom},
+		{"short", Entry{
+			Header: entry.Header{Path: "f", Type: entry.Regular, Size: 10},
+			Open: func() (io.ReadCloser, error) {
+				return io.NopCloser(strings.NewReader("abc")), nil
+			},
+		}, ErrSize},
+		{"long", Entry{
+			Header: entry.Header{Path: "f", Type: entry.Regular, Size: 2},
+			Open: func() (io.ReadCloser, error) {
+				return io.NopCloser(strings.NewReader("abc")), nil
+			},
+		}, ErrSize},
+		{"open fails", Entry{
+			Header: entry.Header{Path: "f", Type: entry.Regular, Size: 2},
+			Open: func() (io.ReadCloser, error) {
+				return nil, boom
+			},
+		}, boom},
+		{"read fails", Entry{
+			Header: entry.Header{Path: "f", Type: entry.Regular, Size: 2},
+			Open: func() (io.ReadCloser, error) {
+				return io.NopCloser(errReader{boom}), nil
+			},
+		}, boom},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -335,15 +347,15 @@ func TestHardlinkTargetSortsLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]Header{}
+	got := map[string]entry.Header{}
 	for _, h := range rep.Entries {
-		got[h.Name] = h
+		got[h.Path] = h
 	}
 	if h := got["a"]; h.Type != entry.Regular || h.Size != int64(len(data)) || h.Mode&0o111 == 0 {
 		t.Errorf("a = %+v, want the regular file (executable, %d bytes)", h, len(data))
 	}
 	for _, n := range []string{"m", "z"} {
-		if h := got[n]; h.Type != entry.Hardlink || h.Linkname != "a" {
+		if h := got[n]; h.Type != entry.Hardlink || h.Link != "a" {
 			t.Errorf("%s = %+v, want a hardlink to a", n, h)
 		}
 	}

@@ -60,8 +60,8 @@ func TestReadOnlyCompressions(t *testing.T) {
 				t.Fatal(err)
 			}
 			b, err := io.ReadAll(rd)
-			if err != nil || e.Name != "usr/f" || string(b) != "bz2 and lzma content" {
-				t.Errorf("got %q %q %v", e.Name, b, err)
+			if err != nil || e.Path != "usr/f" || string(b) != "bz2 and lzma content" {
+				t.Errorf("got %q %q %v", e.Path, b, err)
 			}
 			if _, err := rd.Next(); err != io.EOF {
 				t.Errorf("want io.EOF, got %v", err)

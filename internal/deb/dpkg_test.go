@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/deb/debtest"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -82,25 +82,25 @@ func readAll(t *testing.T, r io.Reader, opts Options) ([]listing, map[string][]b
 		if err != nil {
 			t.Fatalf("Next: %v", err)
 		}
-		l := listing{Name: e.Name, Perm: fsPermString(e), Size: e.Size, Linkname: e.Linkname}
+		l := listing{Name: e.Path, Perm: fsPermString(e), Size: e.Size, Linkname: e.Link}
 		switch e.Type {
 		case entry.Regular:
 			l.Type = '-'
 			b, err := io.ReadAll(rd)
 			if err != nil {
-				t.Fatalf("Read %s: %v", e.Name, err)
+				t.Fatalf("Read %s: %v", e.Path, err)
 			}
 			if int64(len(b)) != e.Size {
-				t.Errorf("%s: read %d bytes, header says %d", e.Name, len(b), e.Size)
+				t.Errorf("%s: read %d bytes, header says %d", e.Path, len(b), e.Size)
 			}
-			bodies[e.Name] = b
+			bodies[e.Path] = b
 		case entry.Dir:
 			l.Type = 'd'
 		case entry.Symlink:
 			l.Type = 'l'
 		case entry.Hardlink:
 			l.Type = 'h'
-			bodies[e.Name] = bodies[e.Linkname]
+			bodies[e.Path] = bodies[e.Link]
 		}
 		ls = append(ls, l)
 	}

@@ -12,8 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/safepath"
 )
 
@@ -155,7 +155,7 @@ type extractor struct {
 // changed reports an entry written differently from the deb.
 func (x *extractor) changed(e *Entry, format string, args ...any) {
 	if x.warn != nil {
-		x.warn(fmt.Sprintf("deb %s: entry %s: ", x.deb, fault.QuoteName(e.Name)) + fmt.Sprintf(format, args...))
+		x.warn(fmt.Sprintf("deb %s: entry %s: ", x.deb, fault.QuoteName(e.Path)) + fmt.Sprintf(format, args...))
 	}
 }
 
@@ -207,26 +207,26 @@ func (x *extractor) run() error {
 
 func (x *extractor) entry(e *Entry) error {
 	// No parent may be a symlink: we never write through one.
-	for p := path.Dir(e.Name); p != "."; p = path.Dir(p) {
+	for p := path.Dir(e.Path); p != "."; p = path.Dir(p) {
 		if _, ok := x.symlinks[p]; ok {
-			return x.fail(fault.DebUnsafePath, e.Name, fmt.Errorf("parent %q is a symlink", p))
+			return x.fail(fault.DebUnsafePath, e.Path, fmt.Errorf("parent %q is a symlink", p))
 		}
 	}
-	if parent := path.Dir(e.Name); parent != "." {
+	if parent := path.Dir(e.Path); parent != "." {
 		if err := x.root.MkdirAll(parent, 0o755); err != nil {
-			return x.fail(fault.DebIO, e.Name, err)
+			return x.fail(fault.DebIO, e.Path, err)
 		}
 	}
 	if e.Type != entry.Dir {
 		// Replace an earlier non-directory entry of the same name.
-		if st, err := x.root.Lstat(e.Name); err == nil {
+		if st, err := x.root.Lstat(e.Path); err == nil {
 			if st.IsDir() {
-				return x.fail(fault.DebFormat, e.Name, fmt.Errorf("%s entry replaces a directory", e.Type))
+				return x.fail(fault.DebFormat, e.Path, fmt.Errorf("%s entry replaces a directory", e.Type))
 			}
-			if err := x.root.Remove(e.Name); err != nil {
-				return x.fail(fault.DebIO, e.Name, err)
+			if err := x.root.Remove(e.Path); err != nil {
+				return x.fail(fault.DebIO, e.Path, err)
 			}
-			delete(x.symlinks, e.Name)
+			delete(x.symlinks, e.Path)
 		}
 	}
 	perm := e.Mode.Perm()
@@ -239,23 +239,23 @@ func (x *extractor) entry(e *Entry) error {
 	}
 	switch e.Type {
 	case entry.Dir:
-		if _, ok := x.symlinks[e.Name]; ok {
-			if err := x.root.Remove(e.Name); err != nil {
-				return x.fail(fault.DebIO, e.Name, err)
+		if _, ok := x.symlinks[e.Path]; ok {
+			if err := x.root.Remove(e.Path); err != nil {
+				return x.fail(fault.DebIO, e.Path, err)
 			}
-			delete(x.symlinks, e.Name)
+			delete(x.symlinks, e.Path)
 		}
-		if err := x.root.Mkdir(e.Name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return x.fail(fault.DebIO, e.Name, err)
+		if err := x.root.Mkdir(e.Path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return x.fail(fault.DebIO, e.Path, err)
 		}
-		if st, err := x.root.Lstat(e.Name); err != nil || !st.IsDir() {
-			return x.fail(fault.DebFormat, e.Name, errors.New("directory entry replaces a non-directory"))
+		if st, err := x.root.Lstat(e.Path); err != nil || !st.IsDir() {
+			return x.fail(fault.DebFormat, e.Path, errors.New("directory entry replaces a non-directory"))
 		}
-		x.dirModes[e.Name] = perm
+		x.dirModes[e.Path] = perm
 	case entry.Regular:
-		f, err := x.root.OpenFile(e.Name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := x.root.OpenFile(e.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
-			return x.fail(fault.DebIO, e.Name, err)
+			return x.fail(fault.DebIO, e.Path, err)
 		}
 		_, err = io.Copy(f, x.rd)
 		if err == nil {
@@ -269,23 +269,23 @@ func (x *extractor) entry(e *Entry) error {
 			if errors.As(err, &de) {
 				return err
 			}
-			return x.fail(fault.DebIO, e.Name, err)
+			return x.fail(fault.DebIO, e.Path, err)
 		}
 	case entry.Symlink:
-		target := safepath.RootRelative(e.Name, e.Linkname)
-		if err := safepath.Resolve(path.Dir(e.Name), target, nil); err != nil {
-			return x.fail(fault.DebUnsafePath, e.Name, err)
+		target := safepath.RootRelative(e.Path, e.Link)
+		if err := safepath.Resolve(path.Dir(e.Path), target, nil); err != nil {
+			return x.fail(fault.DebUnsafePath, e.Path, err)
 		}
-		if err := x.root.Symlink(target, e.Name); err != nil {
-			return x.fail(fault.DebIO, e.Name, err)
+		if err := x.root.Symlink(target, e.Path); err != nil {
+			return x.fail(fault.DebIO, e.Path, err)
 		}
-		if target != e.Linkname {
-			x.changed(e, "absolute symlink target %s re-rooted as %s", e.Linkname, target)
+		if target != e.Link {
+			x.changed(e, "absolute symlink target %s re-rooted as %s", e.Link, target)
 		}
-		x.symlinks[e.Name] = target
+		x.symlinks[e.Path] = target
 	case entry.Hardlink:
-		if err := x.root.Link(e.Linkname, e.Name); err != nil {
-			return x.fail(fault.DebIO, e.Name, err)
+		if err := x.root.Link(e.Link, e.Path); err != nil {
+			return x.fail(fault.DebIO, e.Path, err)
 		}
 	}
 	return nil

@@ -114,8 +114,8 @@ func FuzzDebReader(f *testing.F) {
 				}
 				return
 			}
-			if c, _, cerr := cleanName(e.Name, 4096); cerr != nil || c != e.Name || e.Name == "" {
-				t.Fatalf("unclean entry name %q", e.Name)
+			if c, _, cerr := cleanName(e.Path, 4096); cerr != nil || c != e.Path || e.Path == "" {
+				t.Fatalf("unclean entry name %q", e.Path)
 			}
 			n, err := io.Copy(io.Discard, rd)
 			total += n

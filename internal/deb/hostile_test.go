@@ -397,7 +397,7 @@ func TestEntryModes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if e.Mode.String() != w.mode || e.SetID() != w.setid {
-			t.Errorf("entry %d %s: mode %s setid %v, want %s %v", i, e.Name, e.Mode, e.SetID(), w.mode, w.setid)
+			t.Errorf("entry %d %s: mode %s setid %v, want %s %v", i, e.Path, e.Mode, e.SetID(), w.mode, w.setid)
 		}
 	}
 	if _, err := rd.Next(); err != io.EOF {

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/decompress"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/safepath"
 )
 
@@ -113,20 +113,14 @@ type Options struct {
 
 func (o *Options) zstdConcurrency() int { return 1 }
 
-// Entry is a checked data.tar entry.
+// Entry is a checked data.tar entry. Its Path is cleaned, relative,
+// slash-separated, without leading "./" or "/" and without trailing "/"
+// (the root entry "./" is skipped); Mode keeps setuid, setgid and sticky;
+// Link is a symlink's target as written, or a hardlink's target cleaned
+// like Path (always an earlier regular entry).
 type Entry struct {
-	// Name is cleaned, relative, slash-separated, without leading "./" or
-	// "/" and without trailing "/". The root entry "./" is skipped.
-	Name string
-	Type entry.Type
-	// Mode holds the permission bits plus fs.ModeSetuid, fs.ModeSetgid and
-	// fs.ModeSticky when set (no type bits).
-	Mode fs.FileMode
-	Size int64 // content size of a regular file; 0 otherwise
-	// Linkname is the symlink target as written, or the hardlink target
-	// cleaned like Name (always an earlier regular entry).
-	Linkname string
-	ModTime  time.Time
+	entry.Header
+	ModTime time.Time
 }
 
 // SetID reports whether the entry is setuid or setgid.
@@ -428,40 +422,34 @@ func (r *Reader) next() (*Entry, error) {
 			return nil, r.errorf(fault.DebLimit, m, hdr.Name, fmt.Errorf("entry bomb: more than %d entries in a %d-byte deb (MinEntryBytes=%d bytes of deb per entry, at least %d entries)",
 				r.maxEntries, r.budget.size, r.lim.MinEntryBytes, minEntryBudget))
 		}
-		var typ entry.Type
-		switch hdr.Typeflag {
-		case tar.TypeReg, tar.TypeRegA:
-			typ = entry.Regular
-		case tar.TypeDir:
-			typ = entry.Dir
-		case tar.TypeSymlink:
-			typ = entry.Symlink
-		case tar.TypeLink:
-			typ = entry.Hardlink
-		case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
-			return nil, r.errorf(fault.DebDevice, m, hdr.Name, fmt.Errorf("entry type %q (device or fifo) is not allowed", hdr.Typeflag))
-		case tar.TypeXGlobalHeader:
+		if hdr.Typeflag == tar.TypeXGlobalHeader {
 			continue
-		default:
-			return nil, r.errorf(fault.DebFormat, m, hdr.Name, fmt.Errorf("unsupported entry type %q", hdr.Typeflag))
+		}
+		h, err := entry.FromTar(hdr)
+		if err != nil {
+			kind := fault.DebFormat
+			if errors.Is(err, entry.ErrDevice) {
+				kind = fault.DebDevice
+			}
+			return nil, r.errorf(kind, m, hdr.Name, err)
 		}
 		name, kind, err := cleanName(hdr.Name, r.lim.MaxNameLen)
 		if err != nil {
 			return nil, r.errorf(kind, m, hdr.Name, err)
 		}
 		if name == "" {
-			if typ == entry.Dir {
+			if h.Type == entry.Dir {
 				continue
 			}
-			return nil, r.errorf(fault.DebFormat, m, hdr.Name, fmt.Errorf("%s entry with empty name", typ))
+			return nil, r.errorf(fault.DebFormat, m, hdr.Name, fmt.Errorf("%s entry with empty name", h.Type))
 		}
-		e := &Entry{Name: name, Type: typ, Mode: modeOf(hdr.Mode), ModTime: hdr.ModTime}
-		switch typ {
+		h.Path = name
+		e := &Entry{Header: h, ModTime: hdr.ModTime}
+		switch h.Type {
 		case entry.Regular:
-			if hdr.Size < 0 {
-				return nil, r.errorf(fault.DebFormat, m, hdr.Name, fmt.Errorf("negative size %d", hdr.Size))
+			if h.Size < 0 {
+				return nil, r.errorf(fault.DebFormat, m, hdr.Name, fmt.Errorf("negative size %d", h.Size))
 			}
-			e.Size = hdr.Size
 			r.regular[name] = true
 		case entry.Symlink:
 			if hdr.Linkname == "" {
@@ -473,7 +461,6 @@ func (r *Reader) next() (*Entry, error) {
 			if len(hdr.Linkname) > r.lim.MaxNameLen {
 				return nil, r.errorf(fault.DebLimit, m, hdr.Name, fmt.Errorf("symlink target longer than MaxNameLen=%d", r.lim.MaxNameLen))
 			}
-			e.Linkname = hdr.Linkname
 			delete(r.regular, name)
 		case entry.Hardlink:
 			target, kind, err := cleanName(hdr.Linkname, r.lim.MaxNameLen)
@@ -483,7 +470,7 @@ func (r *Reader) next() (*Entry, error) {
 			if !r.regular[target] {
 				return nil, r.errorf(fault.DebUnsafePath, m, hdr.Name, fmt.Errorf("hardlink target %q is not an earlier regular file", hdr.Linkname))
 			}
-			e.Linkname = target
+			e.Link = target
 			r.regular[name] = true
 		case entry.Dir:
 			delete(r.regular, name)
@@ -491,7 +478,7 @@ func (r *Reader) next() (*Entry, error) {
 		r.cur = e
 		if e.Type == entry.Regular {
 			r.hash.Reset()
-		} else if err := r.record(e, r.curRaw, seenEntry{typ: e.Type, mode: e.Mode, link: e.Linkname}); err != nil {
+		} else if err := r.record(e, r.curRaw, seenEntry{typ: e.Type, mode: e.Mode, link: e.Link}); err != nil {
 			return nil, err
 		}
 		return e, nil
@@ -558,9 +545,9 @@ func (r *Reader) finish() error {
 // that differs from the first in type, mode, target or content: which one
 // a reader keeps would depend on the reader (identical duplicates merge).
 func (r *Reader) record(e *Entry, raw string, s seenEntry) error {
-	old, ok := r.seen[e.Name]
+	old, ok := r.seen[e.Path]
 	if !ok {
-		r.seen[e.Name] = s
+		r.seen[e.Path] = s
 		return nil
 	}
 	var what string
@@ -576,7 +563,7 @@ func (r *Reader) record(e *Entry, raw string, s seenEntry) error {
 	default:
 		return nil
 	}
-	return r.errorf(fault.DebFormat, r.dataMember, raw, fmt.Errorf("ambiguous duplicate path %s: %s", e.Name, what))
+	return r.errorf(fault.DebFormat, r.dataMember, raw, fmt.Errorf("ambiguous duplicate path %s: %s", e.Path, what))
 }
 
 // checkTrailer reads what follows the data member: only "_"-prefixed
@@ -619,20 +606,6 @@ func (r *Reader) Close() error {
 		return err
 	}
 	return nil
-}
-
-func modeOf(m int64) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	if m&0o4000 != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if m&0o2000 != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if m&0o1000 != 0 {
-		mode |= fs.ModeSticky
-	}
-	return mode
 }
 
 // cleanName checks a tar entry name and returns it cleaned; "" for the root.

@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/deb"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/mirrorgen"
 	"github.com/debredist/debredist/internal/testutil"
@@ -108,7 +108,7 @@ func readDeb(t *testing.T, file, name string, content map[string][]byte) []layou
 			if err != nil {
 				t.Fatal(err)
 			}
-			in.Digest, in.Ref = string(b), name+":"+e.Name
+			in.Digest, in.Ref = string(b), name+":"+e.Path
 			content[in.Ref] = b
 		}
 		out = append(out, in)

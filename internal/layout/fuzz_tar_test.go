@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/deb/debtest"
-	"github.com/debredist/debredist/internal/entry"
 )
 
 // tarInputs reads a raw tar stream as the data.tar of a deb, through the
@@ -40,7 +40,7 @@ func tarInputs(stream []byte, content map[string][]byte) []Input {
 			if err != nil {
 				return nil
 			}
-			in.Digest, in.Ref = fmt.Sprintf("%x", sha256.Sum256(body)), "ref:"+e.Name
+			in.Digest, in.Ref = fmt.Sprintf("%x", sha256.Sum256(body)), "ref:"+e.Path
 			content[in.Ref] = body
 		}
 		ins = append(ins, in)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/debredist/entry"
 )
 
 // fuzzInputs decodes the fuzzer's text into Inputs. Each line is
@@ -28,7 +28,7 @@ func fuzzInputs(data string) []Input {
 		if !ok {
 			continue
 		}
-		in := Input{Deb: "deb" + string('0'+debNo%2), Path: p, Mode: 0o644}
+		in := Input{Header: entry.Header{Path: p, Mode: 0o644}, Deb: "deb" + string('0'+debNo%2)}
 		switch typ {
 		case 'd':
 			in.Type, in.Mode = entry.Dir, 0o755

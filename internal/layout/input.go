@@ -6,5 +6,5 @@ import "github.com/debredist/debredist/internal/deb"
 // as an Input. Content identity (Digest, Ref) of regular files is the
 // caller's to fill: it is where the caller keeps the bytes.
 func FromDeb(debName string, e *deb.Entry) Input {
-	return Input{Deb: debName, Path: e.Name, Type: e.Type, Mode: e.Mode, Size: e.Size, Link: e.Linkname}
+	return Input{Deb: debName, Header: e.Header}
 }

@@ -3,27 +3,22 @@ package layout
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"path"
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/safepath"
 )
 
-// Input is one entry of a deb's data, in Debian's filesystem layout.
+// Input is one entry of a deb's data, in Debian's filesystem layout: its
+// Path is clean, relative and slash-separated inside data.tar; a
+// hardlink's Link is the Path of an earlier entry of the same deb.
 type Input struct {
-	Deb  string // binary package (or deb file) it comes from
-	Path string // clean, relative, slash-separated path inside data.tar
-	Type entry.Type
-	Mode fs.FileMode
-	Size int64
-	// Link is a symlink's target as written, or a hardlink's target path
-	// (a Path of an earlier entry of the same deb).
-	Link string
+	entry.Header
+	Deb string // binary package (or deb file) it comes from
 	// Digest identifies the content of a regular file (e.g. its sha256);
 	// two files at the same output path conflict when digests differ.
 	Digest string
@@ -31,13 +26,10 @@ type Input struct {
 	Ref string
 }
 
-// Node is one entry of a redist tree.
+// Node is one entry of a redist tree: a symlink's Link is relative, a
+// hardlink's a tree path.
 type Node struct {
-	Path    string
-	Type    entry.Type
-	Mode    fs.FileMode
-	Size    int64
-	Link    string // symlink target (relative), or hardlink target (a tree path)
+	entry.Header
 	Digest  string
 	Ref     string // content handle of a file from a deb
 	Data    []byte // inline content of a generated file (LICENSE)
@@ -157,8 +149,12 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 
 	nodes := map[string]*Node{}
 	for _, p := range places {
-		n := Node{Path: p.dest, Type: p.in.Type, Mode: p.in.Mode, Size: p.in.Size, Digest: p.in.Digest, Ref: p.in.Ref,
-			Origins: []fault.DebPath{{Deb: p.in.Deb, Path: p.in.Path}}}
+		n := Node{
+			Header:  entry.Header{Path: p.dest, Type: p.in.Type, Mode: p.in.Mode, Size: p.in.Size},
+			Digest:  p.in.Digest,
+			Ref:     p.in.Ref,
+			Origins: []fault.DebPath{{Deb: p.in.Deb, Path: p.in.Path}},
+		}
 		switch p.in.Type {
 		case entry.Symlink:
 			target, err := e.relink(pname, p, debToTree)
@@ -198,7 +194,7 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 		if err != nil {
 			return nil, fmt.Errorf("redist package %s: %w", pname, err)
 		}
-		if _, err := add(nodes, pname, Node{Path: "LICENSE", Type: entry.Regular, Mode: 0o644, Size: int64(len(text)), Data: text, Origins: origins}); err != nil {
+		if _, err := add(nodes, pname, Node{Header: entry.Header{Path: "LICENSE", Type: entry.Regular, Mode: 0o644, Size: int64(len(text))}, Data: text, Origins: origins}); err != nil {
 			return nil, err
 		}
 	}
@@ -394,8 +390,10 @@ func (e *Engine) addLinks(pname string, nodes map[string]*Node) error {
 			if _, exists := nodes[name]; exists {
 				continue
 			}
-			nodes[name] = &Node{Path: name, Type: entry.Symlink, Mode: 0o777, Link: safepath.Rel(path.Dir(name), p),
-				Origins: []fault.DebPath{{Deb: "update-alternatives", Path: lr.re.String()}}}
+			nodes[name] = &Node{
+				Header:  entry.Header{Path: name, Type: entry.Symlink, Mode: 0o777, Link: safepath.Rel(path.Dir(name), p)},
+				Origins: []fault.DebPath{{Deb: "update-alternatives", Path: lr.re.String()}},
+			}
 		}
 	}
 	return nil

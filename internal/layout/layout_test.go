@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/entry"
 )
 
 func engine(t testing.TB, jetpack string) *Engine {
@@ -25,12 +25,14 @@ func engine(t testing.TB, jetpack string) *Engine {
 }
 
 func file(deb, p, digest string) Input {
-	return Input{Deb: deb, Path: p, Type: entry.Regular, Mode: 0o644, Size: int64(len(digest)), Digest: digest, Ref: deb + ":" + p}
+	return Input{Header: entry.Header{Path: p, Type: entry.Regular, Mode: 0o644, Size: int64(len(digest))}, Deb: deb, Digest: digest, Ref: deb + ":" + p}
 }
 func link(deb, p, target string) Input {
-	return Input{Deb: deb, Path: p, Type: entry.Symlink, Link: target}
+	return Input{Header: entry.Header{Path: p, Type: entry.Symlink, Link: target}, Deb: deb}
 }
-func dir(deb, p string) Input { return Input{Deb: deb, Path: p, Type: entry.Dir, Mode: 0o755} }
+func dir(deb, p string) Input {
+	return Input{Header: entry.Header{Path: p, Type: entry.Dir, Mode: 0o755}, Deb: deb}
+}
 
 // contents serves license texts by Ref.
 type contents map[string]string
@@ -280,11 +282,11 @@ func TestHardlinks(t *testing.T) {
 	lib := "usr/lib/aarch64-linux-gnu/"
 	ins := []Input{
 		file("libnvinfer10", "usr/share/doc/libnvinfer10/copyright", "c"),
-		{Deb: "libnvinfer10", Path: "usr/share/doc/libnvinfer10/copyright.hard", Type: entry.Hardlink, Link: "usr/share/doc/libnvinfer10/copyright"},
-		{Deb: "libnvinfer-dev", Path: "usr/share/doc/libnvinfer-dev/copyright", Type: entry.Hardlink, Link: "usr/share/doc/libnvinfer10/copyright"},
+		{Header: entry.Header{Path: "usr/share/doc/libnvinfer10/copyright.hard", Type: entry.Hardlink, Link: "usr/share/doc/libnvinfer10/copyright"}, Deb: "libnvinfer10"},
+		{Header: entry.Header{Path: "usr/share/doc/libnvinfer-dev/copyright", Type: entry.Hardlink, Link: "usr/share/doc/libnvinfer10/copyright"}, Deb: "libnvinfer-dev"},
 		link("libnvinfer10", lib+"tegra", "nvidia"),
 		file("libnvinfer10", lib+"nvidia/libx.so.1", "x"),
-		{Deb: "libnvinfer10", Path: lib + "libx-hard.so.1", Type: entry.Hardlink, Link: lib + "tegra/libx.so.1"},
+		{Header: entry.Header{Path: lib + "libx-hard.so.1", Type: entry.Hardlink, Link: lib + "tegra/libx.so.1"}, Deb: "libnvinfer10"},
 	}
 	txt := contents{"libnvinfer10:usr/share/doc/libnvinfer10/copyright": "TensorRT license"}
 	_, err := e.Build("tensorrt", ins, txt.read)

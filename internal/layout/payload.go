@@ -1,6 +1,6 @@
 package layout
 
-import "github.com/debredist/debredist/internal/entry"
+import "github.com/debredist/debredist/debredist/entry"
 
 // Payload reports whether an input of package pname carries content into
 // the redist tree: it is not a directory, not dropped by a rule and not a

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/entry"
 )
 
 // rule is a compiled profile.PathRule.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/deb/debtest"
-	"github.com/debredist/debredist/internal/entry"
 	"github.com/debredist/debredist/internal/layout"
 )
 

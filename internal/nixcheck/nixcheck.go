@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/safepath"
 )
 
@@ -204,13 +204,6 @@ func (t *Table) Outputs(pname, platform, cuda, version string) ([]string, bool) 
 	return kept, true
 }
 
-// Entry is one archive entry, relative to the archive's top directory.
-type Entry struct {
-	Path string
-	Type entry.Type
-	Link string // symlink target as stored; hardlink target path
-}
-
 // Result is the outcome for one archive.
 type Result struct {
 	PName string `json:"pname"`
@@ -247,7 +240,7 @@ type Checker struct {
 	cuda     string // MAJOR.MINOR
 	pkg      Package
 	known    bool
-	entries  []Entry
+	entries  []entry.Header
 	usr      map[string]bool   // files that mention /usr/ (after rewrite)
 	pc       map[string][]byte // .pc contents after the rewrite
 	contains map[string]map[string]bool
@@ -268,7 +261,7 @@ func (t *Table) NewChecker(tg Target) *Checker {
 var usrNeedle = []byte("/usr/")
 
 // Add records one entry; content is read for regular files (nil otherwise).
-func (c *Checker) Add(e Entry, content io.Reader) error {
+func (c *Checker) Add(e entry.Header, content io.Reader) error {
 	e.Path = strings.TrimSuffix(e.Path, "/")
 	c.entries = append(c.entries, e)
 	if e.Type != entry.Regular || content == nil {
@@ -457,8 +450,8 @@ func (c *Checker) matches(glob string) []string {
 
 // afterRemoves returns the entries that postInstall does not delete: what
 // it deletes is gone before the output checks.
-func (c *Checker) afterRemoves() []Entry {
-	var kept []Entry
+func (c *Checker) afterRemoves() []entry.Header {
+	var kept []entry.Header
 	for _, e := range c.entries {
 		if !slices.ContainsFunc(c.pkg.Removes, func(g string) bool { return underPattern(g, e.Path) }) {
 			kept = append(kept, e)
@@ -471,7 +464,7 @@ func (c *Checker) afterRemoves() []Entry {
 // lib/<cudaMajor>/ is promoted to lib/ (and the rest of lib/ dropped);
 // pkg-config/ and pkgconfig/ move to share/pkgconfig/, where mv
 // --no-clobber fails on a file already there.
-func (c *Checker) unpack(entries []Entry, fail func(string, ...any)) map[string]Entry {
+func (c *Checker) unpack(entries []entry.Header, fail func(string, ...any)) map[string]entry.Header {
 	major := strings.SplitN(c.cuda, ".", 2)[0]
 	promote := false
 	for _, e := range entries {
@@ -479,7 +472,7 @@ func (c *Checker) unpack(entries []Entry, fail func(string, ...any)) map[string]
 			promote = true
 		}
 	}
-	tree := map[string]Entry{}
+	tree := map[string]entry.Header{}
 	for _, e := range entries {
 		p := e.Path
 		if promote && (p == "lib" || strings.HasPrefix(p, "lib/")) {
@@ -514,7 +507,7 @@ func (c *Checker) unpack(entries []Entry, fail func(string, ...any)) map[string]
 // linkUnversionedPC adds to tree the unversioned link that buildRedist
 // makes for each share/pkgconfig/*-<cudaMajorMinor>.pc; ln -s fails where
 // the unversioned name exists.
-func (c *Checker) linkUnversionedPC(tree map[string]Entry, fail func(string, ...any)) {
+func (c *Checker) linkUnversionedPC(tree map[string]entry.Header, fail func(string, ...any)) {
 	mm := majorMinor(c.cuda)
 	if mm == "" {
 		return
@@ -526,7 +519,7 @@ func (c *Checker) linkUnversionedPC(tree map[string]Entry, fail func(string, ...
 				fail("%s exists: ln -s for the unversioned link of %s fails", link, p)
 				continue
 			}
-			tree[link] = Entry{Path: link, Type: entry.Symlink, Link: base}
+			tree[link] = entry.Header{Path: link, Type: entry.Symlink, Link: base}
 		}
 	}
 }
@@ -535,7 +528,7 @@ func (c *Checker) linkUnversionedPC(tree map[string]Entry, fail func(string, ...
 // output each path of tree goes to: out, unless a pattern of another
 // output moves it (moveToOutput, in expected order, each pattern taking
 // from all outputs).
-func (c *Checker) splitOutputs(tree map[string]Entry, outputs []string) (paths []string, owner map[string]string) {
+func (c *Checker) splitOutputs(tree map[string]entry.Header, outputs []string) (paths []string, owner map[string]string) {
 	owner = map[string]string{}
 	paths = make([]string, 0, len(tree))
 	for p, e := range tree {
@@ -639,7 +632,7 @@ func (c *Checker) checkFHSRefs(fail func(string, ...any)) {
 
 // checkDanglingLinks is noBrokenSymlinks, per output: every symlink of
 // paths must be relative and resolve inside its own output.
-func (c *Checker) checkDanglingLinks(tree map[string]Entry, paths []string, owner map[string]string, fail func(string, ...any)) {
+func (c *Checker) checkDanglingLinks(tree map[string]entry.Header, paths []string, owner map[string]string, fail func(string, ...any)) {
 	dirs := map[string]bool{} // "<output>\x00<dir>" holding something
 	for _, p := range paths {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
@@ -734,7 +727,7 @@ func (c *Checker) ownGap(output string) *OwnGap {
 // rules: never out of the root, never through an absolute link, symlinks
 // of this output followed on the way); it reports whether the target
 // exists in that output.
-func resolve(tree map[string]Entry, owner map[string]string, dirs map[string]bool, out, dir, link string) bool {
+func resolve(tree map[string]entry.Header, owner map[string]string, dirs map[string]bool, out, dir, link string) bool {
 	final, err := safepath.ResolvePath(dir, link, func(p string) (string, bool) {
 		if e, ok := tree[p]; ok && e.Type == entry.Symlink && owner[p] == out {
 			return e.Link, true

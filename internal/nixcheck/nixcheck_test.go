@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/debredist/debredist/internal/entry"
+	"github.com/debredist/debredist/debredist/entry"
 )
 
 type ent struct {
@@ -24,11 +24,11 @@ func runV(t *testing.T, pname, platform, cuda, version string, es []ent) *Result
 		var err error
 		switch {
 		case e.dir:
-			err = c.Add(Entry{Path: e.path, Type: entry.Dir}, nil)
+			err = c.Add(entry.Header{Path: e.path, Type: entry.Dir}, nil)
 		case e.link != "":
-			err = c.Add(Entry{Path: e.path, Type: entry.Symlink, Link: e.link}, nil)
+			err = c.Add(entry.Header{Path: e.path, Type: entry.Symlink, Link: e.link}, nil)
 		default:
-			err = c.Add(Entry{Path: e.path, Type: entry.Regular}, strings.NewReader(e.content))
+			err = c.Add(entry.Header{Path: e.path, Type: entry.Regular}, strings.NewReader(e.content))
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -184,7 +184,7 @@ func TestVersionRules(t *testing.T) {
 	check := func(tg Target, es []ent) *Result {
 		c := tb.NewChecker(tg)
 		for _, e := range es {
-			c.Add(Entry{Path: e.path, Type: entry.Regular}, strings.NewReader(""))
+			c.Add(entry.Header{Path: e.path, Type: entry.Regular}, strings.NewReader(""))
 		}
 		return c.Finish()
 	}
