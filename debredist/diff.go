@@ -282,7 +282,8 @@ func listings(ctx context.Context, o *run, r *reldiff.Release, names []string) (
 			}
 			inputs = append(inputs, ins...)
 		}
-		l := reldiff.Layout(eng, p.PName, inputs, readBlob)
+		tree, unplaced, err := eng.BuildPartial(p.PName, inputs, readBlob)
+		l := reldiff.NewListing(tree.Headers(), unplaced, err)
 		out[p.PName] = &l
 		if err := os.RemoveAll(dir); err != nil {
 			return nil, err

@@ -2,29 +2,22 @@ package reldiff
 
 import (
 	"encoding/json"
-	"errors"
 	"sort"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
-	"github.com/debredist/debredist/internal/layout"
 )
 
 // Listing is the layout of one component on one side: the paths of its
 // archive (relative to the top directory), the deb paths no rule placed
 // and any other layout error.
 type Listing struct {
-	Nodes    map[string]Entry
+	Nodes    map[string]entry.Header
 	Unplaced []Unplaced
 	// Problem is a layout error other than unplaced paths (a conflict, a
 	// dangling link); Nodes is then empty.
 	Problem string
-}
-
-// Entry is one in-archive path of a Listing.
-type Entry struct {
-	Type string // file, dir, symlink, hardlink
-	Link string // symlink or hardlink target
 }
 
 // Unplaced is a deb path that no layout rule places.
@@ -53,9 +46,9 @@ type Files struct {
 // TypeChange is a path whose entry type differs (a directory became a
 // symlink, ...).
 type TypeChange struct {
-	Path string `json:"path"`
-	From string `json:"from"`
-	To   string `json:"to"`
+	Path string     `json:"path"`
+	From entry.Type `json:"from"`
+	To   entry.Type `json:"to"`
 }
 
 // LinkChange is a symlink (or hardlink) whose target differs.
@@ -70,34 +63,21 @@ func (f *Files) Empty() bool {
 	return len(f.Added)+len(f.Removed)+len(f.TypeChanged)+len(f.LinkChanged)+len(f.Unplaced) == 0 && f.Problem == "" && f.FromProblem == ""
 }
 
-// Layout lays out one component's inputs with eng, as a conversion would,
-// but never fails on unplaced paths: it records them and lays out the
-// rest, so the other findings stay visible.
-func Layout(eng *layout.Engine, pname string, inputs []layout.Input, read layout.ContentReader) Listing {
+// NewListing is the Listing of one component: the entries its archive
+// would hold (paths relative to the top directory), the deb paths no rule
+// placed, and a layout error other than those (then Nodes stays empty).
+func NewListing(nodes []entry.Header, unplaced []fault.DebPath, err error) Listing {
 	var l Listing
-	tree, err := eng.Build(pname, inputs, read)
-	var ue *fault.UnplacedError
-	if errors.As(err, &ue) {
-		skip := map[fault.DebPath]bool{}
-		for _, o := range ue.Paths {
-			skip[o] = true
-			l.Unplaced = append(l.Unplaced, Unplaced{Deb: o.Deb, Path: o.Path})
-		}
-		var rest []layout.Input
-		for _, in := range inputs {
-			if !skip[fault.DebPath{Deb: in.Deb, Path: in.Path}] {
-				rest = append(rest, in)
-			}
-		}
-		tree, err = eng.Build(pname, rest, read)
+	for _, o := range unplaced {
+		l.Unplaced = append(l.Unplaced, Unplaced{Deb: o.Deb, Path: o.Path})
 	}
 	if err != nil {
 		l.Problem = err.Error()
 		return l
 	}
-	l.Nodes = make(map[string]Entry, len(tree.Nodes))
-	for _, n := range tree.Nodes {
-		l.Nodes[n.Path] = Entry{Type: n.Type.String(), Link: n.Link}
+	l.Nodes = make(map[string]entry.Header, len(nodes))
+	for _, n := range nodes {
+		l.Nodes[n.Path] = n
 	}
 	return l
 }

@@ -129,11 +129,15 @@ func TestLayoutUnplacedAndFiles(t *testing.T) {
 		{Header: entry.Header{Path: root + "include/cuda.h", Type: entry.Regular, Mode: 0o644, Size: 1}, Deb: "cuda-cudart-12-6", Digest: "y", Ref: "r"},
 		{Header: entry.Header{Path: lic, Type: entry.Regular, Mode: 0o644, Size: 8}, Deb: "cuda-cudart-12-6", Digest: "z", Ref: "l"},
 	}
-	old := Layout(eng, "cuda_cudart", base, read)
+	layOut := func(inputs []layout.Input) Listing {
+		tree, unplaced, err := eng.BuildPartial("cuda_cudart", inputs, read)
+		return NewListing(tree.Headers(), unplaced, err)
+	}
+	old := layOut(base)
 	if old.Problem != "" || len(old.Unplaced) != 0 {
 		t.Fatalf("old listing: problem %q unplaced %v", old.Problem, old.Unplaced)
 	}
-	if e, ok := old.Nodes["lib/libcudart.so.12"]; !ok || e.Type != "symlink" || e.Link != "libcudart.so.12.6.68" {
+	if e, ok := old.Nodes["lib/libcudart.so.12"]; !ok || e.Type != entry.Symlink || e.Link != "libcudart.so.12.6.68" {
 		t.Fatalf("old listing lacks lib/libcudart.so.12 -> libcudart.so.12.6.68: %+v", old.Nodes)
 	}
 	next := []layout.Input{
@@ -144,7 +148,7 @@ func TestLayoutUnplacedAndFiles(t *testing.T) {
 		{Header: entry.Header{Path: lic, Type: entry.Regular, Mode: 0o644, Size: 8}, Deb: "cuda-cudart-12-6", Digest: "z", Ref: "l"},
 		{Header: entry.Header{Path: "srv/nvidia/strange.bin", Type: entry.Regular, Mode: 0o644, Size: 1}, Deb: "cuda-cudart-12-6", Digest: "w", Ref: "r"},
 	}
-	cur := Layout(eng, "cuda_cudart", next, read)
+	cur := layOut(next)
 	if cur.Problem != "" {
 		t.Fatalf("new listing problem: %s", cur.Problem)
 	}
@@ -155,7 +159,7 @@ func TestLayoutUnplacedAndFiles(t *testing.T) {
 	if !reflect.DeepEqual(f.Added, []string{"include/cuda.h/inner.h", "lib/libcudart.so.12.6.77"}) || !reflect.DeepEqual(f.Removed, []string{"lib/libcudart.so.12.6.68"}) {
 		t.Errorf("added %v removed %v", f.Added, f.Removed)
 	}
-	if !reflect.DeepEqual(f.TypeChanged, []TypeChange{{Path: "include/cuda.h", From: "file", To: "dir"}}) {
+	if !reflect.DeepEqual(f.TypeChanged, []TypeChange{{Path: "include/cuda.h", From: entry.Regular, To: entry.Dir}}) {
 		t.Errorf("type changes %v", f.TypeChanged)
 	}
 	if !reflect.DeepEqual(f.LinkChanged, []LinkChange{{Path: "lib/libcudart.so.12", From: "libcudart.so.12.6.68", To: "libcudart.so.12.6.77"}}) {
@@ -183,7 +187,7 @@ func TestAddFilesReportsUnplacedOfUnchanged(t *testing.T) {
 	if !r.Empty() {
 		t.Fatalf("same debs: %+v", r)
 	}
-	un := &Listing{Nodes: map[string]Entry{}, Unplaced: []Unplaced{{Deb: "cuda-cudart-12-6", Path: "srv/x"}}}
+	un := &Listing{Nodes: map[string]entry.Header{}, Unplaced: []Unplaced{{Deb: "cuda-cudart-12-6", Path: "srv/x"}}}
 	AddFiles(r, to, map[string]*Listing{}, map[string]*Listing{"cuda_cudart": un})
 	if r.Empty() || !r.Files {
 		t.Fatal("unplaced paths of an unchanged component not reported")
