@@ -91,22 +91,15 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 		return nil, fmt.Errorf("L4T %s: nothing to convert (no redist package in the plan)", pl.Profile.Suite)
 	}
 	o.emit(Event{Kind: EventPlan, Total: int64(len(pl.Packages)), Message: pl.Profile.Name})
-	fresh, err := publish.Fresh(o.Build.Out)
+	claim, err := publish.Take(ctx, o.Build.Out, func(msg string) { o.emit(Event{Kind: EventOutBusy, Message: msg}) })
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.Build.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
-	}
-	unlock, err := publish.Lock(ctx, o.Build.Out, func(msg string) { o.emit(Event{Kind: EventOutBusy, Message: msg}) })
-	if err != nil {
-		fresh.Undo()
-		return nil, err
-	}
-	defer unlock()
+	defer claim.Release()
+	published := false
 	defer func() {
-		if err != nil { // a failed first conversion leaves no OUT behind
-			fresh.Undo()
+		if err != nil && !published { // a failed first conversion leaves no OUT behind
+			claim.Undo()
 		}
 	}()
 	tmp, err := publish.MakeTmp(o.Build.Out)
@@ -147,7 +140,7 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	fresh = publish.FreshOut{} // published: OUT stays, whatever fails after
+	published = true // OUT stays, whatever fails after
 	res.Skipped = append(append(res.Skipped, pl.SkippedPackages...), emptied...)
 	for _, j := range jobs {
 		res.Warnings = append(res.Warnings, j.warnings...)

@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,10 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/debredist/debredist/debredist/redist"
-	"github.com/gofrs/flock"
 )
 
 // MakeTmp (re)creates OUT/.debredist-tmp, where everything is built before
@@ -44,48 +41,6 @@ func MakeTmp(out string) (string, error) {
 // a read-only file system, or another user's directory.
 func IsReadOnly(err error) bool {
 	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
-}
-
-// FreshOut is an OUT that a conversion starts: it did not exist, or was
-// an empty directory. A conversion that fails there removes what it made,
-// so that a failed or interrupted first run leaves no OUT holding only
-// debredist's lock file (a killed one may: a rerun cleans it up).
-type FreshOut struct {
-	dir     string
-	fresh   bool // nothing of an earlier output is in dir
-	created bool // dir itself did not exist
-}
-
-func Fresh(dir string) (FreshOut, error) {
-	ents, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return FreshOut{dir: dir, fresh: true, created: true}, nil
-	case err != nil && IsReadOnly(err):
-		return FreshOut{dir: dir}, nil
-	case err != nil:
-		var pe *fs.PathError
-		if errors.As(err, &pe) && errors.Is(err, syscall.ENOTDIR) {
-			return FreshOut{}, fmt.Errorf("output directory %s exists and is not a directory", dir)
-		}
-		return FreshOut{}, fmt.Errorf("output directory: %w", err)
-	}
-	return FreshOut{dir: dir, fresh: len(ents) == 0}, nil
-}
-
-// undo removes what a failed conversion made in a fresh OUT (the caller
-// holds OUT's mutex, or never got it).
-func (f FreshOut) Undo() {
-	switch {
-	case !f.fresh:
-	case f.created:
-		os.RemoveAll(f.dir)
-	default:
-		ents, _ := os.ReadDir(f.dir)
-		for _, e := range ents {
-			os.RemoveAll(filepath.Join(f.dir, e.Name()))
-		}
-	}
 }
 
 func FileSize(p string) int64 {
@@ -127,35 +82,6 @@ func WriteAtomic(dst string, data []byte, tmpDir string) error {
 		return fmt.Errorf("writing %s: %w", dst, err)
 	}
 	return nil
-}
-
-// Lock takes the OUT mutex (a flock on OUT's MutexFile), so that one
-// process at a time writes OUT; while another holds it, it calls busy and
-// waits. The returned function releases it.
-func Lock(ctx context.Context, out string, busy func(msg string)) (func(), error) {
-	if err := ownEntry(filepath.Join(out, MutexFile), false); err != nil {
-		return nil, err
-	}
-	// Readable by all, so that another user's no-op run can take it too.
-	l := flock.New(filepath.Join(out, MutexFile), flock.SetPermissions(0o644))
-	ok, err := l.TryLock()
-	if IsReadOnly(err) {
-		// A read-only OUT (a read-only mount, another user's directory)
-		// where the mutex cannot be created or opened: no process can
-		// write OUT here, and this one writes nothing either (MakeTmp
-		// finds OUT read-only), so it has nothing to exclude.
-		return func() {}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("locking %s: %w", out, err)
-	}
-	if !ok {
-		busy("another debredist process is writing " + out + "; waiting for it to finish")
-		if _, err := l.TryLockContext(ctx, 200*time.Millisecond); err != nil {
-			return nil, fmt.Errorf("waiting for the lock on %s held by another debredist process: %w", out, err)
-		}
-	}
-	return func() { l.Unlock() }, nil
 }
 
 // Files is what Find finds under an output directory,
