@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/reldiff"
 )
 
@@ -128,7 +129,7 @@ func TestPrintDiffFiles(t *testing.T) {
 			DebsRenamed: []reldiff.DebRename{{From: reldiff.Deb{Name: "a-11-4", Version: "1"}, To: reldiff.Deb{Name: "a-12-6", Version: "2"}}},
 			Files: &reldiff.Files{
 				Added: added, Removed: []string{"lib/old"},
-				TypeChanged: []reldiff.TypeChange{{Path: "include/x", From: "dir", To: "symlink"}},
+				TypeChanged: []reldiff.TypeChange{{Path: "include/x", From: entry.Dir, To: entry.Symlink}},
 				LinkChanged: []reldiff.LinkChange{{Path: "lib/libcudart.so", From: "libcudart.so.12.6.68", To: "libcudart.so.12.6.77"}},
 				Unplaced:    []reldiff.Unplaced{{Deb: "cuda-cudart-12-6", Path: "srv/nvidia/x.json"}},
 			},
