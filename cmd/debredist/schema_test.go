@@ -50,6 +50,40 @@ func shape(v any, path string, out map[string]bool) {
 	}
 }
 
+// keySets records, per object path (arrays merged as in shape), the key
+// set of every object found there.
+func keySets(v any, path string, out map[string][]map[string]bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		if dynamicKeys.MatchString(path) {
+			for _, e := range x {
+				keySets(e, path+".*", out)
+			}
+			return
+		}
+		keys := map[string]bool{}
+		for k, e := range x {
+			keys[k] = true
+			keySets(e, path+"."+k, out)
+		}
+		out[path] = append(out[path], keys)
+	case []any:
+		for _, e := range x {
+			keySets(e, path+"[]", out)
+		}
+	}
+}
+
+// optionalKeys are the fields docs/json.md documents as optional (absent
+// when empty): every other field is in every object of its kind, whatever
+// the flags and inputs. Profiles (and their rules) are in the --profile
+// format, whose unset fields are absent.
+var optionalKeys = map[string]bool{
+	"cuda_variant": true, "from_cuda_variant": true, "to_cuda_variant": true, "from_platform": true, "to_platform": true,
+	"architecture": true, "md5sum": true, "sha1": true, "description": true, "depends": true, "source_version": true, "provides": true,
+	"nixpkgs_broken": true, "nar_hash": true, "repo": true, "problem": true, "from_problem": true,
+}
+
 // TestJSONSchemas pins the shape of every --json output (and that it
 // names its schema first): a change of shape fails here until
 // testdata/json-schemas.txt and docs/json.md say so (go test -update).
@@ -77,10 +111,14 @@ func TestJSONSchemas(t *testing.T) {
 		{"fetch", []string{"fetch", "--jetpack", "6", "--mirror", m, "--cache", cache, "--json"}},
 		{"convert", []string{"convert", "--jetpack", "6", "--mirror", m, "--cache", cache, "--out", out, "--json"}},
 		{"verify", []string{"verify", "--json", out}},
+		{"verify", []string{"verify", "--json", out7}},
 		{"verify", []string{"verify", "--json", "--nixpkgs", out7}},
 		{"diff", []string{"diff", "--mirror", m, "--cache", cache, "--json", "r36.4", "r36.5", "--files"}},
+		{"diff", []string{"diff", "--mirror", m, "--cache", cache, "--json", "r36.4", "r36.5"}},
+		{"diff", []string{"diff", "--mirror", m, "--cache", cache, "--json", "r36.4", out}},
 	}
 	got := map[string]map[string]bool{}
+	objects := map[string][]map[string]bool{} // "schema path" -> key sets
 	for _, r := range runs {
 		code, stdout, stderr := cli(t, r.args...)
 		if code != exitOK {
@@ -98,6 +136,28 @@ func TestJSONSchemas(t *testing.T) {
 			got[r.schema] = map[string]bool{}
 		}
 		shape(v, "."+r.schema, got[r.schema])
+		keySets(v, "."+r.schema, objects)
+	}
+	// Flags and inputs do not change the shape: an object lacks a field
+	// that another object of its kind has only when the field is optional.
+	for path, sets := range objects {
+		all := map[string]bool{}
+		for _, s := range sets {
+			for k := range s {
+				all[k] = true
+			}
+		}
+		for k := range all {
+			if optionalKeys[k] || strings.Contains(path, "profile") || strings.Contains(path, ".rules") {
+				continue
+			}
+			for _, s := range sets {
+				if !s[k] {
+					t.Errorf("%s.%s is absent from some objects (not documented as optional)", path, k)
+					break
+				}
+			}
+		}
 	}
 	// Lists are always lists: no path that is an array elsewhere is null.
 	for s, paths := range got {

@@ -36,7 +36,7 @@ type Result struct {
 	Files bool `json:"files"`
 	// Others compares the debs no component converts (nil when a side
 	// does not know them: an output directory).
-	Others *Others `json:"others,omitempty"`
+	Others *Others `json:"others"`
 }
 
 // Others is the difference in the debs that are not converted.
@@ -103,7 +103,7 @@ type Component struct {
 	DebsChanged []DebChange `json:"debs_changed"`
 
 	// Files is the in-archive comparison (nil unless files were compared).
-	Files *Files `json:"files,omitempty"`
+	Files *Files `json:"files"`
 }
 
 // Deb is one binary package of a component.
@@ -129,7 +129,7 @@ type DebChange struct {
 	FromVersion string `json:"from_version"`
 	ToVersion   string `json:"to_version"`
 	// Rebuilt: same version, different sha256 (a re-upload).
-	Rebuilt bool `json:"rebuilt,omitempty"`
+	Rebuilt bool `json:"rebuilt"`
 }
 
 // Compare diffs two releases at the level of components and debs.
