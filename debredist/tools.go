@@ -37,17 +37,21 @@ func (l DebLimits) deb() deb.Limits {
 		MinEntryBytes: l.MinEntryBytes}
 }
 
-// ExtractDeb safely extracts a deb's data into dir: no path or symlink may
-// escape it, and an existing non-empty dir is refused unless force.
-func ExtractDeb(ctx context.Context, debPath, dir string, force bool, limits DebLimits) (err error) {
-	return ExtractDebWarn(ctx, debPath, dir, force, limits, nil)
+// ExtractOptions are the options of ExtractDeb.
+type ExtractOptions struct {
+	Force  bool      // replace an existing non-empty dir (refused otherwise)
+	Limits DebLimits // bounds on what the deb may expand to
+	// Warn, when set, receives one line per entry written differently
+	// from the deb (setuid, setgid or sticky bits stripped, write
+	// permission for others cleared, absolute symlink targets re-rooted).
+	Warn func(msg string)
 }
 
-// ExtractDebWarn is ExtractDeb that passes warn one line per entry written
-// differently from the deb (setuid, setgid or sticky bits stripped,
-// absolute symlink targets re-rooted).
-func ExtractDebWarn(ctx context.Context, debPath, dir string, force bool, limits DebLimits, warn func(string)) (err error) {
-	return deb.Extract(ctx, debPath, dir, force, deb.Options{Limits: limits.deb(), SystemXZ: true, Warn: warn})
+// ExtractDeb safely extracts a deb's data into dir: no path or symlink may
+// escape it. The extraction is written beside dir and renamed into place,
+// so a failure leaves nothing half-written.
+func ExtractDeb(ctx context.Context, debPath, dir string, o ExtractOptions) error {
+	return deb.Extract(ctx, debPath, dir, o.Force, deb.Options{Limits: o.Limits.deb(), SystemXZ: true, Warn: o.Warn})
 }
 
 // FetchResult lists the debs a Fetch made available in the cache.

@@ -7,7 +7,7 @@
 # Thor 11.0), and prints one line per package and capability:
 #
 #   cudaPackages_12_6.libcublas 8.7: /nix/store/…-cuda12.6-libcublas-12.6.1.4.drv src file:///…/libcublas-…-archive.tar.xz
-#   cudaPackages_12_6.tensorrt 8.7: not evaluated: … (insecure, unavailable or broken: the reason)
+#   cudaPackages_12_6.tensorrt 8.7: not evaluated (insecure, unavailable or broken: see verify --nixpkgs)
 #
 # NIXPKGS, JETPACK_NIXOS and CUDA_LEGACY are checkouts (directories): the
 # overlays are applied as jetpack-nixos' flake applies them, cuda-legacy's
@@ -15,8 +15,11 @@
 # JETPACK_NIXOS only debredist's overlay is applied (JetPack 6 and 7 on plain
 # nixpkgs). Run `debredist` from PATH, or set DEBREDIST to the command.
 # Exit status 1 when a package's source is not OUT's archive (nixpkgs or
-# another overlay builds it from elsewhere) or it does not evaluate for any
-# capability; the other lines still print. Needs nix-instantiate and jq.
+# another overlay builds it from elsewhere); the other lines still print.
+# A package that does not evaluate prints "not evaluated" and does not
+# change the exit status: Nix's tryEval does not say why, and an insecure
+# TensorRT or a package unavailable on a device is expected (`debredist
+# verify --nixpkgs OUT` names the reason). Needs nix-instantiate and jq.
 set -eu
 case $# in
 2) nixpkgs=$1 jetpack= legacy= out=$2 ;;

@@ -189,7 +189,15 @@ debredist extract pkg.deb ./pkg --force`,
 				return usagef("want 2 arguments, DEB and DIR; got %d", len(args))
 			}
 			warn := func(msg string) { fmt.Fprintf(a.stderr, "debredist: warning: %s\n", msg) }
-			if err := debredist.ExtractDebWarn(a.ctx, args[0], args[1], *force, debredist.DebLimits{}, warn); err != nil {
+			if _, err := os.Stat(args[0]); err != nil {
+				return &fault.UsageError{Msg: "deb " + args[0] + ": " + errors.Unwrap(err).Error(), Err: err, File: args[0]}
+			}
+			err := debredist.ExtractDeb(a.ctx, args[0], args[1], debredist.ExtractOptions{Force: *force, Warn: warn})
+			var de *fault.DebError
+			if errors.As(err, &de) && (de.Kind == fault.DebFormat || de.Kind == fault.DebTruncated) {
+				return &fault.UsageError{Msg: err.Error(), Err: err, File: args[0]} // not a deb
+			}
+			if err != nil {
 				return err
 			}
 			if !a.quiet {
@@ -289,7 +297,7 @@ debredist plan --lock jetpack6.lock --offline --json`,
 			pr := a.newProgress()
 			o.OnEvent = pr.handle
 			pl, err := debredist.Plan(a.ctx, o)
-			pr.close()
+			pr.close(err)
 			if err != nil {
 				return err
 			}
@@ -384,7 +392,7 @@ debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12
 			pr := a.newProgress()
 			o.OnEvent = pr.handle
 			res, err := debredist.Fetch(a.ctx, o, pkgs...)
-			pr.close()
+			pr.close(err)
 			if err != nil {
 				return err
 			}
@@ -463,7 +471,7 @@ SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --
 			pr := a.newProgress()
 			o.OnEvent = pr.handle
 			res, err := debredist.Convert(a.ctx, o)
-			pr.close()
+			pr.close(err)
 			if err != nil {
 				return err
 			}
@@ -528,10 +536,7 @@ func printResult(w io.Writer, res *debredist.Result) error {
 	for _, s := range res.Skipped {
 		fmt.Fprintf(w, "skipped  %s %s: %s\n", s.PName, s.Version, s.Reason)
 	}
-	for _, s := range res.Warnings {
-		fmt.Fprintf(w, "warning  %s\n", s)
-	}
-	return nil
+	return nil // the warnings were said on stderr as they came (and are in --json)
 }
 
 // ---- nix
@@ -564,6 +569,9 @@ checkouts of nixpkgs, jetpack-nixos and cuda-legacy.`,
 		return func(args []string) error {
 			if len(args) != 1 {
 				return usagef("want 1 argument, the output directory; got %d", len(args))
+			}
+			if err := namedDir(args[0]); err != nil {
+				return err
 			}
 			s, err := debredist.Nix(args[0])
 			if err != nil {

@@ -69,7 +69,7 @@ debredist diff r36.5 ./my-r36.6.json --files`,
 			pr := a.newProgress()
 			o.OnEvent = pr.handle
 			res, err := debredist.Diff(a.ctx, o, args[0], args[1])
-			pr.close()
+			pr.close(err)
 			if err != nil {
 				return err
 			}
@@ -284,7 +284,7 @@ debredist plan --lock r36.5-debs.json --l4t r36.5`,
 			o.OnEvent = pr.handle
 			var b bytes.Buffer
 			err = debredist.Inventory(a.ctx, o, &b, *format)
-			pr.close()
+			pr.close(err)
 			if err != nil {
 				return err
 			}

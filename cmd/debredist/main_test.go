@@ -385,9 +385,22 @@ func TestExtract(t *testing.T) {
 		t.Errorf("--force kept a stale file (stat: %v)", err)
 	}
 
+	// A file the command line names that is missing or not a deb: exit 2.
 	code, _, stderr = cli(t, "extract", filepath.Join(dir, "nope.deb"), filepath.Join(dir, "y"))
-	if code != exitFailure || !strings.Contains(stderr, "nope.deb") {
+	if code != exitUsage || !strings.Contains(stderr, "deb "+filepath.Join(dir, "nope.deb")+": no such file or directory") {
 		t.Errorf("missing deb: code %d, stderr %q", code, stderr)
+	}
+	junk := filepath.Join(dir, "junk.deb")
+	if err := os.WriteFile(junk, []byte("not an ar archive\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr = cli(t, "extract", junk, filepath.Join(dir, "y")); code != exitUsage || !strings.Contains(stderr, "junk.deb") {
+		t.Errorf("a file that is not a deb: code %d, stderr %q", code, stderr)
+	}
+	for _, args := range [][]string{{"verify", filepath.Join(dir, "no-out")}, {"nix", filepath.Join(dir, "no-out")}, {"verify", junk}} {
+		if code, _, stderr = cli(t, args...); code != exitUsage || !strings.Contains(stderr, args[1]) {
+			t.Errorf("%v: code %d, stderr %q; want 2 naming the path", args, code, stderr)
+		}
 	}
 }
 
@@ -610,16 +623,18 @@ func TestProgressLog(t *testing.T) {
 		{
 			name: "default",
 			want: []string{"debredist: note: index signatures were not checked\n", "debredist: plan: jetpack6, 2 redist packages from common (1200 packages)\n",
-				"debredist: fetch: 3 debs, 107 B\n", "debredist: retrying cuda-nvcc-12-6 (attempt 2): context deadline exceeded\n",
+				"debredist: fetch: 3 debs, 107 B\n", "debredist: retrying failed downloads (cuda-nvcc-12-6: context deadline exceeded); the summaries count the retries, -v shows each\n",
 				"debredist: fetch: done: 2 debs (1 downloaded, 1 in the cache), 107 B in ",
 				`debredist: warning: cudnn: declared nixpkgs output "static" would be empty` + "\n",
 				"debredist: build: 2 redist packages\n", "debredist: build: done: 2 of 2 redist packages in "},
-			notWant: []string{"download cuda-nvcc", "cached cuda-cudart", "building", "level=", "y.deb"},
+			notWant: []string{"download cuda-nvcc", "cached cuda-cudart", "building", "level=", "y.deb", "(attempt"},
 		},
 		{
 			name: "verbose", verbose: true,
 			want: []string{"debredist: download cuda-nvcc-12-6 https://m/n.deb (100 B)", "debredist: cached cuda-cudart-12-6 (7 B)",
-				"debredist: building cuda_nvcc (1 debs)", "debredist: download of x failed: HTTP 404", "debredist: built cuda_nvcc (4.0 KiB)", "debredist: up to date: cuda_cudart"},
+				"debredist: building cuda_nvcc (1 debs)", "debredist: download of x failed: HTTP 404", "debredist: built cuda_nvcc (4.0 KiB)", "debredist: up to date: cuda_cudart",
+				"debredist: retrying cuda-nvcc-12-6 (attempt 2): context deadline exceeded\n"},
+			notWant: []string{"retrying failed downloads"},
 		},
 		{
 			name: "quiet", quiet: true,
@@ -642,7 +657,7 @@ func TestProgressLog(t *testing.T) {
 				}
 				wg.Wait()
 			}
-			pr.close()
+			pr.close(nil)
 			before := stderr.Len()
 			pr.handle(phases[1][0]) // ignored after close
 			if stderr.Len() != before {
@@ -702,7 +717,7 @@ func BenchmarkProgressHandle(b *testing.B) {
 			i++
 		}
 	})
-	pr.close()
+	pr.close(nil)
 }
 
 func TestPrintResult(t *testing.T) {
@@ -731,5 +746,38 @@ manifest /o/cudnn/redist/redistrib_9.3.0.json
 `
 	if got := b.String(); got != want {
 		t.Errorf("printResult:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestProgressRetriesAndFailure: retries of many debs are one line (and a
+// count in the summaries), an index's retry names its URL, and a failed
+// run does not say its stage is done.
+func TestProgressRetriesAndFailure(t *testing.T) {
+	var stderr bytes.Buffer
+	a := &app{stderr: &stderr}
+	pr := a.newProgress()
+	pr.handle(debredist.Event{Kind: debredist.EventFetchRetry, URL: "http://m/common/dists/r36.5/InRelease", Attempt: 2, Err: errors.New("HTTP 500")})
+	pr.handle(debredist.Event{Kind: debredist.EventFetchPlan, Total: 70, Bytes: 7000})
+	for i := range 70 {
+		for attempt := 2; attempt <= 5; attempt++ {
+			pr.handle(debredist.Event{Kind: debredist.EventFetchRetry, Package: fmt.Sprintf("deb%d", i), Attempt: attempt, Err: errors.New("HTTP 500")})
+		}
+	}
+	pr.mu.Lock()
+	status := pr.status()
+	pr.mu.Unlock()
+	pr.close(errors.New("70 debs failed the same way"))
+	got := stderr.String()
+	if n := strings.Count(got, "retrying"); n != 1 {
+		t.Errorf("%d retry lines, want 1:\n%s", n, got)
+	}
+	if !strings.Contains(got, "retrying failed downloads (http://m/common/dists/r36.5/InRelease: HTTP 500)") {
+		t.Errorf("the index retry does not name its URL:\n%s", got)
+	}
+	if !strings.Contains(status, "281 retries") {
+		t.Errorf("status %q does not count the retries", status)
+	}
+	if strings.Contains(got, "done") {
+		t.Errorf("a failed run says done:\n%s", got)
 	}
 }

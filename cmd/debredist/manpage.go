@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/debredist/debredist/debredist"
 )
 
 var manCmd = &command{
@@ -64,9 +67,7 @@ func roffText(b *bytes.Buffer, text string) {
 
 func writeManPage(a *app, w io.Writer) error {
 	var b bytes.Buffer
-	// The date is the build's, not the run's: the page is the same every time.
-	date := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC).Format("2006-01-02")
-	fmt.Fprintf(&b, ".TH DEBREDIST 1 %s \"debredist\" \"User Commands\"\n", date)
+	fmt.Fprintf(&b, ".TH DEBREDIST 1 %q \"debredist %s\" \"User Commands\"\n", buildDate(), debredist.Version)
 	b.WriteString(".SH NAME\ndebredist \\- turn NVIDIA Jetson (L4T) .deb packages into CUDA redistributables\n")
 	b.WriteString(".SH SYNOPSIS\n.B debredist\n[\\fB\\-v\\fR|\\fB\\-\\-quiet\\fR] \\fIcommand\\fR [\\fIflags\\fR] [\\fIargs\\fR]\n")
 	b.WriteString(".SH DESCRIPTION\n")
@@ -125,4 +126,22 @@ builder, NVIDIA's scripts and other redist consumers use the output like NVIDIA'
 	b.WriteString(".SH SEE ALSO\nThe README of https://github.com/debredist/debredist and docs/json.md (the \\fB\\-\\-json\\fR formats).\n")
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// buildDate is the date of the commit the binary was built from (Go
+// records it from version control), so that the page is the same on every
+// run of one build; "" when the build has no version control stamp.
+func buildDate() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.time" {
+			if t, err := time.Parse(time.RFC3339, s.Value); err == nil {
+				return t.UTC().Format("2006-01-02")
+			}
+		}
+	}
+	return ""
 }

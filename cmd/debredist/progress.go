@@ -42,6 +42,7 @@ type progress struct {
 	debs    counter      // debs: in the cache (downloaded or found there) of the fetch plan
 	bytes   counter      // bytes of those debs
 	cached  int64        // debs found in the cache
+	retries int64        // downloads retried
 	pkgs    counter      // redist packages built or up to date of the plan
 	started time.Time    // of the current stage
 	ticker  *time.Ticker // non-terminal summaries; nil on a terminal
@@ -167,7 +168,15 @@ func (pr *progress) handle(e debredist.Event) {
 		}
 		pr.setBar()
 	case debredist.EventFetchRetry:
-		pr.line("retrying %s (attempt %d): %v", e.Package, e.Attempt, e.Err)
+		what := e.Package
+		if what == "" { // an index
+			what = e.URL
+		}
+		if pr.retries == 0 && !pr.verbose {
+			pr.line("retrying failed downloads (%s: %v); the summaries count the retries, -v shows each", what, e.Err)
+		}
+		pr.retries++
+		pr.detail("retrying %s (attempt %d): %v", what, e.Attempt, e.Err)
 	case debredist.EventFetchFailed:
 		if b := pr.bars[e.Package]; b != nil {
 			b.Abort(true)
@@ -258,7 +267,11 @@ func (pr *progress) refresh() {
 func (pr *progress) status() string {
 	switch pr.stage {
 	case "fetch":
-		return fmt.Sprintf("debs %d/%d  %s/%s", pr.debs.done, pr.debs.total, humanBytes(pr.bytes.done), humanBytes(pr.bytes.total))
+		s := fmt.Sprintf("debs %d/%d  %s/%s", pr.debs.done, pr.debs.total, humanBytes(pr.bytes.done), humanBytes(pr.bytes.total))
+		if pr.retries > 0 {
+			s += fmt.Sprintf("  %d retries", pr.retries)
+		}
+		return s
 	case "build":
 		return fmt.Sprintf("packages %d/%d", pr.pkgs.done, pr.pkgs.total)
 	}
@@ -284,16 +297,19 @@ func (pr *progress) summaries() {
 	}
 }
 
-// close stops the renderer. Later events are ignored.
-func (pr *progress) close() {
+// close stops the renderer, saying the last stage is done when the run
+// succeeded (err == nil). Later events are ignored.
+func (pr *progress) close(err error) {
 	pr.mu.Lock()
 	if pr.closed {
 		pr.mu.Unlock()
 		return
 	}
-	if pr.stage == "build" {
+	switch {
+	case err != nil: // the error says what happened
+	case pr.stage == "build":
 		pr.line("build: done: %d of %d redist packages in %s", pr.pkgs.done, pr.pkgs.total, time.Since(pr.started).Round(100*time.Millisecond))
-	} else {
+	default:
 		pr.endFetch()
 	}
 	pr.closed = true

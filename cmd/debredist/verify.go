@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/verify"
 )
 
@@ -44,6 +46,9 @@ debredist verify ./redist --json`,
 		return func(args []string) error {
 			if len(args) != 1 {
 				return usagef("want 1 argument, the output directory; got %d", len(args))
+			}
+			if err := namedDir(args[0]); err != nil {
+				return err
 			}
 			return runVerify(a, args[0], *nixpkgs, *asJSON)
 		}
@@ -190,4 +195,17 @@ func joinProblems(ps []verify.Problem) string {
 		msgs[i] = p.Error()
 	}
 	return strings.Join(msgs, "; ")
+}
+
+// namedDir checks that the output directory the command line names is
+// one: a missing OUT, or a file, is a usage error naming it (exit 2).
+func namedDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return &fault.UsageError{Msg: "output directory " + dir + ": " + errors.Unwrap(err).Error(), Err: err, File: dir}
+	case !st.IsDir():
+		return &fault.UsageError{Msg: "output directory " + dir + " is not a directory", File: dir}
+	}
+	return nil
 }

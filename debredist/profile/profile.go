@@ -47,8 +47,11 @@ type Profile struct {
 	// Expect lists the redist packages (pnames) the release must yield: a
 	// plan that lacks any of them fails, naming them, so that an index cut
 	// short or a deb pulled upstream never makes a partial release. A
-	// profile file that leaves it out inherits the list of the built-in
-	// profile of the same L4T major; an empty list expects nothing.
+	// profile file of a built-in profile's suite that leaves it out
+	// inherits that profile's list; one of another suite, and a suite
+	// derived from a built-in profile (ForSuite), expect nothing, since
+	// which packages an older or newer release has is not known (the
+	// Release file still guards the index's completeness).
 	Expect []string `json:"expect,omitempty"`
 	// Capabilities are the CUDA capabilities of the release's Jetson
 	// devices ("7.2" Xavier, "8.7" Orin, "11.0" Thor): verify --nixpkgs
@@ -309,6 +312,7 @@ func ForSuite(suite string) (Profile, error) {
 	p.Suite = suite
 	p.CUDA = ""
 	p.ReleaseDate = ""
+	p.Expect = nil // which packages another release has is not known
 	return p, nil
 }
 
@@ -368,7 +372,7 @@ func Load(r io.Reader, name string) (Profile, error) {
 		if p.ReleaseDate == "" && base.Suite == p.Suite {
 			p.ReleaseDate = base.ReleaseDate
 		}
-		if p.Expect == nil {
+		if p.Expect == nil && base.Suite == p.Suite {
 			p.Expect = base.Expect
 		}
 		if p.Capabilities == nil {

@@ -41,6 +41,11 @@ func TestForSuiteDerives(t *testing.T) {
 	if p.CUDA != "" || p.ReleaseDate != "" || p.Platform != "linux-aarch64" || p.Name != "l4t-r36.4" {
 		t.Fatalf("derived profile: %+v", p)
 	}
+	// r36.3 (CUDA 12.2) has no libnvfatbin, which r36.5 expects: a derived
+	// suite expects nothing rather than its template's list.
+	if p.Expect != nil || len(p.Capabilities) == 0 {
+		t.Errorf("derived profile: expect %v (want none), capabilities %v (want the template's)", p.Expect, p.Capabilities)
+	}
 	p, err = p.Resolve([]Binary{
 		{Name: "cuda-cudart-12-6", Version: "12.6.68-1"},
 		{Name: "cuda-cudart-12-2", Version: "12.2.140-1"},
@@ -70,8 +75,11 @@ func TestLoadUserProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.CUDA != "12.6" || p.Target != "aarch64-linux" || len(p.Repos) != 2 {
+	if p.CUDA != "12.6" || p.Target != "aarch64-linux" || len(p.Repos) != 2 || len(p.Expect) == 0 {
 		t.Errorf("user profile did not inherit from jetpack6: %+v", p)
+	}
+	if other, err := Load(strings.NewReader(`{"l4t": "r36.3"}`), "old.json"); err != nil || other.Expect != nil {
+		t.Errorf("a profile of another suite inherits expect %v (%v), want none", other.Expect, err)
 	}
 	m := p.Merged()
 	if m.Paths[0].Match != "opt/nvidia/**" {

@@ -83,8 +83,8 @@ func Describe(file string, data []byte, v any, err error) error {
 		return At(file, data, int64(len(data)), "the JSON ends before the value is complete (the file is cut short?)")
 	case errors.As(err, &te):
 		where := "the top-level value"
-		if te.Field != "" {
-			where = fmt.Sprintf("field %q", te.Field)
+		if field := jsonField(reflect.TypeOf(v), te.Field); field != "" {
+			where = fmt.Sprintf("field %q", field)
 		}
 		// Offset is just inside an array or object, after any other value.
 		start := te.Offset - 1
@@ -227,4 +227,43 @@ func KeyOffset(data []byte, name string) int64 {
 		return int64(loc[0])
 	}
 	return -1
+}
+
+// jsonField is encoding/json's path of a field without the Go names of
+// the embedded structs on the way ("Profile.l4t" is the l4t key of an
+// embedded Profile): it follows path through t, dropping each segment that
+// names an embedded field.
+func jsonField(t reflect.Type, path string) string {
+	var keep []string
+	for _, seg := range strings.Split(path, ".") {
+		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
+			t = t.Elem()
+		}
+		if t == nil || t.Kind() != reflect.Struct {
+			keep, t = append(keep, seg), nil
+			continue
+		}
+		if f, ok := t.FieldByName(seg); ok && f.Anonymous {
+			t = f.Type // an embedded struct: not a JSON key
+			continue
+		}
+		keep = append(keep, seg)
+		t = fieldByKey(t, seg)
+	}
+	return strings.Join(keep, ".")
+}
+
+// fieldByKey returns the type of t's field whose JSON key is key, nil when
+// none is.
+func fieldByKey(t reflect.Type, key string) reflect.Type {
+	for _, f := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		if name == key && !f.Anonymous {
+			return f.Type
+		}
+	}
+	return nil
 }

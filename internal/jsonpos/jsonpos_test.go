@@ -31,6 +31,21 @@ func TestDecodeErrors(t *testing.T) {
 			t.Errorf("Decode(%q) = %v\n want %s", tc.in, err, tc.want)
 		}
 	}
+	// An embedded struct's Go name is not part of the JSON path.
+	type wrapped struct {
+		Schema string `json:"schema"`
+		sample
+		Inner sample `json:"inner"`
+	}
+	var w wrapped
+	for in, want := range map[string]string{
+		`{"name": 5}`:              `p.json:1:10: field "name": want a string, got a number`,
+		`{"inner": {"count": ""}}`: `p.json:1:21: field "inner.count": want an integer, got a string`,
+	} {
+		if err := Decode("p.json", []byte(in), &w); err == nil || err.Error() != want {
+			t.Errorf("Decode(%s) = %v\n want %s", in, err, want)
+		}
+	}
 	var s sample
 	if err := Decode("p.json", []byte(`{"name": "ok", "repos": ["a"]}`), &s); err != nil || s.Name != "ok" {
 		t.Errorf("valid input: %v %+v", err, s)

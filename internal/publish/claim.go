@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -63,6 +64,11 @@ func Take(ctx context.Context, out string, busy func(msg string)) (*Claim, error
 		switch {
 		case errors.Is(err, fs.ErrNotExist): // the holder removed OUT: start again
 			continue
+		case IsReadOnly(err) && syscall.Access(out, 2 /* W_OK */) == nil:
+			// OUT is writable but its mutex is not this user's to open (0600
+			// from an older debredist, or another user's): converting
+			// without it could interleave with that user's runs.
+			return nil, fmt.Errorf("%s cannot be opened (%w), though %s is writable: another user's debredist (or an older version, which created it 0600) holds OUT; make the file readable (chmod 644) or remove it when no conversion runs", path, err, out)
 		case IsReadOnly(err):
 			return &Claim{dir: out, unlock: func() {}}, nil
 		case err != nil:
