@@ -2,14 +2,11 @@ package apt
 
 import (
 	"bufio"
-	"compress/bzip2"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/debredist/debredist/internal/decompress"
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 )
 
 // MaxXZDictBytes is the largest xz dictionary (and zstd window) Decompress
@@ -98,34 +95,13 @@ func decompressStream(r io.Reader) (io.ReadCloser, error) {
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, fmt.Errorf("sniffing compression: %w", err)
 	}
-	switch decompress.Sniff(head) {
-	case decompress.Gzip:
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("gzip header: %w", err)
-		}
-		return zr, nil
-	case decompress.XZ:
-		xr, err := decompress.NewXZ(br, MaxXZDictBytes)
-		if err != nil {
-			return nil, err
-		}
-		return io.NopCloser(xr), nil
-	case decompress.Zstd:
-		zr, err := decompress.NewZstd(br, 0, 1)
-		if err != nil {
-			return nil, fmt.Errorf("zstd: %w", err)
-		}
-		return zstdCloser{zr}, nil
-	case decompress.Bzip2:
-		return io.NopCloser(bzip2.NewReader(br)), nil
-	case decompress.LZ4:
-		return nil, &UnsupportedCompressionError{Format: "lz4"}
+	f := decompress.Sniff(head)
+	rc, err := decompress.Open(f, br, MaxXZDictBytes, 1)
+	switch {
+	case errors.Is(err, decompress.ErrUnsupported):
+		return nil, &UnsupportedCompressionError{Format: f.String()}
+	case err != nil && f == decompress.Gzip:
+		return nil, fmt.Errorf("gzip header: %w", errors.Unwrap(err)) // this package's words since before the table
 	}
-	return io.NopCloser(br), nil
+	return rc, err
 }
-
-type zstdCloser struct{ d *zstd.Decoder }
-
-func (z zstdCloser) Read(p []byte) (int, error) { return z.d.Read(p) }
-func (z zstdCloser) Close() error               { z.d.Close(); return nil }

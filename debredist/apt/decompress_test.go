@@ -14,6 +14,7 @@ import (
 
 	"github.com/debredist/debredist/internal/decompress"
 	"github.com/debredist/debredist/internal/testutil"
+	xzformat "github.com/debredist/debredist/internal/xz"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
@@ -174,7 +175,7 @@ func TestDecompressXZDictLimit(t *testing.T) {
 	// Stream header (12) + block header: size, flags, filter id 0x21,
 	// props size 1, dict byte.
 	bh := xzData[12:]
-	if bh[2] != 0x21 || bh[3] != 1 {
+	if bh[2] != xzformat.FilterLZMA2 || bh[3] != 1 {
 		t.Fatalf("unexpected block header % x", bh[:8])
 	}
 	hsize := (int(bh[0]) + 1) * 4
@@ -218,7 +219,7 @@ func TestDecompressXZDictLimit(t *testing.T) {
 	if err := read(withDict(28)); err != nil {
 		t.Errorf("64 MiB dictionary refused: %v", err)
 	}
-	if err := read(withDict(41)); !errors.Is(err, decompress.ErrDictCode) {
+	if err := read(withDict(41)); !errors.Is(err, xzformat.ErrDictCode) {
 		t.Errorf("dictionary code 41: err = %v, want ErrDictCode", err)
 	}
 }

@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/internal/lzma"
 	"github.com/debredist/debredist/internal/testutil"
+	"github.com/debredist/debredist/internal/xz"
 )
 
 // benchCorpusDir returns a directory holding at least size bytes of real
@@ -140,7 +142,7 @@ func BenchmarkWriteZstd(b *testing.B) {
 // BenchmarkXZPresets compares the xz presets on 64 MiB.
 func BenchmarkXZPresets(b *testing.B) {
 	es := benchCorpus(b, 64<<20)
-	for p := 1; p < len(xzPresets); p++ {
+	for p := 1; p <= lzma.MaxLevel; p++ {
 		b.Run(fmt.Sprintf("preset=%d", p), func(b *testing.B) {
 			benchWrite(b, es, Options{Top: "bench", Workers: 2, Preset: p})
 		})
@@ -150,12 +152,11 @@ func BenchmarkXZPresets(b *testing.B) {
 // BenchmarkXZBlock measures one block through the LZMA2 encoder alone.
 func BenchmarkXZBlock(b *testing.B) {
 	src := content(9, BlockSize)
+	p, _ := lzma.Level(DefaultPreset)
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := compressXZBlock(src, DefaultPreset); err != nil {
-			b.Fatal(err)
-		}
+		xz.EncodeBlock(src, p)
 	}
 }
 
@@ -190,13 +191,11 @@ func BenchmarkInspect(b *testing.B) {
 // with cores (run with -cpu 1,2): the ceiling for Write's worker speedup.
 func BenchmarkXZBlockParallel(b *testing.B) {
 	src := content(9, BlockSize)
+	p, _ := lzma.Level(DefaultPreset)
 	b.SetBytes(int64(len(src)))
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := compressXZBlock(src, DefaultPreset); err != nil {
-				b.Error(err)
-				return
-			}
+			xz.EncodeBlock(src, p)
 		}
 	})
 }

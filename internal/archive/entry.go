@@ -73,10 +73,10 @@ type Options struct {
 	// Budget, when set, is shared by Writes running at the same time and
 	// bounds their blocks in flight together (see Budget).
 	Budget *Budget
-	// Preset selects the compression strength. XZ: 1..6 select an LZMA2
-	// dictionary of 256 KiB, 512 KiB, 1, 2, 4, 8 MiB; 0 means DefaultPreset
-	// (1 MiB). Zstd: 1..4 select klauspost levels fastest, default, better,
-	// best; 0 means best.
+	// Preset selects the compression strength. XZ: 1..6 are the
+	// internal/lzma levels (lzma.Level), fastest to smallest, all with an 8
+	// MiB dictionary; 0 means DefaultPreset. Zstd: 1..4 select klauspost
+	// levels fastest, default, better, best; 0 means best.
 	Preset int
 
 	// blockSize overrides BlockSize (0: BlockSize). Tests only: it lets

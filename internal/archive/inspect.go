@@ -80,27 +80,22 @@ func (h *hashReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// decompressor detects xz or zstd by magic and returns the decoded stream.
-func decompressor(br *bufio.Reader) (io.Reader, func(), error) {
+// decompressor detects xz or zstd by magic and returns the decoded stream;
+// any other format is ErrFormat.
+func decompressor(br *bufio.Reader) (io.ReadCloser, error) {
 	magic, err := br.Peek(6)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return nil, nil, err
+		return nil, err
 	}
-	switch decompress.Sniff(magic) {
-	case decompress.XZ:
-		x, err := decompress.NewXZ(br, MaxDictCap)
-		if err != nil {
-			return nil, nil, limitErr(err)
-		}
-		return limitReader{x}, func() {}, nil
-	case decompress.Zstd:
-		d, err := decompress.NewZstd(br, 0, 1)
-		if err != nil {
-			return nil, nil, fmt.Errorf("zstd: %w", err)
-		}
-		return d, d.Close, nil
+	f := decompress.Sniff(magic)
+	if f != decompress.XZ && f != decompress.Zstd {
+		return nil, ErrFormat
 	}
-	return nil, nil, ErrFormat
+	rc, err := decompress.Open(f, br, MaxDictCap, 1)
+	if err != nil {
+		return nil, limitErr(err)
+	}
+	return limitReader{rc}, nil
 }
 
 // MaxDictCap is the largest LZMA2 dictionary and zstd window Inspect
@@ -123,10 +118,10 @@ func (e limitError) Error() string   { return e.err.Error() }
 func (e limitError) Unwrap() []error { return []error{ErrLimit, e.err} }
 
 // limitReader passes limitErr over the errors of a decoder.
-type limitReader struct{ r io.Reader }
+type limitReader struct{ io.ReadCloser }
 
 func (l limitReader) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
+	n, err := l.ReadCloser.Read(p)
 	return n, limitErr(err)
 }
 
@@ -162,14 +157,14 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 	}
 	hr := &hashReader{ctx: ctx, r: r, sha: sha256.New(), md5: md5.New()}
 	br := bufio.NewReaderSize(hr, 64<<10)
-	dec, closeDec, err := decompressor(br)
+	rc, err := decompressor(br)
 	if err != nil {
 		return nil, fmt.Errorf("archive: inspect: %w", err)
 	}
-	defer closeDec()
+	defer rc.Close()
 
-	bound := &boundReader{r: dec, in: hr}
-	dec = bound
+	bound := &boundReader{r: rc, in: hr}
+	var dec io.Reader = bound
 	rep := &Report{}
 	type seen struct {
 		typ      entry.Type
@@ -423,11 +418,11 @@ func narSecondPass(ctx context.Context, ra io.ReaderAt, start int64, rep *Report
 	sr := io.NewSectionReader(ra, start, math.MaxInt64-start)
 	hr := &hashReader{ctx: ctx, r: sr, sha: sha256.New(), md5: md5.New()}
 	br := bufio.NewReaderSize(hr, 64<<10)
-	dec, closeDec, err := decompressor(br)
+	dec, err := decompressor(br)
 	if err != nil {
 		return "", err
 	}
-	defer closeDec()
+	defer dec.Close()
 	sp := &spool{mem: map[string][]byte{}, at: map[string][2]int64{}}
 	defer sp.close()
 	nar := newNARWriter()

@@ -7,16 +7,15 @@ import (
 // errWriterClosed is returned by writes after Close.
 var errWriterClosed = errors.New("archive: write to closed compressor")
 
-// blockResult is what a block compressor produces for one input block.
-type blockResult struct {
-	out      []byte // bytes to emit, in stream order
-	unpadded int64  // xz: unpadded block size for the index; unused otherwise
-}
+// compressFunc compresses one input block, a pure function of its bytes,
+// and returns the step that writes the result: the steps run one at a time,
+// strictly in input order.
+type compressFunc func(src []byte) (emit func() error, err error)
 
 // job is one block travelling through the pipeline.
 type job struct {
 	src  []byte
-	res  blockResult
+	emit func() error
 	err  error
 	done chan struct{}
 }
@@ -29,8 +28,7 @@ type job struct {
 // Memory is bounded: at most 2*workers blocks are in flight (input plus
 // compressed output), plus the block being filled.
 type parallelWriter struct {
-	compress func(src []byte) (blockResult, error)
-	emit     func(uncompressed int64, res blockResult) error
+	compress compressFunc
 	finish   func() error
 
 	workers int
@@ -43,8 +41,7 @@ type parallelWriter struct {
 	closed  bool
 }
 
-func newParallelWriter(workers, block int, budget *Budget, compress func([]byte) (blockResult, error),
-	emit func(int64, blockResult) error, finish func() error) *parallelWriter {
+func newParallelWriter(workers, block int, budget *Budget, compress compressFunc, finish func() error) *parallelWriter {
 	if workers < 1 {
 		workers = 1
 	}
@@ -54,7 +51,6 @@ func newParallelWriter(workers, block int, budget *Budget, compress func([]byte)
 	return &parallelWriter{
 		block:    block,
 		compress: compress,
-		emit:     emit,
 		finish:   finish,
 		workers:  workers,
 		sem:      make(chan struct{}, workers),
@@ -146,7 +142,7 @@ func (p *parallelWriter) dispatch() error {
 	p.cur = nil
 	go func() {
 		p.sem <- struct{}{}
-		j.res, j.err = p.compress(j.src)
+		j.emit, j.err = p.compress(j.src)
 		<-p.sem
 		close(j.done)
 	}()
@@ -169,7 +165,7 @@ func (p *parallelWriter) emitOldest() error {
 		p.err = j.err
 		return j.err
 	}
-	if err := p.emit(int64(len(j.src)), j.res); err != nil {
+	if err := j.emit(); err != nil {
 		p.err = err
 		return err
 	}

@@ -17,11 +17,11 @@ import (
 // rules: run Inspect first on archives of unknown origin.
 func Walk(ctx context.Context, r io.Reader, fn func(h entry.Header, content io.Reader) error) error {
 	br := bufio.NewReaderSize(ctxReader{ctx, r}, 64<<10)
-	dec, closeDec, err := decompressor(br)
+	dec, err := decompressor(br)
 	if err != nil {
 		return fmt.Errorf("archive: walk: %w", err)
 	}
-	defer closeDec()
+	defer dec.Close()
 	tr := tar.NewReader(dec)
 	for {
 		h, err := tr.Next()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 
+	"github.com/debredist/debredist/internal/lzma"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -32,19 +33,18 @@ func newZstdWriter(w io.Writer, workers, preset int, budget *Budget, blockSize i
 		zstd.WithEncoderLevel(zstdLevels[preset]),
 		zstd.WithEncoderConcurrency(workers),
 		zstd.WithEncoderCRC(true),
-		zstd.WithWindowSize(xzDictSize),
+		zstd.WithWindowSize(lzma.DefaultDictSize), // as xz
 		zstd.WithSingleSegment(false),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("archive: zstd: %w", err)
 	}
-	compress := func(src []byte) (blockResult, error) {
-		return blockResult{out: enc.EncodeAll(src, make([]byte, 0, len(src)/2+64))}, nil
+	compress := func(src []byte) (func() error, error) {
+		frame := enc.EncodeAll(src, make([]byte, 0, len(src)/2+64))
+		return func() error {
+			_, err := w.Write(frame)
+			return err
+		}, nil
 	}
-	emit := func(_ int64, res blockResult) error {
-		_, err := w.Write(res.out)
-		return err
-	}
-	finish := func() error { return enc.Close() }
-	return newParallelWriter(workers, blockSize, budget, compress, emit, finish), nil
+	return newParallelWriter(workers, blockSize, budget, compress, enc.Close), nil
 }

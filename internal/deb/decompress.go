@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"compress/bzip2"
 	"context"
 	"errors"
 	"fmt"
@@ -16,8 +15,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/decompress"
-	"github.com/klauspost/compress/gzip"
-	"github.com/ulikunitz/xz/lzma"
+	"github.com/debredist/debredist/internal/xz"
 )
 
 // compressionOf returns the compression suffix of a member name such as
@@ -55,99 +53,76 @@ func (d *decoder) Close() error {
 // no child at all. Below this size a child saves little or nothing.
 const systemXZMin = 32 << 10
 
+// suffixes maps a member name's compression suffix to its format.
+var suffixes = map[string]decompress.Format{
+	"": decompress.None, ".gz": decompress.Gzip, ".xz": decompress.XZ, ".zst": decompress.Zstd,
+	".bz2": decompress.Bzip2, ".lzma": decompress.LZMA,
+}
+
 // newDecoder returns a decompressing reader for a member of size bytes with
 // the given compression suffix, after checking the stream's magic bytes.
 func newDecoder(ctx context.Context, e *fault.DebError, suffix string, r io.Reader, size int64, opts *Options) (*decoder, error) {
-	fail := func(kind fault.DebKind, err error) (*decoder, error) {
-		return nil, e.With(kind, err)
+	f, ok := suffixes[suffix]
+	if !ok {
+		return nil, e.With(fault.DebCompression, fmt.Errorf("unknown compression suffix %q", suffix))
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
-	checked := func(name string, magic []byte) (*decoder, error) {
-		got, err := br.Peek(len(magic))
-		var de *fault.DebError
-		switch {
-		case errors.As(err, &de):
-			return nil, err
-		case errors.Is(err, io.EOF):
-			return fail(fault.DebTruncated, fmt.Errorf("%s stream too short for magic: %w", name, io.ErrUnexpectedEOF))
-		case err != nil:
-			return fail(fault.DebIO, err)
-		case !bytes.Equal(got, magic):
-			return fail(fault.DebCompression, fmt.Errorf("member suffix says %s but magic is %x", name, got))
-		}
-		return nil, nil
+	if err := checkMagic(e, f, br); err != nil {
+		return nil, err
 	}
 	maxWindow := opts.Limits.maxWindow()
-	switch suffix {
-	case "":
-		return &decoder{r: br}, nil
-	case ".gz":
-		if d, err := checked("gzip", decompress.MagicGzip); err != nil {
-			return d, err
-		}
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return fail(fault.DebCompression, fmt.Errorf("gzip: %w", err))
-		}
-		return &decoder{r: zr, close: zr.Close}, nil
-	case ".xz":
-		if d, err := checked("xz", decompress.MagicXZ); err != nil {
-			return d, err
-		}
+	if f == decompress.XZ {
 		head, _ := br.Peek(decompress.HeadSize)
-		dict, ok, err := decompress.XZDict(head)
+		dict, ok, err := xz.FirstDict(head)
 		if err != nil {
-			return fail(fault.DebCompression, fmt.Errorf("xz: %w", err))
+			return nil, e.With(fault.DebCompression, fmt.Errorf("xz: %w", err))
 		}
 		if ok && dict > maxWindow {
-			return fail(fault.DebLimit, fmt.Errorf("xz dictionary size %d exceeds limit %d", dict, maxWindow))
+			return nil, e.With(fault.DebLimit, fmt.Errorf("xz dictionary size %d exceeds limit %d", dict, maxWindow))
 		}
 		if opts.SystemXZ && size >= cmp.Or(opts.systemXZMin, systemXZMin) {
 			if path, err := exec.LookPath("xz"); err == nil {
 				return newSystemXZ(ctx, path, br, maxWindow)
 			}
 		}
-		xr, err := decompress.NewXZ(br, maxWindow)
-		if err != nil {
-			return fail(fault.DebCompression, err)
-		}
-		return &decoder{r: xzKinds{xr}}, nil
-	case ".zst":
-		if d, err := checked("zstd", decompress.MagicZstd); err != nil {
-			return d, err
-		}
-		zr, err := decompress.NewZstd(br, maxWindow, opts.zstdConcurrency())
-		if err != nil {
-			return fail(fault.DebCompression, fmt.Errorf("zstd: %w", err))
-		}
-		return &decoder{r: zr, close: func() error { zr.Close(); return nil }}, nil
-	case ".bz2":
-		if d, err := checked("bzip2", decompress.MagicBzip2); err != nil {
-			return d, err
-		}
-		return &decoder{r: bzip2.NewReader(br)}, nil
-	case ".lzma":
-		head, err := br.Peek(13)
-		if err != nil {
-			return fail(fault.DebCompression, fmt.Errorf("lzma: header: %w", err))
-		}
-		if head[0] >= 9*5*5 {
-			return fail(fault.DebCompression, fmt.Errorf("lzma: invalid properties byte %#x", head[0]))
-		}
-		dict := int64(head[1]) | int64(head[2])<<8 | int64(head[3])<<16 | int64(head[4])<<24
-		if dict > maxWindow {
-			return fail(fault.DebLimit, fmt.Errorf("lzma dictionary size %d exceeds limit %d", dict, maxWindow))
-		}
-		lr, err := lzma.ReaderConfig{DictCap: int(max(dict, lzma.MinDictCap))}.NewReader(br)
-		if err != nil {
-			return fail(fault.DebCompression, fmt.Errorf("lzma: %w", err))
-		}
-		return &decoder{r: lr}, nil
 	}
-	return fail(fault.DebCompression, fmt.Errorf("unknown compression suffix %q", suffix))
+	rc, err := decompress.Open(f, br, maxWindow, opts.zstdConcurrency())
+	if err != nil {
+		kind := fault.DebCompression
+		if errors.Is(err, decompress.ErrLimit) {
+			kind = fault.DebLimit
+		}
+		return nil, e.With(kind, err)
+	}
+	if f == decompress.XZ {
+		return &decoder{r: xzKinds{rc}, close: rc.Close}, nil
+	}
+	return &decoder{r: rc, close: rc.Close}, nil
 }
 
-// xzKinds gives the errors of decompress.NewXZ their Kind: a dictionary
+// checkMagic checks that the stream starts with the magic bytes of the
+// format its member suffix names (formats without magic pass).
+func checkMagic(e *fault.DebError, f decompress.Format, br *bufio.Reader) error {
+	magic := f.Magic()
+	if magic == nil {
+		return nil
+	}
+	got, err := br.Peek(len(magic))
+	var de *fault.DebError
+	switch {
+	case errors.As(err, &de):
+		return err
+	case errors.Is(err, io.EOF):
+		return e.With(fault.DebTruncated, fmt.Errorf("%s stream too short for magic: %w", f, io.ErrUnexpectedEOF))
+	case err != nil:
+		return e.With(fault.DebIO, err)
+	case !bytes.Equal(got, magic):
+		return e.With(fault.DebCompression, fmt.Errorf("member suffix says %s but magic is %x", f, got))
+	}
+	return nil
+}
+
+// xzKinds gives the errors of the xz reader their Kind: a dictionary
 // beyond the limit is KindLimit, anything else KindCompression.
 type xzKinds struct{ r io.Reader }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/testutil"
+	"github.com/debredist/debredist/internal/xz"
 )
 
 // TestXZDictionaryInLaterStream: a data.tar.xz of two concatenated xz
@@ -43,7 +44,7 @@ func TestXZDictionaryInLaterStream(t *testing.T) {
 	}
 	second := xzOf(tb.Bytes()[half:])
 	hsize := (int(second[12]) + 1) * 4
-	if second[12+2] != 0x21 {
+	if second[12+2] != xz.FilterLZMA2 {
 		t.Fatalf("unexpected block header % x", second[12:12+hsize])
 	}
 	second[12+4] = 36 // 1 GiB

@@ -1,33 +1,46 @@
-// Package decompress is the one compression-sniffing layer of debredist:
-// magic bytes, the xz dictionary check made before any decoder allocates,
+// Package decompress is the one compression layer of debredist's readers:
+// magic bytes, the one table from a Format to the decoder that opens it,
 // and the one set of decoder memory limits. The apt index reader, the deb
-// member reader and the archive inspector all sniff and bound their input
+// member reader and the archive inspector all sniff and open their input
 // here; each keeps its own expansion-ratio (bomb) guard, which depends on
-// what the output is.
+// what the output is, and its own choice of the formats it accepts. The xz
+// container itself is package xz's.
 //
 // Limits: MaxWindow bounds every xz/lzma dictionary and zstd window (and
 // the zstd decoder's memory) on untrusted input: 64 MiB, what xz -9 uses;
 // real NVIDIA debs and apt indexes use 8 MiB or less. A dictionary code
-// outside the xz format's range (above 40) is an error (ErrDictCode), never
-// read as "huge" or left to the decoder.
+// outside the xz format's range (above 40) is an error (xz.ErrDictCode),
+// never read as "huge" or left to the decoder.
 package decompress
 
 import (
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"errors"
+	"fmt"
 	"io"
 	"math"
 
+	"github.com/debredist/debredist/internal/xz"
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
-
-	"bytes"
-	"encoding/binary"
-	"errors"
-	"fmt"
+	"github.com/ulikunitz/xz/lzma"
 )
 
 // MaxWindow is the largest xz/lzma dictionary and zstd window accepted.
-const MaxWindow = 64 << 20
+const MaxWindow = xz.DefaultMaxDict
 
-// Format is a compression recognised by its magic bytes.
+// ErrLimit reports input beyond a decoder memory limit (a dictionary or
+// window larger than the caller allows). It is xz.ErrLimit, which the xz
+// reader's errors wrap.
+var ErrLimit = xz.ErrLimit
+
+// ErrUnsupported reports a format without a decoder (lz4, or no format).
+var ErrUnsupported = errors.New("unsupported compression")
+
+// Format is a compression recognised by its magic bytes (or, for LZMA,
+// named by the caller: the legacy .lzma format has no magic).
 type Format int
 
 const (
@@ -37,24 +50,38 @@ const (
 	Zstd
 	Bzip2
 	LZ4
+	LZMA // legacy .lzma ("LZMA alone"); never sniffed
 )
 
-func (f Format) String() string {
-	return [...]string{"none", "gzip", "xz", "zstd", "bzip2", "lz4"}[f]
+// opener starts a decoder of the stream in br whose dictionary or window is
+// at most window bytes (already within MaxWindow), decoding zstd with
+// threads goroutines (at least 1).
+type opener func(br *bufio.Reader, window int64, threads int) (io.ReadCloser, error)
+
+// formats is the one table of formats: name, magic bytes and decoder.
+var formats = [...]struct {
+	name  string
+	magic []byte // nil: none (plain data, LZMA) or not checked
+	open  opener // nil: no decoder
+}{
+	None:  {"none", nil, openPlain},
+	Gzip:  {"gzip", []byte{0x1f, 0x8b}, openGzip},
+	XZ:    {"xz", xz.Magic, openXZ},
+	Zstd:  {"zstd", []byte{0x28, 0xb5, 0x2f, 0xfd}, openZstd},
+	Bzip2: {"bzip2", []byte("BZh"), openBzip2},
+	LZ4:   {"lz4", []byte{0x04, 0x22, 0x4d, 0x18}, nil},
+	LZMA:  {"lzma", nil, openLZMA},
 }
 
-// Magic bytes of the formats.
-var (
-	MagicGzip  = []byte{0x1f, 0x8b}
-	MagicXZ    = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
-	MagicZstd  = []byte{0x28, 0xb5, 0x2f, 0xfd}
-	MagicBzip2 = []byte("BZh")
-	MagicLZ4   = []byte{0x04, 0x22, 0x4d, 0x18}
-)
+func (f Format) String() string { return formats[f].name }
 
-// HeadSize is how many leading bytes Sniff and XZDict want: the xz stream
-// header and the largest block header.
-const HeadSize = 12 + 1024
+// Magic returns the magic bytes a stream of f starts with (nil for None
+// and LZMA). Bzip2's is the "BZh" prefix alone; Sniff checks more.
+func (f Format) Magic() []byte { return formats[f].magic }
+
+// HeadSize is how many leading bytes Sniff and xz.FirstDict want: the xz
+// stream header and the largest block header.
+const HeadSize = xz.HeadSize
 
 // Sniff names the compression of a stream from its first bytes (up to
 // HeadSize; fewer at the end of the input). bzip2 needs "BZh", a block size
@@ -62,22 +89,22 @@ const HeadSize = 12 + 1024
 // "BZh" is not mistaken for it.
 func Sniff(head []byte) Format {
 	switch {
-	case bytes.HasPrefix(head, MagicGzip):
+	case bytes.HasPrefix(head, Gzip.Magic()):
 		return Gzip
-	case bytes.HasPrefix(head, MagicXZ):
+	case bytes.HasPrefix(head, XZ.Magic()):
 		return XZ
-	case bytes.HasPrefix(head, MagicZstd):
+	case bytes.HasPrefix(head, Zstd.Magic()):
 		return Zstd
 	case isBzip2(head):
 		return Bzip2
-	case bytes.HasPrefix(head, MagicLZ4):
+	case bytes.HasPrefix(head, LZ4.Magic()):
 		return LZ4
 	}
 	return None
 }
 
 func isBzip2(h []byte) bool {
-	if len(h) < 10 || !bytes.HasPrefix(h, MagicBzip2) || h[3] < '1' || h[3] > '9' {
+	if len(h) < 10 || !bytes.HasPrefix(h, Bzip2.Magic()) || h[3] < '1' || h[3] > '9' {
 		return false
 	}
 	m := h[4:10]
@@ -85,84 +112,92 @@ func isBzip2(h []byte) bool {
 		bytes.Equal(m, []byte{0x17, 0x72, 0x45, 0x38, 0x50, 0x90})
 }
 
-// ErrDictCode reports an LZMA2 dictionary size code above 40.
-var ErrDictCode = errors.New("invalid LZMA2 dictionary size code")
-
-// DictSize decodes an LZMA2 dictionary size code (xz format 5.3.1):
-// 2^(code/2+12) or 3*2^(code/2+11) bytes, 4 GiB-1 for 40.
-func DictSize(code byte) (int64, error) {
-	switch {
-	case code > 40:
-		return 0, fmt.Errorf("%w %d", ErrDictCode, code)
-	case code == 40:
-		return 1<<32 - 1, nil
+// Open returns a decoder of the f-compressed stream in br (None: br
+// itself). window bounds the decoder's memory: the xz or lzma dictionary
+// or the zstd window, MaxWindow when window <= 0 or larger; beyond it the
+// error wraps ErrLimit (xz: in every block header, before that block's
+// decoder allocates). threads is the number of zstd decoding goroutines
+// (at least 1). An error starting the decoder names the format ("gzip:
+// ...", "zstd: ...", "lzma: ...", or the xz reader's own "xz: ..."); a
+// format without a decoder (LZ4) is an error wrapping ErrUnsupported.
+// Close releases the decoder; it does not close br's source.
+func Open(f Format, br *bufio.Reader, window int64, threads int) (io.ReadCloser, error) {
+	if f < 0 || int(f) >= len(formats) || formats[f].open == nil {
+		return nil, fmt.Errorf("%w %v", ErrUnsupported, f)
 	}
-	return int64(2|(code&1)) << (code/2 + 11), nil
-}
-
-// XZDict returns the LZMA2 dictionary size declared in the first block
-// header of an xz stream; head starts at the stream header (see HeadSize).
-// ok is false when there is no block or the header cannot be read (left to
-// the decoder, which validates it); later blocks' headers cannot be located
-// without decoding, so single-block streams are fully covered. An invalid
-// dictionary code is an error wrapping ErrDictCode.
-func XZDict(head []byte) (dict int64, ok bool, err error) {
-	const streamHeader = 12
-	if len(head) < streamHeader+2 || head[streamHeader] == 0 { // 0: index, no block
-		return 0, false, nil
-	}
-	bh := head[streamHeader:]
-	size := (int(bh[0]) + 1) * 4
-	if len(bh) < size {
-		return 0, false, nil
-	}
-	flags := bh[1]
-	p := 2
-	varint := func() (uint64, bool) {
-		v, n := binary.Uvarint(bh[p:size])
-		if n <= 0 || n > 9 {
-			return 0, false
-		}
-		p += n
-		return v, true
-	}
-	for _, present := range []bool{flags&0x40 != 0, flags&0x80 != 0} { // compressed, uncompressed size
-		if present {
-			if _, ok := varint(); !ok {
-				return 0, false, nil
-			}
-		}
-	}
-	for range int(flags&3) + 1 {
-		id, ok := varint()
-		if !ok {
-			return 0, false, nil
-		}
-		psize, ok := varint()
-		if !ok || psize > uint64(size-p) {
-			return 0, false, nil
-		}
-		if id == 0x21 && psize == 1 {
-			d, err := DictSize(bh[p])
-			return d, err == nil, err
-		}
-		p += int(psize)
-	}
-	return 0, false, nil
-}
-
-// NewZstd returns a streaming zstd decoder of r whose window (the memory a
-// stream decoder holds) is bounded by MaxWindow, or by a smaller window when
-// one is given (window > 0), with the given number of decoding goroutines
-// (at least 1). The frame content size is not bounded here: a streaming
-// decoder never holds a whole frame, and the callers' ratio guards bound the
-// output.
-func NewZstd(r io.Reader, window int64, concurrency int) (*zstd.Decoder, error) {
 	if window <= 0 || window > MaxWindow {
 		window = MaxWindow
 	}
-	return zstd.NewReader(r,
-		zstd.WithDecoderConcurrency(max(concurrency, 1)),
+	return formats[f].open(br, window, max(threads, 1))
+}
+
+func openPlain(br *bufio.Reader, _ int64, _ int) (io.ReadCloser, error) {
+	return io.NopCloser(br), nil
+}
+
+func openGzip(br *bufio.Reader, _ int64, _ int) (io.ReadCloser, error) {
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	return zr, nil
+}
+
+func openXZ(br *bufio.Reader, window int64, _ int) (io.ReadCloser, error) {
+	xr, err := xz.NewReader(br, window)
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(xr), nil
+}
+
+// openZstd returns a streaming zstd decoder whose window (the memory a
+// stream decoder holds) is bounded by window. The frame content size is not
+// bounded here: a streaming decoder never holds a whole frame, and the
+// callers' ratio guards bound the output.
+func openZstd(br *bufio.Reader, window int64, threads int) (io.ReadCloser, error) {
+	zr, err := zstd.NewReader(br,
+		zstd.WithDecoderConcurrency(threads),
 		zstd.WithDecoderMaxMemory(math.MaxInt64),
 		zstd.WithDecoderMaxWindow(uint64(window)))
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	return zstdCloser{zr}, nil
 }
+
+type zstdCloser struct{ d *zstd.Decoder }
+
+func (z zstdCloser) Read(p []byte) (int, error) { return z.d.Read(p) }
+func (z zstdCloser) Close() error               { z.d.Close(); return nil }
+
+func openBzip2(br *bufio.Reader, _ int64, _ int) (io.ReadCloser, error) {
+	return io.NopCloser(bzip2.NewReader(br)), nil
+}
+
+// openLZMA reads the legacy .lzma header (properties byte, dictionary
+// size, uncompressed size) and checks it before the decoder allocates.
+func openLZMA(br *bufio.Reader, window int64, _ int) (io.ReadCloser, error) {
+	head, err := br.Peek(13)
+	if err != nil {
+		return nil, fmt.Errorf("lzma: header: %w", err)
+	}
+	if head[0] >= 9*5*5 {
+		return nil, fmt.Errorf("lzma: invalid properties byte %#x", head[0])
+	}
+	dict := int64(head[1]) | int64(head[2])<<8 | int64(head[3])<<16 | int64(head[4])<<24
+	if dict > window {
+		return nil, limitError(fmt.Sprintf("lzma dictionary size %d exceeds limit %d", dict, window))
+	}
+	lr, err := lzma.ReaderConfig{DictCap: int(max(dict, lzma.MinDictCap))}.NewReader(br)
+	if err != nil {
+		return nil, fmt.Errorf("lzma: %w", err)
+	}
+	return io.NopCloser(lr), nil
+}
+
+// limitError is a limit error whose message names no sentinel.
+type limitError string
+
+func (e limitError) Error() string { return string(e) }
+func (e limitError) Unwrap() error { return ErrLimit }

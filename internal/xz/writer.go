@@ -1,0 +1,131 @@
+package xz
+
+import (
+	"cmp"
+	"encoding/binary"
+	"hash/crc64"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/debredist/debredist/internal/lzma"
+)
+
+// Block is one complete xz block as EncodeBlock makes it.
+type Block struct {
+	Data         []byte // header, LZMA2 data, padding and CRC64 check
+	Unpadded     int64  // unpadded size, for the index
+	Uncompressed int64  // bytes of input
+}
+
+// encoderPool keeps up to GOMAXPROCS idle encoders per Params: their match
+// finder tables (about 40 MiB) are reused by the next block. Reuse never
+// changes the output: Encode resets every table.
+var encoderPool struct {
+	sync.Mutex
+	free map[lzma.Params][]*encoder
+}
+
+type encoder struct {
+	*lzma.Encoder
+	buf []byte // LZMA2 output scratch
+}
+
+// slots bounds the blocks being compressed at once across all callers to
+// the number of cores, so that several archives written at once (convert's
+// --jobs) hold no more encoders (about 50 MiB each) than there are cores.
+var slots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+func getEncoder(p lzma.Params) *encoder {
+	slots <- struct{}{}
+	encoderPool.Lock()
+	defer encoderPool.Unlock()
+	if free := encoderPool.free[p]; len(free) > 0 {
+		e := free[len(free)-1]
+		encoderPool.free[p] = free[:len(free)-1]
+		return e
+	}
+	return &encoder{Encoder: lzma.NewEncoder(p)}
+}
+
+func putEncoder(p lzma.Params, e *encoder) {
+	defer func() { <-slots }()
+	encoderPool.Lock()
+	defer encoderPool.Unlock()
+	if encoderPool.free == nil {
+		encoderPool.free = map[lzma.Params][]*encoder{}
+	}
+	if len(encoderPool.free[p]) < runtime.GOMAXPROCS(0) {
+		encoderPool.free[p] = append(encoderPool.free[p], e)
+	}
+}
+
+// EncodeBlock compresses src with the LZMA2 encoder settings p (see
+// lzma.Level) into one complete xz block: a header carrying both sizes and
+// the dictionary size, the LZMA2 data, padding and the CRC64 of src. It is
+// a pure function of src and p, safe for concurrent use; at most GOMAXPROCS
+// blocks are compressed at once in the whole process (the others wait).
+func EncodeBlock(src []byte, p lzma.Params) Block {
+	// The declared dictionary need not exceed the block.
+	dict := cmp.Or(p.DictSize, lzma.DefaultDictSize)
+	for dict > 4096 && dict/2 >= len(src) {
+		dict /= 2
+	}
+	e := getEncoder(p)
+	e.buf = e.Encode(e.buf[:0], src)
+	data := e.buf
+	out := make([]byte, 0, 32+len(data)+3+8)
+	out = appendBlockHeader(out, int64(len(data)), int64(len(src)), dict)
+	hdr := len(out)
+	out = append(out, data...)
+	putEncoder(p, e)
+	for len(out)%4 != 0 {
+		out = append(out, 0)
+	}
+	out = binary.LittleEndian.AppendUint64(out, crc64.Checksum(src, crc64Table))
+	return Block{Data: out, Unpadded: int64(hdr + len(data) + 8), Uncompressed: int64(len(src))}
+}
+
+// Stream assembles blocks into one xz stream with CRC64 checks: the stream
+// header before the first block, the index and footer on Close.
+type Stream struct {
+	w       io.Writer
+	records []record
+	started bool
+}
+
+// NewStream returns a Stream writing to w.
+func NewStream(w io.Writer) *Stream { return &Stream{w: w} }
+
+func (s *Stream) header() error {
+	if s.started {
+		return nil
+	}
+	s.started = true
+	_, err := s.w.Write(appendStreamHeader(nil, CheckCRC64))
+	return err
+}
+
+// WriteBlock writes the next block of the stream.
+func (s *Stream) WriteBlock(b Block) error {
+	if err := s.header(); err != nil {
+		return err
+	}
+	s.records = append(s.records, record{b.Unpadded, b.Uncompressed})
+	_, err := s.w.Write(b.Data)
+	return err
+}
+
+// Close writes the index and the stream footer (and the header of a
+// stream without blocks). It does not close the underlying writer.
+func (s *Stream) Close() error {
+	if err := s.header(); err != nil {
+		return err
+	}
+	index := appendIndex(nil, s.records)
+	if _, err := s.w.Write(index); err != nil {
+		return err
+	}
+	_, err := s.w.Write(appendStreamFooter(nil, len(index), CheckCRC64))
+	return err
+}
