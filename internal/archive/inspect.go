@@ -58,8 +58,6 @@ type Report struct {
 	NAR string
 }
 
-var ()
-
 // hashReader hashes and counts everything read through it.
 type hashReader struct {
 	ctx context.Context
@@ -148,170 +146,226 @@ func splitName(raw string) (top, rel string, err error) {
 // the compressed bytes and the NAR hash of the content. Problems with a member
 // are returned as *EntryError.
 func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
-	start := int64(-1)
+	in := &inspector{ctx: ctx, start: -1, rep: &Report{}, nodes: map[string]*seen{},
+		nar: newNARWriter(), narOK: true, targets: map[string]bool{}}
 	ra, isRA := r.(io.ReaderAt)
 	if s, ok := r.(io.Seeker); ok && isRA {
 		if pos, err := s.Seek(0, io.SeekCurrent); err == nil {
-			start = pos
+			in.ra, in.start = ra, pos
 		}
 	}
-	hr := &hashReader{ctx: ctx, r: r, sha: sha256.New(), md5: md5.New()}
-	br := bufio.NewReaderSize(hr, 64<<10)
-	rc, err := decompressor(br)
+	in.hr = &hashReader{ctx: ctx, r: r, sha: sha256.New(), md5: md5.New()}
+	in.br = bufio.NewReaderSize(in.hr, 64<<10)
+	dec, err := decompressor(in.br)
 	if err != nil {
 		return nil, fmt.Errorf("archive: inspect: %w", err)
 	}
-	defer rc.Close()
-
-	bound := &boundReader{r: rc, in: hr}
-	var dec io.Reader = bound
-	rep := &Report{}
-	type seen struct {
-		typ      entry.Type
-		mode     fs.FileMode
-		size     int64
-		target   string
-		root     string // of a hardlink: the regular file it resolves to
-		implicit bool   // only known as a parent of another entry
-	}
-	nodes := map[string]*seen{}
-	nar := newNARWriter()
-	narOK := true
-	targets := map[string]bool{} // hardlink targets (regular files)
-	prev := ""
-	nameBytes := 0
-	tr := tar.NewReader(dec)
+	defer dec.Close()
+	in.bound = &boundReader{r: dec, in: in.hr}
+	in.tr = tar.NewReader(in.bound)
 	for {
-		h, err := tr.Next()
+		h, err := in.tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("archive: inspect: tar: %w", err)
 		}
-		top, rel, err := splitName(h.Name)
-		if err != nil {
-			return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: %v", ErrUnsafeName, err)}
-		}
-		if rep.Top == "" {
-			rep.Top = top
-		} else if top != rep.Top {
-			return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: %q and %q", ErrTopDir, rep.Top, top)}
-		}
-		for k := range h.PAXRecords {
-			if strings.HasPrefix(k, "GNU.sparse.") {
-				// archive/tar would synthesize the holes: unbounded output.
-				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: sparse file", ErrType)}
-			}
-		}
-		hd := entry.Header{Path: rel, Mode: h.FileInfo().Mode() &^ fs.ModeType}
-		switch h.Typeflag {
-		case tar.TypeDir:
-			hd.Type = entry.Dir
-		case tar.TypeReg, '\x00':
-			hd.Type, hd.Size = entry.Regular, h.Size
-		case tar.TypeSymlink:
-			hd.Type, hd.Link = entry.Symlink, h.Linkname
-			if strings.IndexByte(h.Linkname, 0) >= 0 || h.Linkname == "" {
-				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: bad target %q", ErrSymlink, h.Linkname)}
-			}
-		case tar.TypeLink:
-			hd.Type = entry.Hardlink
-			ltop, lrel, err := splitName(h.Linkname)
-			if err != nil || ltop != rep.Top || lrel == "" {
-				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: target %q outside the top directory", ErrHardlink, h.Linkname)}
-			}
-			hd.Link = lrel
-		default:
-			return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: tar type %q", ErrType, h.Typeflag)}
-		}
-		if rel == "" {
-			if hd.Type != entry.Dir {
-				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: top-level %v", ErrTopDir, hd.Type)}
-			}
-			if _, dup := nodes[""]; dup {
-				return nil, &EntryError{Name: h.Name, Err: ErrDuplicate}
-			}
-			nodes[""] = &seen{typ: entry.Dir}
-			continue
-		}
-		if len(rep.Entries) >= MaxEntries {
-			return nil, fmt.Errorf("archive: inspect: %w: more than %d entries", ErrLimit, MaxEntries)
-		}
-		if nameBytes += len(h.Name) + len(h.Linkname); nameBytes > MaxNameBytes {
-			return nil, fmt.Errorf("archive: inspect: %w: more than %d bytes of names", ErrLimit, MaxNameBytes)
-		}
-		if n, ok := nodes[rel]; ok {
-			if !(n.implicit && hd.Type == entry.Dir) {
-				return nil, &EntryError{Name: h.Name, Err: ErrDuplicate}
-			}
-		}
-		for dir := parentOf(rel); dir != ""; dir = parentOf(dir) {
-			n, ok := nodes[dir]
-			if !ok {
-				nodes[dir] = &seen{typ: entry.Dir, implicit: true}
-				continue
-			}
-			if n.typ != entry.Dir {
-				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: %q is a %v", ErrNotDir, dir, n.typ)}
-			}
-		}
-		me := &seen{typ: hd.Type, mode: hd.Mode, size: hd.Size, target: hd.Link}
-		if hd.Type == entry.Hardlink {
-			t, ok := nodes[hd.Link]
-			if !ok || (t.typ != entry.Regular && t.typ != entry.Hardlink) {
-				return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: target %q is not an earlier regular file", ErrHardlink, hd.Link)}
-			}
-			if t.typ == entry.Hardlink {
-				t = nodes[t.root] // resolved when t was seen: O(1), not a chain walk
-			}
-			me.mode, me.size = t.mode, t.size
-			me.target, me.root = hd.Link, hd.Link
-			if r := nodes[hd.Link]; r.typ == entry.Hardlink {
-				me.root = r.root
-			}
-		}
-		nodes[rel] = me
-		rep.Entries = append(rep.Entries, hd)
-
-		// NAR, streamed while the order allows it.
-		if narOK && prev != "" && compareNames(prev, rel) >= 0 {
-			narOK = false
-		}
-		prev = rel
-		if !narOK {
-			continue
-		}
-		switch hd.Type {
-		case entry.Dir, entry.Symlink, entry.Regular:
-			if err := narAdd(nar, h.Name, hd, tr, nil); err != nil {
-				return nil, err
-			}
-		case entry.Hardlink:
-			// Hashed by a second pass (below), once, whatever the count.
-			if start < 0 {
-				narOK = false
-				continue
-			}
-			targets[me.root] = true
-			if bound.extra += me.size; bound.check() != nil {
-				return nil, &EntryError{Name: h.Name, Err: bound.check()}
-			}
+		if err := in.entry(h); err != nil {
+			return nil, err
 		}
 	}
+	return in.finish()
+}
+
+// inspector is the state of one Inspect: the streams, the tree seen so far
+// and the NAR streamed while the entries come in canonical order.
+type inspector struct {
+	ctx   context.Context
+	ra    io.ReaderAt // for the second pass; start < 0: none
+	start int64
+	hr    *hashReader // compressed bytes
+	br    *bufio.Reader
+	bound *boundReader // decompressed bytes
+	tr    *tar.Reader
+	rep   *Report
+
+	nodes     map[string]*seen
+	nameBytes int
+	nar       *narWriter
+	narOK     bool
+	targets   map[string]bool // hardlink targets (regular files)
+	prev      string
+}
+
+// seen is what the inspector keeps of an entry or implied parent.
+type seen struct {
+	typ      entry.Type
+	mode     fs.FileMode
+	size     int64
+	target   string
+	root     string // of a hardlink: the regular file it resolves to
+	implicit bool   // only known as a parent of another entry
+}
+
+// entry checks one tar entry, adds it to the tree and the NAR.
+func (in *inspector) entry(h *tar.Header) error {
+	hd, err := in.header(h)
+	if err != nil {
+		return err
+	}
+	if hd.Path == "" {
+		if hd.Type != entry.Dir {
+			return &EntryError{Name: h.Name, Err: fmt.Errorf("%w: top-level %v", ErrTopDir, hd.Type)}
+		}
+		if _, dup := in.nodes[""]; dup {
+			return &EntryError{Name: h.Name, Err: ErrDuplicate}
+		}
+		in.nodes[""] = &seen{typ: entry.Dir}
+		return nil
+	}
+	me, err := in.add(h, hd)
+	if err != nil {
+		return err
+	}
+	return in.stream(h, hd, me)
+}
+
+// header converts a tar header into an entry below the top directory
+// (Path "" for the top directory itself), checking its names and type.
+func (in *inspector) header(h *tar.Header) (entry.Header, error) {
+	fail := func(err error) (entry.Header, error) { return entry.Header{}, &EntryError{Name: h.Name, Err: err} }
+	top, rel, err := splitName(h.Name)
+	if err != nil {
+		return fail(fmt.Errorf("%w: %v", ErrUnsafeName, err))
+	}
+	if in.rep.Top == "" {
+		in.rep.Top = top
+	} else if top != in.rep.Top {
+		return fail(fmt.Errorf("%w: %q and %q", ErrTopDir, in.rep.Top, top))
+	}
+	for k := range h.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			// archive/tar would synthesize the holes: unbounded output.
+			return fail(fmt.Errorf("%w: sparse file", ErrType))
+		}
+	}
+	hd, err := entry.FromTar(h)
+	if err != nil {
+		return fail(tarTypeError{h.Typeflag, err})
+	}
+	hd.Path = rel
+	switch hd.Type {
+	case entry.Symlink:
+		if strings.IndexByte(h.Linkname, 0) >= 0 || h.Linkname == "" {
+			return fail(fmt.Errorf("%w: bad target %q", ErrSymlink, h.Linkname))
+		}
+	case entry.Hardlink:
+		ltop, lrel, err := splitName(h.Linkname)
+		if err != nil || ltop != in.rep.Top || lrel == "" {
+			return fail(fmt.Errorf("%w: target %q outside the top directory", ErrHardlink, h.Linkname))
+		}
+		hd.Link = lrel
+	}
+	return hd, nil
+}
+
+// tarTypeError is entry.FromTar's refusal of a tar entry type, reported as
+// an ErrType (and the entry package's ErrDevice or ErrUnsupported).
+type tarTypeError struct {
+	flag  byte
+	cause error
+}
+
+func (e tarTypeError) Error() string   { return fmt.Sprintf("%v: tar type %q", ErrType, e.flag) }
+func (e tarTypeError) Unwrap() []error { return []error{ErrType, e.cause} }
+
+// add enters an entry below the top directory into the tree after the
+// limits, duplicate, parent and hardlink checks, and into the report.
+func (in *inspector) add(h *tar.Header, hd entry.Header) (*seen, error) {
+	rel := hd.Path
+	if len(in.rep.Entries) >= MaxEntries {
+		return nil, fmt.Errorf("archive: inspect: %w: more than %d entries", ErrLimit, MaxEntries)
+	}
+	if in.nameBytes += len(h.Name) + len(h.Linkname); in.nameBytes > MaxNameBytes {
+		return nil, fmt.Errorf("archive: inspect: %w: more than %d bytes of names", ErrLimit, MaxNameBytes)
+	}
+	if n, ok := in.nodes[rel]; ok {
+		if !(n.implicit && hd.Type == entry.Dir) {
+			return nil, &EntryError{Name: h.Name, Err: ErrDuplicate}
+		}
+	}
+	for dir := parentOf(rel); dir != ""; dir = parentOf(dir) {
+		n, ok := in.nodes[dir]
+		if !ok {
+			in.nodes[dir] = &seen{typ: entry.Dir, implicit: true}
+			continue
+		}
+		if n.typ != entry.Dir {
+			return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: %q is a %v", ErrNotDir, dir, n.typ)}
+		}
+	}
+	me := &seen{typ: hd.Type, mode: hd.Mode, size: hd.Size, target: hd.Link}
+	if hd.Type == entry.Hardlink {
+		t, ok := in.nodes[hd.Link]
+		if !ok || (t.typ != entry.Regular && t.typ != entry.Hardlink) {
+			return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: target %q is not an earlier regular file", ErrHardlink, hd.Link)}
+		}
+		me.root = hd.Link
+		if t.typ == entry.Hardlink {
+			me.root = t.root
+			t = in.nodes[t.root] // resolved when t was seen: O(1), not a chain walk
+		}
+		me.mode, me.size = t.mode, t.size
+	}
+	in.nodes[rel] = me
+	in.rep.Entries = append(in.rep.Entries, hd)
+	return me, nil
+}
+
+// stream adds an entry to the NAR while the archive's order allows
+// streaming it; hardlinks are left to a second pass.
+func (in *inspector) stream(h *tar.Header, hd entry.Header, me *seen) error {
+	if in.narOK && in.prev != "" && compareNames(in.prev, hd.Path) >= 0 {
+		in.narOK = false
+	}
+	in.prev = hd.Path
+	if !in.narOK {
+		return nil
+	}
+	switch hd.Type {
+	case entry.Dir, entry.Symlink, entry.Regular:
+		return narAdd(in.nar, h.Name, hd, in.tr, nil)
+	case entry.Hardlink:
+		// Hashed by a second pass (see finish), once, whatever the count.
+		if in.start < 0 {
+			in.narOK = false
+			return nil
+		}
+		in.targets[me.root] = true
+		if in.bound.extra += me.size; in.bound.check() != nil {
+			return &EntryError{Name: h.Name, Err: in.bound.check()}
+		}
+	}
+	return nil
+}
+
+// finish drains the streams (so that every integrity check runs and every
+// compressed byte is hashed), checks the symlinks against the whole tree
+// and completes the report, hashing hardlinked content in a second pass.
+func (in *inspector) finish() (*Report, error) {
+	rep := in.rep
 	if rep.Top == "" {
 		return nil, fmt.Errorf("archive: inspect: %w: empty archive", ErrTopDir)
 	}
-	// Drain to the end so every check (xz index, footer, zstd checksums)
-	// runs and all compressed bytes are hashed.
-	if _, err := io.Copy(io.Discard, dec); err != nil {
+	if _, err := io.Copy(io.Discard, in.bound); err != nil {
 		return nil, fmt.Errorf("archive: inspect: %w", err)
 	}
-	if _, err := io.Copy(io.Discard, br); err != nil {
+	if _, err := io.Copy(io.Discard, in.br); err != nil {
 		return nil, fmt.Errorf("archive: inspect: %w", err)
 	}
-	links := make(map[string]linkNode, len(nodes))
-	for name, n := range nodes {
+	links := make(map[string]linkNode, len(in.nodes))
+	for name, n := range in.nodes {
 		links[name] = linkNode{typ: n.typ, target: n.target}
 	}
 	for _, e := range rep.Entries {
@@ -321,18 +375,18 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 			}
 		}
 	}
-	if narOK && len(targets) > 0 {
-		sum, err := narSecondPass(ctx, ra, start, rep, targets)
+	if in.narOK && len(in.targets) > 0 {
+		sum, err := narSecondPass(in.ctx, in.ra, in.start, rep, in.targets)
 		if err != nil {
 			return nil, fmt.Errorf("archive: inspect: second pass for hardlinked content: %w", err)
 		}
 		rep.NAR = sum
-	} else if narOK {
-		rep.NAR = nar.sum()
+	} else if in.narOK {
+		rep.NAR = in.nar.sum()
 	}
-	rep.Size = hr.n
-	rep.SHA256 = hex.EncodeToString(hr.sha.Sum(nil))
-	rep.MD5 = hex.EncodeToString(hr.md5.Sum(nil))
+	rep.Size = in.hr.n
+	rep.SHA256 = hex.EncodeToString(in.hr.sha.Sum(nil))
+	rep.MD5 = hex.EncodeToString(in.hr.md5.Sum(nil))
 	return rep, nil
 }
 

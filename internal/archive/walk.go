@@ -38,22 +38,20 @@ func Walk(ctx context.Context, r io.Reader, fn func(h entry.Header, content io.R
 		if rel == "" {
 			continue
 		}
-		hd := entry.Header{Path: rel, Mode: h.FileInfo().Mode().Perm()}
+		hd, err := entry.FromTar(h)
+		if err != nil {
+			return &EntryError{Name: h.Name, Err: tarTypeError{h.Typeflag, err}}
+		}
+		hd.Path, hd.Mode = rel, hd.Mode.Perm()
 		var content io.Reader
-		switch h.Typeflag {
-		case tar.TypeDir:
-			hd.Type = entry.Dir
-		case tar.TypeReg, '\x00':
-			hd.Type, hd.Size, content = entry.Regular, h.Size, tr
-		case tar.TypeSymlink:
-			hd.Type, hd.Link = entry.Symlink, h.Linkname
-		case tar.TypeLink:
-			hd.Type = entry.Hardlink
+		switch hd.Type {
+		case entry.Regular:
+			content = tr
+		case entry.Hardlink:
+			hd.Link = ""
 			if _, lrel, err := splitName(h.Linkname); err == nil {
 				hd.Link = lrel
 			}
-		default:
-			return &EntryError{Name: h.Name, Err: fmt.Errorf("%w: tar type %q", ErrType, h.Typeflag)}
 		}
 		if err := fn(hd, content); err != nil {
 			return err
