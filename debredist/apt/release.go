@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/debredist/debredist/internal/deb822"
 )
 
 // maxReleaseBytes bounds a Release file (Debian's main one is ~150 KiB).
@@ -62,29 +64,29 @@ func ParseRelease(r io.Reader) (*Release, error) {
 	if head, _ := br.Peek(64); bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("-----BEGIN PGP")) {
 		return nil, ErrClearsigned
 	}
-	pr := newParagraphReader(br, maxReleaseBytes)
-	ok, err := pr.next()
+	pr := deb822.NewReader(br, maxReleaseBytes)
+	ok, err := pr.Next()
 	if err != nil {
-		return nil, fmt.Errorf("apt: Release: %w", err)
+		return nil, fmt.Errorf("apt: Release: %w", syntaxError(err))
 	}
 	if !ok {
 		return nil, errors.New("apt: Release: empty file")
 	}
-	var para paragraph
-	pr.decode(&para)
+	var para deb822.Stanza
+	pr.Decode(&para)
 	// Anything after the stanza means this is not a Release file.
-	if more, err := pr.next(); err != nil || more {
+	if more, err := pr.Next(); err != nil || more {
 		if err == nil {
-			err = &SyntaxError{Line: pr.start, Msg: "a second stanza (a Release file has one)"}
+			err = &SyntaxError{Line: pr.Start(), Msg: "a second stanza (a Release file has one)"}
 		}
-		return nil, fmt.Errorf("apt: Release: %w", err)
+		return nil, fmt.Errorf("apt: Release: %w", syntaxError(err))
 	}
-	rel := &Release{Fields: make(map[string]string, len(para.names)), SHA256: map[string]FileHash{}}
-	for i, name := range para.names {
+	rel := &Release{Fields: make(map[string]string, len(para.Names)), SHA256: map[string]FileHash{}}
+	for i, name := range para.Names {
 		if _, dup := rel.Fields[name]; dup {
-			return nil, fmt.Errorf("apt: Release: line %d: duplicate field %s", para.lines[i], name)
+			return nil, fmt.Errorf("apt: Release: line %d: duplicate field %s", para.Lines[i], name)
 		}
-		rel.Fields[name] = para.values[i]
+		rel.Fields[name] = para.Values[i]
 	}
 	get := func(n string) string { return (&Package{Fields: rel.Fields}).Field(n) }
 	rel.Origin, rel.Label, rel.Suite = get("Origin"), get("Label"), get("Suite")
@@ -92,9 +94,9 @@ func ParseRelease(r io.Reader) (*Release, error) {
 	rel.Architectures = strings.Fields(get("Architectures"))
 	rel.Components = strings.Fields(get("Components"))
 	line := 0
-	for i, name := range para.names {
+	for i, name := range para.Names {
 		if strings.EqualFold(name, "SHA256") {
-			line = para.lines[i]
+			line = para.Lines[i]
 		}
 	}
 	for n, l := range strings.Split(get("SHA256"), "\n") {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/debredist/debredist/internal/deb822"
 )
 
 // DefaultMaxStanzaBytes is the stanza size limit when ParseOptions leaves it
@@ -73,8 +75,8 @@ func (e *TooManyProblemsError) Error() string {
 // safety checks becomes a Problem and is skipped.
 type Scanner struct {
 	rc       io.ReadCloser
-	pr       *paragraphReader
-	para     paragraph
+	pr       *deb822.Reader
+	para     deb822.Stanza
 	problems []Problem
 	maxProbs int
 	strict   bool
@@ -95,7 +97,7 @@ func NewScanner(r io.Reader, opts ParseOptions) (*Scanner, error) {
 	if mp <= 0 {
 		mp = DefaultMaxProblems
 	}
-	return &Scanner{rc: rc, pr: newParagraphReader(rc, max), maxProbs: mp, strict: opts.Strict}, nil
+	return &Scanner{rc: rc, pr: deb822.NewReader(rc, max), maxProbs: mp, strict: opts.Strict}, nil
 }
 
 var errClosed = errors.New("apt: Scanner is closed")
@@ -113,33 +115,33 @@ func (s *Scanner) Next() (*Package, error) {
 // next fills p with the next safe stanza.
 func (s *Scanner) next(p *Package) error {
 	for s.err == nil {
-		ok, err := s.pr.next()
+		ok, err := s.pr.Next()
 		if err != nil {
-			s.err = fmt.Errorf("apt: Packages index: %w", err)
+			s.err = fmt.Errorf("apt: Packages index: %w", syntaxError(err))
 			break
 		}
 		if !ok {
 			s.err = io.EOF
-			if src := s.pr.src; s.strict && src.read && src.last != '\n' {
-				s.err = fmt.Errorf("apt: Packages index: %w", &SyntaxError{Line: s.pr.line, Msg: "the index ends in the middle of this line (cut short?)"})
+			if s.strict && s.pr.CutShort() {
+				s.err = fmt.Errorf("apt: Packages index: %w", &SyntaxError{Line: s.pr.Line(), Msg: "the index ends in the middle of this line (cut short?)"})
 			}
 			break
 		}
-		s.pr.decode(&s.para)
+		s.pr.Decode(&s.para)
 		*p = Package{}
-		reason := buildPackage(p, &s.para, s.pr.start)
+		reason := buildPackage(p, &s.para, s.pr.Start())
 		if reason == "" {
 			return nil
 		}
 		if s.strict {
-			s.err = &StanzaError{Problem{Package: p.Name, Line: s.pr.start, Reason: reason}}
+			s.err = &StanzaError{Problem{Package: p.Name, Line: s.pr.Start(), Reason: reason}}
 			break
 		}
 		if len(s.problems) >= s.maxProbs {
 			s.err = &TooManyProblemsError{Limit: s.maxProbs}
 			break
 		}
-		s.problems = append(s.problems, Problem{Package: p.Name, Line: s.pr.start, Reason: reason})
+		s.problems = append(s.problems, Problem{Package: p.Name, Line: s.pr.Start(), Reason: reason})
 	}
 	return s.err
 }
@@ -218,14 +220,14 @@ func knownField(name string) int {
 // buildPackage fills the zero Package p from a decoded stanza and returns the
 // reason it is unsafe, or "". p.Name is set when the stanza has a valid
 // Package field.
-func buildPackage(p *Package, para *paragraph, line int) string {
+func buildPackage(p *Package, para *deb822.Stanza, line int) string {
 	p.Line = line
-	p.Fields = make(map[string]string, len(para.names))
+	p.Fields = make(map[string]string, len(para.Names))
 	var vals [fCount]string
 	var seen [fCount]bool
 	dup := ""
-	for i, name := range para.names {
-		v := para.values[i]
+	for i, name := range para.Names {
+		v := para.Values[i]
 		if _, exists := p.Fields[name]; exists && dup == "" {
 			dup = name
 		}

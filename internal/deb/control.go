@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/internal/deb822"
 )
 
 // Control is the parsed control stanza of a deb.
@@ -33,9 +34,9 @@ func (c Control) Field(name string) string {
 }
 
 // parseControl parses the control file of a binary package: one strict
-// deb822 stanza (apt.ParseStanza) with Package and Version.
+// deb822 stanza (deb822.ParseStanza) with Package and Version.
 func parseControl(text string) (Control, error) {
-	st, err := apt.ParseStanza(strings.NewReader(text), len(text)+1)
+	st, err := deb822.ParseStanza(strings.NewReader(text), len(text)+1)
 	if err != nil {
 		return Control{}, err
 	}
@@ -54,6 +55,8 @@ func parseControl(text string) (Control, error) {
 	}
 	c.Source, c.SourceVersion = c.Package, c.Version
 	if src := c.Field("Source"); src != "" {
+		// The Source field's syntax and its name and version rules are
+		// apt's (Debian policy), not deb822's.
 		name, ver, err := apt.SplitSource(src)
 		if err != nil {
 			return Control{}, fmt.Errorf("control of %s: malformed Source field: %w", c.Package, err)
