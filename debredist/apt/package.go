@@ -1,6 +1,10 @@
 package apt
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/debredist/debredist/internal/deb822"
+)
 
 // Package is one stanza of a Packages index: a binary deb that can be
 // downloaded from a repository.
@@ -40,17 +44,7 @@ type Package struct {
 
 // Field returns the value of the named stanza field, matching the name
 // case-insensitively as deb822 does, or "" when absent.
-func (p *Package) Field(name string) string {
-	if v, ok := p.Fields[name]; ok {
-		return v
-	}
-	for k, v := range p.Fields {
-		if strings.EqualFold(k, name) {
-			return v
-		}
-	}
-	return ""
-}
+func (p *Package) Field(name string) string { return deb822.Field(p.Fields, name) }
 
 // IsMeta reports a meta-package: any line of the full Description field (or
 // of Description when Fields is not set) mentions "meta-package",

@@ -21,17 +21,7 @@ type Control struct {
 }
 
 // Field returns a field by case-insensitive name.
-func (c Control) Field(name string) string {
-	if v, ok := c.Fields[name]; ok {
-		return v
-	}
-	for k, v := range c.Fields {
-		if strings.EqualFold(k, name) {
-			return v
-		}
-	}
-	return ""
-}
+func (c Control) Field(name string) string { return deb822.Field(c.Fields, name) }
 
 // parseControl parses the control file of a binary package: one strict
 // deb822 stanza (deb822.ParseStanza) with Package and Version.

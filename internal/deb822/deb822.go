@@ -266,6 +266,21 @@ type Stanza struct {
 	Lines  []int
 }
 
+// Field returns the value of the named field in fields (keyed by names as
+// written), matching the name case-insensitively as deb822 does, or "" when
+// absent.
+func Field(fields map[string]string, name string) string {
+	if v, ok := fields[name]; ok {
+		return v
+	}
+	for k, v := range fields {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
 // ParseStanza parses text holding exactly one deb822 paragraph (a deb's
 // control file) with the same strict rules as index stanzas: no comments,
 // no control characters, no field or line above max bytes, no duplicate

@@ -74,3 +74,10 @@ func TestReader(t *testing.T) {
 		}
 	}
 }
+
+func TestField(t *testing.T) {
+	f := map[string]string{"Package": "cudnn", "SHA256": "ab"}
+	if Field(f, "Package") != "cudnn" || Field(f, "sha256") != "ab" || Field(f, "Version") != "" {
+		t.Errorf("Field lookups wrong")
+	}
+}
