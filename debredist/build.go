@@ -158,8 +158,10 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 	for i := range asRead.Debs {
 		asRead.Debs[i].SHA256, asRead.Debs[i].Size = read[i].SHA256, read[i].Size
 	}
+	sec := j.mtime.Unix()
 	j.res = redist.Archive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
-		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.preset, j.mtime), Debs: read, Stubs: stubs, Changes: treeChanges(tree)}
+		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.preset, j.mtime), Debs: read, Stubs: stubs, Changes: treeChanges(tree),
+		MTime: &sec, Preset: encoderInfo(j.comp, j.preset).Preset}
 	return nil
 }
 
@@ -327,6 +329,10 @@ func newJobs(ctx context.Context, o *run, pl *plan.Result, comp archive.Compress
 		kg.Go(func() error {
 			if sum, err := publish.HashFile(kctx, file); err == nil && sum == rec.SHA256 {
 				j.res, j.upToDate = rec, true
+				// The key matched: mtime and preset are this run's (records
+				// written before they were recorded get them now).
+				sec := j.mtime.Unix()
+				j.res.MTime, j.res.Preset = &sec, encoderInfo(j.comp, j.preset).Preset
 			}
 			return kctx.Err()
 		})

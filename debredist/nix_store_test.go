@@ -1,6 +1,7 @@
 package debredist
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"os"
@@ -77,14 +78,14 @@ const standIn = "testdata/nixstandin"
 // evalOverlay runs scripts/nixpkgs-eval.sh on out with the stand-in (and
 // jetpack-nixos' and cuda-legacy's stand-ins unless plain), the debredist
 // command being cmd; it returns the lines and the exit code.
-func evalOverlay(t *testing.T, cmd, out string, plain bool) ([]string, int) {
+func evalOverlay(t *testing.T, cmd, out string, plain bool, env ...string) ([]string, int) {
 	t.Helper()
 	args := []string{"../scripts/nixpkgs-eval.sh", standIn + "/nixpkgs"}
 	if !plain {
 		args = append(args, standIn+"/jetpack-nixos", standIn+"/cuda-legacy")
 	}
 	c := exec.Command("sh", append(args, out)...)
-	c.Env = append(os.Environ(), "DEBREDIST="+cmd)
+	c.Env = append(append(os.Environ(), "DEBREDIST="+cmd), env...)
 	if os.Getenv("NIX_CONFIG") == "" {
 		c.Env = append(c.Env, "NIX_CONFIG=build-users-group =")
 	}
@@ -145,7 +146,7 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
 			out := t.TempDir()
 			convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out}})
-			snippet, err := Nix(out)
+			snippet, err := Nix(out, NixOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,6 +163,7 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 			if tc.insecure != "" && !strings.Contains(snippet, `permittedInsecurePackages = [ "`+tc.insecure+`" ];`) {
 				t.Errorf("snippet does not name %s for permittedInsecurePackages", tc.insecure)
 			}
+			from := "file://" + out + "/"
 			check := func(what string, lines []string, code int, acceptInsecure bool) {
 				t.Helper()
 				n := 0
@@ -182,7 +184,7 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 							t.Errorf("%s: an insecure TensorRT evaluated without the choice: %s", what, l)
 						}
 					default:
-						if !strings.Contains(l, ".drv src file://"+out+"/") || strings.Contains(l, "NOT from OUT") {
+						if !strings.Contains(l, ".drv src "+from) || !strings.Contains(l, "-archive.tar.xz") || strings.Contains(l, "NOT from OUT") {
 							t.Errorf("%s: %s is not built from OUT's archive: %s", what, name, l)
 						}
 					}
@@ -193,6 +195,12 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 			}
 			lines, code := evalOverlay(t, bin, out, false)
 			check("after jetpack-nixos", lines, code, false)
+			// The overlay of nix --derivations takes every archive from its
+			// fixed-output derivation in the store.
+			from = cmp.Or(os.Getenv("NIX_STORE_DIR"), "/nix/store") + "/"
+			lines, code = evalOverlay(t, bin, out, false, "DEBREDIST_NIX_DERIVATIONS=1")
+			check("nix --derivations, after jetpack-nixos", lines, code, false)
+			from = "file://" + out + "/"
 			if tc.plainAlsoOK {
 				lines, code = evalOverlay(t, bin, out, true)
 				check("plain nixpkgs", lines, code, false)

@@ -176,7 +176,7 @@ func TestNixSnippet(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := Nix(out)
+			got, err := Nix(out, NixOptions{})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("NixSnippet error = %v, want one containing %q", err, tc.wantErr)
@@ -206,11 +206,11 @@ func TestNixSnippetRelativeDir(t *testing.T) {
 	dir := t.TempDir()
 	writeNixTree(t, dir, fullTree(), nil)
 	t.Chdir(dir)
-	got, err := Nix(".")
+	got, err := Nix(".", NixOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Nix(dir)
+	want, err := Nix(dir, NixOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

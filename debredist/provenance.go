@@ -240,7 +240,7 @@ func writeLockOut(file string, pl *plan.Result) error {
 
 // encoderInfo describes how this run compresses archives.
 func encoderInfo(c archive.Compression, preset int) redist.Encoder {
-	e := redist.Encoder{Format: c.Ext(), BlockSize: archive.BlockSize}
+	e := redist.Encoder{Format: c.Ext(), BlockSize: archive.BlockSize, Preset: preset}
 	if c != archive.Zstd {
 		e.Preset = cmp.Or(preset, archive.DefaultPreset)
 	}

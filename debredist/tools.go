@@ -117,9 +117,27 @@ func Fetch(ctx context.Context, opts Options, packages ...string) (*FetchResult,
 	return &FetchResult{Plan: pl, Debs: debs, Paths: paths, CacheDir: f.CacheDir(), Downloads: o.downloads.stats()}, nil
 }
 
+// NixOptions are the options of Nix.
+type NixOptions struct {
+	// Derivations returns, instead of an overlay that reads OUT, a Nix
+	// file that builds every archive as a fixed-output derivation (its
+	// hash the manifest's sha256) from the debs the provenance pins,
+	// fetched by fetchurl, running `debredist build-archive` (see
+	// BuildArchive); its overlay attribute takes the archives from those
+	// derivations. Manifests and provenance are embedded: the file alone
+	// is what a user keeps.
+	Derivations bool
+	// Mirror is where the derivations fetch the debs from (a base URL or
+	// directory); default: the mirror the provenance records, else
+	// NVIDIA's repository.
+	Mirror string
+}
+
 // Nix returns a Nix overlay that makes nixpkgs' CUDA package set of OUT's
 // CUDA release use OUT's manifests and archives (applied after
 // jetpack-nixos' overlay; see internal/nixoverlay and the README's
-// "Consuming the output"). It runs VerifyNixpkgs on OUT to know what to
-// override.
-func Nix(out string) (string, error) { return nixoverlay.Write(out) }
+// "Consuming the output"), or with o.Derivations the file that builds
+// them in Nix. It runs verify.Nixpkgs on OUT to know what to override.
+func Nix(out string, o NixOptions) (string, error) {
+	return nixoverlay.Write(out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror})
+}

@@ -14,6 +14,9 @@
 # first, then jetpack-nixos' overlay.nix, then debredist's. Without
 # JETPACK_NIXOS only debredist's overlay is applied (JetPack 6 and 7 on plain
 # nixpkgs). Run `debredist` from PATH, or set DEBREDIST to the command.
+# DEBREDIST_NIX_DERIVATIONS=1 evaluates the overlay of `debredist nix
+# --derivations OUT` instead: every source must then be an archive
+# derivation's output in the Nix store.
 # Exit status 1 when a package's source is not OUT's archive (nixpkgs or
 # another overlay builds it from elsewhere); the other lines still print.
 # A package that does not evaluate prints "not evaluated" and does not
@@ -38,11 +41,22 @@ out=$(abs "$out")
 [ -z "$legacy" ] || legacy=$(abs "$legacy")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-$debredist nix "$out" >"$work/overlay.nix"
+if [ "${DEBREDIST_NIX_DERIVATIONS:-}" = 1 ]; then
+	# The overlay of 'debredist nix --derivations': every archive comes from
+	# its fixed-output derivation (evaluated here, not built: the debredist
+	# argument only has to be a path).
+	$debredist nix --derivations "$out" >"$work/printed.nix"
+	echo "(import $work/printed.nix { debredist = \"/debredist-not-built\"; }).overlay" >"$work/overlay.nix"
+	from="${NIX_STORE_DIR:-/nix/store}/"
+else
+	$debredist nix "$out" >"$work/printed.nix"
+	cp "$work/printed.nix" "$work/overlay.nix"
+	from="file://$out/"
+fi
 $debredist verify --nixpkgs --json "$out" >"$work/verify.json" || true
 
 # The set, the packages and the capabilities, from what debredist wrote.
-set=$(sed -n 's/^  \(cudaPackages_[0-9_]*\) =.*/\1/p' "$work/overlay.nix" | head -n 1)
+set=$(sed -n 's/^ *\(cudaPackages_[0-9_]*\) =.*/\1/p' "$work/printed.nix" | head -n 1)
 jq -r '[.nixpkgs.components[].component] | unique | .[]' "$work/verify.json" >"$work/pnames"
 caps=$(cat "$out"/*/redist/debredist-provenance_*.json | jq -r '.profile.cuda_capabilities // [] | .[]' | sort -u)
 [ -n "$caps" ] || caps=8.7
@@ -65,15 +79,16 @@ for cap in $caps; do
 	      p = pkgs.$set.\${n};
 	    in if p == null then { name = n; ok = true; drv = \"null\"; src = \"null\"; } else let
 	      drv = builtins.tryEval (builtins.seq p.drvPath p.drvPath);
-	      src = builtins.tryEval (if p ? src && p.src != null then (p.src.url or p.src.urls or (toString p.src)) else \"none\");
+	      fetched = if p.src ? src then p.src.src else p.src; # inside srcOnly, as buildRedist makes it
+	      src = builtins.tryEval (if p ? src && p.src != null then (fetched.url or fetched.urls or (toString fetched)) else \"none\");
 	    in { name = n; ok = drv.success; drv = if drv.success then drv.value else \"\"; src = if src.success then toString src.value else \"?\"; };
 	in map one [ $names ]"
 	nix-instantiate --eval --strict --json --expr "$expr" >"$work/result.json"
-	jq -r --arg set "$set" --arg cap "$cap" --arg out "file://$out/" '.[] |
+	jq -r --arg set "$set" --arg cap "$cap" --arg out "$from" '.[] |
 	  if .drv == "null" then "\($set).\(.name) \($cap): null (set so by an overlay: cuda_compat on JetPack 5)"
 	  elif .ok then "\($set).\(.name) \($cap): \(.drv) src \(.src)" + (if (.src | startswith($out)) then "" else "   <- NOT from OUT" end)
 	  else "\($set).\(.name) \($cap): not evaluated (insecure, unavailable or broken: see verify --nixpkgs)" end' "$work/result.json"
-	if jq -e --arg out "file://$out/" '[.[] | select(.ok and .drv != "null" and (.src | startswith($out) | not))] | length > 0' "$work/result.json" >/dev/null; then
+	if jq -e --arg out "$from" '[.[] | select(.ok and .drv != "null" and (.src | startswith($out) | not))] | length > 0' "$work/result.json" >/dev/null; then
 		status=1
 	fi
 done

@@ -543,8 +543,8 @@ func printResult(w io.Writer, res *debredist.Result) error {
 
 var nixCmd = &command{
 	name:    "nix",
-	args:    "OUT",
-	summary: "print a Nix overlay that uses an output directory's manifests",
+	args:    "OUT [--derivations [--mirror URL]]",
+	summary: "print a Nix overlay that uses an output directory's manifests (or the derivations that build them)",
 	help: `Prints a Nix overlay for the output directory OUT, to use unedited after
 jetpack-nixos' overlay (its NixOS module adds its overlays first; in a flake, list
 this one after jetpack-nixos.overlays.default). It hands OUT's redistrib_*.json
@@ -563,17 +563,34 @@ cuda_compat = null. TensorRT below 10.16.1 is marked insecure by nixpkgs
 (CVE-2026-24188): the overlay names it and offers an explicit choice
 (acceptInsecureTensorRT, or permittedInsecurePackages), off by default.
 scripts/nixpkgs-eval.sh instantiates every package of the overlay against real
-checkouts of nixpkgs, jetpack-nixos and cuda-legacy.`,
-	example: `debredist nix ./redist > redist-overlay.nix`,
+checkouts of nixpkgs, jetpack-nixos and cuda-legacy.
+
+With --derivations it prints instead a Nix file (a function of debredist, fetchurl
+and system) whose "archives" attribute builds every archive of OUT as a
+fixed-output derivation: its hash is the manifest's sha256, Nix fetches the debs the
+provenance pins (from --mirror, default the mirror the conversion read, else
+NVIDIA's) and runs "debredist build-archive" on exactly one archive's debs. Its
+"overlay" attribute is the overlay above, taking each archive from its
+derivation. Manifests and provenance are embedded: that file is all a user keeps,
+and any Nix machine, remote builder or binary cache builds or substitutes the
+archives. nix/package.nix builds debredist itself for the debredist argument.`,
+	example: `debredist nix ./redist > redist-overlay.nix
+debredist nix --derivations ./redist > redist.nix
+nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPackage ./nix/package.nix { }'`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
+		derivations := fs.Bool("derivations", false, "print the Nix file that builds every archive as a fixed-output derivation")
+		mirror := fs.String("mirror", "", "with --derivations: fetch the debs from this base `URL` or directory (default: the mirror the conversion read, else NVIDIA's)")
 		return func(args []string) error {
+			if *mirror != "" && !*derivations {
+				return usagef("--mirror goes with --derivations")
+			}
 			if len(args) != 1 {
 				return usagef("want 1 argument, the output directory; got %d", len(args))
 			}
 			if err := namedDir(args[0]); err != nil {
 				return err
 			}
-			s, err := debredist.Nix(args[0])
+			s, err := debredist.Nix(args[0], debredist.NixOptions{Derivations: *derivations, Mirror: *mirror})
 			if err != nil {
 				return err
 			}

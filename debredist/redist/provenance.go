@@ -24,8 +24,8 @@ type Provenance struct {
 type Encoder struct {
 	Format    string `json:"format"`
 	BlockSize int    `json:"block_size"`
-	// Preset is the xz preset the archives were compressed with
-	// (1 fast .. 6 best; the default preset, 4, when not chosen).
+	// Preset is the preset the archives were compressed with: xz 1 (fast)
+	// .. 6 (best), the default, 4, when not chosen; zstd 1 .. 4.
 	Preset int `json:"preset,omitempty"`
 }
 
@@ -54,7 +54,14 @@ type Archive struct {
 	// serialisation (what nix-hash --type sha256 --sri prints).
 	NAR      string `json:"nar_hash"`
 	InputKey string `json:"input_key"`
-	Debs     []Deb  `json:"debs"`
+	// MTime is every entry's mtime, in seconds since 1970 (the release
+	// date, or SOURCE_DATE_EPOCH), and Preset the compression preset (see
+	// Encoder), as this archive was written: a conversion with --only keeps
+	// the archives of earlier runs, which may differ. Both are absent in
+	// sidecars written before debredist recorded them.
+	MTime  *int64 `json:"mtime,omitempty"`
+	Preset int    `json:"preset,omitempty"`
+	Debs   []Deb  `json:"debs"`
 	// Stubs are the stub libraries synthesized from real ones (lib/stubs/).
 	Stubs []Stub `json:"stubs,omitempty"`
 	// Changes lists, one line per affected entry, what the archive changes

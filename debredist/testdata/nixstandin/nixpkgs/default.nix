@@ -8,6 +8,19 @@ let
       if fn == final._cuda.bootstrapData.cudaPackagesPath
       then import ./cuda-modules { pkgs = final; inherit (args) manifests; }
       else throw "stand-in: callPackage of ${toString fn}";
+    # pkgs/build-support/src-only: a derivation that unpacks src; like
+    # mkDerivation's, its arguments are attributes and overrideAttrs
+    # replaces them.
+    srcOnly = args: derivation {
+      name = "${args.pname}-${args.version}-source";
+      system = final.system;
+      builder = "/bin/sh";
+      args = [ "-c" "exit 1" ];
+      inherit (args) src;
+    } // {
+      inherit (args) src;
+      overrideAttrs = f: final.srcOnly (args // f args);
+    };
     fetchurl = { url, sha256 }: derivation {
       name = baseNameOf url;
       builder = "builtin:fetchurl";

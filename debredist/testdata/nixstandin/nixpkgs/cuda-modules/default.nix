@@ -39,19 +39,24 @@ let
       name = "cuda${cudaMajorMinorVersion}-${pname}-${version}";
       builtFrom = if artifact == null then "nothing" else "archive";
       passthru = { inherit release; };
-      src = if artifact == null then null else pkgs.fetchurl {
-        url = _cuda.lib.mkRedistUrl (redistName pname) artifact.relative_path;
-        inherit (artifact) sha256;
+      src = if artifact == null then null else pkgs.srcOnly {
+        inherit pname version;
+        src = pkgs.fetchurl {
+          url = _cuda.lib.mkRedistUrl (redistName pname) artifact.relative_path;
+          inherit (artifact) sha256;
+        };
       };
       meta = {
         knownVulnerabilities = lib.optionals insecure [ "CVE-2026-24188: OOB write" ];
         available = artifact != null;
       };
-      overrideAttrs = f: let attrs = buildRedist finalCudaPackages pname; in withDrv (attrs // f attrs);
     };
   # What stdenv.mkDerivation's meta check does at evaluation: an insecure
   # package throws unless permitted; then the derivation (never built).
   withDrv = attrs: attrs // {
+    # Composes, as mkDerivation's: each override sees the attributes the
+    # earlier ones made.
+    overrideAttrs = f: withDrv (attrs // f attrs);
     drvPath =
       if attrs.meta.knownVulnerabilities != [ ] && !(builtins.elem attrs.name (pkgs.config.permittedInsecurePackages or [ ]))
       then throw "Package ‘${attrs.name}’ is marked as insecure, refusing to evaluate: ${builtins.concatStringsSep ", " attrs.meta.knownVulnerabilities}"

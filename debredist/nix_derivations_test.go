@@ -1,0 +1,172 @@
+package debredist
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/testutil"
+)
+
+// TestNixDerivationsBuild builds, with the Nix Debian ships and no
+// nixpkgs, every archive of the sample mirror's JetPack 6 conversion
+// through the file `debredist nix --derivations` prints: Nix's builtin
+// fetchurl fetches the debs (file:// URLs), this test's own debredist
+// (built static) is the builder, and each fixed-output derivation's hash
+// is the manifest's sha256, so a byte that differs from convert's fails
+// the build. Then a deb changed on the mirror fails with Nix's hash
+// mismatch naming it.
+func TestNixDerivationsBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 31 archives in Nix: skipped with -short")
+	}
+	testutil.RequireTool(t, "nix-build")
+	testutil.RequireTool(t, "nix-instantiate")
+	testutil.RequireTool(t, "nix-store")
+	// Root in CI has no nixbld users; nothing is substituted (no network).
+	t.Setenv("NIX_CONFIG", "build-users-group =\nsubstituters =\nsandbox = false\n"+os.Getenv("NIX_CONFIG"))
+
+	pkg := t.TempDir()
+	build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(pkg, "bin", "debredist"), "./cmd/debredist")
+	build.Dir = ".."
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if o, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, o)
+	}
+	debredistArg := `builtins.path { path = ` + pkg + `; name = "debredist"; }`
+
+	mirrorCopy := t.TempDir()
+	if err := os.CopyFS(mirrorCopy, os.DirFS(sampleMirror)); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	convert(t, Options{Source: Source{Mirror: mirrorCopy, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out}})
+	file := filepath.Join(t.TempDir(), "redist.nix")
+	text, err := Nix(out, NixOptions{Derivations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nix := func(name string, args ...string) (string, error) {
+		c := exec.Command(name, args...)
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		o, err := c.Output()
+		if err != nil {
+			return stderr.String(), err
+		}
+		return string(o), nil
+	}
+
+	// Every recorded archive, by the sha256 its manifest names.
+	want := map[string]string{} // sha256 -> relative path
+	manifests, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*.json"))
+	for _, mf := range manifests {
+		b, _ := os.ReadFile(mf)
+		m, err := redist.ReadManifest(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range m.Components {
+			for _, pa := range c.Artifacts() {
+				want[pa.Artifact.SHA256] = pa.Artifact.RelativePath
+			}
+		}
+	}
+	if len(want) < 25 {
+		t.Fatalf("%d archives in the manifests", len(want))
+	}
+
+	// Built from scratch with this binary: outputs an earlier run left are
+	// deleted first (nothing roots them).
+	drvs, err := nix("nix-instantiate", file, "-A", "archives", "--arg", "debredist", debredistArg)
+	if err != nil {
+		t.Fatalf("nix-instantiate: %v\n%s", err, drvs)
+	}
+	outs, err := nix("nix-store", append([]string{"-q", "--outputs"}, strings.Fields(drvs)...)...)
+	if err != nil {
+		t.Fatalf("nix-store -q: %v\n%s", err, outs)
+	}
+	for _, p := range strings.Fields(outs) {
+		if _, err := os.Stat(p); err == nil {
+			if o, err := nix("nix-store", "--delete", p); err != nil {
+				t.Logf("nix-store --delete %s: %v %s", p, err, o)
+			}
+		}
+	}
+	built, err := nix("nix-build", file, "-A", "archives", "--no-out-link", "--arg", "debredist", debredistArg)
+	if err != nil {
+		t.Fatalf("nix-build: %v\n%s", err, built)
+	}
+	paths := strings.Fields(built)
+	if len(paths) != len(want) {
+		t.Errorf("nix-build built %d archives, the manifests name %d", len(paths), len(want))
+	}
+	for _, p := range paths {
+		sum, err := hashFileHex(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, ok := want[sum]
+		if !ok {
+			t.Errorf("%s: sha256 %s is no manifest's", p, sum)
+			continue
+		}
+		if !strings.HasSuffix(p, "-"+path.Base(rel)) {
+			t.Errorf("%s holds %s", p, rel)
+		}
+	}
+
+	// A deb that changed on the mirror: Nix's hash mismatch, naming it.
+	var prov redist.Provenance
+	b, _ := os.ReadFile(filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json"))
+	if err := json.Unmarshal(b, &prov); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(prov.Archives, func(a redist.Archive) bool { return a.PName == "cuda_cudart" })
+	if i < 0 {
+		t.Fatal("no cuda_cudart in the provenance")
+	}
+	deb := prov.Archives[i].Debs[0]
+	f, err := os.OpenFile(filepath.Join(mirrorCopy, deb.Repo, filepath.FromSlash(deb.Filename)), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("changed upstream"))
+	f.Close()
+	fixed, err := nix("nix-store", "--print-fixed-path", "sha256", deb.SHA256, path.Base(deb.Filename))
+	if err != nil {
+		t.Fatal(err, fixed)
+	}
+	// Built and fetched above: both must be made again.
+	for _, p := range paths {
+		if strings.HasSuffix(p, "-"+path.Base(prov.Archives[i].RelativePath)) {
+			nix("nix-store", "--delete", p)
+		}
+	}
+	nix("nix-store", "--delete", strings.TrimSpace(fixed))
+	msg, err := nix("nix-build", file, "-A", "archives.cuda.cuda_cudart", "--no-out-link", "--arg", "debredist", debredistArg)
+	if err == nil {
+		t.Fatal("a changed deb built")
+	}
+	if !strings.Contains(msg, "hash mismatch") || !strings.Contains(msg, path.Base(deb.Filename)) {
+		t.Errorf("a changed deb: want Nix's hash mismatch naming %s, got:\n%s", path.Base(deb.Filename), msg)
+	}
+}
+
+func hashFileHex(p string) (string, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	return sha256hex(b), nil
+}
