@@ -188,7 +188,7 @@ func stage(ctx context.Context, o *run, d apt.Package, debPath, dir string, n *i
 }
 
 func stageDeb(ctx context.Context, o *run, d apt.Package, f io.Reader, dir string, n *int) ([]layout.Input, error) {
-	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Limits: o.Build.Limits.deb(), Name: path.Base(d.Filename), SystemXZ: true, Size: d.Size})
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Limits: o.Build.Limits, Name: path.Base(d.Filename), SystemXZ: true, Size: d.Size})
 	if err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func debHasPayload(ctx context.Context, o *run, eng *layout.Engine, pname string
 		return true
 	}
 	defer ent.Close()
-	r, err := deb.NewReader(ctx, bufio.NewReaderSize(ent, 1<<20), deb.Options{Limits: o.Build.Limits.deb(), Name: path.Base(file)}) // pure Go: only the first entries are read
+	r, err := deb.NewReader(ctx, bufio.NewReaderSize(ent, 1<<20), deb.Options{Limits: o.Build.Limits, Name: path.Base(file)}) // pure Go: only the first entries are read
 	if err != nil {
 		return true
 	}

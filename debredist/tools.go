@@ -12,30 +12,12 @@ import (
 	"github.com/debredist/debredist/internal/nixoverlay"
 )
 
-// DebLimits bound what one deb may make debredist consume. Zero fields take
-// the defaults. Decompression bombs are stopped by expansion ratio as well
-// as by size: once a member has produced RatioMinBytes, its output may not
-// exceed MaxRatio times the compressed bytes read from it so far, and all
-// members together may not produce more than max(RatioMinBytes,
-// MaxDebRatio × the deb's size). A bound exceeded is a *DebError of Kind
-// DebLimit.
-type DebLimits struct {
-	MaxBytes        int64 // total uncompressed data.tar bytes (headers included); default 16 GiB
-	MaxEntries      int   // data.tar entries; default 1_000_000
-	MaxNameLen      int   // entry name and link target length; default 4096
-	MaxControlBytes int64 // control.tar uncompressed; default 16 MiB
-	MaxWindow       int64 // xz/lzma dictionary and zstd window; default and most 64 MiB
-	MaxRatio        int64 // per member: uncompressed/compressed bytes read so far; default 200
-	RatioMinBytes   int64 // ratio limits apply past this much output; default 64 MiB
-	MaxDebRatio     int64 // all members' output over the deb's size; default 100
-	MinEntryBytes   int64 // deb bytes per data.tar entry: at most max(16384, size/MinEntryBytes) entries; default 64
-}
-
-func (l DebLimits) deb() deb.Limits {
-	return deb.Limits{MaxBytes: l.MaxBytes, MaxEntries: l.MaxEntries, MaxNameLen: l.MaxNameLen, MaxControlBytes: l.MaxControlBytes,
-		MaxWindow: l.MaxWindow, MaxRatio: l.MaxRatio, RatioMinBytes: l.RatioMinBytes, MaxDebRatio: l.MaxDebRatio,
-		MinEntryBytes: l.MinEntryBytes}
-}
+// DebLimits bound what one deb may make debredist consume (decompression
+// bombs are stopped by expansion ratio as well as by size; a bound
+// exceeded is a *fault.DebError of Kind DebLimit). Zero fields take the
+// defaults; the fields, their defaults and the measurements behind them
+// are documented on the deb reader's Limits, which this is.
+type DebLimits = deb.Limits
 
 // ExtractOptions are the options of ExtractDeb.
 type ExtractOptions struct {
@@ -51,7 +33,7 @@ type ExtractOptions struct {
 // escape it. The extraction is written beside dir and renamed into place,
 // so a failure leaves nothing half-written.
 func ExtractDeb(ctx context.Context, debPath, dir string, o ExtractOptions) error {
-	return deb.Extract(ctx, debPath, dir, o.Force, deb.Options{Limits: o.Limits.deb(), SystemXZ: true, Warn: o.Warn})
+	return deb.Extract(ctx, debPath, dir, o.Force, deb.Options{Limits: o.Limits, SystemXZ: true, Warn: o.Warn})
 }
 
 // FetchResult lists the debs a Fetch made available in the cache.
