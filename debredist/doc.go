@@ -3,52 +3,71 @@
 // redistrib_<label>.json manifests, byte-reproducible, for JetPack 5, 6
 // and 7.
 //
-// The pipeline: a Profile names a release; Plan reads the apt indexes (or a
-// lock file) and groups the debs into redist packages; Convert fetches them
-// into a verified cache, normalizes each package's files into NVIDIA's
-// archive layout, writes deterministic archives, manifests, LICENSE files
-// and a provenance record, and verifies what it wrote; Verify re-checks an
-// output directory later.
+// It is the facade: each call runs the pipeline up to a stage, and the
+// stages live in their own packages. A Profile (package profile) names a
+// release; Plan reads its apt indexes (package apt) or a lock file and
+// groups the debs into redist packages (package plan); Fetch adds the
+// download into a verified, content-addressed cache; Convert then lays
+// every package out in NVIDIA's archive layout, writes deterministic
+// archives, the manifests and provenance (package redist) and publishes
+// them in the output directory as one new generation; Diff compares two
+// releases (package reldiff); Inventory writes a lock; Nix prints the
+// overlay (or the fixed-output derivations) that hands an output to
+// nixpkgs; BuildArchive builds one recorded archive again, as those
+// derivations do. Package verify re-checks an output directory and
+// applies nixpkgs' rules to it. docs/architecture.md maps every stage to
+// its package.
 //
 // The package prints nothing, parses no flags and never exits: progress
-// arrives as Events through Options.OnEvent, failures as errors that name
-// the package, deb, path or URL concerned.
-//
-// # Errors
-//
-// Every failure a caller may branch on is a public type of this package,
-// found with errors.As whatever wraps it:
-//
-//   - *DebError: a deb that cannot be read or extracted safely; its Kind
-//     says why (DebFormat, DebUnsafePath, DebDevice, DebLimit for
-//     decompression bombs and other bounds, DebCompression, DebTruncated,
-//     DebExists, DebIO) and Deb, Member and Entry say where.
-//   - *HTTPError, *HashMismatchError, *MissingError (offline),
-//     *SignatureError (Options.Keyring), *CorruptCacheError: downloads and
-//     the cache; *IndexError: a repo's Packages index that cannot be
-//     fetched, verified against its Release or parsed (Repo and Suite say
-//     which).
-//   - *UnplacedError, *ConflictError, *LinkError: a redist package whose
-//     deb paths the profile's layout rules cannot place.
-//   - *VersionError: a redist package whose debs disagree on the version.
-//   - *ProfileError, *LockFileError, *UsageError: inputs the user named.
-//   - *VerifyError: what Verify, VerifyNixpkgs or Convert's check of its
-//     own output found wrong, as Problems (a path and an error each, like
-//     x/mod/zip's FileError).
-//
-// The messages name the deb, member, entry, URL or package concerned;
-// context.Canceled and the os errors stay reachable with errors.Is.
+// arrives as Events through Options.OnEvent, failures as errors. Every I/O
+// call takes a context first, and the bounds on what a deb may expand to
+// are per call (DebLimits).
 //
 // # Options
 //
-// One Options struct serves Plan, Fetch, Convert and Inventory (and,
-// embedded, DiffOptions) rather than one struct per function or functional
-// options: every call is the same pipeline cut at a different stage (Convert
-// is Plan, then Fetch, then the build), so each later stage reads all the
-// fields of the earlier ones and a split would make callers copy the same
-// fields between structs. The fields only Convert reads (Out, Compression,
-// Preset, MTime) say "(Convert)" and are ignored by Plan and Fetch;
-// Options.Check validates what every stage reads, and
-// CheckConvert adds what only Convert needs, so the CLI and the library
-// give the same answers.
+// Options is nested by stage, as crane nests its remote options: Source
+// (where indexes and debs come from: mirror, cache, offline, keyring,
+// retries, HTTP client, parallel downloads), Release (which release:
+// JetPack, L4T suite, profile file or lock) and Build (how to build: out,
+// compression, preset, mtime, only, limits, lock-out). Each call reads the
+// stages it runs: Plan reads Source, Release and Build.Only; Fetch adds
+// Build.LockOut; Convert reads everything; Inventory reads Source and
+// Release; Diff takes a DiffOptions with a Source only. Options.Check
+// validates what Plan, Fetch and Convert share, with the same usage errors
+// the CLI prints; the zero value of every field is its default. What a
+// call counted comes back in its result (Result.Downloads,
+// FetchResult.Downloads).
+//
+// # Errors
+//
+// Every failure a caller may branch on has one type, defined once, used
+// by the stage that fails and returned as is (found with errors.As
+// whatever wraps it). Package fault is the catalogue:
+//
+//   - *fault.DebError: a deb that cannot be read or extracted safely; its
+//     Kind says why (DebFormat, DebUnsafePath, DebDevice, DebLimit for
+//     decompression bombs and other bounds, DebCompression, DebTruncated,
+//     DebExists, DebIO) and Deb, Member and Entry say where.
+//   - *fault.HTTPError, *fault.HashMismatchError, *fault.MissingError
+//     (offline), *fault.SignatureError (Source.Keyring),
+//     *fault.CorruptCacheError: downloads and the cache; *fault.IndexError:
+//     a repo's Packages index that cannot be fetched, verified against its
+//     Release or parsed (Repo and Suite say which); fault.ErrUnverifiedIndex
+//     an index no Release file lists; *fault.SameCauseError: many debs that
+//     failed the same way, said once.
+//   - *fault.UnplacedError, *fault.ConflictError, *fault.LinkError: a
+//     redist package whose deb paths the profile's layout rules cannot
+//     place.
+//   - *fault.IncompleteError: a plan that lacks redist packages the
+//     profile expects (an index cut short, a deb pulled upstream).
+//   - *plan.VersionError: a redist package whose debs disagree on the
+//     version; *profile.InvalidError, *apt.LockError, *fault.UsageError:
+//     inputs the user named (a UsageError's File names a file that is
+//     missing or malformed).
+//   - *verify.Error: what verify.Dir, verify.Nixpkgs or Convert's check
+//     of its own output found wrong, as Problems (a path and an error each,
+//     like x/mod/zip's FileError).
+//
+// The messages name the deb, member, entry, URL or package concerned;
+// context.Canceled and the os errors stay reachable with errors.Is.
 package debredist

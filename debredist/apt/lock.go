@@ -116,7 +116,7 @@ func ParseLock(name string, data []byte) (*Lock, error) {
 func readOwnLock(name string, data []byte) (*Lock, error) {
 	var lf lockFile
 	if err := jsonpos.Decode(name, data, &lf); err != nil {
-		return nil, fmt.Errorf("debredist lock: %w", err)
+		return nil, err // names file, line and column
 	}
 	if lf.Version != LockVersion {
 		return nil, fmt.Errorf("%s: lock format version %d, want %d", name, lf.Version, LockVersion)
