@@ -21,9 +21,8 @@ import (
 )
 
 // DiffOptions are the options of Diff: where indexes and debs come from
-// (Mirror, CacheDir, Offline, Keyring, Jobs, OnEvent, ...; the release
-// selectors JetPack, L4T, ProfileFile and LockFile are ignored) and whether
-// to compare in-archive paths.
+// (the releases are Diff's arguments) and whether to compare in-archive
+// paths.
 type DiffOptions struct {
 	// Source says where the releases' indexes and debs come from.
 	Source Source

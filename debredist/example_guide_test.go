@@ -134,7 +134,7 @@ func ExampleNix() {
 		fmt.Println(err)
 		return
 	}
-	overlay, err := debredist.Nix(out, debredist.NixOptions{})
+	overlay, err := debredist.Nix(context.Background(), out, debredist.NixOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -2,6 +2,7 @@ package debredist
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -49,7 +50,7 @@ func TestNixDerivationsBuild(t *testing.T) {
 	out := t.TempDir()
 	convert(t, Options{Source: Source{Mirror: mirrorCopy, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out}})
 	file := filepath.Join(t.TempDir(), "redist.nix")
-	text, err := Nix(out, NixOptions{Derivations: true})
+	text, err := Nix(context.Background(), out, NixOptions{Derivations: true})
 	if err != nil {
 		t.Fatal(err)
 	}

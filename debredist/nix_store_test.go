@@ -146,7 +146,7 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
 			out := t.TempDir()
 			convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out}})
-			snippet, err := Nix(out, NixOptions{})
+			snippet, err := Nix(context.Background(), out, NixOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package debredist
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -176,7 +177,7 @@ func TestNixSnippet(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := Nix(out, NixOptions{})
+			got, err := Nix(context.Background(), out, NixOptions{})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("NixSnippet error = %v, want one containing %q", err, tc.wantErr)
@@ -206,11 +207,11 @@ func TestNixSnippetRelativeDir(t *testing.T) {
 	dir := t.TempDir()
 	writeNixTree(t, dir, fullTree(), nil)
 	t.Chdir(dir)
-	got, err := Nix(".", NixOptions{})
+	got, err := Nix(context.Background(), ".", NixOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Nix(dir, NixOptions{})
+	want, err := Nix(context.Background(), dir, NixOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

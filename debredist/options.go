@@ -47,7 +47,8 @@ func FindProfile(name string) (Profile, error) {
 }
 
 // LoadProfile reads a user's profile file; empty fields are inherited from
-// the built-in profile of the same L4T major.
+// the built-in profile of the same L4T major. A file that is missing or
+// invalid is a *profile.InvalidError naming file, line and column.
 func LoadProfile(path string) (Profile, error) {
 	p, err := profile.LoadFile(path)
 	return p, err
@@ -56,9 +57,9 @@ func LoadProfile(path string) (Profile, error) {
 // Options is what a call of this package reads, by stage, nested as
 // crane nests remote options: where debs come from (Source), which release
 // (Release), how to build (Build), and where progress goes. Plan reads
-// Source, Release and Build.Only; Fetch Source, Release and Build.LockOut;
-// Convert all of it; Inventory Source and Release. The zero value of each
-// field is its default.
+// Source, Release and Build.Only; Fetch also Build.LockOut; Convert all of
+// it; Inventory Source and Release. The zero value of each field is its
+// default.
 type Options struct {
 	Source  Source
 	Release Release

@@ -120,6 +120,6 @@ type NixOptions struct {
 // jetpack-nixos' overlay; see internal/nixoverlay and the README's
 // "Consuming the output"), or with o.Derivations the file that builds
 // them in Nix. It runs verify.Nixpkgs on OUT to know what to override.
-func Nix(out string, o NixOptions) (string, error) {
-	return nixoverlay.Write(out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror})
+func Nix(ctx context.Context, out string, o NixOptions) (string, error) {
+	return nixoverlay.Write(ctx, out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror})
 }

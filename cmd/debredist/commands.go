@@ -590,7 +590,7 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 			if err := namedDir(args[0]); err != nil {
 				return err
 			}
-			s, err := debredist.Nix(args[0], debredist.NixOptions{Derivations: *derivations, Mirror: *mirror})
+			s, err := debredist.Nix(a.ctx, args[0], debredist.NixOptions{Derivations: *derivations, Mirror: *mirror})
 			if err != nil {
 				return err
 			}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/debredist/debredist/debredist"
 	"github.com/debredist/debredist/debredist/reldiff"
-	"github.com/debredist/debredist/internal/publish"
 )
 
 // ---- diff
@@ -288,11 +288,36 @@ debredist plan --lock r36.5-debs.json --l4t r36.5`,
 			if err != nil {
 				return err
 			}
-			if *out != "" { // written whole or not at all
-				return publish.WriteAtomic(*out, b.Bytes(), filepath.Dir(*out))
+			if *out != "" {
+				return writeWhole(*out, b.Bytes())
 			}
 			_, err = a.stdout.Write(b.Bytes())
 			return err
 		}
 	},
+}
+
+// writeWhole writes a file the command line names whole or not at all: a
+// temporary file beside it, renamed over it once complete.
+func writeWhole(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return nil
 }

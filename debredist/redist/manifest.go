@@ -283,7 +283,9 @@ func ReadManifest(r io.Reader) (*Manifest, error) {
 }
 
 // ArchiveName is the file name of a redist archive:
-// <pname>-<platform>-<version>[_cuda<N>]-archive<ext>.
+// <pname>-<platform>-<version>[_cuda<variant>]-archive<ext>, where ext
+// includes its dot (".tar.xz") and a variant "12" or "13.2" gives
+// "_cuda12" or "_cuda13.2".
 func ArchiveName(pname, platform, version, cudaVariant, ext string) string {
 	name := pname + "-" + platform + "-" + version
 	if cudaVariant != "" {

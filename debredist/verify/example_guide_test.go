@@ -66,7 +66,7 @@ func ExampleDir() {
 	var ve *verify.Error
 	if errors.As(rep.Err(), &ve) {
 		// The size and the sha256 differ from the manifest's: two problems
-		// of one archive.
+		// of one archive, whose Path is relative to the checked directory.
 		fmt.Println("ok:", rep.OK(), "problems:", len(ve.Problems))
 		fmt.Println(ve.Problems[0].Path)
 	}
@@ -75,7 +75,7 @@ func ExampleDir() {
 	// cuda_cudart linux-aarch64 cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz problems: 0
 	// archives: 1 ok: true
 	// ok: false problems: 2
-	// cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz
+	// cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz
 }
 
 // Nixpkgs applies nixpkgs' buildRedist rules to every archive of an output

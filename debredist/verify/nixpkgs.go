@@ -18,7 +18,7 @@ import (
 	"github.com/debredist/debredist/internal/publish"
 )
 
-// NixpkgsReport is the outcome of VerifyNixpkgs.
+// NixpkgsReport is the outcome of Nixpkgs.
 type NixpkgsReport struct {
 	Dir        string           `json:"dir"`
 	Components []NixpkgsArchive `json:"components"`
@@ -29,7 +29,7 @@ type NixpkgsReport struct {
 	Problems []Problem  `json:"problems"` // not tied to one archive
 }
 
-// Excluded is an archive VerifyNixpkgs does not check, and why.
+// Excluded is an archive Nixpkgs does not check, and why.
 type Excluded struct {
 	Manifest  string `json:"manifest"`
 	Component string `json:"component"`
@@ -62,12 +62,12 @@ type NixpkgsArchive struct {
 	// archive has nothing for them (the release's debs carry no such
 	// content, e.g. no TensorRT samples in JetPack 7). nixpkgs'
 	// checkCudaNonEmptyOutputs fails on them unless the outputs override
-	// that NixSnippet prints is used; convert warns about each. They are not
+	// that debredist nix prints is used; convert warns about each. They are not
 	// in Failures and Err does not count them.
 	EmptyOutputs []string `json:"empty_outputs"`
 	// Insecure are nixpkgs' meta.knownVulnerabilities at this version:
 	// the package evaluates only where the user permits it
-	// (permittedInsecurePackages, or the choice NixSnippet prints).
+	// (permittedInsecurePackages, or the choice debredist nix prints).
 	Insecure []string `json:"insecure"`
 	// Devices says, per CUDA capability of the release (its profile's
 	// cuda_capabilities), whether nixpkgs' platformAssertions let the
@@ -98,13 +98,13 @@ func (r *NixpkgsReport) Err() error {
 	return &Error{Problems: all}
 }
 
-// VerifyNixpkgs applies the rules of nixpkgs' generic CUDA builder
+// Nixpkgs applies the rules of nixpkgs' generic CUDA builder
 // (buildRedist) to every archive the manifests under dir name, as a build
 // would: outputs split by pattern, every declared output non-empty, no
 // /usr/ references unless the package allows them, no dangling links per
 // output, the pkg-config move and rewrite, and each package's own
 // requirements (the nixpkgs table debredist carries). It does not re-check
-// hashes (Verify does). The error is for failures to run at all.
+// hashes (Dir does). The error is for failures to run at all.
 func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
 	dir = filepath.Clean(dir)
 	rep := &NixpkgsReport{Dir: dir}

@@ -18,10 +18,10 @@ import (
 	"github.com/debredist/debredist/internal/publish"
 )
 
-// Report is the outcome of Verify.
+// Report is the outcome of Dir.
 type Report struct {
 	Dir       string   `json:"dir"`
-	Manifests []string `json:"manifests"`
+	Manifests []string `json:"manifests"` // slash-separated, relative to Dir
 	// Artifacts has one entry per manifest entry: an archive listed under
 	// several platform keys (JetPack 7.2) is checked once per key.
 	Artifacts []Archive `json:"artifacts"`
@@ -43,7 +43,9 @@ type Archive struct {
 	Component string    `json:"component"`
 	Platform  string    `json:"platform"`
 	Variant   string    `json:"cuda_variant,omitempty"`
-	Path      string    `json:"path"`
+	// Path is the manifest's relative_path: relative to the manifest's
+	// directory (path.Join(path.Dir(Manifest), Path) is relative to Dir).
+	Path string `json:"path"`
 	Size      int64     `json:"size"`
 	NAR       string    `json:"nar_hash,omitempty"`
 	Problems  []Problem `json:"problems"` // what is wrong with this archive; Path is "" (it is Archive.Path)
@@ -84,12 +86,14 @@ func (p *Problem) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Problemf is a Problem of the file at path (relative to the checked
+// directory, "" for none) with a formatted message.
 func Problemf(path, format string, a ...any) Problem {
 	return Problem{Path: path, Err: fmt.Errorf(format, a...)}
 }
 
 // Error lists everything Verify (or Convert's check of its own
-// output, or VerifyNixpkgs) found wrong.
+// output, or Nixpkgs) found wrong.
 type Error struct{ Problems []Problem }
 
 func (e *Error) Error() string {
@@ -116,7 +120,7 @@ func (r *Report) Err() error {
 	all = append(all, r.Problems...)
 	for _, a := range r.Artifacts {
 		for _, p := range a.Problems {
-			all = append(all, Problem{Path: a.Path, Err: p.Err})
+			all = append(all, Problem{Path: path.Join(path.Dir(a.Manifest), a.Path), Err: p.Err})
 		}
 	}
 	if len(all) == 0 {
@@ -125,7 +129,7 @@ func (r *Report) Err() error {
 	return &Error{Problems: all}
 }
 
-// Verify re-reads every redistrib_*.json under dir and checks each archive
+// Dir re-reads every redistrib_*.json under dir and checks each archive
 // it names: size, sha256 and md5, the one-top-directory rule (named like the
 // file), entry safety (no absolute paths, escapes or devices), the license
 // file, and the provenance sidecar's record of the archive. The returned

@@ -1,7 +1,7 @@
 // Package fetch downloads apt indexes and .deb files from a mirror (https,
 // http, file:// or a plain directory) into a verified, content-addressed cache,
 // with retries, resume, stall detection, progress events and Release signature
-// checking. It does not parse Packages files itself (see internal/apt) and does
+// checking. It does not parse Packages files itself (see debredist/apt) and does
 // not know what a deb contains (see internal/deb).
 //
 // # Cache layout

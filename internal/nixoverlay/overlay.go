@@ -36,7 +36,7 @@ import (
 // (12.6.68 -> cudaPackages_12_6); without a cuda manifest the CUDA
 // version recorded in a provenance sidecar is used. Only what the
 // manifests contain is emitted.
-func Write(dir string, o Options) (string, error) {
+func Write(ctx context.Context, dir string, o Options) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("nix snippet for %s: %w", dir, err)
@@ -75,7 +75,7 @@ func Write(dir string, o Options) (string, error) {
 	sort.Strings(products)
 
 	// What nixpkgs' builder would still fail on, per component.
-	rep, err := verify.Nixpkgs(context.Background(), abs)
+	rep, err := verify.Nixpkgs(ctx, abs)
 	if err != nil {
 		return "", fmt.Errorf("nix snippet for %s: %w", abs, err)
 	}
@@ -236,7 +236,7 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// nixFound is a manifest NixSnippet writes an overlay for.
+// nixFound is a manifest Write writes an overlay for.
 type nixFound struct {
 	file string // absolute manifest path
 	m    *redist.Manifest
@@ -285,7 +285,7 @@ func nixManifests(abs string) (byProduct map[string]nixFound, cudaFromProvenance
 
 // nixOverrides returns the overlay's overrides of the declared outputs the
 // debs leave empty (each with its reason, one Nix attribute each) and the
-// problems VerifyNixpkgs finds that no override fixes.
+// problems verify.Nixpkgs finds that no override fixes.
 func nixOverrides(rep *verify.NixpkgsReport) (overrides, unfixed []string) {
 	for _, c := range rep.Components {
 		if c.Broken != "" {

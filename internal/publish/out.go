@@ -96,7 +96,7 @@ type Files struct {
 }
 
 // Find is the one discovery of manifests and provenance sidecars
-// (Verify, VerifyNixpkgs, NixSnippet, readPrevious for Convert and Diff):
+// (verify.Dir, verify.Nixpkgs, the Nix overlay, readPrevious for Convert and Diff):
 // every file under dir, following OUT's product symlinks into the current
 // generation, not in the generations or the temporary directory.
 func Find(dir string) (Files, error) {
