@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
@@ -127,7 +126,7 @@ func Build(p profile.Profile, pkgs []apt.Package) (*Plan, error) {
 			if c.CUDAVariant {
 				g.CUDAVariant = p.CUDAMajor()
 			}
-			if from := c.CUDAVariantMinorFrom; from != "" && p.CUDA != "" && !versionLess(p.CUDA, from) {
+			if from := c.CUDAVariantMinorFrom; from != "" && p.CUDA != "" && profile.CompareDotted(p.CUDA, from) >= 0 {
 				g.CUDAVariant = p.CUDA // major.minor
 			}
 			groups[pname] = g
@@ -180,24 +179,6 @@ func productLess(products map[string]profile.Product, a, b string) bool {
 }
 
 var cudaTagRE = regexp.MustCompile(`\+cuda[0-9.]+`)
-
-// versionLess compares dotted numbers ("12.6" < "13.0").
-func versionLess(a, b string) bool {
-	x, y := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(x) || i < len(y); i++ {
-		var m, n int
-		if i < len(x) {
-			m, _ = strconv.Atoi(x[i])
-		}
-		if i < len(y) {
-			n, _ = strconv.Atoi(y[i])
-		}
-		if m != n {
-			return m < n
-		}
-	}
-	return false
-}
 
 // NormalizeVersion turns a Debian version into a redist version: no epoch,
 // no +cudaX.Y tag, no Debian revision ("8.5.2-1+cuda11.4" -> "8.5.2",

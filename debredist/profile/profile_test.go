@@ -159,3 +159,16 @@ func TestHostileProfileFields(t *testing.T) {
 		t.Errorf("placeholders: %v", err)
 	}
 }
+
+func TestCompareDotted(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"12.6", "13.0", -1}, {"13.2.1", "13.2", 1}, {"13.2", "13.2.0", 0}, {"10.16.1", "10.3.0.30", 1}, {"11.4", "11.4", 0}, {"9", "10", -1},
+	} {
+		if got := CompareDotted(c.a, c.b); got != c.want {
+			t.Errorf("CompareDotted(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package profile
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -29,7 +31,7 @@ func (p Profile) Resolve(pkgs []Binary) (Profile, error) {
 		if len(found) == 0 {
 			return p, fmt.Errorf("L4T %s: cannot derive the CUDA version: no cuda-cudart-X-Y package in the index (set \"cuda\" in a --profile file)", p.Suite)
 		}
-		sort.Slice(found, func(i, j int) bool { return versionLess(found[i], found[j]) })
+		sort.Slice(found, func(i, j int) bool { return CompareDotted(found[i], found[j]) < 0 })
 		p.CUDA = found[len(found)-1]
 	}
 	if p.ReleaseDate == "" {
@@ -58,12 +60,22 @@ func l4tDate(suite string, pkgs []Binary) string {
 	return best
 }
 
-func versionLess(a, b string) bool {
-	var x, y [2]int
-	fmt.Sscanf(a, "%d.%d", &x[0], &x[1])
-	fmt.Sscanf(b, "%d.%d", &y[0], &y[1])
-	if x[0] != y[0] {
-		return x[0] < y[0]
+// CompareDotted compares dotted numeric versions, the CUDA and redist
+// versions profiles and manifests use: -1, 0 or +1 ("12.6" < "13.0" <
+// "13.2.1"; a missing part counts 0, and so does one that is not a number).
+func CompareDotted(a, b string) int {
+	x, y := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(x) || i < len(y); i++ {
+		var m, n int
+		if i < len(x) {
+			m, _ = strconv.Atoi(x[i])
+		}
+		if i < len(y) {
+			n, _ = strconv.Atoi(y[i])
+		}
+		if m != n {
+			return cmp.Compare(m, n)
+		}
 	}
-	return x[1] < y[1]
+	return 0
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/safepath"
 )
 
@@ -751,23 +752,8 @@ func majorMinor(v string) string {
 	return parts[0] + "." + parts[1]
 }
 
-// versionAtLeast compares dotted numeric versions.
-func versionAtLeast(v, min string) bool {
-	a, b := strings.Split(v, "."), strings.Split(min, ".")
-	for i := 0; i < len(a) || i < len(b); i++ {
-		var x, y int
-		if i < len(a) {
-			x, _ = strconv.Atoi(a[i])
-		}
-		if i < len(b) {
-			y, _ = strconv.Atoi(b[i])
-		}
-		if x != y {
-			return x > y
-		}
-	}
-	return true
-}
+// versionAtLeast reports v >= min (dotted numbers).
+func versionAtLeast(v, min string) bool { return profile.CompareDotted(v, min) >= 0 }
 
 const emptyOutputFormat = "declared output %q would be empty (checkCudaNonEmptyOutputs)"
 
