@@ -128,249 +128,330 @@ var (
 // dep is one Depends alternative list.
 type dep []string
 
+// deps collects one package's Depends alternatives and Conflicts.
+type deps struct {
+	pi   *pkgInfo
+	pkgs map[string]invEntry // the package's repo
+	d    string              // "-X-Y", the suite's CUDA suffix
+	out  []dep
+	conf []string
+}
+
+// add appends one alternative list: those of names the repo has (the
+// package itself excepted), each with relation rel to its version; nothing
+// when none is there.
+func (ds *deps) add(rel string, names ...string) {
+	var alt dep
+	for _, n := range names {
+		if e, ok := ds.pkgs[n]; ok && n != ds.pi.name {
+			alt = append(alt, fmt.Sprintf("%s (%s %s)", n, rel, e.Version))
+		}
+	}
+	if len(alt) > 0 {
+		ds.out = append(ds.out, alt)
+	}
+}
+
+// each adds, in name order, one alternative list for every package of the
+// repo that match accepts.
+func (ds *deps) each(rel string, match func(string) bool) {
+	var names []string
+	for n := range ds.pkgs {
+		if match(n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ds.add(rel, n)
+	}
+}
+
+// sameVersion reports whether package n has the package's own version.
+func (ds *deps) sameVersion(n string) bool { return ds.pkgs[n].Version == ds.pi.e.Version }
+
 // depends computes plausible Depends (and Conflicts) from the names the
 // suite's inventory has; it depends only on the suite's package set, so
 // that a pool file shared by two suites gets the same bytes.
 func (pi *pkgInfo) depends() (depends, conflicts string) {
-	s := pi.s
-	pkgs := s.repos[pi.repo]
-	d := "-" + s.cudaDash
-	var out []dep
-	add := func(rel string, names ...string) {
-		var alt dep
-		for _, n := range names {
-			if e, ok := pkgs[n]; ok && n != pi.name {
-				alt = append(alt, fmt.Sprintf("%s (%s %s)", n, rel, e.Version))
-			}
-		}
-		if len(alt) > 0 {
-			out = append(out, alt)
-		}
-	}
-	each := func(rel string, match func(string) bool) {
-		var names []string
-		for n := range pkgs {
-			if match(n) {
-				names = append(names, n)
-			}
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			add(rel, n)
-		}
-	}
-	sameVersion := func(n string) bool { return pkgs[n].Version == pi.e.Version }
-	var conf []string
-
+	ds := &deps{pi: pi, pkgs: pi.s.repos[pi.repo], d: "-" + pi.s.cudaDash}
 	switch {
 	case pi.meta && pi.fam == famCUDA:
-		switch pi.base {
-		case "cuda":
-			add(">=", "cuda-runtime"+d)
-			add(">=", "cuda-toolkit"+d)
-		case "cuda-toolkit":
-			for _, b := range []string{"cuda-compiler", "cuda-libraries", "cuda-libraries-dev", "cuda-tools", "cuda-documentation", "cuda-nvml-dev"} {
-				add(">=", b+d)
-			}
-		case "cuda-runtime":
-			add(">=", "cuda-libraries"+d)
-		case "cuda-tools":
-			add(">=", "cuda-command-line-tools"+d)
-			add(">=", "cuda-visual-tools"+d)
-		case "cuda-compiler":
-			for _, b := range []string{"cuda-cuobjdump", "cuda-cuxxfilt", "cuda-nvcc", "cuda-nvprune"} {
-				add(">=", b+d)
-			}
-		case "cuda-libraries":
-			each(">=", func(n string) bool {
-				b, ok := strings.CutSuffix(n, d)
-				if !ok || strings.Contains(b, "-dev") || isMeta(n) {
-					return false
-				}
-				src := pkgs[n].sourceName()
-				return (cudaLibSources[src] && b != "gds-tools") || b == "cuda-cudart" || b == "cuda-nvrtc" || b == "cuda-culibos"
-			})
-		case "cuda-libraries-dev":
-			each(">=", func(n string) bool {
-				b, ok := strings.CutSuffix(n, d)
-				return ok && !isMeta(n) && (strings.HasSuffix(b, "-dev") || b == "cuda-cccl" || b == "libnvptxcompiler")
-			})
-		case "cuda-command-line-tools":
-			for _, b := range []string{"cuda-cupti", "cuda-cupti-dev", "cuda-gdb", "cuda-nvdisasm", "cuda-nvtx", "cuda-sanitizer", "cuda-ctadvisor"} {
-				add(">=", b+d)
-			}
-		case "cuda-visual-tools":
-			for _, b := range []string{"cuda-nsight-compute", "cuda-nsight-systems", "cuda-nvml-dev"} {
-				add(">=", b+d)
-			}
-		case "cuda-nsight-compute":
-			each(">=", func(n string) bool { return strings.HasPrefix(n, "nsight-compute-") })
-		case "cuda-nsight-systems":
-			each(">=", func(n string) bool { return strings.HasPrefix(n, "nsight-systems-") })
-		case "cuda-minimal-build":
-			add(">=", "cuda-cudart-dev"+d)
-			add(">=", "cuda-nvcc"+d)
-		}
+		ds.cudaMeta()
 	case pi.meta && pi.fam == famCUDNN && strings.HasPrefix(pi.name, "cudnn"):
-		m := cudnnMetaRE.FindStringSubmatch(pi.name)
-		if m == nil {
-			break
-		}
-		jit := m[2]
-		switch {
-		case m[1] == "":
-			each(">=", func(n string) bool { return regexp.MustCompile(`^cudnn\d+` + jit + `$`).MatchString(n) })
-		case m[3] == "":
-			add(">=", "cudnn"+m[1]+jit+"-cuda-"+strconv.Itoa(s.cudaMajor))
-		case m[4] == "":
-			each(">=", func(n string) bool { return strings.HasPrefix(n, pi.name+"-") })
-		default:
-			pre := "libcudnn" + m[1] + jit
-			for _, k := range []string{"", "-dev", "-headers"} {
-				add("=", pre+k+"-cuda-"+m[3])
-			}
-		}
+		ds.cudnnMeta()
 	case pi.meta && pi.fam == famTensorRT && strings.HasPrefix(pi.name, "tensorrt"):
-		switch pi.name {
-		case "tensorrt":
-			add(">=", "tensorrt-libs")
-			add(">=", "tensorrt-dev")
-			add(">=", "libnvinfer-bin")
-			add(">=", "libnvinfer-samples")
-		case "tensorrt-libs":
-			each(">=", func(n string) bool {
-				return pkgs[n].sourceName() == "tensorrt" && (trtRuntime.MatchString(n) || n == "python3-libnvinfer")
-			})
-		case "tensorrt-dev":
-			each(">=", func(n string) bool {
-				return pkgs[n].sourceName() == "tensorrt" && strings.HasPrefix(n, "libnv") && strings.HasSuffix(n, "-dev")
-			})
-		}
+		ds.tensorRTMeta()
 	case pi.meta: // nvidia-{cuda,cudnn*,tensorrt,jetpack}*
-		dev := strings.HasSuffix(pi.name, "-dev")
-		switch {
-		case pi.name == "nvidia-jetpack":
-			add("=", "nvidia-jetpack-runtime")
-			add("=", "nvidia-jetpack-dev")
-		case pi.name == "nvidia-jetpack-runtime" || pi.name == "nvidia-jetpack-dev":
-			each("=", func(n string) bool {
-				return isMeta(n) && sameVersion(n) && regexp.MustCompile(`^nvidia-(cuda|cudnn\d*|tensorrt)$`).MatchString(strings.TrimSuffix(n, "-dev")) &&
-					strings.HasSuffix(n, "-dev") == dev
-			})
-		case strings.HasPrefix(pi.name, "nvidia-cuda"):
-			if dev {
-				add(">=", "cuda-toolkit"+d)
-				add("=", "nvidia-cuda")
-			} else {
-				add(">=", "cuda-runtime"+d)
-			}
-		case strings.HasPrefix(pi.name, "nvidia-cudnn"):
-			k := ""
-			if dev {
-				k = "-dev"
-				add("=", strings.TrimSuffix(pi.name, "-dev"))
-			}
-			add(">=", "libcudnn8"+k, "libcudnn9"+k+"-cuda-"+strconv.Itoa(s.cudaMajor))
-		case strings.HasPrefix(pi.name, "nvidia-tensorrt"):
-			if dev {
-				add(">=", "tensorrt-dev")
-				add("=", "nvidia-tensorrt")
-			} else {
-				add(">=", "tensorrt-libs")
-			}
-		}
+		ds.nvidiaMeta()
 	case pi.fam == famCUDA && strings.HasSuffix(pi.name, "-config-common"):
 	case pi.fam == famCUDA:
-		b := pi.base
-		if rt, ok := strings.CutSuffix(b, "-dev"); ok {
-			add(">=", rt+d)
-			if b == "cuda-cudart-dev" {
-				add(">=", "cuda-cccl"+d)
-				add(">=", "cuda-driver-dev"+d)
-			}
-			break
-		}
-		switch {
-		case b == "cuda-nvcc":
-			add(">=", "cuda-crt"+d)
-			add(">=", "cuda-nvvm"+d, "libnvvm"+d)
-		case b == "gds-tools":
-			add(">=", "libcufile"+d)
-		case b == "cuda-cudart" || b == "cuda-nvrtc" || b == "cuda-cupti" || b == "cuda-nvtx" || pi.cudaLib != "":
-			add(">=", "cuda-toolkit"+d+"-config-common")
-			add(">=", "cuda-toolkit-"+strconv.Itoa(s.cudaMajor)+"-config-common")
-			add(">=", "cuda-toolkit-config-common")
-		}
+		ds.cuda()
 	case pi.fam == famCUDNN:
-		m := cudnnRE.FindStringSubmatch(pi.name)
-		if m == nil {
-			break
-		}
-		n, jit, kind, cu := m[1], m[2], m[3], m[4]
-		if kind == "-samples" {
-			var alts []string
-			for _, c := range []string{"13", "12"} {
-				alts = append(alts, "libcudnn"+n+"-dev-cuda-"+c)
-			}
-			add(">=", append(alts, "libcudnn"+n+"-dev")...)
-			break
-		}
-		switch kind {
-		case "-dev":
-			add("=", "libcudnn"+n+jit+cu)
-			add("=", "libcudnn"+n+"-headers"+cu)
-		case "-static":
-			add("=", "libcudnn"+n+"-dev"+cu)
-		}
-		if cu != "" {
-			other := "-cuda-12"
-			if cu == other {
-				other = "-cuda-13"
-			}
-			if o := "libcudnn" + n + jit + kind + other; s.has(pi.repo, o) {
-				conf = append(conf, o)
-			}
-		}
+		ds.cudnn()
 	case pi.fam == famTensorRT:
-		n := pi.name
-		major := firstN(pi.upVer, 1)
-		switch {
-		case n == "libnvinfer-bin":
-			add("=", "libnvinfer"+major)
-			add("=", "libnvinfer-plugin"+major)
-			add("=", "libnvonnxparsers"+major)
-		case n == "libnvinfer-samples":
-			add("=", "libnvinfer-dev")
-		case strings.HasPrefix(n, "python3-libnvinfer-") && n != "python3-libnvinfer-dev":
-			add("=", "libnvinfer-"+strings.TrimPrefix(n, "python3-libnvinfer-")+major)
-		case n == "python3-libnvinfer":
-			add("=", "libnvinfer"+major)
-			add("=", "libnvinfer-plugin"+major)
-		case n == "python3-libnvinfer-dev":
-			add("=", "python3-libnvinfer")
-		case strings.HasPrefix(n, "libnv") && strings.HasSuffix(n, "-dev") && !strings.Contains(n, "headers"):
-			add("=", strings.TrimSuffix(n, "-dev")+major)
-			switch n {
-			case "libnvinfer-dev":
-				add("=", "libnvinfer-headers-dev")
-			case "libnvinfer-plugin-dev":
-				add("=", "libnvinfer-dev")
-				add("=", "libnvinfer-headers-plugin-dev")
-			}
-		}
+		ds.tensorRT()
 	case pi.fam == famL4T:
-		switch pi.name {
-		case "nvidia-l4t-cuda", "nvidia-l4t-3d-core":
-			add("=", "nvidia-l4t-core")
-		case "nvidia-l4t-cuda-nvgpu":
-			add("=", "nvidia-l4t-cuda")
-		}
+		ds.l4t()
 	}
 	var parts []string
-	for _, a := range out {
+	for _, a := range ds.out {
 		parts = append(parts, strings.Join(a, " | "))
 	}
-	return strings.Join(parts, ", "), strings.Join(conf, ", ")
+	return strings.Join(parts, ", "), strings.Join(ds.conf, ", ")
+}
+
+// cudaMeta adds the Depends of the CUDA meta-packages (cuda-X-Y,
+// cuda-toolkit-X-Y, cuda-libraries-X-Y & co): the components or
+// meta-packages each one pulls in.
+func (ds *deps) cudaMeta() {
+	pi := ds.pi
+	pkgs := ds.pkgs
+	d := ds.d
+	switch pi.base {
+	case "cuda":
+		ds.add(">=", "cuda-runtime"+d)
+		ds.add(">=", "cuda-toolkit"+d)
+	case "cuda-toolkit":
+		for _, b := range []string{"cuda-compiler", "cuda-libraries", "cuda-libraries-dev", "cuda-tools", "cuda-documentation", "cuda-nvml-dev"} {
+			ds.add(">=", b+d)
+		}
+	case "cuda-runtime":
+		ds.add(">=", "cuda-libraries"+d)
+	case "cuda-tools":
+		ds.add(">=", "cuda-command-line-tools"+d)
+		ds.add(">=", "cuda-visual-tools"+d)
+	case "cuda-compiler":
+		for _, b := range []string{"cuda-cuobjdump", "cuda-cuxxfilt", "cuda-nvcc", "cuda-nvprune"} {
+			ds.add(">=", b+d)
+		}
+	case "cuda-libraries":
+		ds.each(">=", func(n string) bool {
+			b, ok := strings.CutSuffix(n, d)
+			if !ok || strings.Contains(b, "-dev") || isMeta(n) {
+				return false
+			}
+			src := pkgs[n].sourceName()
+			return (cudaLibSources[src] && b != "gds-tools") || b == "cuda-cudart" || b == "cuda-nvrtc" || b == "cuda-culibos"
+		})
+	case "cuda-libraries-dev":
+		ds.each(">=", func(n string) bool {
+			b, ok := strings.CutSuffix(n, d)
+			return ok && !isMeta(n) && (strings.HasSuffix(b, "-dev") || b == "cuda-cccl" || b == "libnvptxcompiler")
+		})
+	case "cuda-command-line-tools":
+		for _, b := range []string{"cuda-cupti", "cuda-cupti-dev", "cuda-gdb", "cuda-nvdisasm", "cuda-nvtx", "cuda-sanitizer", "cuda-ctadvisor"} {
+			ds.add(">=", b+d)
+		}
+	case "cuda-visual-tools":
+		for _, b := range []string{"cuda-nsight-compute", "cuda-nsight-systems", "cuda-nvml-dev"} {
+			ds.add(">=", b+d)
+		}
+	case "cuda-nsight-compute":
+		ds.each(">=", func(n string) bool { return strings.HasPrefix(n, "nsight-compute-") })
+	case "cuda-nsight-systems":
+		ds.each(">=", func(n string) bool { return strings.HasPrefix(n, "nsight-systems-") })
+	case "cuda-minimal-build":
+		ds.add(">=", "cuda-cudart-dev"+d)
+		ds.add(">=", "cuda-nvcc"+d)
+	}
+}
+
+// cudnnMeta adds the Depends of the cudnn* meta-packages: cudnnN,
+// cudnnN-cuda-M, cudnnN-cuda-M-m and the unversioned cudnn (with or
+// without -jit).
+func (ds *deps) cudnnMeta() {
+	pi := ds.pi
+	s := ds.pi.s
+	m := cudnnMetaRE.FindStringSubmatch(pi.name)
+	if m == nil {
+		return
+	}
+	jit := m[2]
+	switch {
+	case m[1] == "":
+		ds.each(">=", func(n string) bool { return regexp.MustCompile(`^cudnn\d+` + jit + `$`).MatchString(n) })
+	case m[3] == "":
+		ds.add(">=", "cudnn"+m[1]+jit+"-cuda-"+strconv.Itoa(s.cudaMajor))
+	case m[4] == "":
+		ds.each(">=", func(n string) bool { return strings.HasPrefix(n, pi.name+"-") })
+	default:
+		pre := "libcudnn" + m[1] + jit
+		for _, k := range []string{"", "-dev", "-headers"} {
+			ds.add("=", pre+k+"-cuda-"+m[3])
+		}
+	}
+}
+
+// tensorRTMeta adds the Depends of tensorrt, tensorrt-libs and
+// tensorrt-dev.
+func (ds *deps) tensorRTMeta() {
+	pi := ds.pi
+	pkgs := ds.pkgs
+	switch pi.name {
+	case "tensorrt":
+		ds.add(">=", "tensorrt-libs")
+		ds.add(">=", "tensorrt-dev")
+		ds.add(">=", "libnvinfer-bin")
+		ds.add(">=", "libnvinfer-samples")
+	case "tensorrt-libs":
+		ds.each(">=", func(n string) bool {
+			return pkgs[n].sourceName() == "tensorrt" && (trtRuntime.MatchString(n) || n == "python3-libnvinfer")
+		})
+	case "tensorrt-dev":
+		ds.each(">=", func(n string) bool {
+			return pkgs[n].sourceName() == "tensorrt" && strings.HasPrefix(n, "libnv") && strings.HasSuffix(n, "-dev")
+		})
+	}
+}
+
+// nvidiaMeta adds the Depends of the nvidia-{cuda,cudnn*,tensorrt,jetpack}*
+// meta-packages (and their -dev and -runtime variants).
+func (ds *deps) nvidiaMeta() {
+	pi := ds.pi
+	s := ds.pi.s
+	d := ds.d
+	dev := strings.HasSuffix(pi.name, "-dev")
+	switch {
+	case pi.name == "nvidia-jetpack":
+		ds.add("=", "nvidia-jetpack-runtime")
+		ds.add("=", "nvidia-jetpack-dev")
+	case pi.name == "nvidia-jetpack-runtime" || pi.name == "nvidia-jetpack-dev":
+		ds.each("=", func(n string) bool {
+			return isMeta(n) && ds.sameVersion(n) && regexp.MustCompile(`^nvidia-(cuda|cudnn\d*|tensorrt)$`).MatchString(strings.TrimSuffix(n, "-dev")) &&
+				strings.HasSuffix(n, "-dev") == dev
+		})
+	case strings.HasPrefix(pi.name, "nvidia-cuda"):
+		if dev {
+			ds.add(">=", "cuda-toolkit"+d)
+			ds.add("=", "nvidia-cuda")
+		} else {
+			ds.add(">=", "cuda-runtime"+d)
+		}
+	case strings.HasPrefix(pi.name, "nvidia-cudnn"):
+		k := ""
+		if dev {
+			k = "-dev"
+			ds.add("=", strings.TrimSuffix(pi.name, "-dev"))
+		}
+		ds.add(">=", "libcudnn8"+k, "libcudnn9"+k+"-cuda-"+strconv.Itoa(s.cudaMajor))
+	case strings.HasPrefix(pi.name, "nvidia-tensorrt"):
+		if dev {
+			ds.add(">=", "tensorrt-dev")
+			ds.add("=", "nvidia-tensorrt")
+		} else {
+			ds.add(">=", "tensorrt-libs")
+		}
+	}
+}
+
+// cuda adds the Depends of a CUDA component: a -dev package on its
+// runtime, nvcc on crt and nvvm, gds-tools on libcufile, runtime
+// libraries on the config-common packages.
+func (ds *deps) cuda() {
+	pi := ds.pi
+	s := ds.pi.s
+	d := ds.d
+	b := pi.base
+	if rt, ok := strings.CutSuffix(b, "-dev"); ok {
+		ds.add(">=", rt+d)
+		if b == "cuda-cudart-dev" {
+			ds.add(">=", "cuda-cccl"+d)
+			ds.add(">=", "cuda-driver-dev"+d)
+		}
+		return
+	}
+	switch {
+	case b == "cuda-nvcc":
+		ds.add(">=", "cuda-crt"+d)
+		ds.add(">=", "cuda-nvvm"+d, "libnvvm"+d)
+	case b == "gds-tools":
+		ds.add(">=", "libcufile"+d)
+	case b == "cuda-cudart" || b == "cuda-nvrtc" || b == "cuda-cupti" || b == "cuda-nvtx" || pi.cudaLib != "":
+		ds.add(">=", "cuda-toolkit"+d+"-config-common")
+		ds.add(">=", "cuda-toolkit-"+strconv.Itoa(s.cudaMajor)+"-config-common")
+		ds.add(">=", "cuda-toolkit-config-common")
+	}
+}
+
+// cudnn adds the Depends of a libcudnn* package on its siblings, and
+// Conflicts with the same package built for the other CUDA major.
+func (ds *deps) cudnn() {
+	pi := ds.pi
+	s := ds.pi.s
+	m := cudnnRE.FindStringSubmatch(pi.name)
+	if m == nil {
+		return
+	}
+	n, jit, kind, cu := m[1], m[2], m[3], m[4]
+	if kind == "-samples" {
+		var alts []string
+		for _, c := range []string{"13", "12"} {
+			alts = append(alts, "libcudnn"+n+"-dev-cuda-"+c)
+		}
+		ds.add(">=", append(alts, "libcudnn"+n+"-dev")...)
+		return
+	}
+	switch kind {
+	case "-dev":
+		ds.add("=", "libcudnn"+n+jit+cu)
+		ds.add("=", "libcudnn"+n+"-headers"+cu)
+	case "-static":
+		ds.add("=", "libcudnn"+n+"-dev"+cu)
+	}
+	if cu != "" {
+		other := "-cuda-12"
+		if cu == other {
+			other = "-cuda-13"
+		}
+		if o := "libcudnn" + n + jit + kind + other; s.has(pi.repo, o) {
+			ds.conf = append(ds.conf, o)
+		}
+	}
+}
+
+// tensorRT adds the Depends of a TensorRT package (libnvinfer-bin,
+// libnvinfer-samples, python3-libnvinfer*, libnv*-dev) on its sibling
+// packages, the libraries named with the version's major.
+func (ds *deps) tensorRT() {
+	pi := ds.pi
+	n := pi.name
+	major := firstN(pi.upVer, 1)
+	switch {
+	case n == "libnvinfer-bin":
+		ds.add("=", "libnvinfer"+major)
+		ds.add("=", "libnvinfer-plugin"+major)
+		ds.add("=", "libnvonnxparsers"+major)
+	case n == "libnvinfer-samples":
+		ds.add("=", "libnvinfer-dev")
+	case strings.HasPrefix(n, "python3-libnvinfer-") && n != "python3-libnvinfer-dev":
+		ds.add("=", "libnvinfer-"+strings.TrimPrefix(n, "python3-libnvinfer-")+major)
+	case n == "python3-libnvinfer":
+		ds.add("=", "libnvinfer"+major)
+		ds.add("=", "libnvinfer-plugin"+major)
+	case n == "python3-libnvinfer-dev":
+		ds.add("=", "python3-libnvinfer")
+	case strings.HasPrefix(n, "libnv") && strings.HasSuffix(n, "-dev") && !strings.Contains(n, "headers"):
+		ds.add("=", strings.TrimSuffix(n, "-dev")+major)
+		switch n {
+		case "libnvinfer-dev":
+			ds.add("=", "libnvinfer-headers-dev")
+		case "libnvinfer-plugin-dev":
+			ds.add("=", "libnvinfer-dev")
+			ds.add("=", "libnvinfer-headers-plugin-dev")
+		}
+	}
+}
+
+// l4t adds the Depends of the nvidia-l4t-* driver packages.
+func (ds *deps) l4t() {
+	pi := ds.pi
+	switch pi.name {
+	case "nvidia-l4t-cuda", "nvidia-l4t-3d-core":
+		ds.add("=", "nvidia-l4t-core")
+	case "nvidia-l4t-cuda-nvgpu":
+		ds.add("=", "nvidia-l4t-cuda")
+	}
 }
 
 // installedSize mimics dpkg-gencontrol: KiB per regular file, rounded up,

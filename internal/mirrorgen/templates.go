@@ -249,26 +249,49 @@ func (pi *pkgInfo) changelog() string {
 		pi.name, pi.e.Version, pi.maintainer())
 }
 
+// buildCUDA fills the tree of a CUDA toolkit package (or of a cuda-compat
+// driver package) by its name; a package it does not know gets a README.
 func (pi *pkgInfo) buildCUDA(t *tree) {
-	s := pi.s
-	p := s.paths()
-	v := pi.upVer
-	major := strconv.Itoa(s.cudaMajor)
 	if pi.cudaLib != "" {
 		pi.buildCUDALib(t)
 		return
 	}
+	if pi.buildCUDAConfig(t) {
+		return
+	}
+	p := pi.s.paths()
+	if pi.buildCUDARuntime(t, p) || pi.buildCUDACompiler(t, p) || pi.buildCUDATools(t, p) ||
+		pi.buildCUDADocs(t, p) || pi.buildCUDACompat(t, p) {
+		return
+	}
+	t.blob(p.root + "/share/" + pi.name + "/README")
+}
+
+// buildCUDAConfig fills the cuda-toolkit*-config-common packages (an
+// ld.so.conf.d snippet each), and reports whether pi is one of them.
+func (pi *pkgInfo) buildCUDAConfig(t *tree) bool {
+	s := pi.s
+	major := strconv.Itoa(s.cudaMajor)
 	switch pi.name {
 	case "cuda-toolkit-" + s.cudaDash + "-config-common":
 		t.text("etc/ld.so.conf.d/cuda-"+s.cudaDash+".conf", "/usr/local/cuda-"+s.cudaXY+"/targets/"+s.target+"/lib\n")
-		return
 	case "cuda-toolkit-" + major + "-config-common":
 		t.text("etc/ld.so.conf.d/988_cuda-"+major+".conf", "/usr/local/cuda-"+major+"/targets/"+s.target+"/lib\n")
-		return
 	case "cuda-toolkit-config-common":
 		t.text("etc/ld.so.conf.d/000_cuda.conf", "/usr/local/cuda/targets/"+s.target+"/lib\n")
-		return
+	default:
+		return false
 	}
+	return true
+}
+
+// buildCUDARuntime fills the runtime libraries and their development
+// packages (cudart, the driver stub, culibos, nvrtc), header-only packages
+// (cccl, profiler-api, sandbox-dev), and reports whether pi.base is one of
+// them.
+func (pi *pkgInfo) buildCUDARuntime(t *tree, p cudaPaths) bool {
+	s := pi.s
+	v := pi.upVer
 	switch pi.base {
 	case "cuda-cudart":
 		t.lib(p.lib, "libcudart", v, cudartSoname(s))
@@ -289,6 +312,47 @@ func (pi *pkgInfo) buildCUDA(t *tree) {
 		// The runtime half of a static-only library: docs only.
 	case "cuda-culibos-dev":
 		t.blob(p.lib + "/libculibos.a")
+	case "cuda-nvrtc":
+		t.lib(p.lib, "libnvrtc", v, nvrtcSoname(s))
+		t.lib(p.lib, "libnvrtc-builtins", v, s.cudaXY)
+	case "cuda-nvrtc-dev":
+		t.blob(p.inc + "/nvrtc.h")
+		t.devlink(p.lib, "libnvrtc", nvrtcSoname(s))
+		t.devlink(p.lib, "libnvrtc-builtins", s.cudaXY)
+		t.blob(p.lib + "/libnvrtc_static.a")
+		if s.cudaMajor >= 12 {
+			t.blob(p.lib + "/libnvrtc-builtins_static.a")
+		}
+		t.pcFile(s, "nvrtc", "A runtime compilation library for CUDA C++", "-lnvrtc")
+	case "cuda-sandbox-dev":
+		t.blob(p.inc + "/nvsandbox.h")
+	case "cuda-profiler-api":
+		t.blobs(p.inc, "cudaProfilerTypedefs.h", "cuda_profiler_api.h")
+	case "cuda-cccl":
+		inc := p.inc
+		if s.cudaMajor >= 13 {
+			inc += "/cccl"
+		}
+		t.blobs(inc, "thrust/version.h", "thrust/device_vector.h", "cub/cub.cuh", "cub/version.cuh", "cuda/std/atomic")
+		if s.cudaMajor >= 12 {
+			t.blob(inc + "/nv/target")
+			t.text(p.lib+"/cmake/cccl/cccl-config.cmake", "# synthetic cccl-config.cmake\n")
+		}
+		for _, c := range []string{"thrust", "cub", "libcudacxx"} {
+			t.text(p.lib+"/cmake/"+c+"/"+c+"-config.cmake", "# synthetic "+c+"-config.cmake\n")
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// buildCUDACompiler fills the compiler packages (nvcc, crt, nvvm) and the
+// binary utilities (cuobjdump, cu++filt, nvprune, tileiras), and reports
+// whether pi.base is one of them.
+func (pi *pkgInfo) buildCUDACompiler(t *tree, p cudaPaths) bool {
+	s := pi.s
+	switch pi.base {
 	case "cuda-nvcc":
 		t.exes(p.root+"/bin", "nvcc", "ptxas", "fatbinary", "nvlink", "bin2c", "cudafe++")
 		t.text(p.root+"/bin/nvcc.profile", nvccProfile)
@@ -308,6 +372,29 @@ func (pi *pkgInfo) buildCUDA(t *tree) {
 		crtHeaders(t, p.inc)
 	case "cuda-nvvm":
 		nvvmTree(t, p.root)
+	case "cuda-cuobjdump":
+		t.exe(p.root + "/bin/cuobjdump")
+	case "cuda-nvprune":
+		t.exe(p.root + "/bin/nvprune")
+	case "cuda-cuxxfilt":
+		t.exe(p.root + "/bin/cu++filt")
+		t.blob(p.inc + "/nv_decode.h")
+		t.blob(p.lib + "/libcufilt.a")
+	case "cuda-tileiras":
+		t.exe(p.root + "/bin/tileiras")
+	default:
+		return false
+	}
+	return true
+}
+
+// buildCUDATools fills the profiling, debugging and management tools
+// (CUPTI, NVTX, cuda-gdb, nvdisasm, compute-sanitizer, ctadvisor, NVML),
+// and reports whether pi.base is one of them.
+func (pi *pkgInfo) buildCUDATools(t *tree, p cudaPaths) bool {
+	s := pi.s
+	v := pi.upVer
+	switch pi.base {
 	case "cuda-cupti":
 		d := p.root + "/extras/CUPTI/lib64"
 		t.lib(d, "libcupti", s.cupti, cuptiSoname(s))
@@ -324,18 +411,6 @@ func (pi *pkgInfo) buildCUDA(t *tree) {
 		t.blobs(c+"/lib64", "libcupti_static.a", "libnvperf_host_static.a")
 		t.blobs(c+"/samples/callback_event", "Makefile", "callback_event.cu")
 		t.blob(c + "/samples/common/helper_cupti.h")
-	case "cuda-nvrtc":
-		t.lib(p.lib, "libnvrtc", v, nvrtcSoname(s))
-		t.lib(p.lib, "libnvrtc-builtins", v, s.cudaXY)
-	case "cuda-nvrtc-dev":
-		t.blob(p.inc + "/nvrtc.h")
-		t.devlink(p.lib, "libnvrtc", nvrtcSoname(s))
-		t.devlink(p.lib, "libnvrtc-builtins", s.cudaXY)
-		t.blob(p.lib + "/libnvrtc_static.a")
-		if s.cudaMajor >= 12 {
-			t.blob(p.lib + "/libnvrtc-builtins_static.a")
-		}
-		t.pcFile(s, "nvrtc", "A runtime compilation library for CUDA C++", "-lnvrtc")
 	case "cuda-nvtx":
 		t.blobs(p.inc+"/nvtx3", "nvToolsExt.h", "nvToolsExtCuda.h", "nvtxDetail/nvtxImpl.h")
 		if s.cudaMajor <= 12 {
@@ -344,22 +419,10 @@ func (pi *pkgInfo) buildCUDA(t *tree) {
 			t.devlink(p.lib, "libnvToolsExt", "1")
 			t.pcFile(s, "nvToolsExt", "NVIDIA Tools Extension", "-lnvToolsExt")
 		}
-	case "cuda-cuobjdump":
-		t.exe(p.root + "/bin/cuobjdump")
 	case "cuda-nvdisasm":
 		t.exe(p.root + "/bin/nvdisasm")
-	case "cuda-nvprune":
-		t.exe(p.root + "/bin/nvprune")
-	case "cuda-cuxxfilt":
-		t.exe(p.root + "/bin/cu++filt")
-		t.blob(p.inc + "/nv_decode.h")
-		t.blob(p.lib + "/libcufilt.a")
 	case "cuda-ctadvisor":
 		t.exe(p.root + "/bin/ctadvisor")
-	case "cuda-tileiras":
-		t.exe(p.root + "/bin/tileiras")
-	case "cuda-sandbox-dev":
-		t.blob(p.inc + "/nvsandbox.h")
 	case "cuda-gdb":
 		t.exes(p.root+"/bin", "cuda-gdb", "cuda-gdbserver")
 		t.blob(p.root + "/extras/Debugger/include/cudadebugger.h")
@@ -371,26 +434,21 @@ func (pi *pkgInfo) buildCUDA(t *tree) {
 		t.exe(p.lib + "/stubs/libnvidia-ml.so")
 		t.blobs(p.root+"/nvml/example", "Makefile", "example.c", "supportedVgpus.c")
 		t.pcFile(s, "nvidia-ml", "NVIDIA Management Library", "-lnvidia-ml")
-	case "cuda-profiler-api":
-		t.blobs(p.inc, "cudaProfilerTypedefs.h", "cuda_profiler_api.h")
 	case "cuda-sanitizer":
 		cs := p.root + "/compute-sanitizer"
 		t.exes(cs, "compute-sanitizer", "libsanitizer-collection.so", "libsanitizer-public.so")
 		t.blobs(cs+"/include", "sanitizer.h", "sanitizer_callbacks.h")
 		t.exe(p.root + "/bin/compute-sanitizer")
-	case "cuda-cccl":
-		inc := p.inc
-		if s.cudaMajor >= 13 {
-			inc += "/cccl"
-		}
-		t.blobs(inc, "thrust/version.h", "thrust/device_vector.h", "cub/cub.cuh", "cub/version.cuh", "cuda/std/atomic")
-		if s.cudaMajor >= 12 {
-			t.blob(inc + "/nv/target")
-			t.text(p.lib+"/cmake/cccl/cccl-config.cmake", "# synthetic cccl-config.cmake\n")
-		}
-		for _, c := range []string{"thrust", "cub", "libcudacxx"} {
-			t.text(p.lib+"/cmake/"+c+"/"+c+"-config.cmake", "# synthetic "+c+"-config.cmake\n")
-		}
+	default:
+		return false
+	}
+	return true
+}
+
+// buildCUDADocs fills cuda-documentation and cuda-samples, and reports
+// whether pi.base is one of them.
+func (pi *pkgInfo) buildCUDADocs(t *tree, p cudaPaths) bool {
+	switch pi.base {
 	case "cuda-documentation":
 		t.text(p.root+"/EULA.txt", "End User License Agreement\n\nNVIDIA CUDA Toolkit License Agreement (synthetic stub for debredist tests).\n")
 		t.blobs(p.root, "DOCS", "README")
@@ -398,6 +456,19 @@ func (pi *pkgInfo) buildCUDA(t *tree) {
 	case "cuda-samples":
 		t.blobs(p.root+"/samples/0_Simple/vectorAdd", "Makefile", "vectorAdd.cu")
 		t.blob(p.root + "/samples/common/inc/helper_cuda.h")
+	default:
+		return false
+	}
+	return true
+}
+
+// buildCUDACompat fills the forward-compatibility driver packages
+// (cuda-compat, cuda-compat-orin), and reports whether pi.base is one of
+// them.
+func (pi *pkgInfo) buildCUDACompat(t *tree, p cudaPaths) bool {
+	s := pi.s
+	v := pi.upVer
+	switch pi.base {
 	case "cuda-compat", "cuda-compat-orin":
 		dir := p.root + "/compat"
 		if pi.base == "cuda-compat-orin" {
@@ -419,8 +490,9 @@ func (pi *pkgInfo) buildCUDA(t *tree) {
 			t.exe(dir + "/libnvidia-nvvm.so.4")
 		}
 	default:
-		t.blob(p.root + "/share/" + pi.name + "/README")
+		return false
 	}
+	return true
 }
 
 func cudartSoname(s *suite) string {
