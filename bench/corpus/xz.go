@@ -97,6 +97,6 @@ func xzBlockHeader(compressed, uncompressed, dict int) []byte {
 	for len(h)%4 != 0 {
 		h = append(h, 0)
 	}
-	h[0] = byte(len(h)/4) // (header size incl. CRC32)/4 - 1
+	h[0] = byte(len(h) / 4) // (header size incl. CRC32)/4 - 1
 	return binary.LittleEndian.AppendUint32(h, crc32.ChecksumIEEE(h))
 }
