@@ -13,6 +13,7 @@ const hash3Bits = 16
 // hash. Entries store position+1; 0 is empty. Every position of the block
 // is inserted exactly once, in order (next is the first not yet inserted).
 type hashChain struct {
+	head2 []uint32 // by the first 2 bytes (kept with head3)
 	head3 []uint32
 	head4 []uint32
 	chain []uint32 // hash chain: previous position; binary tree: 2 children per position
@@ -32,10 +33,12 @@ type hashChain struct {
 func (h *hashChain) reset(n int) {
 	if h.head4 == nil {
 		if !h.noHash3 {
+			h.head2 = make([]uint32, 1<<16)
 			h.head3 = make([]uint32, 1<<hash3Bits)
 		}
 		h.head4 = make([]uint32, 1<<(32-h.shift))
 	} else {
+		clear(h.head2)
 		clear(h.head3)
 		clear(h.head4)
 	}
@@ -85,6 +88,7 @@ func (h *hashChain) skipTo(src []byte, end int) {
 		for ; p < lim; p++ {
 			v := binary.LittleEndian.Uint32(src[p:])
 			if h.head3 != nil {
+				h.head2[uint16(v)] = uint32(p + 1)
 				h.head3[hash3(v)] = uint32(p + 1)
 			}
 			k := hash4(v, h.shift)
@@ -101,6 +105,7 @@ func (h *hashChain) skipTo(src []byte, end int) {
 		for ; p < lim; p++ {
 			v := binary.LittleEndian.Uint32(src[p:])
 			if h.head3 != nil {
+				h.head2[uint16(v)] = uint32(p + 1)
 				h.head3[hash3(v)] = uint32(p + 1)
 			}
 			h.head4[hash4(v, h.shift)] = uint32(p + 1)
@@ -109,6 +114,7 @@ func (h *hashChain) skipTo(src []byte, end int) {
 	for ; p < lim; p++ {
 		v := binary.LittleEndian.Uint32(src[p:])
 		if h.head3 != nil {
+			h.head2[uint16(v)] = uint32(p + 1)
 			h.head3[hash3(v)] = uint32(p + 1)
 		}
 		k := hash4(v, h.shift)
@@ -130,8 +136,10 @@ func (h *hashChain) find(src []byte, pos int) int {
 	}
 	maxLen := min(avail, maxMatchLen)
 	v := binary.LittleEndian.Uint32(src[pos:])
-	var c3 uint32
+	var c2, c3 uint32
 	if h.head3 != nil {
+		c2 = h.head2[uint16(v)]
+		h.head2[uint16(v)] = uint32(pos + 1)
 		k3 := hash3(v)
 		c3 = h.head3[k3]
 		h.head3[k3] = uint32(pos + 1)
@@ -145,12 +153,19 @@ func (h *hashChain) find(src []byte, pos int) int {
 
 	n := 0
 	best := 1
-	if c3 != 0 && c3 != c && pos-int(c3) < h.mask {
-		p := int(c3) - 1
-		if l := matchLen(src, p, pos, maxLen); l >= 2 {
-			h.lens[0] = uint32(l)
-			h.dists[0] = uint32(pos - p - 1)
-			n = 1
+	// The latest position with the same 2 bytes (the closest 2-byte
+	// match, as liblzma's hash2), then the latest with the same 3-byte
+	// hash, each recorded when longer than what is already found; the
+	// chain's head c is searched below.
+	for _, cc := range [2]uint32{c2, c3} {
+		if cc == 0 || cc == c || pos-int(cc) >= h.mask {
+			continue
+		}
+		p := int(cc) - 1
+		if l := matchLen(src, p, pos, maxLen); l > best {
+			h.lens[n] = uint32(l)
+			h.dists[n] = uint32(pos - p - 1)
+			n++
 			best = l
 			if !h.bt && (l >= h.nice || l == maxLen) {
 				return n
@@ -239,4 +254,71 @@ func (h *hashChain) btInsert(src []byte, pos int, c uint32, record bool, n, best
 		h.lens[n-1] = uint32(matchLen(src, pos-d, pos, min(avail, maxMatchLen)))
 	}
 	return n
+}
+
+// Sparse indexing of stored stretches (see Encoder.storeRandom).
+const (
+	sparseStep = 8  // every 8th position (from the block's start) is indexed
+	probeLen   = 16 // a probe hit is a match of at least this length
+	probeDepth = 4  // hash-chain links a probe follows
+	// probed points of a window: a duplicate that starts inside a window is
+	// found at the next point
+	probePoints = 4
+)
+
+// insertSparse indexes the positions of [next, end) that are multiples of
+// sparseStep, without searching, and moves next to end. A binary-tree
+// node is inserted as a tree of its own (the bucket's older nodes are
+// dropped): it is valid, if poorer.
+func (h *hashChain) insertSparse(src []byte, end int) {
+	lim := min(end, len(src)-3)
+	for p := (h.next + sparseStep - 1) &^ (sparseStep - 1); p < lim; p += sparseStep {
+		k := hash4(binary.LittleEndian.Uint32(src[p:]), h.shift)
+		switch {
+		case h.bt:
+			i := (p & h.mask) << 1
+			h.chain[i], h.chain[i+1] = 0, 0
+		case h.chain != nil:
+			h.chain[p&h.mask] = h.head4[k]
+		}
+		h.head4[k] = uint32(p + 1)
+	}
+	if end > h.next {
+		h.next = end
+	}
+}
+
+// probe reports whether one of sparseStep consecutive positions at each of
+// probePoints points of [pos, end) starts a match of at least probeLen
+// bytes with an indexed position: the head of its 4-byte hash, or up to
+// probeDepth links down its chain. It changes nothing.
+func (h *hashChain) probe(src []byte, pos, end int) bool {
+	for i := 0; i < probePoints; i++ {
+		x := pos + (end-pos)*i/probePoints
+		if h.probeAt(src, x, min(x+sparseStep, end)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *hashChain) probeAt(src []byte, pos, end int) bool {
+	lim := pos - h.mask
+	for x := pos; x < end && x+probeLen <= len(src); x++ {
+		c := h.head4[hash4(binary.LittleEndian.Uint32(src[x:]), h.shift)]
+		for d := 0; c != 0 && d < probeDepth; d++ {
+			p := int(c) - 1
+			if p < lim || p >= x {
+				break
+			}
+			if matchLen(src, p, x, probeLen) == probeLen {
+				return true
+			}
+			if h.chain == nil || h.bt {
+				break
+			}
+			c = h.chain[p&h.mask]
+		}
+	}
+	return false
 }
