@@ -5,7 +5,10 @@ import (
 	"math/bits"
 )
 
-const hash3Bits = 16
+const (
+	hash2Bits = 10 // 4 KiB: stays in the L1 cache
+	hash3Bits = 16
+)
 
 // hashChain is an HC4-style match finder over one block held in memory:
 // a 3-byte hash table of the latest position (short matches), and a 4-byte
@@ -13,7 +16,7 @@ const hash3Bits = 16
 // hash. Entries store position+1; 0 is empty. Every position of the block
 // is inserted exactly once, in order (next is the first not yet inserted).
 type hashChain struct {
-	head2 []uint32 // by the first 2 bytes (kept with head3)
+	head2 []uint32 // by a 10-bit hash of the first 2 bytes (kept with head3)
 	head3 []uint32
 	head4 []uint32
 	chain []uint32 // hash chain: previous position; binary tree: 2 children per position
@@ -25,6 +28,9 @@ type hashChain struct {
 	shift   uint32 // 32 - bits of the 4-byte hash
 	depth   int
 	nice    int
+	// head4 entry of position aheadPos, loaded early by find(aheadPos-1)
+	aheadPos int
+	aheadC   uint32
 	// results of the latest find: lengths ascending, 0-based distances
 	lens  [maxMatchLen + 1]uint32
 	dists [maxMatchLen + 1]uint32
@@ -33,7 +39,7 @@ type hashChain struct {
 func (h *hashChain) reset(n int) {
 	if h.head4 == nil {
 		if !h.noHash3 {
-			h.head2 = make([]uint32, 1<<16)
+			h.head2 = make([]uint32, 1<<hash2Bits)
 			h.head3 = make([]uint32, 1<<hash3Bits)
 		}
 		h.head4 = make([]uint32, 1<<(32-h.shift))
@@ -52,6 +58,7 @@ func (h *hashChain) reset(n int) {
 		clear(h.chain)
 	}
 	h.next = 0
+	h.aheadPos = -1
 }
 
 // chained reports whether the finder keeps chain: a hash chain searched only
@@ -79,6 +86,7 @@ func matchLen(src []byte, a, b, max int) int {
 
 func hash4(v, shift uint32) uint32 { return (v * 2654435761) >> shift }
 func hash3(v uint32) uint32        { return ((v << 8) * 506832829) >> (32 - hash3Bits) }
+func hash2(v uint32) uint32        { return ((v << 16) * 2654435761) >> (32 - hash2Bits) }
 
 // skipTo inserts every position before end.
 func (h *hashChain) skipTo(src []byte, end int) {
@@ -88,7 +96,7 @@ func (h *hashChain) skipTo(src []byte, end int) {
 		for ; p < lim; p++ {
 			v := binary.LittleEndian.Uint32(src[p:])
 			if h.head3 != nil {
-				h.head2[uint16(v)] = uint32(p + 1)
+				h.head2[hash2(v)] = uint32(p + 1)
 				h.head3[hash3(v)] = uint32(p + 1)
 			}
 			k := hash4(v, h.shift)
@@ -105,7 +113,7 @@ func (h *hashChain) skipTo(src []byte, end int) {
 		for ; p < lim; p++ {
 			v := binary.LittleEndian.Uint32(src[p:])
 			if h.head3 != nil {
-				h.head2[uint16(v)] = uint32(p + 1)
+				h.head2[hash2(v)] = uint32(p + 1)
 				h.head3[hash3(v)] = uint32(p + 1)
 			}
 			h.head4[hash4(v, h.shift)] = uint32(p + 1)
@@ -114,7 +122,7 @@ func (h *hashChain) skipTo(src []byte, end int) {
 	for ; p < lim; p++ {
 		v := binary.LittleEndian.Uint32(src[p:])
 		if h.head3 != nil {
-			h.head2[uint16(v)] = uint32(p + 1)
+			h.head2[hash2(v)] = uint32(p + 1)
 			h.head3[hash3(v)] = uint32(p + 1)
 		}
 		k := hash4(v, h.shift)
@@ -138,17 +146,31 @@ func (h *hashChain) find(src []byte, pos int) int {
 	v := binary.LittleEndian.Uint32(src[pos:])
 	var c2, c3 uint32
 	if h.head3 != nil {
-		c2 = h.head2[uint16(v)]
-		h.head2[uint16(v)] = uint32(pos + 1)
+		k2 := hash2(v)
+		c2 = h.head2[k2]
+		h.head2[k2] = uint32(pos + 1)
 		k3 := hash3(v)
 		c3 = h.head3[k3]
 		h.head3[k3] = uint32(pos + 1)
 	}
 	k := hash4(v, h.shift)
-	c := h.head4[k]
+	var c uint32
+	if h.aheadPos == pos {
+		c = h.aheadC
+	} else {
+		c = h.head4[k]
+	}
 	h.head4[k] = uint32(pos + 1)
 	if h.chain != nil && !h.bt {
 		h.chain[pos&h.mask] = c
+	}
+	// Load the head of the next position now: the load (usually a cache
+	// miss) overlaps the search below. Read after the store above, it is
+	// right even when both positions share the bucket; nothing else
+	// writes head4 before find(pos+1) (skipTo and insertSparse move next
+	// past pos+1).
+	if avail >= 5 {
+		h.aheadPos, h.aheadC = pos+1, h.head4[hash4(binary.LittleEndian.Uint32(src[pos+1:]), h.shift)]
 	}
 
 	n := 0

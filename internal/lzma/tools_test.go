@@ -189,13 +189,13 @@ func TestGolden(t *testing.T) {
 		}
 		fmt.Fprintf(&sb, "%s %d %s\n", pn, total, hex.EncodeToString(h.Sum(nil))[:16])
 	}
-	const want = `bt 3495604 7077bcab2281c629
-btfast 3606299 9864e1ce501d4632
-fast 3526384 21952ec1d6214ab3
-greedy 3567958 222195c43c08dbb5
+	const want = `bt 3506521 ed16c300d80377d0
+btfast 3606346 8a4c7ccbef9a3352
+fast 3526316 b36e037edaf7cc8a
+greedy 3569063 e66331215451b5b5
 greedy4 3605727 70acd7c96b625645
 lazy4 3605772 09d5e994159dd4c5
-optimal 3495018 5ebeb5f273df8e1a
+optimal 3504092 9ee5cbf04e2f5a71
 `
 	if sb.String() != want {
 		t.Errorf("encoded bytes changed:\n%s", sb.String())
