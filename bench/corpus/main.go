@@ -90,7 +90,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "corpus:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("corpus: %s: suite %s, %d MiB of payload\n", flag.Arg(0), suite, total>>20)
+	if *sample {
+		fmt.Printf("corpus: %s: %d MiB of library pieces\n", flag.Arg(0), total>>20)
+	} else {
+		fmt.Printf("corpus: %s: suite %s, %d MiB of payload\n", flag.Arg(0), suite, total>>20)
+	}
 }
 
 // trees collects repeated -real flags.
