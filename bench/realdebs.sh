@@ -25,14 +25,17 @@ gen=${2:-11.8}
 case $gen in
 11.8)
 	suite=bookworm
+	tag=~11.8.
 	pkgs="libcublas11 libcublaslt11 libcudart11.0 libcufft10 libcupti11.8 libcurand10 libcusolver11 libcusparse11 libnvrtc11.2 nvidia-cuda-dev"
 	;;
 12 | 12.4)
 	suite=trixie
+	tag=~12.4.
 	pkgs="libcublas12 libcublaslt12 libcudart12 libcufft11 libcupti12 libcupti-dev libcurand10 libcusolver11 libcusparse12 libnvjitlink12 libnvrtc12"
 	;;
 12.5)
 	suite=experimental
+	tag=~12.5.
 	pkgs="libcublas12 libcublaslt12 libcudart12 libcufft11 libcupti12 libcupti-dev libcurand10 libcusolver11 libcusparse12 libnvjitlink12 libnvrtc12"
 	;;
 *)
@@ -45,9 +48,11 @@ dir=$(cd "$dir" && pwd)
 missing=""
 for p in $pkgs; do
 	if ! ls "$dir/debs/${p}_"*_a*.deb >/dev/null 2>&1; then
-		if [ -n "${REALDEBS_CACHE:-}" ] && ls "$REALDEBS_CACHE/${p}_"*_a*.deb >/dev/null 2>&1; then
-			ln "$REALDEBS_CACHE/${p}_"*_a*.deb "$dir/debs/" 2>/dev/null ||
-				cp "$REALDEBS_CACHE/${p}_"*_a*.deb "$dir/debs/"
+		# (libcurand10 and libcusolver11 are in two generations: the
+		# version's CUDA tag picks one)
+		if [ -n "${REALDEBS_CACHE:-}" ] && ls "$REALDEBS_CACHE/${p}_"*"$tag"*_a*.deb >/dev/null 2>&1; then
+			ln "$REALDEBS_CACHE/${p}_"*"$tag"*_a*.deb "$dir/debs/" 2>/dev/null ||
+				cp "$REALDEBS_CACHE/${p}_"*"$tag"*_a*.deb "$dir/debs/"
 		else
 			missing="$missing $p"
 		fi
