@@ -1,61 +1,78 @@
 #!/bin/sh
-# bench/compress.sh: debredist's pure-Go parallel xz (archive.Write) against
-# GNU tar | xz -T2 -6 on the same directory of real binaries.
+# bench/compress.sh: debredist's pure-Go parallel xz (archive.Write, via
+# bench/compress) against GNU tar | xz -T$THREADS -N on the same directories
+# of real binaries, side by side, one run after the other.
 #
-#   bench/compress.sh [DIR]     (default: a 256 MiB corpus of .so files and Go
-#                                tool binaries built under ${TMPDIR:-/tmp})
+#   bench/compress.sh [DIR...]   (default: a 256 MiB corpus of .so files and
+#                                 Go tool binaries under ${TMPDIR:-/tmp})
 #
-# Prints wall time, CPU time (user+sys), peak RSS, output size, compression
-# ratio, and each result relative to xz -T2 -6. Needs GNU tar, xz and
-# /usr/bin/time (Debian package "time").
+# Environment: THREADS (default 2: xz -T2, -workers 2, GOMAXPROCS=2),
+# XZLEVELS (default "1 2 3 4 5 6 9"), PRESETS (default "1 4 6").
+# For real NVIDIA libraries of one CUDA generation per directory:
+#   bench/realdebs.sh $W/real11.8 11.8; bench/realdebs.sh $W/real12 12
+#   corpus -sample -real $W/real11.8/tree -scale 96 -cap 24 -piece 4 $W/c11
+# Prints, per directory: wall time, CPU time (user+sys with children), peak
+# RSS, output size, ratio, size and wall relative to xz -6, and the xz
+# levels on the Pareto front (no other level both smaller and faster).
+# Every output passes xz -t. Needs GNU tar and xz.
 set -eu
 cd "$(dirname "$0")/.."
 tmp=${TMPDIR:-/tmp}
 work=$(mktemp -d "$tmp/debredist-compress.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
+threads=${THREADS:-2}
+levels=${XZLEVELS:-1 2 3 4 5 6 9}
+presets=${PRESETS:-1 4 6}
 
-for tool in tar xz /usr/bin/time; do
+for tool in tar xz; do
 	command -v "$tool" >/dev/null || { echo "compress.sh: $tool not found" >&2; exit 1; }
 done
-
 go build -o "$work/compress" ./bench/compress
-dir=${1:-$tmp/debredist-bench-corpus-256M}
+go build -o "$work/measure" ./bench/measure
 if [ $# -eq 0 ]; then
-	"$work/compress" -make-corpus "$dir" -size $((256 << 20))
+	d=$tmp/debredist-bench-corpus-256M
+	"$work/compress" -make-corpus "$d" -size $((256 << 20))
+	set -- "$d"
 fi
-dir=$(cd "$dir" && pwd)
-parent=$(dirname "$dir")
-top=$(basename "$dir")
-insize=$(tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - -C "$parent" "$top" | wc -c)
-
-# measure NAME OUTFILE CMD...: runs CMD under /usr/bin/time -v.
-measure() {
-	name=$1 out=$2
-	shift 2
-	/usr/bin/time -v -o "$work/time.txt" "$@" >/dev/null
-	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' "$work/time.txt")
-	cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { print u + s }' "$work/time.txt")
-	rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$work/time.txt")
-	size=$(wc -c <"$out")
-	echo "$name $wall $cpu $rss $size" >>"$work/results"
-}
-
-measure "xz-T2-6" "$work/ref.tar.xz" sh -c "tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - -C '$parent' '$top' | xz -T2 -6 >'$work/ref.tar.xz'"
-for w in 1 2; do
-	measure "debredist-w$w" "$work/w$w.tar.xz" "$work/compress" -workers $w -o "$work/w$w.tar.xz" "$dir"
+echo "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(xz --version | head -1), $(date -u +%F)"
+for dir; do
+	dir=$(cd "$dir" && pwd)
+	parent=$(dirname "$dir")
+	top=$(basename "$dir")
+	insize=$(tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - -C "$parent" "$top" | wc -c)
+	res=$work/results
+	: >"$res"
+	m() { # NAME CMD...
+		name=$1
+		shift
+		: >"$work/m"
+		"$work/measure" -o "$work/m" -- "$@" >/dev/null
+		xz -t "$work/out.txz"
+		echo "$name $(cat "$work/m") $(wc -c <"$work/out.txz")" >>"$res"
+	}
+	for p in $presets; do
+		m "debredist-p$p" env GOMAXPROCS="$threads" "$work/compress" -workers "$threads" -preset "$p" -o "$work/out.txz" "$dir"
+	done
+	for l in $levels; do
+		m "xz-T$threads-$l" sh -c "tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - -C '$parent' '$top' | xz -T$threads -$l >'$work/out.txz'"
+	done
+	echo
+	echo "input: $dir ($insize bytes as tar)"
+	awk -v insz="$insize" -v ref="xz-T$threads-6" '
+		{ n[NR] = $1; w[NR] = $2; c[NR] = $3; r[NR] = $4; s[NR] = $6; if ($1 == ref) { rw = $2; rs = $6 } }
+		END {
+			printf "| run | wall s | CPU s | peak RSS MiB | output bytes | ratio | size / xz-6 | wall / xz-6 |\n|---|---|---|---|---|---|---|---|\n"
+			for (i = 1; i <= NR; i++)
+				printf "| %s | %.2f | %.2f | %d | %d | %.4f | %s | %s |\n", n[i], w[i], c[i], r[i], s[i], s[i] / insz,
+					rs ? sprintf("%.4f", s[i] / rs) : "-", rw ? sprintf("%.3f", w[i] / rw) : "-"
+			printf "\nxz Pareto front (wall, size):"
+			for (i = 1; i <= NR; i++) {
+				if (n[i] !~ /^xz-/) continue
+				dom = 0
+				for (j = 1; j <= NR; j++)
+					if (j != i && n[j] ~ /^xz-/ && w[j] <= w[i] && s[j] <= s[i] && (w[j] < w[i] || s[j] < s[i])) dom = 1
+				if (!dom) printf " %s", n[i]
+			}
+			printf "\n"
+		}' "$res"
 done
-measure "debredist-zstd-w2" "$work/z2.tar.zst" "$work/compress" -zstd -workers 2 -o "$work/z2.tar.zst" "$dir"
-cmp -s "$work/w1.tar.xz" "$work/w2.tar.xz" || { echo "compress.sh: workers=1 and workers=2 outputs differ" >&2; exit 1; }
-xz -t "$work/w2.tar.xz"
-
-echo "input: $dir ($insize bytes as tar), $(nproc) CPUs"
-awk -v insz="$insize" '
-	NR == 1 { rw = $2; rs = $5 }
-	{ r[NR] = $0 }
-	END {
-		printf "%-18s %8s %8s %8s %12s %7s %8s %8s\n", "encoder", "wall_s", "cpu_s", "rss_MiB", "size", "ratio", "size/xz", "wall/xz"
-		for (i = 1; i <= NR; i++) {
-			split(r[i], f, " ")
-			printf "%-18s %8.2f %8.2f %8d %12d %7.4f %8.3f %8.3f\n", f[1], f[2], f[3], f[4], f[5], f[5] / insz, f[5] / rs, f[2] / rw
-		}
-	}' "$work/results"

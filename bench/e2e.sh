@@ -10,11 +10,14 @@
 # Environment:
 #   WORK     (default ${TMPDIR:-/tmp}/debredist-e2e) holds the corpus (kept
 #            between runs, one per kind and scale), the cache and the outputs.
-#   CORPUS   real (default): real NVIDIA CUDA 11.8 arm64 libraries and
-#            headers from Debian non-free (bench/realdebs.sh downloads them
-#            once into $WORK/real; REALDEBS_CACHE=DIR reuses debs already
-#            downloaded) in JetPack 6 debs; synthetic: bench/corpus's
-#            generated machine-code-like bytes (for scaling runs).
+#   CORPUS   real (default): real NVIDIA arm64 libraries and headers of
+#            the CUDA generations in REALGENS (default "11.8 12": Debian
+#            bookworm and trixie non-free; bench/realdebs.sh downloads them
+#            once into $WORK/real<GEN>; REALDEBS_CACHE=DIR reuses debs
+#            already downloaded), plus REAL13=DIR (a site-packages/nvidia
+#            directory of NVIDIA's CUDA 13 wheels) when set, interleaved in
+#            JetPack 6 debs; synthetic: bench/corpus's generated
+#            machine-code-like bytes (for scaling runs).
 #   PRESETS  debredist xz presets to run (default "1 4 6"); the default
 #            preset also runs at --jobs 1 and 4 to check identical bytes.
 #   XZLEVELS reference xz levels (default "6 3 1").
@@ -60,13 +63,20 @@ bin=$work/bin
 mkdir -p "$bin"
 go build -o "$bin/debredist" ./cmd/debredist
 go build -o "$bin/corpus" ./bench/corpus
+gens=${REALGENS:-11.8 12}
 mirror=$work/mirror-$corpus-$scale
+[ "$corpus" != real ] || mirror=$mirror-$(echo $gens ${REAL13:+13} | tr ' ' '+')
 if [ ! -f "$mirror/.done" ]; then
 	rm -rf "$mirror"
 	echo "generating the $corpus corpus (scale $scale MiB) ..."
 	if [ "$corpus" = real ]; then
-		sh bench/realdebs.sh "$work/real"
-		"$bin/corpus" -scale "$scale" -real "$work/real/tree" "$mirror"
+		set --
+		for g in $gens; do
+			sh bench/realdebs.sh "$work/real$g" "$g"
+			set -- "$@" -real "$work/real$g/tree"
+		done
+		[ -z "${REAL13:-}" ] || set -- "$@" -real "$REAL13"
+		"$bin/corpus" -scale "$scale" "$@" "$mirror"
 	else
 		"$bin/corpus" -scale "$scale" "$mirror"
 	fi

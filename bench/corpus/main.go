@@ -14,12 +14,24 @@
 // to an xz -6 ratio of ~0.25 (see elfLike); headers are text. The output is a
 // pure function of -scale (same bytes on every machine).
 //
-// With -real TREE (bench/realdebs.sh: real NVIDIA CUDA 11.8 arm64 files from
-// Debian non-free), the library paths get real NVIDIA shared and static
-// libraries instead: the largest first, each at most scale/8 bytes (the whole
-// file, or a slice from its middle), until the scale is used up (about eight libraries at the default),
-// then 64 KiB real libraries; headers get real CUDA headers, other files
-// mirrorgen's default payload.
+// With -real TREE (repeatable: bench/realdebs.sh DIR GEN gives DIR/tree for
+// CUDA 11.8 or 12 arm64 from Debian non-free; a site-packages/nvidia
+// directory of NVIDIA's CUDA 13 wheels works too), the library paths get real
+// NVIDIA shared and static libraries instead: the largest of each tree in
+// turn, each at most -cap bytes (default: the scale shared so that every tree
+// gets as many big slices, 8 of scale/8 for one tree, 3 of scale/9 each for
+// three), the whole file or pieces of at most -piece MiB spread evenly over
+// it, until the scale is used up, then 64 KiB real libraries; headers get real
+// CUDA headers, other files mirrorgen's default payload.
+//
+// The debs are written fast (see rewrite.go): mirrorgen's mirror with small
+// payloads first, then every deb rebuilt with the corpus payloads, its
+// members compressed by debredist's own LZMA2 encoder at fast settings in
+// parallel 8 MiB xz blocks: about a minute per GiB on 2 cores.
+//
+// With -sample DIR instead of a mirror, only the real library pieces are
+// written into DIR (files NN-<library>, -scale MiB in all), as input for
+// bench/compress and bench/device.sh.
 package main
 
 import (
@@ -53,19 +65,43 @@ var libRE = regexp.MustCompile(`(\.so(\.[0-9]+)*|\.a)$`)
 func main() {
 	scale := flag.Int64("scale", 1280, "uncompressed payload in MiB (approximate)")
 	jobs := flag.Int("jobs", 0, "debs built concurrently (0: all cores); the output does not depend on it")
-	real := flag.String("real", "", "tree of real NVIDIA files (bench/realdebs.sh DIR gives DIR/tree): libraries and headers come from it")
+	var reals trees
+	flag.Var(&reals, "real", "tree of real NVIDIA files (bench/realdebs.sh DIR GEN gives DIR/tree); repeat for several CUDA generations: libraries and headers come from them")
+	capMiB := flag.Int64("cap", 0, "MiB of one real library at most (0: the scale shared evenly between the trees, 8 slices in all)")
+	piece := flag.Int64("piece", 16, "MiB of one contiguous piece of a real library")
+	sample := flag.Bool("sample", false, "write only the real library pieces into DIR (no mirror), for bench/compress")
 	flag.Parse()
-	if flag.NArg() != 1 || *scale <= 0 {
-		fmt.Fprintln(os.Stderr, "usage: corpus [-scale MiB] [-jobs N] [-real TREE] DIR")
+	if flag.NArg() != 1 || *scale <= 0 || *piece <= 0 || (*sample && len(reals) == 0) {
+		fmt.Fprintln(os.Stderr, "usage: corpus [-scale MiB] [-jobs N] [-real TREE]... [-cap MiB] [-piece MiB] [-sample] DIR")
 		os.Exit(2)
 	}
-	total, err := run(context.Background(), flag.Arg(0), *scale<<20, *jobs, *real)
+	capSize := *capMiB << 20
+	if capSize <= 0 {
+		capSize = defaultCap(*scale<<20, max(len(reals), 1))
+	}
+	var total int64
+	var err error
+	if *sample {
+		total, err = writeSample(flag.Arg(0), reals, *scale<<20, capSize, *piece<<20)
+	} else {
+		total, err = run(context.Background(), flag.Arg(0), *scale<<20, *jobs, reals, capSize, *piece<<20, fastCompress)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "corpus:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("corpus: %s: suite %s, %d MiB of payload\n", flag.Arg(0), suite, total>>20)
+	if *sample {
+		fmt.Printf("corpus: %s: %d MiB of library pieces\n", flag.Arg(0), total>>20)
+	} else {
+		fmt.Printf("corpus: %s: suite %s, %d MiB of payload\n", flag.Arg(0), suite, total>>20)
+	}
 }
+
+// trees collects repeated -real flags.
+type trees []string
+
+func (t *trees) String() string     { return strings.Join(*t, ",") }
+func (t *trees) Set(v string) error { *t = append(*t, v); return nil }
 
 // sizer decides every file's size up front, from the file lists of the
 // default selection, so that the total matches the scale.
@@ -121,7 +157,7 @@ func payload(pkg, p string, size int64) []byte {
 	return mirrorgen.DefaultPayload(pkg, p, size)
 }
 
-func run(ctx context.Context, dir string, scale int64, jobs int, real string) (int64, error) {
+func run(ctx context.Context, dir string, scale int64, jobs int, reals []string, capSize, piece int64, comp compressor) (int64, error) {
 	sz, err := newSizer(scale)
 	if err != nil {
 		return 0, err
@@ -132,8 +168,8 @@ func run(ctx context.Context, dir string, scale int64, jobs int, real string) (i
 		return n
 	}
 	pay := payload
-	if real != "" {
-		rs, err := newRealSource(real, scale)
+	if len(reals) > 0 {
+		rs, err := newRealSource(reals, scale, capSize, piece)
 		if err != nil {
 			return 0, err
 		}
@@ -168,14 +204,7 @@ func run(ctx context.Context, dir string, scale int64, jobs int, real string) (i
 			}
 		}
 	}
-	err = mirrorgen.Generate(ctx, dir, mirrorgen.Options{
-		Suites:  []string{suite},
-		Payload: pay,
-		SizeOf:  sizeOf,
-		Jobs:    jobs,
-		Indexes: []string{"Packages", "Packages.gz", "Packages.xz", "Release"},
-	})
-	return total, err
+	return total, generate(ctx, dir, pay, sizeOf, jobs, comp)
 }
 
 // forEachFile calls fn for every file of the corpus' debs (both repos of

@@ -47,7 +47,31 @@ func testInputs() map[string][]byte {
 			mixed = append(mixed, make([]byte, rng.Intn(2000))...)
 		}
 	}
+	// Machine-code-like: 4-byte words from a skewed vocabulary, some with
+	// random immediates, and repeats of recent runs: short matches at many
+	// distances, where the optimal parser's two-step paths (literal + rep0,
+	// match + literal + rep0) and the 2- and 3-byte matches matter.
+	code := make([]byte, 0, 600<<10)
+	vocab := make([]uint32, 512)
+	for i := range vocab {
+		vocab[i] = rng.Uint32()
+	}
+	for len(code) < 600<<10 {
+		switch x := rng.Intn(100); {
+		case x < 8 && len(code) > 1024:
+			n := 4 + rng.Intn(60)
+			s := len(code) - n - rng.Intn(min(len(code)-n, 1<<15))
+			code = append(code, code[s:s+n]...)
+		default:
+			w := vocab[min(rng.Intn(len(vocab)), rng.Intn(len(vocab)))]
+			if rng.Intn(100) < 15 {
+				w ^= uint32(rng.Intn(1<<16)) << 8
+			}
+			code = append(code, byte(w), byte(w>>8), byte(w>>16), byte(w>>24))
+		}
+	}
 	return map[string][]byte{
+		"code":   code,
 		"empty":  {},
 		"one":    {42},
 		"two":    {1, 2},

@@ -5,7 +5,10 @@ import (
 	"math/bits"
 )
 
-const hash3Bits = 16
+const (
+	hash2Bits = 10 // 4 KiB: stays in the L1 cache
+	hash3Bits = 16
+)
 
 // hashChain is an HC4-style match finder over one block held in memory:
 // a 3-byte hash table of the latest position (short matches), and a 4-byte
@@ -13,6 +16,7 @@ const hash3Bits = 16
 // hash. Entries store position+1; 0 is empty. Every position of the block
 // is inserted exactly once, in order (next is the first not yet inserted).
 type hashChain struct {
+	head2 []uint32 // by a 10-bit hash of the first 2 bytes (kept with head3)
 	head3 []uint32
 	head4 []uint32
 	chain []uint32 // hash chain: previous position; binary tree: 2 children per position
@@ -24,6 +28,9 @@ type hashChain struct {
 	shift   uint32 // 32 - bits of the 4-byte hash
 	depth   int
 	nice    int
+	// head4 entry of position aheadPos, loaded early by find(aheadPos-1)
+	aheadPos int
+	aheadC   uint32
 	// results of the latest find: lengths ascending, 0-based distances
 	lens  [maxMatchLen + 1]uint32
 	dists [maxMatchLen + 1]uint32
@@ -32,10 +39,12 @@ type hashChain struct {
 func (h *hashChain) reset(n int) {
 	if h.head4 == nil {
 		if !h.noHash3 {
+			h.head2 = make([]uint32, 1<<hash2Bits)
 			h.head3 = make([]uint32, 1<<hash3Bits)
 		}
 		h.head4 = make([]uint32, 1<<(32-h.shift))
 	} else {
+		clear(h.head2)
 		clear(h.head3)
 		clear(h.head4)
 	}
@@ -49,6 +58,7 @@ func (h *hashChain) reset(n int) {
 		clear(h.chain)
 	}
 	h.next = 0
+	h.aheadPos = -1
 }
 
 // chained reports whether the finder keeps chain: a hash chain searched only
@@ -76,6 +86,7 @@ func matchLen(src []byte, a, b, max int) int {
 
 func hash4(v, shift uint32) uint32 { return (v * 2654435761) >> shift }
 func hash3(v uint32) uint32        { return ((v << 8) * 506832829) >> (32 - hash3Bits) }
+func hash2(v uint32) uint32        { return ((v << 16) * 2654435761) >> (32 - hash2Bits) }
 
 // skipTo inserts every position before end.
 func (h *hashChain) skipTo(src []byte, end int) {
@@ -85,6 +96,7 @@ func (h *hashChain) skipTo(src []byte, end int) {
 		for ; p < lim; p++ {
 			v := binary.LittleEndian.Uint32(src[p:])
 			if h.head3 != nil {
+				h.head2[hash2(v)] = uint32(p + 1)
 				h.head3[hash3(v)] = uint32(p + 1)
 			}
 			k := hash4(v, h.shift)
@@ -101,6 +113,7 @@ func (h *hashChain) skipTo(src []byte, end int) {
 		for ; p < lim; p++ {
 			v := binary.LittleEndian.Uint32(src[p:])
 			if h.head3 != nil {
+				h.head2[hash2(v)] = uint32(p + 1)
 				h.head3[hash3(v)] = uint32(p + 1)
 			}
 			h.head4[hash4(v, h.shift)] = uint32(p + 1)
@@ -109,6 +122,7 @@ func (h *hashChain) skipTo(src []byte, end int) {
 	for ; p < lim; p++ {
 		v := binary.LittleEndian.Uint32(src[p:])
 		if h.head3 != nil {
+			h.head2[hash2(v)] = uint32(p + 1)
 			h.head3[hash3(v)] = uint32(p + 1)
 		}
 		k := hash4(v, h.shift)
@@ -130,27 +144,50 @@ func (h *hashChain) find(src []byte, pos int) int {
 	}
 	maxLen := min(avail, maxMatchLen)
 	v := binary.LittleEndian.Uint32(src[pos:])
-	var c3 uint32
+	var c2, c3 uint32
 	if h.head3 != nil {
+		k2 := hash2(v)
+		c2 = h.head2[k2]
+		h.head2[k2] = uint32(pos + 1)
 		k3 := hash3(v)
 		c3 = h.head3[k3]
 		h.head3[k3] = uint32(pos + 1)
 	}
 	k := hash4(v, h.shift)
-	c := h.head4[k]
+	var c uint32
+	if h.aheadPos == pos {
+		c = h.aheadC
+	} else {
+		c = h.head4[k]
+	}
 	h.head4[k] = uint32(pos + 1)
 	if h.chain != nil && !h.bt {
 		h.chain[pos&h.mask] = c
 	}
+	// Load the head of the next position now: the load (usually a cache
+	// miss) overlaps the search below. Read after the store above, it is
+	// right even when both positions share the bucket; nothing else
+	// writes head4 before find(pos+1) (skipTo and insertSparse move next
+	// past pos+1).
+	if avail >= 5 {
+		h.aheadPos, h.aheadC = pos+1, h.head4[hash4(binary.LittleEndian.Uint32(src[pos+1:]), h.shift)]
+	}
 
 	n := 0
 	best := 1
-	if c3 != 0 && c3 != c && pos-int(c3) < h.mask {
-		p := int(c3) - 1
-		if l := matchLen(src, p, pos, maxLen); l >= 2 {
-			h.lens[0] = uint32(l)
-			h.dists[0] = uint32(pos - p - 1)
-			n = 1
+	// The latest position with the same 2 bytes (the closest 2-byte
+	// match, as liblzma's hash2), then the latest with the same 3-byte
+	// hash, each recorded when longer than what is already found; the
+	// chain's head c is searched below.
+	for _, cc := range [2]uint32{c2, c3} {
+		if cc == 0 || cc == c || pos-int(cc) >= h.mask {
+			continue
+		}
+		p := int(cc) - 1
+		if l := matchLen(src, p, pos, maxLen); l > best {
+			h.lens[n] = uint32(l)
+			h.dists[n] = uint32(pos - p - 1)
+			n++
 			best = l
 			if !h.bt && (l >= h.nice || l == maxLen) {
 				return n
@@ -239,4 +276,71 @@ func (h *hashChain) btInsert(src []byte, pos int, c uint32, record bool, n, best
 		h.lens[n-1] = uint32(matchLen(src, pos-d, pos, min(avail, maxMatchLen)))
 	}
 	return n
+}
+
+// Sparse indexing of stored stretches (see Encoder.storeRandom).
+const (
+	sparseStep = 8  // every 8th position (from the block's start) is indexed
+	probeLen   = 16 // a probe hit is a match of at least this length
+	probeDepth = 4  // hash-chain links a probe follows
+	// probed points of a window: a duplicate that starts inside a window is
+	// found at the next point
+	probePoints = 4
+)
+
+// insertSparse indexes the positions of [next, end) that are multiples of
+// sparseStep, without searching, and moves next to end. A binary-tree
+// node is inserted as a tree of its own (the bucket's older nodes are
+// dropped): it is valid, if poorer.
+func (h *hashChain) insertSparse(src []byte, end int) {
+	lim := min(end, len(src)-3)
+	for p := (h.next + sparseStep - 1) &^ (sparseStep - 1); p < lim; p += sparseStep {
+		k := hash4(binary.LittleEndian.Uint32(src[p:]), h.shift)
+		switch {
+		case h.bt:
+			i := (p & h.mask) << 1
+			h.chain[i], h.chain[i+1] = 0, 0
+		case h.chain != nil:
+			h.chain[p&h.mask] = h.head4[k]
+		}
+		h.head4[k] = uint32(p + 1)
+	}
+	if end > h.next {
+		h.next = end
+	}
+}
+
+// probe reports whether one of sparseStep consecutive positions at each of
+// probePoints points of [pos, end) starts a match of at least probeLen
+// bytes with an indexed position: the head of its 4-byte hash, or up to
+// probeDepth links down its chain. It changes nothing.
+func (h *hashChain) probe(src []byte, pos, end int) bool {
+	for i := 0; i < probePoints; i++ {
+		x := pos + (end-pos)*i/probePoints
+		if h.probeAt(src, x, min(x+sparseStep, end)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *hashChain) probeAt(src []byte, pos, end int) bool {
+	lim := pos - h.mask
+	for x := pos; x < end && x+probeLen <= len(src); x++ {
+		c := h.head4[hash4(binary.LittleEndian.Uint32(src[x:]), h.shift)]
+		for d := 0; c != 0 && d < probeDepth; d++ {
+			p := int(c) - 1
+			if p < lim || p >= x {
+				break
+			}
+			if matchLen(src, p, x, probeLen) == probeLen {
+				return true
+			}
+			if h.chain == nil || h.bt {
+				break
+			}
+			c = h.chain[p&h.mask]
+		}
+	}
+	return false
 }

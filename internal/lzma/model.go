@@ -72,7 +72,11 @@ type lenCoder struct {
 	mid             [posStates][8]prob
 	high            [256]prob
 	prices          [posStates][numLenSymbols]uint32
-	count           int
+	// tableSize is the number of lengths priced (0: no prices, the fast
+	// parser); a pos state's prices are refreshed after tableSize uses
+	// (as liblzma does).
+	tableSize int
+	counters  [posStates]int
 }
 
 func (lc *lenCoder) init() {
@@ -86,7 +90,9 @@ func (lc *lenCoder) init() {
 	for i := range lc.high {
 		lc.high[i] = probInit
 	}
-	lc.count = 0
+	for ps := range lc.counters {
+		lc.updatePrices(uint32(ps))
+	}
 }
 
 // encode codes l-minMatchLen.
@@ -103,27 +109,36 @@ func (lc *lenCoder) encode(rc *rangeEncoder, l uint32, ps uint32) {
 		rc.encodeBit(&lc.choice2, 1)
 		rc.encodeTree(lc.high[:], 8, l-16)
 	}
-	lc.count++
+	if lc.tableSize > 0 {
+		if lc.counters[ps]--; lc.counters[ps] == 0 {
+			lc.updatePrices(ps)
+		}
+	}
 }
 
-func (lc *lenCoder) updatePrices() {
+// updatePrices refreshes the prices of the first tableSize lengths of pos
+// state ps.
+func (lc *lenCoder) updatePrices(ps uint32) {
+	n := lc.tableSize
+	if n == 0 {
+		return
+	}
+	lc.counters[ps] = n
 	a0 := price0(lc.choice)
 	a1 := price1(lc.choice)
 	b0 := a1 + price0(lc.choice2)
 	b1 := a1 + price1(lc.choice2)
-	var high [numLenSymbols - 16]uint32
-	for i := range high {
-		high[i] = b1 + treePrice(lc.high[:], 8, uint32(i))
+	t := &lc.prices[ps]
+	i := 0
+	for ; i < n && i < 8; i++ {
+		t[i] = a0 + treePrice(lc.low[ps][:], 3, uint32(i))
 	}
-	for ps := 0; ps < posStates; ps++ {
-		t := &lc.prices[ps]
-		for i := uint32(0); i < 8; i++ {
-			t[i] = a0 + treePrice(lc.low[ps][:], 3, i)
-			t[8+i] = b0 + treePrice(lc.mid[ps][:], 3, i)
-		}
-		copy(t[16:], high[:])
+	for ; i < n && i < 16; i++ {
+		t[i] = b0 + treePrice(lc.mid[ps][:], 3, uint32(i-8))
 	}
-	lc.count = 0
+	for ; i < n; i++ {
+		t[i] = b1 + treePrice(lc.high[:], 8, uint32(i-16))
+	}
 }
 
 // model is the adaptive LZMA state shared by encoder and price estimates.
@@ -182,8 +197,6 @@ func (m *model) init() {
 func (m *model) updatePrices() {
 	m.updateDistPrices()
 	m.updateAlignPrices()
-	m.lenC.updatePrices()
-	m.repLenC.updatePrices()
 }
 
 func (m *model) updateAlignPrices() {
@@ -262,6 +275,12 @@ func (m *model) pureRepPrice(i int, state, ps uint32) uint32 {
 		return p + price0(m.isRepG1[state])
 	}
 	return p + price1(m.isRepG1[state]) + priceBit(m.isRepG2[state], uint32(i-2))
+}
+
+// repPrice is the price of rep match i of length l (after isMatch and
+// isRep, both 1).
+func (m *model) repPrice(i, l int, state, ps uint32) uint32 {
+	return m.pureRepPrice(i, state, ps) + m.repLenC.prices[ps][l-minMatchLen]
 }
 
 // Symbol coding. pos is the position of the symbol in the block.

@@ -9,7 +9,13 @@ func (e *Encoder) optimum(pos int) {
 	m := &e.m
 	nice := e.p.Nice
 	ops := e.ops[:0]
-	n := mf.find(src, pos)
+	var n int
+	if e.readAhead && e.aheadPos == pos {
+		n = e.aheadN // found by the previous call (mf.lens/dists hold it)
+	} else {
+		n = mf.find(src, pos)
+	}
+	e.readAhead = false
 	avail := len(src) - pos
 	if avail < 2 {
 		e.ops = append(ops, op{kind: opLit, len: 1})
@@ -62,8 +68,7 @@ func (e *Encoder) optimum(pos int) {
 		prev = src[pos-1]
 	}
 	o1 := &opts[1]
-	o1.price = price0(m.isMatch[state][ps]) + m.litPrice(state, prev, curByte, matchByte)
-	o1.posPrev, o1.back = 0, -1
+	o1.set(price0(m.isMatch[state][ps])+m.litPrice(state, prev, curByte, matchByte), 0, -1)
 	matchPrice := price1(m.isMatch[state][ps])
 	repMatchPrice := matchPrice + price1(m.isRep[state])
 	if matchByte == curByte {
@@ -119,23 +124,61 @@ func (e *Encoder) optimum(pos int) {
 			return
 		}
 		o := &opts[cur]
-		pp := &opts[o.posPrev]
-		st, reps := pp.state, pp.reps
-		switch b := o.back; {
-		case b < 0:
+		// The state and reps at cur, from the path that reaches it (after
+		// liblzma's lzma_encoder_optimum_normal.c: a two-step path is a
+		// literal and a rep0, after a match or rep when prev2).
+		posPrev := int(o.posPrev)
+		var st uint32
+		if o.prev1Lit {
+			posPrev--
+			if o.prev2 {
+				st = opts[o.posPrev2].state
+				if o.backPrev2 < 4 {
+					st = repNext(st)
+				} else {
+					st = matchNext(st)
+				}
+			} else {
+				st = opts[posPrev].state
+			}
 			st = litNext(st)
-		case b < 4:
-			if b == 0 && int(o.posPrev) == cur-1 {
+		} else {
+			st = opts[posPrev].state
+		}
+		var reps [4]uint32
+		if posPrev == cur-1 {
+			if o.back == 0 {
 				st = shortRepNext(st)
 			} else {
-				st = repNext(st)
-				d := reps[b]
-				copy(reps[1:b+1], reps[:b])
-				reps[0] = d
+				st = litNext(st)
 			}
-		default:
-			st = matchNext(st)
-			reps[3], reps[2], reps[1], reps[0] = reps[2], reps[1], reps[0], uint32(b-4)
+			reps = opts[posPrev].reps
+		} else {
+			var b int32
+			if o.prev1Lit && o.prev2 {
+				posPrev = int(o.posPrev2)
+				b = o.backPrev2
+				st = repNext(st)
+			} else {
+				b = o.back
+				if b < 4 {
+					st = repNext(st)
+				} else {
+					st = matchNext(st)
+				}
+			}
+			base := &opts[posPrev].reps
+			if b < 4 {
+				reps[0] = base[b]
+				for i := int32(1); i <= b; i++ {
+					reps[i] = base[i-1]
+				}
+				for i := b + 1; i < 4; i++ {
+					reps[i] = base[i]
+				}
+			} else {
+				reps = [4]uint32{uint32(b - 4), base[0], base[1], base[2]}
+			}
 		}
 		o.state, o.reps = st, reps
 
@@ -146,9 +189,10 @@ func (e *Encoder) optimum(pos int) {
 			newLen = int(mf.lens[n-1])
 		}
 		if newLen >= nice {
+			// Plan up to here; the next call starts with this position's
+			// matches (and prefers a rep as long, as liblzma does).
 			e.backtrack(cur)
-			e.ops = append(e.ops, op{kind: opMatch, len: uint16(newLen), dist: mf.dists[n-1]})
-			mf.skipTo(src, p+newLen)
+			e.readAhead, e.aheadPos, e.aheadN = true, p, n
 			return
 		}
 		curPrice := o.price
@@ -160,19 +204,41 @@ func (e *Encoder) optimum(pos int) {
 		}
 		ps = uint32(p) & posMask
 		next := &opts[cur+1]
-		if lp := curPrice + price0(m.isMatch[st][ps]) + m.litPrice(st, src[p-1], curByte, matchByte); lp < next.price {
-			next.price, next.posPrev, next.back = lp, int32(cur), -1
+		nextIsLit := false
+		lit1 := curPrice + price0(m.isMatch[st][ps]) + m.litPrice(st, src[p-1], curByte, matchByte)
+		if lit1 < next.price {
+			next.set(lit1, int32(cur), -1)
+			nextIsLit = true
 		}
 		mPrice := curPrice + price1(m.isMatch[st][ps])
 		repMPrice := mPrice + price1(m.isRep[st])
-		if matchByte == curByte && !(int(next.posPrev) == cur && next.back == 0) {
+		if matchByte == curByte && !(int(next.posPrev) < cur && next.back == 0) {
 			if sp := repMPrice + m.shortRepPrice(st, ps); sp <= next.price {
-				next.price, next.posPrev, next.back = sp, int32(cur), 0
+				next.set(sp, int32(cur), 0)
+				nextIsLit = true
 			}
 		}
-		availFull := min(len(src)-p, numOpts-1-cur, maxMatchLen)
+		availFull := min(len(src)-p, numOpts-1-cur)
 		if availFull < 2 {
 			continue
+		}
+		avail := min(availFull, nice)
+		if !nextIsLit && matchByte != curByte && rep0ok {
+			// A literal, then rep0.
+			d := int(reps[0]) + 1
+			if lt := matchLen(src, p+1-d, p+1, min(availFull, nice+1)-1); lt >= 2 {
+				st2 := litNext(st)
+				psn := uint32(p+1) & posMask
+				offset := cur + 1 + lt
+				for lenEnd < offset {
+					lenEnd++
+					opts[lenEnd].price = infinityCost
+				}
+				pr := lit1 + price1(m.isMatch[st2][psn]) + price1(m.isRep[st2]) + m.repPrice(0, lt, st2, psn)
+				if t := &opts[offset]; pr < t.price {
+					t.set2(pr, int32(cur+1), false, 0, 0)
+				}
+			}
 		}
 		startLen := 2
 		for ri := 0; ri < 4; ri++ {
@@ -180,7 +246,7 @@ func (e *Encoder) optimum(pos int) {
 			if d > p || src[p] != src[p-d] || src[p+1] != src[p+1-d] {
 				continue
 			}
-			rl := matchLen(src, p-d, p, availFull)
+			rl := matchLen(src, p-d, p, avail)
 			for lenEnd < cur+rl {
 				lenEnd++
 				opts[lenEnd].price = infinityCost
@@ -189,19 +255,44 @@ func (e *Encoder) optimum(pos int) {
 			lp := &m.repLenC.prices[ps]
 			for l := rl; l >= 2; l-- {
 				if pr := base + lp[l-minMatchLen]; pr < opts[cur+l].price {
-					t := &opts[cur+l]
-					t.price, t.posPrev, t.back = pr, int32(cur), int32(ri)
+					opts[cur+l].set(pr, int32(cur), int32(ri))
 				}
 			}
 			if ri == 0 {
 				startLen = rl + 1
 			}
-		}
-		if newLen > availFull {
-			newLen = availFull
-			for n > 1 && int(mf.lens[n-2]) >= newLen {
-				n--
+			// The rep, a literal, then rep0.
+			lt2 := rl + 1
+			if limit := min(availFull, lt2+nice); lt2 < limit {
+				lt2 += matchLen(src, p-d+lt2, p+lt2, limit-lt2)
 			}
+			lt2 -= rl + 1
+			if lt2 >= 2 {
+				st2 := repNext(st)
+				psn := uint32(p+rl) & posMask
+				pr := base + lp[rl-minMatchLen] + price0(m.isMatch[st2][psn]) +
+					m.litPrice(st2, src[p+rl-1], src[p+rl], src[p+rl-d])
+				st2 = litNext(st2)
+				psn = uint32(p+rl+1) & posMask
+				pr += price1(m.isMatch[st2][psn]) + price1(m.isRep[st2]) + m.repPrice(0, lt2, st2, psn)
+				offset := cur + rl + 1 + lt2
+				for lenEnd < offset {
+					lenEnd++
+					opts[lenEnd].price = infinityCost
+				}
+				if t := &opts[offset]; pr < t.price {
+					t.set2(pr, int32(cur+rl+1), true, int32(cur), int32(ri))
+				}
+			}
+		}
+		if newLen > avail {
+			newLen = avail
+			k := 0
+			for int(mf.lens[k]) < newLen {
+				k++
+			}
+			mf.lens[k] = uint32(newLen)
+			n = k + 1
 		}
 		if newLen >= startLen {
 			nm := mPrice + price0(m.isRep[st])
@@ -211,18 +302,61 @@ func (e *Encoder) optimum(pos int) {
 			}
 			lp := &m.lenC.prices[ps]
 			i := 0
-			for l := startLen; l <= newLen; l++ {
-				for int(mf.lens[i]) < l {
-					i++
+			for int(mf.lens[i]) < startLen {
+				i++
+			}
+			for l := startLen; ; l++ {
+				dist := mf.dists[i]
+				pr := nm + lp[l-minMatchLen] + m.distPrice(dist, l)
+				if pr < opts[cur+l].price {
+					opts[cur+l].set(pr, int32(cur), int32(dist)+4)
 				}
-				d := mf.dists[i]
-				if pr := nm + lp[l-minMatchLen] + m.distPrice(d, l); pr < opts[cur+l].price {
-					t := &opts[cur+l]
-					t.price, t.posPrev, t.back = pr, int32(cur), int32(d)+4
+				if l != int(mf.lens[i]) {
+					continue
+				}
+				// The match, a literal, then rep0.
+				d := int(dist) + 1
+				lt2 := l + 1
+				if limit := min(availFull, lt2+nice); lt2 < limit {
+					lt2 += matchLen(src, p-d+lt2, p+lt2, limit-lt2)
+				}
+				lt2 -= l + 1
+				if lt2 >= 2 {
+					st2 := matchNext(st)
+					psn := uint32(p+l) & posMask
+					pr += price0(m.isMatch[st2][psn]) + m.litPrice(st2, src[p+l-1], src[p+l], src[p+l-d])
+					st2 = litNext(st2)
+					psn = uint32(p+l+1) & posMask
+					pr += price1(m.isMatch[st2][psn]) + price1(m.isRep[st2]) + m.repPrice(0, lt2, st2, psn)
+					offset := cur + l + 1 + lt2
+					for lenEnd < offset {
+						lenEnd++
+						opts[lenEnd].price = infinityCost
+					}
+					if t := &opts[offset]; pr < t.price {
+						t.set2(pr, int32(cur+l+1), true, int32(cur), int32(dist)+4)
+					}
+				}
+				i++
+				if i == n {
+					break
 				}
 			}
 		}
 	}
+}
+
+// set makes o reached by one symbol from posPrev (back: -1 literal, 0..3
+// rep, >= 4 match distance+4).
+func (o *optimal) set(price uint32, posPrev, back int32) {
+	o.price, o.posPrev, o.back, o.prev1Lit = price, posPrev, back, false
+}
+
+// set2 makes o reached by a literal at posPrev-1 and a rep0 from posPrev;
+// with prev2, the literal follows the symbol back2 from posPrev2.
+func (o *optimal) set2(price uint32, posPrev int32, prev2 bool, posPrev2, back2 int32) {
+	o.price, o.posPrev, o.back, o.prev1Lit = price, posPrev, 0, true
+	o.prev2, o.posPrev2, o.backPrev2 = prev2, posPrev2, back2
 }
 
 // backtrack turns the path ending at opts[cur] into e.ops, in order.
@@ -232,6 +366,34 @@ func (e *Encoder) backtrack(cur int) {
 	for i := cur; i > 0; {
 		o := &opts[i]
 		pp := int(o.posPrev)
+		if o.prev1Lit {
+			// rep0 from pp, after a literal at pp-1, after the symbol
+			// back2 from posPrev2 when prev2.
+			lit := pp - 1
+			var d uint32
+			if o.prev2 {
+				if b := o.backPrev2; b < 4 {
+					d = opts[o.posPrev2].reps[b]
+				} else {
+					d = uint32(b - 4)
+				}
+			} else {
+				d = opts[lit].reps[0]
+			}
+			ops = append(ops, op{kind: opRep, idx: 0, len: uint16(i - pp), dist: d}, op{kind: opLit, len: 1})
+			if !o.prev2 {
+				i = lit
+				continue
+			}
+			s2 := int(o.posPrev2)
+			if b := o.backPrev2; b < 4 {
+				ops = append(ops, op{kind: opRep, idx: uint8(b), len: uint16(lit - s2), dist: opts[s2].reps[b]})
+			} else {
+				ops = append(ops, op{kind: opMatch, len: uint16(lit - s2), dist: uint32(b - 4)})
+			}
+			i = s2
+			continue
+		}
 		l := i - pp
 		switch b := o.back; {
 		case b < 0:
