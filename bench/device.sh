@@ -32,6 +32,9 @@
 #     what the first copy does), CUDA 13 is 192 MiB of its own libraries.
 #     xz -T$N -1..-6 (not -9: its 192 MiB blocks make it one thread) and
 #     compress -workers N -preset 1, 4, 6.
+#   PRESETS (default "1 4 6") are the presets run; XZLEVELS (phase 1) and
+#   XZLEVELS16 (phase 2) the xz levels (set empty to run none: a later run
+#   that only measures presets against an earlier run's xz figures).
 #   PROPOSED="o:4:32 ob:16:64 ..." adds internal/lzma encoder settings
 #     (TestMeasureFile syntax, 24 MiB blocks, all cores, no tar) to phase 2.
 # Every output is checked with xz -t. Wall and CPU (user+sys, children
@@ -147,7 +150,7 @@ run() {
 series() {
 	gen=$1 src=$2 thr=$3 cpuset=$4 levels=$5
 	o=$work/out.$gen.$thr
-	for p in 1 4 6; do
+	for p in ${PRESETS:-1 4 6}; do
 		run "preset$p" "$gen" "$thr" "$cpuset" "$o.txz" env GOMAXPROCS="$thr" "$bin/compress" -workers "$thr" -preset "$p" -o "$o.txz" "$src"
 	done
 	for l in $levels; do
@@ -159,9 +162,9 @@ echo "phase 1 (2 cores): $gens, $(left) s left" >>"$log"
 i=0
 for g in $gens; do
 	if [ "$ncores" -ge $((2 * i + 2)) ]; then
-		series "$g" "$work/$g" 2 "$(pair $i)" "1 2 3 4 5 6 9" &
+		series "$g" "$work/$g" 2 "$(pair $i)" "${XZLEVELS-1 2 3 4 5 6 9}" &
 	else
-		series "$g" "$work/$g" 2 "0,1" "1 2 3 4 5 6 9"
+		series "$g" "$work/$g" 2 "0,1" "${XZLEVELS-1 2 3 4 5 6 9}"
 	fi
 	i=$((i + 1))
 done
@@ -169,7 +172,7 @@ wait
 
 echo "phase 2 ($nall cores): $(left) s left" >>"$log"
 for g in $gens; do
-	series "$g-all" "$work/$g-16" "$nall" "" "1 2 3 4 5 6"
+	series "$g-all" "$work/$g-16" "$nall" "" "${XZLEVELS16-1 2 3 4 5 6}"
 done
 for spec in ${PROPOSED:-}; do
 	for g in $gens; do

@@ -14,19 +14,24 @@ const DefaultLevel = 4
 // MaxLevel is the strongest (slowest) level; levels run from 1 to MaxLevel.
 const MaxLevel = len(levels) - 1
 
-// levels maps a level to the encoder settings, fast to best. Measured on
-// 32 MiB of libcusparse.so (real NVIDIA aarch64 code, 24 MiB blocks; xz -6
-// gives 0.377 on the same bytes in one stream, xz -3 0.409, xz -1 0.570),
-// ratio and MB per CPU-second on the loaded 2-core VM:
-// 1: 0.490, ~18; 2: 0.445, ~14; 3: 0.44, ~8; 4: 0.415, ~4.5; 5: 0.414, ~3;
-// 6: 0.413, ~1. End-to-end numbers are in bench/README.md.
+// levels maps a level to the encoder settings, fast to best. Chosen on
+// real NVIDIA libraries of CUDA 11.8, 12.4 and 13 (bench/README.md,
+// bench/results/device-2026-11-26.md; 24 MiB blocks, 16 cores): lazy
+// parsing with one 4-byte-hash candidate (1) is 0.958-0.994x the size of
+// xz -1 at 0.43-0.73x its wall, where greedy parsing (the earlier 1) was
+// 0.975-1.007x; the binary tree of depth 16 (5) is 0.998-1.0005x xz -6;
+// the default (4) stays a hash chain: 1.002-1.007x xz -6 at 0.49-0.82x
+// its wall, where a binary tree is as slow as xz -6 on 11.8 and 13; 6
+// searches deeper than 5 (depth 32, nice 128: the earlier depth 24, nice
+// 64 came out 0.01 % larger than 5 on the 48 MiB 11.8 and 12.4 samples,
+// this one 0.07 % and 0.01 % smaller).
 var levels = [...]Params{
-	1: {Greedy: true, Depth: 1, Nice: 8, HashBits: 18, NoHash3: true},
-	2: {Depth: 1, Nice: 8},
+	1: {Depth: 1, Nice: 16, HashBits: 18, NoHash3: true},
+	2: {Depth: 2, Nice: 16, HashBits: 18, NoHash3: true},
 	3: {Depth: 4, Nice: 16},
 	4: {Optimal: true, Depth: 4, Nice: 32},
-	5: {Optimal: true, Depth: 8, Nice: 48},
-	6: {Optimal: true, BinaryTree: true, Depth: 24, Nice: 64},
+	5: {Optimal: true, BinaryTree: true, Depth: 16, Nice: 64},
+	6: {Optimal: true, BinaryTree: true, Depth: 32, Nice: 128},
 }
 
 // Level returns the encoder settings of level n (1..MaxLevel), with
