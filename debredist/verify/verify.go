@@ -39,16 +39,16 @@ func (r *Report) Archives() int {
 
 // Archive is the check of one archive named by a manifest.
 type Archive struct {
-	Manifest  string    `json:"manifest"`
-	Component string    `json:"component"`
-	Platform  string    `json:"platform"`
-	Variant   string    `json:"cuda_variant,omitempty"`
+	Manifest  string `json:"manifest"`
+	Component string `json:"component"`
+	Platform  string `json:"platform"`
+	Variant   string `json:"cuda_variant,omitempty"`
 	// Path is the manifest's relative_path: relative to the manifest's
 	// directory (path.Join(path.Dir(Manifest), Path) is relative to Dir).
-	Path string `json:"path"`
-	Size      int64     `json:"size"`
-	NAR       string    `json:"nar_hash,omitempty"`
-	Problems  []Problem `json:"problems"` // what is wrong with this archive; Path is "" (it is Archive.Path)
+	Path     string    `json:"path"`
+	Size     int64     `json:"size"`
+	NAR      string    `json:"nar_hash,omitempty"`
+	Problems []Problem `json:"problems"` // what is wrong with this archive; Path is "" (it is Archive.Path)
 }
 
 // OK reports whether nothing is wrong.
