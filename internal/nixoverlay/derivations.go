@@ -43,7 +43,6 @@ const derivationsUsage = `# A Nix file that builds every archive of this directo
 # the provenance), fetchurl (default Nix's builtin <nix/fetchurl.nix>; nixpkgs'
 # fetchurl works too), system (where the builder runs; the archives are the
 # same bytes on every system).
-#
 `
 
 // nixNameRE is what a Nix store path name may hold.
