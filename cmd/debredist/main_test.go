@@ -595,9 +595,10 @@ func TestProgressLog(t *testing.T) {
 			{Kind: debredist.EventIndex, Package: "common", URL: "https://m/Packages.gz", Total: 1200},
 			{Kind: debredist.EventNotice, Message: "index signatures were not checked"},
 			{Kind: debredist.EventNotice, Message: "index signatures were not checked"}, // diff plans two sides
-			{Kind: debredist.EventPlan, Total: 2, Message: "jetpack6"},
-			{Kind: debredist.EventFetchPlan, Total: 3, Bytes: 107},
 		},
+		// The library sends these after the indexes, in this order.
+		{{Kind: debredist.EventPlan, Total: 2, Message: "jetpack6"}},
+		{{Kind: debredist.EventFetchPlan, Total: 3, Bytes: 107}},
 		{ // OnEvent is called from several goroutines
 			{Kind: debredist.EventFetchStart, Package: "cuda-nvcc-12-6", URL: "https://m/n.deb", Total: 100},
 			{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 50, Total: 100},
