@@ -51,7 +51,7 @@ func shapeOf(t *testing.T, raw json.RawMessage) string {
 
 // TestCUDACompatInNVIDIAForm: cuda_compat is written in NVIDIA's exact
 // form for each CUDA major: flat for CUDA 12 (as redistrib_cuda_12.6.3.json
-// has it, from ../shared), nested under the set's CUDA major.minor for CUDA
+// has it: debredist/testdata/nvidia, a copy of NVIDIA's file), nested under the set's CUDA major.minor for CUDA
 // 13 (as NVIDIA's CUDA 13.2 manifests give it: "cuda_variant": ["13.2"],
 // "cuda13.2" keys, _cuda13.2 file names), cuda_compat_orin flat.
 func TestCUDACompatInNVIDIAForm(t *testing.T) {
