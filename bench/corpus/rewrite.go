@@ -272,20 +272,6 @@ func memberKind(deb []byte) (string, error) {
 	return "", fmt.Errorf("no data member")
 }
 
-// installedSize is mirrorgen's (dpkg-gencontrol's) Installed-Size: KiB per
-// regular file rounded up, plus one per directory or symlink.
-func installedSize(files []debtest.File) int64 {
-	var n int64
-	for _, f := range files {
-		if f.Type == tar.TypeReg {
-			n += (int64(len(f.Body)) + 1023) / 1024
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
 // rebuildDeb rebuilds the deb of one Packages stanza with the corpus
 // payloads and returns its new stanza.
 func rebuildDeb(dir, repo, st string, rec *payloadFiles, pay func(pkg, p string, size int64) []byte,
@@ -324,7 +310,7 @@ func rebuildDeb(dir, repo, st string, rec *payloadFiles, pay func(pkg, p string,
 			fmt.Fprintf(&md5sums, "%s  %s\n", hex.EncodeToString(s[:]), f.Name)
 		}
 	}
-	isz := strconv.FormatInt(installedSize(files), 10)
+	isz := strconv.FormatInt(mirrorgen.InstalledSize(files), 10)
 	control := setFields(st, map[string]string{"Filename": "\x00", "Size": "\x00", "MD5sum": "\x00",
 		"SHA1": "\x00", "SHA256": "\x00", "Installed-Size": isz})
 	d := debtest.Deb{

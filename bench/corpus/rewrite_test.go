@@ -12,55 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 
 	"github.com/debredist/debredist/internal/mirrorgen"
 )
-
-// mirrorgenCompress is mirrorgen's own member compression (internal/mirrorgen
-// compress.go), for the equivalence test.
-func mirrorgenCompress(kind string, b []byte) (string, []byte, error) {
-	var buf bytes.Buffer
-	switch kind {
-	case "xz":
-		dict := 4 << 10
-		for dict < len(b) && dict < 64<<20 {
-			dict <<= 1
-		}
-		w, err := xz.WriterConfig{DictCap: dict}.NewWriter(&buf)
-		if err != nil {
-			return "", nil, err
-		}
-		w.Write(b) //nolint:errcheck // bytes.Buffer
-		if err := w.Close(); err != nil {
-			return "", nil, err
-		}
-		return ".xz", buf.Bytes(), nil
-	case "gzip":
-		w, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		w.Write(b) //nolint:errcheck // bytes.Buffer
-		if err := w.Close(); err != nil {
-			return "", nil, err
-		}
-		return ".gz", buf.Bytes(), nil
-	case "zstd":
-		w, err := zstd.NewWriter(&buf, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true),
-			zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithWindowSize(1<<20))
-		if err != nil {
-			return "", nil, err
-		}
-		w.Write(b) //nolint:errcheck // bytes.Buffer
-		if err := w.Close(); err != nil {
-			return "", nil, err
-		}
-		return ".zst", buf.Bytes(), nil
-	case "none":
-		return "", b, nil
-	}
-	return "", nil, fmt.Errorf("unsupported compression %q", kind)
-}
 
 // readTree returns every file under dir by slash path.
 func readTree(t *testing.T, dir string) map[string][]byte {
@@ -100,7 +55,7 @@ func TestTwoPassMatchesGenerate(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := t.TempDir()
-	if err := generate(context.Background(), got, payload, sz.sizeOf, 0, mirrorgenCompress); err != nil {
+	if err := generate(context.Background(), got, payload, sz.sizeOf, 0, mirrorgen.Compress); err != nil {
 		t.Fatal(err)
 	}
 	w, g := readTree(t, want), readTree(t, got)

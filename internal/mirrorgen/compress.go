@@ -9,13 +9,13 @@ import (
 	"github.com/ulikunitz/xz"
 )
 
-// compress compresses a deb member deterministically with encoders pinned
+// Compress compresses a deb member deterministically with encoders pinned
 // in go.mod (ulikunitz/xz, klauspost gzip and zstd), so that the sample
 // mirror's bytes depend only on mirrorgen and its module versions. The xz
 // dictionary is sized to the input (a power of two, 4 KiB to 64 MiB): the
 // library's 8 MiB default allocates ~70 MB of match tables per writer, which
 // dominated generating hundreds of tiny debs.
-func compress(kind string, b []byte) (suffix string, out []byte, err error) {
+func Compress(kind string, b []byte) (suffix string, out []byte, err error) {
 	var buf bytes.Buffer
 	switch kind {
 	case "xz":

@@ -454,9 +454,9 @@ func (ds *deps) l4t() {
 	}
 }
 
-// installedSize mimics dpkg-gencontrol: KiB per regular file, rounded up,
+// InstalledSize mimics dpkg-gencontrol: KiB per regular file, rounded up,
 // plus one per directory or symlink.
-func installedSize(files []debtest.File) int64 {
+func InstalledSize(files []debtest.File) int64 {
 	var n int64
 	for _, f := range files {
 		if f.Type == tar.TypeReg {
@@ -482,7 +482,7 @@ func (pi *pkgInfo) controlFields(files []debtest.File) []field {
 		field{"Version", pi.e.Version},
 		field{"Architecture", pi.architecture()},
 		field{"Maintainer", pi.maintainer()},
-		field{"Installed-Size", strconv.FormatInt(installedSize(files), 10)},
+		field{"Installed-Size", strconv.FormatInt(InstalledSize(files), 10)},
 	)
 	deps, conf := pi.depends()
 	if deps != "" {

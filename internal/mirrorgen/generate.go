@@ -260,11 +260,11 @@ func (pi *pkgInfo) buildDeb(ctx context.Context, opts Options) ([]field, []byte,
 		return nil, nil, err
 	}
 	comp := pi.compression()
-	csuf, cmem, err := compress(comp, ctar)
+	csuf, cmem, err := Compress(comp, ctar)
 	if err != nil {
 		return nil, nil, fmt.Errorf("control.tar: %w", err)
 	}
-	dsuf, dmem, err := compress(comp, dtar)
+	dsuf, dmem, err := Compress(comp, dtar)
 	if err != nil {
 		return nil, nil, fmt.Errorf("data.tar: %w", err)
 	}
