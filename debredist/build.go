@@ -114,7 +114,7 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 	}
 	entries := make([]archive.Entry, 0, len(tree.Nodes))
 	for _, nd := range tree.Nodes {
-		e := archive.Entry{Header: entry.Header{Path: nd.Path, Type: nd.Type, Mode: nd.Mode, Size: nd.Size, Link: nd.Link}}
+		e := archive.Entry{Header: nd.Header}
 		if nd.Type == entry.Regular {
 			if nd.Data != nil {
 				data := nd.Data

@@ -298,7 +298,7 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	o := DiffOptions{Source: Source{Mirror: m, CacheDir: cache}, Files: true}
 	r := diff(t, o, "r36.5", next)
 	cublas := component(t, product(t, r, "cuda"), "libcublas")
-	want := []reldiff.Unplaced{{Deb: "libcublas-12-6", Path: "srv/nvidia/cublas-telemetry.json"}}
+	want := []fault.DebPath{{Deb: "libcublas-12-6", Path: "srv/nvidia/cublas-telemetry.json"}}
 	if cublas.Files == nil || !reflect.DeepEqual(cublas.Files.Unplaced, want) || cublas.Files.Problem != "" {
 		t.Fatalf("libcublas files %+v, want unplaced %v", cublas.Files, want)
 	}

@@ -100,9 +100,9 @@ func treeHasPayload(t *layout.Tree) bool {
 // outputWarnings names the outputs nixpkgs declares for the package that
 // the tree leaves empty (nixpkgs' checkCudaNonEmptyOutputs fails on them).
 func outputWarnings(p Profile, pkg plan.Package, t *layout.Tree) []string {
-	c := nixcheck.Default().NewChecker(nixcheck.Target{PName: pkg.PName, Platform: pkg.Platform, CUDA: p.CUDA, Version: pkg.Version, Capabilities: p.Capabilities})
+	c := nixcheck.Shared().NewChecker(nixcheck.Target{PName: pkg.PName, Platform: pkg.Platform, CUDA: p.CUDA, Version: pkg.Version, Capabilities: p.Capabilities})
 	for _, n := range t.Nodes {
-		_ = c.Add(entry.Header{Path: n.Path, Type: n.Type, Link: n.Link}, nil)
+		_ = c.Add(n.Header, nil)
 	}
 	r := c.Finish()
 	if r.Broken != "" {

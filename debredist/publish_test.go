@@ -39,20 +39,7 @@ var commitOnly = []string{"--only", "cuda_cudart,libcublas,cudnn,tensorrt"}
 // process was killed.
 func runConvert(t *testing.T, bin, out, cache, epoch string, killAt int) (string, bool) {
 	t.Helper()
-	cmd := convertCmd(bin, out, cache, commitOnly...)
-	cmd.Env = append(cmd.Env, "SOURCE_DATE_EPOCH="+epoch)
-	if killAt > 0 {
-		cmd.Env = append(cmd.Env, fmt.Sprintf("DEBREDIST_TEST_KILL_AT=%d", killAt))
-	}
-	o, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
-		return string(o), true
-	}
-	if err != nil {
-		t.Fatalf("convert %s: %v\n%s", out, err, o)
-	}
-	return string(o), false
+	return runKilled(t, bin, out, cache, killAt, []string{"SOURCE_DATE_EPOCH=" + epoch}, commitOnly...)
 }
 
 func verifyOK(t *testing.T, what, out string) {
@@ -343,12 +330,13 @@ func TestOwnEntriesNeverFollowed(t *testing.T) {
 	})
 }
 
-// runKilled runs the CLI convert of JetPack 6 with extra args, killed at
-// commit step killAt (0: not killed); it returns the log and whether the
-// process was killed.
-func runKilled(t *testing.T, bin, out, cache string, killAt int, args ...string) (string, bool) {
+// runKilled runs the CLI convert of JetPack 6 with extra environment and
+// args, killed at commit step killAt (0: not killed); it returns the log
+// and whether the process was killed.
+func runKilled(t *testing.T, bin, out, cache string, killAt int, env []string, args ...string) (string, bool) {
 	t.Helper()
 	cmd := convertCmd(bin, out, cache, args...)
+	cmd.Env = append(cmd.Env, env...)
 	if killAt > 0 {
 		cmd.Env = append(cmd.Env, fmt.Sprintf("DEBREDIST_TEST_KILL_AT=%d", killAt))
 	}
@@ -395,10 +383,10 @@ func TestProductAddingRebuildKilled(t *testing.T) {
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")
 	oldOut := filepath.Join(dir, "old")
-	runKilled(t, bin, oldOut, cache, 0, "--only", "cuda_cudart")
+	runKilled(t, bin, oldOut, cache, 0, nil, "--only", "cuda_cudart")
 	newOut := filepath.Join(dir, "new")
 	cpA(t, oldOut, newOut)
-	log, _ := runKilled(t, bin, newOut, cache, 1<<30, commitOnly...)
+	log, _ := runKilled(t, bin, newOut, cache, 1<<30, nil, commitOnly...)
 	newSnap := snapshot(t, newOut)
 	steps := regexp.MustCompile(`commit step (\d+): (.*)`).FindAllStringSubmatch(log, -1)
 	var linkSteps []int
@@ -423,7 +411,7 @@ func TestProductAddingRebuildKilled(t *testing.T) {
 		what := fmt.Sprintf("killed at commit step %d of %d (%s)", n, len(steps), steps[n-1][2])
 		work := filepath.Join(dir, fmt.Sprintf("k%d", n))
 		cpA(t, oldOut, work)
-		if _, killed := runKilled(t, bin, work, cache, n, commitOnly...); !killed {
+		if _, killed := runKilled(t, bin, work, cache, n, nil, commitOnly...); !killed {
 			t.Fatalf("%s: the run was not killed", what)
 		}
 		allLinksResolve(t, what, work)
@@ -443,7 +431,7 @@ func TestProductAddingRebuildKilled(t *testing.T) {
 				t.Errorf("%s: %s: %v", what, a.Path, a.Problems)
 			}
 		}
-		runKilled(t, bin, work, cache, 0, commitOnly...)
+		runKilled(t, bin, work, cache, 0, nil, commitOnly...)
 		sameSnapshot(t, what+", then rerun", newSnap, snapshot(t, work))
 		allLinksResolve(t, what+", then rerun", work)
 		verifyOK(t, what+", then rerun", work)

@@ -17,7 +17,7 @@ import (
 // checkOutput re-reads the manifests just written and checks that every
 // artifact they name is the file this run built or kept: same size and the
 // sha256 computed while writing it (or re-hashed when it was kept). It does
-// not decode the archives again (Verify does; `debredist verify`).
+// not decode the archives again (verify.Dir does; `debredist verify`).
 func checkOutput(out string, res *Result, jobs []*job) error {
 	byPath := map[string]redist.Archive{}
 	for _, j := range jobs {

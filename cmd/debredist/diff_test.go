@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/reldiff"
 )
 
@@ -131,7 +132,7 @@ func TestPrintDiffFiles(t *testing.T) {
 				Added: added, Removed: []string{"lib/old"},
 				TypeChanged: []reldiff.TypeChange{{Path: "include/x", From: entry.Dir, To: entry.Symlink}},
 				LinkChanged: []reldiff.LinkChange{{Path: "lib/libcudart.so", From: "libcudart.so.12.6.68", To: "libcudart.so.12.6.77"}},
-				Unplaced:    []reldiff.Unplaced{{Deb: "cuda-cudart-12-6", Path: "srv/nvidia/x.json"}},
+				Unplaced:    []fault.DebPath{{Deb: "cuda-cudart-12-6", Path: "srv/nvidia/x.json"}},
 			},
 		}}}},
 	}

@@ -3,7 +3,6 @@ package profile
 import (
 	"bytes"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -195,8 +194,8 @@ func Defaults() Rules {
 	if err != nil {
 		panic(err) // embedded at build time
 	}
-	if err := decodeStrict(bytes.NewReader(b), &r); err != nil {
-		panic(fmt.Sprintf("profile: embedded defaults.json: %v", err))
+	if err := jsonpos.Decode("defaults.json", b, &r); err != nil {
+		panic(fmt.Sprintf("profile: embedded %v", err))
 	}
 	return r
 }
@@ -214,8 +213,8 @@ func Builtin() []Profile {
 			panic(err)
 		}
 		var p Profile
-		if err := decodeStrict(bytes.NewReader(b), &p); err != nil {
-			panic(fmt.Sprintf("profile: embedded %s: %v", e.Name(), err))
+		if err := jsonpos.Decode(e.Name(), b, &p); err != nil {
+			panic(fmt.Sprintf("profile: embedded %v", err))
 		}
 		out = append(out, p)
 	}
@@ -476,15 +475,3 @@ func (p Profile) CUDAMajor() string {
 
 // CUDADashed returns the CUDA version as Debian package names carry it ("12-6").
 func (p Profile) CUDADashed() string { return strings.ReplaceAll(p.CUDA, ".", "-") }
-
-func decodeStrict(r io.Reader, v any) error {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return fmt.Errorf("trailing data after the JSON object")
-	}
-	return nil
-}

@@ -14,16 +14,10 @@ import (
 // and any other layout error.
 type Listing struct {
 	Nodes    map[string]entry.Header
-	Unplaced []Unplaced
+	Unplaced []fault.DebPath
 	// Problem is a layout error other than unplaced paths (a conflict, a
 	// dangling link); Nodes is then empty.
 	Problem string
-}
-
-// Unplaced is a deb path that no layout rule places.
-type Unplaced struct {
-	Deb  string `json:"deb"`
-	Path string `json:"path"`
 }
 
 // Files is the in-archive comparison of one component.
@@ -35,7 +29,7 @@ type Files struct {
 	// Unplaced are the deb paths of the new (TO) release that no rule of
 	// its profile places: a conversion would fail on them until a
 	// --profile file places or drops them.
-	Unplaced []Unplaced `json:"unplaced"`
+	Unplaced []fault.DebPath `json:"unplaced"`
 	// Problem is another layout error the new release hits, if any.
 	Problem string `json:"problem,omitempty"`
 	// FromProblem is a layout error of the old release: its paths could
@@ -68,9 +62,7 @@ func (f *Files) Empty() bool {
 // placed, and a layout error other than those (then Nodes stays empty).
 func NewListing(nodes []entry.Header, unplaced []fault.DebPath, err error) Listing {
 	var l Listing
-	for _, o := range unplaced {
-		l.Unplaced = append(l.Unplaced, Unplaced{Deb: o.Deb, Path: o.Path})
-	}
+	l.Unplaced = unplaced
 	if err != nil {
 		l.Problem = err.Error()
 		return l
@@ -87,7 +79,7 @@ func NewListing(nodes []entry.Header, unplaced []fault.DebPath, err error) Listi
 // added, only its unplaced paths and problems are reported); to is nil for
 // a removed component (nothing to report).
 func CompareFiles(from, to *Listing) *Files {
-	f := &Files{Added: []string{}, Removed: []string{}, TypeChanged: []TypeChange{}, LinkChanged: []LinkChange{}, Unplaced: []Unplaced{}}
+	f := &Files{Added: []string{}, Removed: []string{}, TypeChanged: []TypeChange{}, LinkChanged: []LinkChange{}, Unplaced: []fault.DebPath{}}
 	if to == nil {
 		return f
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/layout"
@@ -157,7 +158,7 @@ func TestLayoutUnplacedAndFiles(t *testing.T) {
 	if cur.Problem != "" {
 		t.Fatalf("new listing problem: %s", cur.Problem)
 	}
-	if want := []Unplaced{{Deb: "cuda-cudart-12-6", Path: "srv/nvidia/strange.bin"}}; !reflect.DeepEqual(cur.Unplaced, want) {
+	if want := []fault.DebPath{{Deb: "cuda-cudart-12-6", Path: "srv/nvidia/strange.bin"}}; !reflect.DeepEqual(cur.Unplaced, want) {
 		t.Fatalf("unplaced %v, want %v", cur.Unplaced, want)
 	}
 	f := CompareFiles(&old, &cur)
@@ -192,7 +193,7 @@ func TestAddFilesReportsUnplacedOfUnchanged(t *testing.T) {
 	if !r.Empty() {
 		t.Fatalf("same debs: %+v", r)
 	}
-	un := &Listing{Nodes: map[string]entry.Header{}, Unplaced: []Unplaced{{Deb: "cuda-cudart-12-6", Path: "srv/x"}}}
+	un := &Listing{Nodes: map[string]entry.Header{}, Unplaced: []fault.DebPath{{Deb: "cuda-cudart-12-6", Path: "srv/x"}}}
 	AddFiles(r, to, map[string]*Listing{}, map[string]*Listing{"cuda_cudart": un})
 	if r.Empty() || !r.Files {
 		t.Fatal("unplaced paths of an unchanged component not reported")

@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 
-	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
@@ -141,7 +139,7 @@ func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
 		ms = append(ms, loaded{mf, filepath.ToSlash(rel), m})
 	}
 	for _, l := range ms {
-		if !nixcheck.Shared().IsRedist(l.m.ReleaseProduct) {
+		if !table.IsRedist(l.m.ReleaseProduct) {
 			// not one of nixpkgs' CUDA redists (the l4t DLA compiler)
 			seen := map[string]bool{}
 			for _, name := range slices.Sorted(maps.Keys(l.m.Components)) {
@@ -205,11 +203,7 @@ func checkNixpkgs(ctx context.Context, table *nixcheck.Table, nc *NixpkgsArchive
 	}
 	defer f.Close()
 	c := table.NewChecker(nixcheck.Target{PName: nc.Component, Platform: nc.Platform, CUDA: nc.CUDA, Version: nc.Version, Capabilities: caps, Platforms: platforms})
-	_, nc.Known = table.Outputs(nc.Component, nc.Platform, nc.CUDA, nc.Version)
-	err = archive.Walk(ctx, f, func(h entry.Header, content io.Reader) error {
-		return c.Add(entry.Header{Path: h.Path, Type: h.Type, Link: h.Link}, content)
-	})
-	if err != nil {
+	if err := archive.Walk(ctx, f, c.Add); err != nil {
 		return err
 	}
 	r := c.Finish()

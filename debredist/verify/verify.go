@@ -92,8 +92,8 @@ func Problemf(path, format string, a ...any) Problem {
 	return Problem{Path: path, Err: fmt.Errorf(format, a...)}
 }
 
-// Error lists everything Verify (or Convert's check of its own
-// output, or Nixpkgs) found wrong.
+// Error lists everything Dir (or Convert's check of its own output, or
+// Nixpkgs) found wrong.
 type Error struct{ Problems []Problem }
 
 func (e *Error) Error() string {

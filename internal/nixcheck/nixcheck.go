@@ -236,9 +236,6 @@ type Result struct {
 type Checker struct {
 	t        *Table
 	target   Target
-	pname    string
-	platform string
-	cuda     string // MAJOR.MINOR
 	pkg      Package
 	known    bool
 	entries  []entry.Header
@@ -254,7 +251,7 @@ func (t *Table) NewChecker(tg Target) *Checker {
 	for i, r := range p.Requires {        // {cuda} is the set's major.minor
 		p.Requires[i].Glob = strings.ReplaceAll(r.Glob, "{cuda}", majorMinor(tg.CUDA))
 	}
-	c := &Checker{t: t, target: tg, pname: tg.PName, platform: tg.Platform, cuda: tg.CUDA, pkg: p, known: ok,
+	c := &Checker{t: t, target: tg, pkg: p, known: ok,
 		usr: map[string]bool{}, pc: map[string][]byte{}, contains: map[string]map[string]bool{}}
 	return c
 }
@@ -387,9 +384,9 @@ func underPattern(pat, p string) bool {
 // requirements, buildRedist's unpack and its split into outputs, then the
 // checks of postFixup on every output.
 func (c *Checker) Finish() *Result {
-	res := &Result{PName: c.pname, Known: c.known, Outputs: map[string]int{}, Broken: c.pkg.Broken, Source: c.pkg.Source}
+	res := &Result{PName: c.target.PName, Known: c.known, Outputs: map[string]int{}, Broken: c.pkg.Broken, Source: c.pkg.Source}
 	fail := func(format string, a ...any) { res.Failures = append(res.Failures, fmt.Sprintf(format, a...)) }
-	outputs, _ := c.t.Outputs(c.pname, c.platform, c.cuda, c.target.Version)
+	outputs, _ := c.t.Outputs(c.target.PName, c.target.Platform, c.target.CUDA, c.target.Version)
 	c.evaluate(res)
 	c.checkRequirements(fail)
 	tree := c.unpack(c.afterRemoves(), fail)
@@ -407,7 +404,7 @@ func (c *Checker) Finish() *Result {
 // entry, and every match must hold the required content and line.
 func (c *Checker) checkRequirements(fail func(string, ...any)) {
 	for _, r := range c.pkg.Requires {
-		if r.CUDABelow != "" && versionAtLeast(c.cuda, r.CUDABelow) || r.CUDAMin != "" && !versionAtLeast(c.cuda, r.CUDAMin) ||
+		if r.CUDABelow != "" && versionAtLeast(c.target.CUDA, r.CUDABelow) || r.CUDAMin != "" && !versionAtLeast(c.target.CUDA, r.CUDAMin) ||
 			r.VersionBelow != "" && versionAtLeast(c.target.Version, r.VersionBelow) {
 			continue
 		}
@@ -466,7 +463,7 @@ func (c *Checker) afterRemoves() []entry.Header {
 // pkg-config/ and pkgconfig/ move to share/pkgconfig/, where mv
 // --no-clobber fails on a file already there.
 func (c *Checker) unpack(entries []entry.Header, fail func(string, ...any)) map[string]entry.Header {
-	major := strings.SplitN(c.cuda, ".", 2)[0]
+	major := strings.SplitN(c.target.CUDA, ".", 2)[0]
 	promote := false
 	for _, e := range entries {
 		if strings.HasPrefix(e.Path+"/", "lib/"+major+"/") {
@@ -509,7 +506,7 @@ func (c *Checker) unpack(entries []entry.Header, fail func(string, ...any)) map[
 // makes for each share/pkgconfig/*-<cudaMajorMinor>.pc; ln -s fails where
 // the unversioned name exists.
 func (c *Checker) linkUnversionedPC(tree map[string]entry.Header, fail func(string, ...any)) {
-	mm := majorMinor(c.cuda)
+	mm := majorMinor(c.target.CUDA)
 	if mm == "" {
 		return
 	}
@@ -605,7 +602,7 @@ func (c *Checker) checkStubsHook(outputs, paths []string, owner map[string]strin
 		case stubs && !withHook && hook:
 			fail("output %q holds a stubs directory but the stubs hook goes to output %q (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)", o, stubsOut)
 		case stubs && !withHook:
-			fail("output %q holds a stubs directory but nixpkgs' %s does not set includeRemoveStubsFromRunpathHook (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)", o, c.pname)
+			fail("output %q holds a stubs directory but nixpkgs' %s does not set includeRemoveStubsFromRunpathHook (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)", o, c.target.PName)
 		case !stubs && withHook:
 			fail("output %q gets the stubs hook (includeRemoveStubsFromRunpathHook) but holds no stubs directory (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)", o)
 		}
@@ -662,7 +659,7 @@ func (c *Checker) evaluate(res *Result) {
 	v := c.target.Version
 	for _, k := range c.pkg.KnownVulnerabilities {
 		if v != "" && !versionAtLeast(v, k.VersionBelow) {
-			res.Insecure = append(res.Insecure, fmt.Sprintf("%s %s is below %s: %s", c.pname, v, k.VersionBelow, k.Text))
+			res.Insecure = append(res.Insecure, fmt.Sprintf("%s %s is below %s: %s", c.target.PName, v, k.VersionBelow, k.Text))
 		}
 	}
 	if len(c.target.Capabilities) == 0 {
@@ -670,13 +667,13 @@ func (c *Checker) evaluate(res *Result) {
 	}
 	platforms := c.target.Platforms
 	if platforms == nil {
-		platforms = []string{c.platform}
+		platforms = []string{c.target.Platform}
 	}
 	ok, listed := 0, 0
 	for _, cap := range c.target.Capabilities {
 		plat := DevicePlatform(cap)
 		if slices.Contains(platforms, "source") || slices.Contains(platforms, "linux-all") {
-			plat = c.platform // taken for every system (getPreferredRelease)
+			plat = c.target.Platform // taken for every system (getPreferredRelease)
 		}
 		if !slices.Contains(platforms, plat) {
 			res.Devices = append(res.Devices, cap+": not listed for it (nixpkgs looks under "+plat+")")
@@ -697,7 +694,7 @@ func (c *Checker) evaluate(res *Result) {
 			case a.CapabilitiesIn != nil:
 				holds = slices.Contains(a.CapabilitiesIn, cap)
 			case a.CUDAMin != "":
-				holds = versionAtLeast(c.cuda, a.CUDAMin)
+				holds = versionAtLeast(c.target.CUDA, a.CUDAMin)
 			}
 			if !holds {
 				why = append(why, a.Message)
@@ -717,7 +714,7 @@ func (c *Checker) evaluate(res *Result) {
 
 func (c *Checker) ownGap(output string) *OwnGap {
 	for i, g := range c.pkg.NixpkgsOwn {
-		if g.Output == output && (g.CUDAMin == "" || versionAtLeast(c.cuda, g.CUDAMin)) {
+		if g.Output == output && (g.CUDAMin == "" || versionAtLeast(c.target.CUDA, g.CUDAMin)) {
 			return &c.pkg.NixpkgsOwn[i]
 		}
 	}

@@ -27,10 +27,12 @@ import (
 )
 
 // Write reads every redistrib_*.json manifest under dir and returns a
-// Nix overlay that makes nixpkgs' CUDA package set use them, plus, in
+// Nix overlay that makes nixpkgs' CUDA package set use them: it points
+// _cuda.lib.mkRedistUrl at dir for exactly these archives and lists, in
 // comments, the nix-store --add-fixed commands that put each archive into
-// the store (so fetchurl finds it by its sha256 without a download) and a
-// note on pointing _cuda.lib.mkRedistUrl at dir instead.
+// the store (so fetchurl finds it by its sha256 without a download). With
+// o.Derivations it returns instead the Nix file that builds the archives as
+// fixed-output derivations, the overlay one of its attributes (see Options).
 //
 // The package set is named after the cuda manifest's release_label
 // (12.6.68 -> cudaPackages_12_6); without a cuda manifest the CUDA
