@@ -203,6 +203,9 @@ func checkNixpkgs(ctx context.Context, table *nixcheck.Table, nc *NixpkgsArchive
 	}
 	defer f.Close()
 	c := table.NewChecker(nixcheck.Target{PName: nc.Component, Platform: nc.Platform, CUDA: nc.CUDA, Version: nc.Version, Capabilities: caps, Platforms: platforms})
+	// Known before the walk: an archive that does not decode still has its
+	// package rules.
+	_, nc.Known = table.Outputs(nc.Component, nc.Platform, nc.CUDA, nc.Version)
 	if err := archive.Walk(ctx, f, c.Add); err != nil {
 		return err
 	}

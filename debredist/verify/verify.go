@@ -211,6 +211,11 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 		}
 	}
 	named := map[string]bool{}
+	// An archive listed under several platform keys (JetPack 7.2) is
+	// decoded once: a key naming the same file with the same hashes and
+	// size gets the first key's findings.
+	type seen struct{ rel, sha, size, md5 string }
+	checked := map[seen]Archive{}
 	for _, name := range slices.Sorted(maps.Keys(m.Components)) {
 		c := m.Components[name]
 		if c.LicensePath != "" {
@@ -220,7 +225,13 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 		}
 		for _, pa := range c.Artifacts() {
 			ar := Archive{Manifest: rel, Component: name, Platform: pa.Platform, Variant: pa.Variant, Path: pa.Artifact.RelativePath}
-			verifyArtifact(ctx, &ar, base, pa.Artifact, prov)
+			k := seen{pa.Artifact.RelativePath, pa.Artifact.SHA256, pa.Artifact.Size, pa.Artifact.MD5}
+			if first, ok := checked[k]; ok {
+				ar.Size, ar.NAR, ar.Problems = first.Size, first.NAR, slices.Clone(first.Problems)
+			} else {
+				verifyArtifact(ctx, &ar, base, pa.Artifact, prov)
+				checked[k] = ar
+			}
 			rep.Artifacts = append(rep.Artifacts, ar)
 			named[pa.Artifact.RelativePath] = true
 		}
@@ -261,11 +272,7 @@ func verifyArtifact(ctx context.Context, ar *Archive, base string, a *redist.Art
 			bad("sha256 is %s, manifest says %s: the archive is damaged or was replaced (it does not decode: %v)", sum, a.SHA256, strings.TrimPrefix(err.Error(), "archive: "))
 			return
 		}
-		if strings.HasPrefix(err.Error(), "archive: ") {
-			bad("%w", err) // internal/archive names itself: no "archive: archive: "
-		} else {
-			bad("archive: %w", err)
-		}
+		bad("%w", err) // internal/archive's errors name it ("archive: …")
 		return
 	}
 	ar.NAR = r.NAR
