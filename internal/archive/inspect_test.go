@@ -4,7 +4,9 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/testutil"
+	"github.com/debredist/debredist/internal/xz"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -252,5 +255,40 @@ func TestInspectCancel(t *testing.T) {
 	cancel()
 	if _, err := Inspect(ctx, bytes.NewReader(data)); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestInspectWindowLimit: an archive whose xz dictionary or zstd window is
+// over MaxDictCap (128 MiB, patched into Write's first block or frame
+// header) is refused as an ErrLimit, for both formats alike, before the
+// decoder allocates it.
+func TestInspectWindowLimit(t *testing.T) {
+	for _, comp := range []Compression{XZ, Zstd} {
+		t.Run(comp.String(), func(t *testing.T) {
+			data, _ := writeArchive(t, sampleEntries(0), Options{Top: "t", Compression: comp})
+			if _, err := Inspect(context.Background(), bytes.NewReader(data)); err != nil {
+				t.Fatalf("unpatched: %v", err)
+			}
+			switch comp {
+			case XZ:
+				h := data[12 : 12+(int(data[12])+1)*4] // the first block header
+				i := bytes.Index(h[2:len(h)-4], []byte{xz.FilterLZMA2, 1})
+				if i < 0 {
+					t.Fatalf("no LZMA2 filter in % x", h)
+				}
+				h[2+i+2] = 30 // 128 MiB
+				binary.LittleEndian.PutUint32(h[len(h)-4:], crc32.ChecksumIEEE(h[:len(h)-4]))
+			case Zstd:
+				if data[4]&0x20 != 0 {
+					t.Fatalf("single-segment frame: no window descriptor")
+				}
+				data[5] = 17 << 3 // window 1<<(10+17): 128 MiB
+			}
+			_, err := Inspect(context.Background(), bytes.NewReader(data))
+			if !errors.Is(err, ErrLimit) {
+				t.Fatalf("err = %v, want ErrLimit", err)
+			}
+			t.Log(err)
+		})
 	}
 }

@@ -94,9 +94,6 @@ func newDecoder(ctx context.Context, e *fault.DebError, suffix string, r io.Read
 		}
 		return nil, e.With(kind, err)
 	}
-	if f == decompress.XZ {
-		return &decoder{r: xzKinds{rc}, close: rc.Close}, nil
-	}
 	return &decoder{r: rc, close: rc.Close}, nil
 }
 
@@ -120,26 +117,6 @@ func checkMagic(e *fault.DebError, f decompress.Format, br *bufio.Reader) error 
 		return e.With(fault.DebCompression, fmt.Errorf("member suffix says %s but magic is %x", f, got))
 	}
 	return nil
-}
-
-// xzKinds gives the errors of the xz reader their Kind: a dictionary
-// beyond the limit is KindLimit, anything else KindCompression.
-type xzKinds struct{ r io.Reader }
-
-func (x xzKinds) Read(p []byte) (int, error) {
-	n, err := x.r.Read(p)
-	var de *fault.DebError
-	if errors.As(err, &de) {
-		return n, de // the member itself failed (cut short): that is the cause
-	}
-	if err != nil && err != io.EOF {
-		kind := fault.DebCompression
-		if errors.Is(err, decompress.ErrLimit) {
-			kind = fault.DebLimit
-		}
-		err = &fault.DebError{Kind: kind, Err: err}
-	}
-	return n, err
 }
 
 // systemXZ decodes through an `xz -dc` child process, whose memory limit

@@ -146,6 +146,8 @@ func hostileCases() []hostileCase {
 		{name: "MaxNameLen", deb: simple(mini(debtest.File{Name: strings.Repeat("n", 300)})), opts: Options{Limits: Limits{MaxNameLen: 200}}, kind: fault.DebLimit, errText: "MaxNameLen"},
 		{name: "MaxControlBytes", deb: simple(with(ok, func(d *debtest.Deb) { d.ControlFiles = map[string][]byte{"postinst": payload} })), opts: Options{Limits: Limits{MaxControlBytes: 4096}}, kind: fault.DebLimit, member: "control.tar.xz", errText: "MaxControlBytes"},
 		{name: "xz dictionary over MaxWindow", deb: simple(ok), opts: Options{Limits: Limits{MaxWindow: 1 << 20}}, kind: fault.DebLimit, member: "control.tar.xz", errText: "dictionary"},
+		{name: "zstd window over MaxWindow", deb: simple(with(mini(debtest.File{Name: "f", Body: payload}), func(d *debtest.Deb) { d.Compression = "zstd" })),
+			opts: Options{Limits: Limits{MaxWindow: 4 << 10}}, kind: fault.DebLimit, member: "data.tar.zst", errText: "window beyond the limit of 4096 bytes"},
 		{name: "corrupt xz", deb: corrupt("xz"), kinds: []fault.DebKind{fault.DebCompression, fault.DebTruncated, fault.DebFormat}, member: "data.tar.xz"},
 		{name: "corrupt xz system", deb: corrupt("xz"), opts: Options{SystemXZ: true, systemXZMin: 1}, kind: fault.DebCompression, member: "data.tar.xz"},
 		{name: "corrupt zstd", deb: corrupt("zstd"), kinds: []fault.DebKind{fault.DebCompression, fault.DebTruncated, fault.DebFormat}, member: "data.tar.zst"},

@@ -630,8 +630,10 @@ func cleanName(raw string, maxLen int) (string, fault.DebKind, error) {
 }
 
 // countReader bounds and counts a decompressed stream, checks the context,
-// and classifies decoder errors. Besides its own maximum it enforces the
-// running expansion ratio of its member and the deb-wide output budget.
+// and classifies decoder errors: a decoder limit (decompress.ErrLimit) is
+// DebLimit, a stream cut short DebTruncated, anything else DebCompression.
+// Besides its own maximum it enforces the running expansion ratio of its
+// member and the deb-wide output budget.
 type countReader struct {
 	ctx    context.Context
 	r      io.Reader
@@ -692,6 +694,8 @@ func (c *countReader) Read(p []byte) (int, error) {
 				x.Kind, x.Err = e.Kind, e.Err
 				return n, &x
 			}
+		case errors.Is(err, decompress.ErrLimit):
+			return n, c.e.With(fault.DebLimit, err) // a dictionary or window beyond Limits.MaxWindow
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return n, c.e.With(fault.DebTruncated, fmt.Errorf("compressed stream cut short: %w", err))
 		default:

@@ -116,10 +116,12 @@ func isBzip2(h []byte) bool {
 // itself). window bounds the decoder's memory: the xz or lzma dictionary
 // or the zstd window, MaxWindow when window <= 0 or larger; beyond it the
 // error wraps ErrLimit (xz: in every block header, before that block's
-// decoder allocates). threads is the number of zstd decoding goroutines
-// (at least 1). An error starting the decoder names the format ("gzip:
-// ...", "zstd: ...", "lzma: ...", or the xz reader's own "xz: ..."); a
-// format without a decoder (LZ4) is an error wrapping ErrUnsupported.
+// decoder allocates; zstd: in every frame header, at the Read that reaches
+// it, before the frame's window is allocated). threads is the number of
+// zstd decoding goroutines (at least 1). An error starting the decoder
+// names the format ("gzip: ...", "zstd: ...", "lzma: ...", or the xz
+// reader's own "xz: ..."); a format without a decoder (LZ4) is an error
+// wrapping ErrUnsupported.
 // Close releases the decoder; it does not close br's source.
 func Open(f Format, br *bufio.Reader, window int64, threads int) (io.ReadCloser, error) {
 	if f < 0 || int(f) >= len(formats) || formats[f].open == nil {
@@ -163,13 +165,42 @@ func openZstd(br *bufio.Reader, window int64, threads int) (io.ReadCloser, error
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}
-	return zstdCloser{zr}, nil
+	return zstdCloser{zr, window}, nil
 }
 
-type zstdCloser struct{ d *zstd.Decoder }
+type zstdCloser struct {
+	d      *zstd.Decoder
+	window int64
+}
 
-func (z zstdCloser) Read(p []byte) (int, error) { return z.d.Read(p) }
-func (z zstdCloser) Close() error               { z.d.Close(); return nil }
+// Read makes the decoder's window refusals limit errors. The decoder
+// returns ErrWindowSizeExceeded for a frame header's window over the limit
+// (ErrDecoderSizeExceeded for a single-segment frame, whose window is its
+// content size; with no memory limit set it means nothing else), and
+// ErrWindowSizeExceeded also for a block larger than its own frame's window
+// (a corrupt stream): the two are not told apart, so the latter reads as a
+// limit too.
+func (z zstdCloser) Read(p []byte) (int, error) {
+	n, err := z.d.Read(p)
+	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+		err = zstdLimitError{err, z.window}
+	}
+	return n, err
+}
+
+func (z zstdCloser) Close() error { z.d.Close(); return nil }
+
+// zstdLimitError is the zstd decoder's refusal of a window beyond the
+// limit: an ErrLimit that keeps the decoder's error.
+type zstdLimitError struct {
+	err    error
+	window int64
+}
+
+func (e zstdLimitError) Error() string {
+	return fmt.Sprintf("zstd: window beyond the limit of %d bytes (%v)", e.window, e.err)
+}
+func (e zstdLimitError) Unwrap() []error { return []error{ErrLimit, e.err} }
 
 func openBzip2(br *bufio.Reader, _ int64, _ int) (io.ReadCloser, error) {
 	return io.NopCloser(bzip2.NewReader(br)), nil

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os/exec"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 func TestSniff(t *testing.T) {
@@ -34,7 +36,8 @@ func TestSniff(t *testing.T) {
 }
 
 // TestZstdWindow: a zstd frame asking for a window over MaxWindow is
-// refused before the decoder allocates it, one at the limit is decoded, and
+// refused before the decoder allocates it, with an error wrapping ErrLimit
+// (as an xz dictionary over the limit is); one at the limit is decoded, and
 // a caller's smaller window wins.
 func TestZstdWindow(t *testing.T) {
 	zstdBin, err := exec.LookPath("zstd")
@@ -66,11 +69,12 @@ func TestZstdWindow(t *testing.T) {
 	if err := read(frame("26"), 0); err != nil {
 		t.Errorf("64 MiB window refused: %v", err)
 	}
-	if err := read(frame("27"), 0); err == nil {
-		t.Error("128 MiB window accepted")
+	if err := read(frame("27"), 0); !errors.Is(err, ErrLimit) || !errors.Is(err, zstd.ErrWindowSizeExceeded) {
+		t.Errorf("128 MiB window: err = %v, want ErrLimit", err)
 	}
-	if err := read(frame("26"), 1<<20); err == nil {
-		t.Error("64 MiB window accepted under a 1 MiB limit")
+	err = read(frame("26"), 1<<20)
+	if want := fmt.Sprintf("zstd: window beyond the limit of %d bytes (window size exceeded)", 1<<20); !errors.Is(err, ErrLimit) || err.Error() != want {
+		t.Errorf("64 MiB window under a 1 MiB limit: err = %v, want %q (ErrLimit)", err, want)
 	}
 }
 
