@@ -32,6 +32,12 @@ func writeNixTree(t *testing.T, dir string, ms []*redist.Manifest, prov map[stri
 	}
 	for product, cuda := range prov {
 		d := filepath.Join(dir, product, "redist")
+		label := "x" // a product without a manifest here: a stray sidecar
+		for _, m := range ms {
+			if m.ReleaseProduct == product {
+				label = m.ReleaseLabel // its manifest's sidecar
+			}
+		}
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +45,7 @@ func writeNixTree(t *testing.T, dir string, ms []*redist.Manifest, prov map[stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(d, redist.SidecarPrefix+"x.json"), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(d, redist.SidecarName(label)), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

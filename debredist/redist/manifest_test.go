@@ -3,9 +3,12 @@ package redist
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -114,4 +117,27 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestReadSidecar: the sidecar under its current name wins, the legacy name
+// is read when only it exists, and a missing one wraps fs.ErrNotExist.
+func TestReadSidecar(t *testing.T) {
+	dir := t.TempDir()
+	mf := filepath.Join(dir, "redistrib_12.6.68.json")
+	cur, legacy := SidecarFor(mf)
+	if _, _, err := ReadSidecar(mf); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("no sidecar: %v, want fs.ErrNotExist", err)
+	}
+	os.WriteFile(legacy, []byte(`{"tool": "debredist 0.0.9"}`), 0o644)
+	if p, name, err := ReadSidecar(mf); err != nil || name != legacy || p.Tool != "debredist 0.0.9" {
+		t.Fatalf("legacy only: %+v %s %v", p, name, err)
+	}
+	os.WriteFile(cur, []byte(`{"tool": "debredist 0.1.0"}`), 0o644)
+	if p, name, err := ReadSidecar(mf); err != nil || name != cur || p.Tool != "debredist 0.1.0" {
+		t.Fatalf("both: %+v %s %v", p, name, err)
+	}
+	os.WriteFile(cur, []byte(`{"tool": `), 0o644)
+	if _, name, err := ReadSidecar(mf); err == nil || name != cur || !strings.Contains(err.Error(), cur) {
+		t.Fatalf("a broken sidecar: %s %v, want an error naming it", name, err)
+	}
 }

@@ -2,8 +2,11 @@ package redist
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -103,6 +106,30 @@ func ReadProvenance(r io.Reader) (*Provenance, error) {
 		return nil, fmt.Errorf("provenance sidecar: %w", err)
 	}
 	return &p, nil
+}
+
+// ReadSidecar reads the provenance sidecar of the manifest file at path:
+// under its current name, else under the name of versions before it
+// (SidecarFor). It returns the file it read; a missing sidecar is an error
+// wrapping fs.ErrNotExist that names the current name.
+func ReadSidecar(manifest string) (*Provenance, string, error) {
+	cur, legacy := SidecarFor(manifest)
+	name := cur
+	f, err := os.Open(cur)
+	if errors.Is(err, fs.ErrNotExist) {
+		if lf, lerr := os.Open(legacy); lerr == nil {
+			f, err, name = lf, nil, legacy
+		}
+	}
+	if err != nil {
+		return nil, cur, err
+	}
+	defer f.Close()
+	p, err := ReadProvenance(f)
+	if err != nil {
+		return nil, name, fmt.Errorf("%s: %w", name, err)
+	}
+	return p, name, nil
 }
 
 // File names. The sidecar of redistrib_<label>.json is

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -223,14 +222,8 @@ func checkNixpkgs(ctx context.Context, table *nixcheck.Table, nc *NixpkgsArchive
 // sidecarProfile returns the profile a manifest's provenance records (the
 // zero Profile when there is none).
 func sidecarProfile(manifest string) profile.Profile {
-	cur, legacy := redist.SidecarFor(manifest)
-	for _, s := range []string{cur, legacy} {
-		if b, err := os.ReadFile(s); err == nil {
-			var p redist.Provenance
-			if json.Unmarshal(b, &p) == nil && p.Profile.CUDA != "" {
-				return p.Profile
-			}
-		}
+	if p, _, err := redist.ReadSidecar(manifest); err == nil {
+		return p.Profile
 	}
 	return profile.Profile{}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -195,17 +196,14 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	}
 	base := filepath.Dir(mf)
 	prov := map[string]redist.Archive{}
-	provFile, legacy := redist.SidecarFor(mf)
-	if publish.FileSize(provFile) < 0 && publish.FileSize(legacy) >= 0 {
-		provFile = legacy // reported by Verify's walk; still checked against
-	}
-	if b, err := os.ReadFile(provFile); err != nil {
+	// A legacy-named sidecar is reported by Dir's walk, and still checked
+	// against here.
+	switch p, _, err := redist.ReadSidecar(mf); {
+	case errors.Is(err, fs.ErrNotExist):
 		rep.Problems = append(rep.Problems, Problemf(rel, "provenance sidecar missing: %w", err))
-	} else {
-		var p redist.Provenance
-		if err := json.Unmarshal(b, &p); err != nil {
-			rep.Problems = append(rep.Problems, Problemf(rel, "provenance sidecar unreadable: %w", err))
-		}
+	case err != nil:
+		rep.Problems = append(rep.Problems, Problemf(rel, "provenance sidecar unreadable: %w", err))
+	default:
 		for _, a := range p.Archives {
 			prov[a.RelativePath] = a
 		}

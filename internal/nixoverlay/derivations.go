@@ -1,7 +1,6 @@
 package nixoverlay
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"net/url"
@@ -63,14 +62,13 @@ func writeDerivations(b *strings.Builder, abs, mirror string, products []string,
 	provsByRel := map[string]redist.Archive{}
 	for _, prod := range products {
 		fd := byProduct[prod]
-		sidecar, _ := redist.SidecarFor(fd.file)
-		raw, err := os.ReadFile(sidecar)
+		prov, sidecar, err := redist.ReadSidecar(fd.file)
 		if err != nil {
 			return fmt.Errorf("manifest %s: its provenance sidecar: %w", fd.file, err)
 		}
-		prov, err := redist.ReadProvenance(bytes.NewReader(raw))
+		raw, err := os.ReadFile(sidecar) // embedded as it is
 		if err != nil {
-			return fmt.Errorf("%s: %w", sidecar, err)
+			return err
 		}
 		provs[prod] = [2]string{filepath.Base(sidecar), string(raw)}
 		base, err := mirrorBase(mirror, prov)

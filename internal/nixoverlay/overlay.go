@@ -9,7 +9,6 @@ package nixoverlay
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/url"
@@ -258,13 +257,10 @@ func nixManifests(abs string) (byProduct map[string]nixFound, cudaFromProvenance
 	if err != nil {
 		return nil, "", err
 	}
-	for _, p := range found.Sidecars {
-		if b, err := os.ReadFile(p); err == nil {
-			var pv redist.Provenance
-			if json.Unmarshal(b, &pv) == nil && pv.Profile.CUDA != "" {
-				cudaFromProvenance = pv.Profile.CUDA
-				break
-			}
+	for _, mf := range found.Manifests {
+		if pv, _, err := redist.ReadSidecar(mf); err == nil && pv.Profile.CUDA != "" {
+			cudaFromProvenance = pv.Profile.CUDA
+			break
 		}
 	}
 	byProduct = map[string]nixFound{}
