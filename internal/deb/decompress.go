@@ -71,19 +71,19 @@ func newDecoder(ctx context.Context, e *fault.DebError, suffix string, r io.Read
 		return nil, err
 	}
 	maxWindow := opts.Limits.maxWindow()
-	if f == decompress.XZ {
-		head, _ := br.Peek(decompress.HeadSize)
-		dict, ok, err := xz.FirstDict(head)
-		if err != nil {
-			return nil, e.With(fault.DebCompression, fmt.Errorf("xz: %w", err))
-		}
-		if ok && dict > maxWindow {
-			return nil, e.With(fault.DebLimit, fmt.Errorf("xz dictionary size %d exceeds limit %d", dict, maxWindow))
-		}
-		if opts.SystemXZ && size >= cmp.Or(opts.systemXZMin, systemXZMin) {
-			if path, err := exec.LookPath("xz"); err == nil {
-				return newSystemXZ(ctx, path, br, maxWindow)
+	if f == decompress.XZ && opts.SystemXZ && size >= cmp.Or(opts.systemXZMin, systemXZMin) {
+		if path, err := exec.LookPath("xz"); err == nil {
+			// Refuse a first block over the limit before spawning a child
+			// (the in-process reader checks every block header itself).
+			head, _ := br.Peek(decompress.HeadSize)
+			dict, ok, err := xz.FirstDict(head)
+			if err != nil {
+				return nil, e.With(fault.DebCompression, fmt.Errorf("xz: %w", err))
 			}
+			if ok && dict > maxWindow {
+				return nil, e.With(fault.DebLimit, fmt.Errorf("xz dictionary size %d exceeds limit %d", dict, maxWindow))
+			}
+			return newSystemXZ(ctx, path, br, maxWindow)
 		}
 	}
 	rc, err := decompress.Open(f, br, maxWindow, opts.zstdConcurrency())

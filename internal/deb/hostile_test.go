@@ -145,7 +145,10 @@ func hostileCases() []hostileCase {
 		{name: "MaxEntries", deb: simple(with(mini(debtest.File{Name: "a/b/c/d/e/f"}), func(d *debtest.Deb) { d.AddParents = true })), opts: Options{Limits: Limits{MaxEntries: 4}}, kind: fault.DebLimit, errText: "MaxEntries"},
 		{name: "MaxNameLen", deb: simple(mini(debtest.File{Name: strings.Repeat("n", 300)})), opts: Options{Limits: Limits{MaxNameLen: 200}}, kind: fault.DebLimit, errText: "MaxNameLen"},
 		{name: "MaxControlBytes", deb: simple(with(ok, func(d *debtest.Deb) { d.ControlFiles = map[string][]byte{"postinst": payload} })), opts: Options{Limits: Limits{MaxControlBytes: 4096}}, kind: fault.DebLimit, member: "control.tar.xz", errText: "MaxControlBytes"},
-		{name: "xz dictionary over MaxWindow", deb: simple(ok), opts: Options{Limits: Limits{MaxWindow: 1 << 20}}, kind: fault.DebLimit, member: "control.tar.xz", errText: "dictionary"},
+		{name: "xz dictionary over MaxWindow", deb: simple(ok), opts: Options{Limits: Limits{MaxWindow: 1 << 20}}, kind: fault.DebLimit, member: "control.tar.xz",
+			errText: "xz: LZMA2 dictionary of 8388608 bytes exceeds the limit of 1048576"}, // the in-process reader's block header check
+		{name: "xz dictionary over MaxWindow system", deb: simple(ok), opts: Options{SystemXZ: true, systemXZMin: 1, Limits: Limits{MaxWindow: 1 << 20}}, kind: fault.DebLimit, member: "control.tar.xz",
+			errText: "xz dictionary size 8388608 exceeds limit 1048576"}, // checked before the child starts
 		{name: "zstd window over MaxWindow", deb: simple(with(mini(debtest.File{Name: "f", Body: payload}), func(d *debtest.Deb) { d.Compression = "zstd" })),
 			opts: Options{Limits: Limits{MaxWindow: 4 << 10}}, kind: fault.DebLimit, member: "data.tar.zst", errText: "window beyond the limit of 4096 bytes"},
 		{name: "corrupt xz", deb: corrupt("xz"), kinds: []fault.DebKind{fault.DebCompression, fault.DebTruncated, fault.DebFormat}, member: "data.tar.xz"},
