@@ -55,7 +55,7 @@ type job struct {
 	warnings   []string // empty nixpkgs outputs (empty.go)
 
 	// final and licenseFile are where the archive and LICENSE.txt go in
-	// OUT (named by outPath).
+	// OUT (named by publish.Path).
 	final, licenseFile string
 }
 

@@ -52,7 +52,7 @@ func commitGeneration(o *run, pl *plan.Result, jobs []*job, tmp string, prev pre
 		}
 	}
 	gprev := readPrevious(g.Dir) // the current output, as cloned
-	if err = commit(pl, jobs, tmp); err != nil {
+	if err = commit(jobs, tmp); err != nil {
 		return nil, err
 	}
 	if res, err = writeManifests(o, g.Dir, pl, jobs, tmp, gprev); err != nil {
@@ -61,35 +61,17 @@ func commitGeneration(o *run, pl *plan.Result, jobs []*job, tmp string, prev pre
 	if err = checkOutput(g.Dir, res, jobs); err != nil {
 		return nil, fmt.Errorf("verifying the output: %w", err)
 	}
-	if g.SameAsCurrent() { // a no-op run: OUT is left as it is
-		g.Discard()
-		return res, nil
-	}
 	if err = g.Publish(); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// commit moves the archives and LICENSE files built in tmp into OUT. The
-// manifests of the products it touches are removed first and rewritten
-// last (writeManifests), so that no manifest ever names an archive whose
-// bytes it does not describe, even if this is interrupted half-way.
-func commit(pl *plan.Result, jobs []*job, tmp string) error {
-	for _, pr := range pl.Products {
-		for _, j := range jobs {
-			if j.pkg.Product == pr.Product && !j.upToDate {
-				mf, err := publish.Path(j.productDir, "redistrib_"+pr.Label+".json")
-				if err != nil {
-					return err
-				}
-				if err := os.Remove(mf); err != nil && !os.IsNotExist(err) {
-					return err
-				}
-				break
-			}
-		}
-	}
+// commit moves the archives and LICENSE files built in tmp into the new
+// generation (unpublished: nothing reads it until the switch); the
+// manifests of the products it touches are rewritten after it
+// (writeManifests: a product with a rebuilt package is never unchanged).
+func commit(jobs []*job, tmp string) error {
 	for _, j := range jobs {
 		if j.upToDate {
 			continue

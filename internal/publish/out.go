@@ -15,7 +15,7 @@ import (
 // MakeTmp (re)creates OUT/.debredist-tmp, where everything is built before
 // it is renamed into place. On an OUT that cannot be written it returns ""
 // and no error: a run that needs no write (everything up to date) still
-// works, and one that does fails with errReadOnly, saying what needed it.
+// works, and one that does fails (the caller says what needed a write).
 func MakeTmp(out string) (string, error) {
 	tmp := filepath.Join(out, TmpDir)
 	// Look before removing: on a read-only file system unlink fails with

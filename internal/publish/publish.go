@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -43,10 +42,12 @@ const (
 )
 
 // commitHook, when set, is called at every step of the commit stage; the
-// tests set it (DEBREDIST_TEST_KILL_AT, see debugKill) to kill the process
+// tests set it (DEBREDIST_TEST_KILL_AT, see init) to kill the process
 // there.
 var commitHook func(step string)
 
+// Step marks one step of the commit stage (a point where a test may kill
+// the process).
 func Step(step string) {
 	if commitHook != nil {
 		commitHook(step)
@@ -326,60 +327,7 @@ func cloneTree(src, dst string) error {
 	})
 }
 
-// SameAsCurrent reports whether the generation holds exactly what OUT
-// shows now (the same files: the same inode, or the same bytes).
-func (g *Generation) SameAsCurrent() bool {
-	seen := 0
-	err := Walk(g.out, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Dir(p) == g.out {
-			return err // OUT's own files (the lock) are not output
-		}
-		rel, _ := filepath.Rel(g.out, p)
-		if !sameFile(p, filepath.Join(g.Dir, rel)) {
-			return errDiffers
-		}
-		seen++
-		return nil
-	})
-	if err != nil {
-		return false
-	}
-	n := 0
-	filepath.WalkDir(g.Dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			n++
-		}
-		return nil
-	})
-	return n == seen
-}
-
-var errDiffers = errors.New("differs")
-
-func sameFile(a, b string) bool {
-	sa, err := os.Lstat(a)
-	if err != nil {
-		return false
-	}
-	sb, err := os.Lstat(b)
-	if err != nil || sa.Mode().Type() != sb.Mode().Type() {
-		return false
-	}
-	if os.SameFile(sa, sb) {
-		return true
-	}
-	if !sa.Mode().IsRegular() || sa.Size() != sb.Size() {
-		return false
-	}
-	x, err := os.ReadFile(a)
-	if err != nil {
-		return false
-	}
-	y, err := os.ReadFile(b)
-	return err == nil && bytes.Equal(x, y)
-}
-
-// discard removes the generation after a failure, unless it is already
+// Discard removes the generation after a failure, unless it is already
 // the current one (a failure after the switch).
 func (g *Generation) Discard() {
 	if cur, _ := os.Readlink(filepath.Join(g.out, GenDir, Current)); cur != g.name {
@@ -387,7 +335,7 @@ func (g *Generation) Discard() {
 	}
 }
 
-// publish makes the generation OUT's content: the one rename of current
+// Publish makes the generation OUT's content: the one rename of current
 // that switches, then a product link for each product the old output
 // lacked, then the removal of older generations. A new product's link
 // appears only after the switch, pointing into the new output: no kill
