@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/debredist/debredist/debredist/apt"
@@ -128,6 +129,12 @@ type Build struct {
 type run struct {
 	Options
 	downloads *downloadCounter
+
+	// The one fetcher of the call (made on first use): one keyring read,
+	// one HTTP client, one set of in-process cache locks for every stage.
+	fetchOnce sync.Once
+	f         *fetch.Fetcher
+	fetchErr  error
 }
 
 // newRun starts a call.
@@ -190,7 +197,13 @@ func (o *run) emit(e Event) {
 	}
 }
 
+// fetcher returns the call's fetcher, made on first use.
 func (o *run) fetcher() (*fetch.Fetcher, error) {
+	o.fetchOnce.Do(func() { o.f, o.fetchErr = o.newFetcher() })
+	return o.f, o.fetchErr
+}
+
+func (o *run) newFetcher() (*fetch.Fetcher, error) {
 	f, err := fetch.New(fetch.Options{
 		Base:            o.Source.Mirror,
 		CacheDir:        o.Source.CacheDir,

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/debredist/debredist/debredist/apt"
-	"github.com/debredist/debredist/internal/fetch"
 )
 
 // errReadOnly is why a run on a read-only OUT stops.
@@ -27,7 +26,7 @@ func warnUnread(o *run, jobs []*job) {
 	if len(debs) == 0 {
 		return
 	}
-	f, err := fetch.New(fetch.Options{CacheDir: o.Source.CacheDir, Base: o.Source.Mirror})
+	f, err := o.fetcher()
 	if err != nil {
 		return // the run needs no fetcher; Missing is only a report
 	}
