@@ -112,7 +112,7 @@ whole, as apt does).`,
 	example: `debredist index Packages.gz
 debredist index Packages.xz --json | jq '.packages[].package'`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
-		file := fs.String("file", "", "the Packages index to read (the same as the PATH argument)")
+		file := fs.String("file", "", "the Packages index `file` to read (the same as the PATH argument)")
 		asJSON := fs.Bool("json", false, "print the packages and problems as JSON")
 		return func(args []string) error {
 			switch {

@@ -50,10 +50,19 @@ type compFlag struct {
 type compCmd struct {
 	name, summary string
 	flags         []compFlag
+	paths         bool // its arguments name local files or directories
 }
 
-// fileFlags take a path; valueFlags fixed words.
-var fileFlags = map[string]bool{"out": true, "cache": true, "mirror": true, "lock": true, "profile": true, "keyring": true, "lock-out": true, "file": true}
+// pathArgs are the argument names (command.args) that are local paths.
+var pathArgs = map[string]bool{"DEB": true, "DIR": true, "OUT": true, "PATH": true, "FROM": true, "TO": true}
+
+// takesFile reports whether a flag's value is a local file or directory:
+// its usage names it `file` or `dir`, or it is a mirror (a URL or a
+// directory).
+func takesFile(f *flag.Flag) bool {
+	meta, _ := flag.UnquoteUsage(f)
+	return meta == "file" || meta == "dir" || f.Name == "mirror"
+}
 
 func completionData(a *app) []compCmd {
 	jetpacks := profileNames()
@@ -67,12 +76,15 @@ func completionData(a *app) []compCmd {
 			short[l] = s
 		}
 		cc := compCmd{name: c.name, summary: c.summary}
+		for _, a := range strings.Fields(c.args) {
+			cc.paths = cc.paths || pathArgs[a]
+		}
 		fs.VisitAll(func(f *flag.Flag) {
 			if _, isAlias := fs.aliases[f.Name]; isAlias {
 				return
 			}
 			_, isBool := f.Value.(interface{ IsBoolFlag() bool })
-			cf := compFlag{name: f.Name, short: short[f.Name], usage: firstLine(f.Usage), takesValue: !isBool, file: fileFlags[f.Name]}
+			cf := compFlag{name: f.Name, short: short[f.Name], usage: firstLine(f.Usage), takesValue: !isBool, file: takesFile(f)}
 			switch f.Name {
 			case "jetpack":
 				cf.values = jetpacks
@@ -81,7 +93,7 @@ func completionData(a *app) []compCmd {
 			case "preset":
 				cf.values = []string{"1", "2", "3", "4", "5", "6"}
 			case "format":
-				cf.values = []string{"jetpack-nixos", "lock"}
+				cf.values = []string{debredist.InventoryJetPackNixos, debredist.InventoryLock}
 			}
 			cc.flags = append(cc.flags, cf)
 		})
@@ -239,6 +251,11 @@ func fishCompletion(w io.Writer, cmds []compCmd) error {
 				line += " -x"
 			}
 			b.WriteString(line + " -d " + fishQuote(f.usage) + "\n")
+		}
+	}
+	for _, c := range cmds {
+		if c.paths { // files are off by default (-f above)
+			fmt.Fprintf(&b, "complete -c debredist -n %s -F\n", fishQuote("__fish_seen_subcommand_from "+c.name))
 		}
 	}
 	fmt.Fprintf(&b, "complete -c debredist -n %s -a %s\n", fishQuote("__fish_seen_subcommand_from help"), fishQuote(cmdNames(cmds)))

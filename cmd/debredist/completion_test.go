@@ -63,8 +63,11 @@ func TestCompletion(t *testing.T) {
 		"debredist convert --jet":     "--jetpack\tselect the release",
 		"debredist verify --nix":      "--nixpkgs\talso apply",
 		"debredist convert --preset ": "4",
+		// Files: a flag whose usage names a `file`, and path arguments.
+		"debredist build-archive --deb ": "bash",
+		"debredist verify ":              "bash",
 	} {
-		got := run(fish, "-c", "source "+f+"; complete -C '"+line+"'")
+		got := run(fish, "-c", "cd "+dir+"; source "+f+"; complete -C '"+line+"'")
 		if !strings.Contains(got, want) {
 			t.Errorf("fish %q: completions %q lack %q", line, got, want)
 		}
