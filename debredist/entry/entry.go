@@ -3,7 +3,7 @@
 // an archive entry, the nixpkgs check's and the release comparison's view of
 // an output are each a Header, embedded by the stage's own type where it
 // carries more. Devices, FIFOs and sockets are not a Type: FromTar refuses
-// them and nothing downstream can name one.
+// them (and GNU sparse files) and nothing downstream can name one.
 package entry
 
 import (
@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strconv"
+	"strings"
 )
 
 // Type is the kind of an entry. The zero value is a regular file.
@@ -79,18 +80,33 @@ type Header struct {
 }
 
 // ErrDevice is a device or FIFO entry; ErrUnsupported any other tar entry
-// type that is not a Type. FromTar's errors wrap one of them.
+// type that is not a Type; ErrSparse, which wraps ErrUnsupported, a GNU
+// sparse file. FromTar's errors wrap one of them.
 var (
 	ErrDevice      = errors.New("device or fifo entry")
 	ErrUnsupported = errors.New("unsupported entry type")
+	ErrSparse      = fmt.Errorf("%w: sparse file", ErrUnsupported)
 )
 
 // FromTar returns the Header of a tar entry, Path and Link as the tar
 // stores them (each stage cleans and checks names its own way). A
 // device, FIFO or other entry type that is not a Type is an error
 // wrapping ErrDevice or ErrUnsupported that names the tar type flag.
+//
+// A GNU sparse file (type 'S', or PAX GNU.sparse.* records, which
+// archive/tar returns as a regular file) is an error wrapping ErrSparse:
+// archive/tar reads its holes as zeros without reading the stream, so a
+// few KB of tar could read as terabytes above every byte count.
 func FromTar(h *tar.Header) (Header, error) {
 	hd := Header{Path: h.Name, Mode: h.FileInfo().Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}
+	if h.Typeflag == tar.TypeGNUSparse {
+		return hd, fmt.Errorf("%w (tar type %q)", ErrSparse, h.Typeflag)
+	}
+	for k := range h.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return hd, fmt.Errorf("%w (GNU.sparse PAX records)", ErrSparse)
+		}
+	}
 	switch h.Typeflag {
 	case tar.TypeReg, tar.TypeRegA:
 		hd.Type, hd.Size = Regular, h.Size

@@ -244,13 +244,7 @@ func (in *inspector) header(h *tar.Header) (entry.Header, error) {
 	} else if top != in.rep.Top {
 		return fail(fmt.Errorf("%w: %q and %q", ErrTopDir, in.rep.Top, top))
 	}
-	for k := range h.PAXRecords {
-		if strings.HasPrefix(k, "GNU.sparse.") {
-			// archive/tar would synthesize the holes: unbounded output.
-			return fail(fmt.Errorf("%w: sparse file", ErrType))
-		}
-	}
-	hd, err := entry.FromTar(h)
+	hd, err := entry.FromTar(h) // a sparse file too: its holes would be unbounded output
 	if err != nil {
 		return fail(tarTypeError{h.Typeflag, err})
 	}
@@ -271,13 +265,20 @@ func (in *inspector) header(h *tar.Header) (entry.Header, error) {
 }
 
 // tarTypeError is entry.FromTar's refusal of a tar entry type, reported as
-// an ErrType (and the entry package's ErrDevice or ErrUnsupported).
+// an ErrType (and the entry package's ErrDevice, ErrUnsupported or
+// ErrSparse).
 type tarTypeError struct {
 	flag  byte
 	cause error
 }
 
-func (e tarTypeError) Error() string   { return fmt.Sprintf("%v: tar type %q", ErrType, e.flag) }
+func (e tarTypeError) Error() string {
+	if errors.Is(e.cause, entry.ErrSparse) {
+		return fmt.Sprintf("%v: sparse file", ErrType)
+	}
+	return fmt.Sprintf("%v: tar type %q", ErrType, e.flag)
+}
+
 func (e tarTypeError) Unwrap() []error { return []error{ErrType, e.cause} }
 
 // add enters an entry below the top directory into the tree after the

@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -111,16 +113,19 @@ func TestInspectHardlinkAmplification(t *testing.T) {
 	}
 }
 
-// TestInspectSparseRefused: a PAX GNU sparse file (3 KB of tar, 100 GB of
-// synthesized zeros) is refused, not hashed.
-func TestInspectSparseRefused(t *testing.T) {
+// sparseArchive is a zstd tar whose top directory holds one GNU sparse
+// file of 1 GB (a size that a regression hashes in seconds, not minutes)
+// in 3 KB of tar: typ 'S' (the old GNU header) or '0' with PAX GNU.sparse
+// records.
+func sparseArchive(t *testing.T, typ byte) []byte {
+	t.Helper()
 	var b bytes.Buffer
-	rec := paxRec("GNU.sparse.major", "1") + paxRec("GNU.sparse.minor", "0") + paxRec("GNU.sparse.name", "top/s") + paxRec("GNU.sparse.realsize", "100000000000")
 	tw := tar.NewWriter(&b)
 	tw.WriteHeader(&tar.Header{Name: "top/", Typeflag: tar.TypeDir, Mode: 0o755})
 	tw.Flush()
-	// The PAX header is written raw: tar.Writer drops GNU.sparse records.
-	raw := func(name string, typ byte, body []byte) {
+	// The headers are written raw: tar.Writer drops GNU.sparse records
+	// and writes no type 'S'.
+	raw := func(name string, typ byte, body []byte, realsize int64) {
 		var h [512]byte
 		copy(h[0:], name)
 		copy(h[100:], "0000644\x00")
@@ -129,7 +134,13 @@ func TestInspectSparseRefused(t *testing.T) {
 		copy(h[124:], fmt.Sprintf("%011o\x00", len(body)))
 		copy(h[136:], "00000000000\x00")
 		h[156] = typ
-		copy(h[257:], "ustar\x0000")
+		if typ == tar.TypeGNUSparse {
+			copy(h[257:], "ustar  \x00")                                        // GNU magic
+			copy(h[386:], fmt.Sprintf("%011o\x00%011o\x00", realsize-512, 512)) // one data fragment at the end
+			copy(h[483:], fmt.Sprintf("%011o\x00", realsize))
+		} else {
+			copy(h[257:], "ustar\x0000")
+		}
 		for i := 148; i < 156; i++ {
 			h[i] = ' '
 		}
@@ -142,16 +153,41 @@ func TestInspectSparseRefused(t *testing.T) {
 		b.Write(body)
 		b.Write(make([]byte, (512-len(body)%512)%512))
 	}
-	raw("top/PaxHeaders/s", 'x', []byte(rec))
-	raw("top/s", '0', append([]byte("1\n0\n0\n"), make([]byte, 506)...))
+	if typ == tar.TypeGNUSparse {
+		raw("top/s", typ, make([]byte, 512), 1<<30)
+	} else {
+		rec := paxRec("GNU.sparse.major", "1") + paxRec("GNU.sparse.minor", "0") + paxRec("GNU.sparse.name", "top/s") + paxRec("GNU.sparse.realsize", fmt.Sprint(1<<30))
+		raw("top/PaxHeaders/s", 'x', []byte(rec), 0)
+		raw("top/s", '0', append([]byte("1\n0\n0\n"), make([]byte, 506)...), 0)
+	}
 	b.Write(make([]byte, 1024))
 	c, err := zstdCompress(b.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Inspect(context.Background(), bytes.NewReader(c))
-	if !errors.Is(err, ErrType) || !strings.Contains(err.Error(), "sparse") {
-		t.Fatalf("got %v, want a sparse-file ErrType", err)
+	return c
+}
+
+// TestInspectSparseRefused: a GNU sparse file (3 KB of tar, 1 GB of
+// synthesized zeros) is refused by Inspect, not hashed, and by Walk, not
+// handed over: entry.FromTar refuses it for both.
+func TestInspectSparseRefused(t *testing.T) {
+	for _, typ := range []byte{'0', tar.TypeGNUSparse} {
+		c := sparseArchive(t, typ)
+		_, err := Inspect(context.Background(), bytes.NewReader(c))
+		if !errors.Is(err, ErrType) || !errors.Is(err, entry.ErrSparse) || !strings.Contains(err.Error(), "unsupported entry type: sparse file") {
+			t.Errorf("type %q: Inspect: got %v, want a sparse-file ErrType", typ, err)
+		}
+		err = Walk(context.Background(), bytes.NewReader(c), func(h entry.Header, content io.Reader) error {
+			if h.Type == entry.Regular {
+				t.Errorf("type %q: Walk handed over %s (%d bytes)", typ, h.Path, h.Size)
+			}
+			return nil
+		})
+		var ee *EntryError
+		if !errors.Is(err, ErrType) || !errors.Is(err, entry.ErrSparse) || !errors.As(err, &ee) || ee.Name != "top/s" {
+			t.Errorf("type %q: Walk: got %v, want a sparse-file ErrType on top/s", typ, err)
+		}
 	}
 }
 

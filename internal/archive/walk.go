@@ -13,8 +13,9 @@ import (
 // Walk decodes an xz or zstd compressed tar archive and calls fn for every
 // entry below the top directory, in archive order, with the content of
 // regular files (nil for other entries; fn need not read it all). It checks
-// names like Inspect but not the rest of Inspect's safety and integrity
-// rules: run Inspect first on archives of unknown origin.
+// names and entry types like Inspect (a device, FIFO or sparse file is an
+// ErrType) but not the rest of Inspect's safety and integrity rules: run
+// Inspect first on archives of unknown origin.
 func Walk(ctx context.Context, r io.Reader, fn func(h entry.Header, content io.Reader) error) error {
 	br := bufio.NewReaderSize(ctxReader{ctx, r}, 64<<10)
 	dec, err := decompressor(br)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/deb/debtest"
 )
@@ -154,20 +155,25 @@ func TestDuplicateUnreadContent(t *testing.T) {
 	}
 }
 
-// sparseTar is a data.tar whose only file is a PAX GNU sparse file of
-// 100 GB logical size in 3 KB: archive/tar would read its holes as zeros
-// above every byte count.
-func sparseTar() []byte {
+// sparseEntry is a tar entry (no end-of-archive blocks) named name: a PAX
+// GNU sparse file of realsize bytes in 1.5 KB, whose holes archive/tar
+// would read as zeros above every byte count.
+func sparseEntry(name string, realsize int64) []byte {
 	var b bytes.Buffer
 	rec := debtest.PaxRecord("GNU.sparse.major", "1") + debtest.PaxRecord("GNU.sparse.minor", "0") +
-		debtest.PaxRecord("GNU.sparse.name", "./usr/sparse") + debtest.PaxRecord("GNU.sparse.realsize", "100000000000")
+		debtest.PaxRecord("GNU.sparse.name", name) + debtest.PaxRecord("GNU.sparse.realsize", fmt.Sprint(realsize))
 	b.Write(debtest.RawTarHeader("./PaxHeaders/x", 'x', len(rec), timeZero))
 	b.WriteString(rec)
 	b.Write(make([]byte, (512-len(rec)%512)%512))
 	b.Write(debtest.RawTarHeader("./usr/x", '0', 512, timeZero))
 	b.Write(append([]byte("1\n0\n0\n"), make([]byte, 506)...))
-	b.Write(make([]byte, 1024))
 	return b.Bytes()
+}
+
+// sparseTar is a data.tar whose only file is a PAX GNU sparse file of
+// 100 GB logical size in 3 KB.
+func sparseTar() []byte {
+	return append(sparseEntry("./usr/sparse", 100_000_000_000), make([]byte, 1024)...)
 }
 
 func TestSparseRefused(t *testing.T) {
@@ -186,7 +192,7 @@ func TestSparseRefused(t *testing.T) {
 			}
 		}
 	}
-	if !errors.Is(err, fault.ErrDebFormat) || !strings.Contains(err.Error(), "sparse file") {
+	if !errors.Is(err, fault.ErrDebFormat) || !errors.Is(err, entry.ErrSparse) || !strings.Contains(err.Error(), "sparse file") {
 		t.Fatalf("got %v, want a sparse-file format error", err)
 	}
 }

@@ -409,11 +409,6 @@ func (r *Reader) next() (*Entry, error) {
 			return nil, r.tarError(m, "", fmt.Errorf("header after entry %s: %w", fault.QuoteName(r.curRaw), err))
 		}
 		r.curRaw = hdr.Name
-		if sparse(hdr) {
-			// archive/tar synthesizes a sparse file's holes as zeros above
-			// the counted stream: a few KB could read as terabytes.
-			return nil, r.errorf(fault.DebFormat, m, hdr.Name, errors.New("sparse file (GNU.sparse PAX records): not a Debian entry type"))
-		}
 		r.entries++
 		if r.entries > r.maxEntries {
 			if r.maxEntries == r.lim.MaxEntries {
@@ -425,6 +420,9 @@ func (r *Reader) next() (*Entry, error) {
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
 			continue
 		}
+		// FromTar also refuses sparse files: archive/tar synthesizes their
+		// holes as zeros above the counted stream, so a few KB could read
+		// as terabytes.
 		h, err := entry.FromTar(hdr)
 		if err != nil {
 			kind := fault.DebFormat
@@ -504,17 +502,6 @@ func (r *Reader) Read(p []byte) (int, error) {
 		r.err = err
 	}
 	return n, err
-}
-
-// sparse reports a GNU sparse file in PAX form, which archive/tar
-// returns as a regular file.
-func sparse(h *tar.Header) bool {
-	for k := range h.PAXRecords {
-		if strings.HasPrefix(k, "GNU.sparse.") {
-			return true
-		}
-	}
-	return h.Typeflag == tar.TypeGNUSparse
 }
 
 // seenEntry is what decides whether two entries of one name are the same.
