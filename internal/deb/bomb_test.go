@@ -197,6 +197,25 @@ func TestSparseRefused(t *testing.T) {
 	}
 }
 
+// TestSparseControlRefused: a sparse file in control.tar is refused too.
+// readControl reads control files whole, and the holes are not counted
+// against MaxControlBytes: 1.5 KB of control.tar would otherwise hold a
+// 64 MiB postinst (or a 100 GB one, allocated in memory).
+func TestSparseControlRefused(t *testing.T) {
+	d := mini(debtest.File{Name: "usr/a", Body: []byte("a")})
+	d.ControlMember = compressP("xz", append(sparseEntry("./postinst", 64<<20), mustControlTar(miniControl)...))
+	rd, err := NewReader(context.Background(), bytes.NewReader(mustBuild(t, d)), Options{Name: "sparse.deb"})
+	if err == nil {
+		n := len(rd.ControlFiles()["postinst"])
+		rd.Close()
+		t.Fatalf("accepted; postinst is %d bytes", n)
+	}
+	var e *fault.DebError
+	if !errors.As(err, &e) || e.Kind != fault.DebFormat || e.Member != "control.tar.xz" || !errors.Is(err, entry.ErrSparse) || !strings.Contains(err.Error(), "sparse file") {
+		t.Fatalf("got %v, want a sparse-file format error on control.tar.xz", err)
+	}
+}
+
 // TestEntryBombRefused: 100,000 empty files compress to a few hundred KB,
 // under every byte and ratio guard (51 MB of tar headers); the deb is
 // refused once it holds more entries than its size allows

@@ -302,6 +302,11 @@ func (r *Reader) readControl(member, suffix string) error {
 		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA {
 			continue
 		}
+		if _, err := entry.FromTar(hdr); err != nil {
+			// A sparse file: its holes are not counted, and it is read
+			// whole into memory below.
+			return r.errorf(fault.DebFormat, member, hdr.Name, err)
+		}
 		name, kind, err := cleanName(hdr.Name, r.lim.MaxNameLen)
 		if err != nil {
 			return r.errorf(kind, member, hdr.Name, err)
