@@ -58,47 +58,33 @@ func (e *MismatchError) Error() string {
 }
 
 // ParseRelease reads a plain-text Release file: one deb822 stanza (at most
-// 16 MiB). Malformed SHA256 lines and duplicate paths are errors.
+// 16 MiB), parsed by the deb822 rules every stanza follows (a second
+// stanza, or a field given twice in any case, is a *SyntaxError).
+// Malformed SHA256 lines and duplicate paths are errors.
 func ParseRelease(r io.Reader) (*Release, error) {
 	br := bufio.NewReader(r)
 	if head, _ := br.Peek(64); bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("-----BEGIN PGP")) {
 		return nil, ErrClearsigned
 	}
-	pr := deb822.NewReader(br, maxReleaseBytes)
-	ok, err := pr.Next()
+	// One stanza, no field twice in any case: deb822.Field's lookup then
+	// names the one the SHA256 lines below come from.
+	st, err := deb822.ParseStanza(br, maxReleaseBytes)
 	if err != nil {
 		return nil, fmt.Errorf("apt: Release: %w", syntaxError(err))
 	}
-	if !ok {
-		return nil, errors.New("apt: Release: empty file")
-	}
-	var para deb822.Stanza
-	pr.Decode(&para)
-	// Anything after the stanza means this is not a Release file.
-	if more, err := pr.Next(); err != nil || more {
-		if err == nil {
-			err = &SyntaxError{Line: pr.Start(), Msg: "a second stanza (a Release file has one)"}
+	rel := &Release{Fields: make(map[string]string, len(st.Names)), SHA256: map[string]FileHash{}}
+	line := 0
+	for i, name := range st.Names {
+		rel.Fields[name] = st.Values[i]
+		if strings.EqualFold(name, "SHA256") {
+			line = st.Lines[i]
 		}
-		return nil, fmt.Errorf("apt: Release: %w", syntaxError(err))
 	}
-	rel := &Release{Fields: make(map[string]string, len(para.Names)), SHA256: map[string]FileHash{}}
-	for i, name := range para.Names {
-		if _, dup := rel.Fields[name]; dup {
-			return nil, fmt.Errorf("apt: Release: line %d: duplicate field %s", para.Lines[i], name)
-		}
-		rel.Fields[name] = para.Values[i]
-	}
-	get := func(n string) string { return (&Package{Fields: rel.Fields}).Field(n) }
+	get := func(n string) string { return deb822.Field(rel.Fields, n) }
 	rel.Origin, rel.Label, rel.Suite = get("Origin"), get("Label"), get("Suite")
 	rel.Codename, rel.Date = get("Codename"), get("Date")
 	rel.Architectures = strings.Fields(get("Architectures"))
 	rel.Components = strings.Fields(get("Components"))
-	line := 0
-	for i, name := range para.Names {
-		if strings.EqualFold(name, "SHA256") {
-			line = para.Lines[i]
-		}
-	}
 	for n, l := range strings.Split(get("SHA256"), "\n") {
 		if l == "" {
 			continue

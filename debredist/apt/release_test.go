@@ -74,21 +74,31 @@ func TestParseRelease(t *testing.T) {
 
 func TestParseReleaseErrors(t *testing.T) {
 	h := sum256("")
-	tests := []struct{ name, in, want string }{
-		{"empty", "", "empty file"},
-		{"clearsigned", "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\nOrigin: x\n", "clearsigned"},
-		{"short hash", "Origin: x\nSHA256:\n abc 1 main/Packages\n", "64 hex"},
-		{"bad size", "Origin: x\nSHA256:\n " + h + " -1 main/Packages\n", "non-negative"},
-		{"two columns", "Origin: x\nSHA256:\n " + h + " 1\n", "hash size path"},
-		{"duplicate path", "Origin: x\nSHA256:\n " + h + " 0 p\n " + h + " 0 p\n", "duplicate path"},
-		{"two stanzas", "Origin: x\n\nPackage: y\n", "second stanza"},
-		{"junk", "Origin: x\n\x00\x01\n", "control character"},
-		{"duplicate field", "Origin: x\nOrigin: y\n", "duplicate field"},
+	tests := []struct {
+		name, in, want string
+		syntax         bool // a *SyntaxError (deb822's rules)
+	}{
+		{"empty", "", "empty file", true},
+		{"clearsigned", "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\nOrigin: x\n", "clearsigned", false},
+		{"short hash", "Origin: x\nSHA256:\n abc 1 main/Packages\n", "64 hex", false},
+		{"bad size", "Origin: x\nSHA256:\n " + h + " -1 main/Packages\n", "non-negative", false},
+		{"two columns", "Origin: x\nSHA256:\n " + h + " 1\n", "hash size path", false},
+		{"duplicate path", "Origin: x\nSHA256:\n " + h + " 0 p\n " + h + " 0 p\n", "duplicate path", false},
+		{"two stanzas", "Origin: x\n\nPackage: y\n", "second stanza", true},
+		{"junk", "Origin: x\n\x00\x01\n", "control character", true},
+		{"duplicate field", "Origin: x\nOrigin: y\n", "duplicate field", true},
+		// Field would read one of the two, the SHA256 line numbers the other.
+		{"case-variant duplicate field", "Origin: x\nSHA256:\n " + h + " 0 p\nsha256:\n " + h + " 0 q\n", `line 4: duplicate field "sha256"`, true},
+		{"case-variant duplicate scalar", "Suite: a\nSUITE: b\n", `line 2: duplicate field "SUITE"`, true},
 	}
 	for _, tt := range tests {
 		_, err := ParseRelease(strings.NewReader(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want one containing %q", tt.name, err, tt.want)
+		}
+		var se *SyntaxError
+		if errors.As(err, &se) != tt.syntax {
+			t.Errorf("%s: err = %v (%T), want a *SyntaxError: %v", tt.name, err, err, tt.syntax)
 		}
 	}
 	if _, err := ParseRelease(strings.NewReader("-----BEGIN PGP SIGNED MESSAGE-----\n")); !errors.Is(err, ErrClearsigned) {

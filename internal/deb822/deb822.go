@@ -282,9 +282,10 @@ func Field(fields map[string]string, name string) string {
 }
 
 // ParseStanza parses text holding exactly one deb822 paragraph (a deb's
-// control file) with the same strict rules as index stanzas: no comments,
-// no control characters, no field or line above max bytes, no duplicate
-// fields. It is the one deb822 parser of the project: pault.ag's control
+// control file, a Release file) with the same strict rules as index
+// stanzas: no comments, no control characters, no field or line above max
+// bytes, no field twice (names compared case-insensitively, as Field
+// looks them up). It is the one deb822 parser of the project: pault.ag's control
 // parser reads lines without a length bound and reads clearsigned input
 // whole into memory, so it is not used on untrusted bytes.
 func ParseStanza(r io.Reader, max int) (Stanza, error) {
@@ -294,7 +295,7 @@ func ParseStanza(r io.Reader, max int) (Stanza, error) {
 		return Stanza{}, err
 	}
 	if !ok {
-		return Stanza{}, &SyntaxError{Line: pr.line, Msg: "no stanza"}
+		return Stanza{}, &SyntaxError{Line: pr.line, Msg: "no stanza (empty file or blank lines)"}
 	}
 	var st Stanza
 	pr.Decode(&st)
@@ -310,7 +311,7 @@ func ParseStanza(r io.Reader, max int) (Stanza, error) {
 		return Stanza{}, err
 	}
 	if more {
-		return Stanza{}, &SyntaxError{Line: pr.start, Msg: "more than one stanza"}
+		return Stanza{}, &SyntaxError{Line: pr.start, Msg: "more than one stanza (a second stanza starts here)"}
 	}
 	return st, nil
 }

@@ -21,9 +21,10 @@ func TestParseStanza(t *testing.T) {
 		t.Errorf("got %#v, want %#v", st, want)
 	}
 	for _, tt := range []struct{ in, msg string }{
-		{"", "control syntax: line 0: no stanza"},
+		{"", "control syntax: line 0: no stanza (empty file or blank lines)"},
+		{"\n \n", "control syntax: line 2: no stanza (empty file or blank lines)"},
 		{"Package: a\npackage: b\n", `control syntax: line 2: duplicate field "package"`},
-		{"Package: a\n\nPackage: b\n", "control syntax: line 3: more than one stanza"},
+		{"Package: a\n\nPackage: b\n", "control syntax: line 3: more than one stanza (a second stanza starts here)"},
 		{" continued\n", "control syntax: line 1: continuation line outside a field"},
 		{"# comment\n", "control syntax: line 1: line starts with '#' (comments are not allowed in indexes)"},
 		{"Package a\n", `control syntax: line 1: line without a colon: "Package a"`},
