@@ -70,7 +70,7 @@ func ParseRelease(r io.Reader) (*Release, error) {
 	// names the one the SHA256 lines below come from.
 	st, err := deb822.ParseStanza(br, maxReleaseBytes)
 	if err != nil {
-		return nil, fmt.Errorf("apt: Release: %w", syntaxError(err))
+		return nil, fmt.Errorf("apt: Release: %w", err)
 	}
 	rel := &Release{Fields: make(map[string]string, len(st.Names)), SHA256: map[string]FileHash{}}
 	line := 0

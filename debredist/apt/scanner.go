@@ -117,7 +117,7 @@ func (s *Scanner) next(p *Package) error {
 	for s.err == nil {
 		ok, err := s.pr.Next()
 		if err != nil {
-			s.err = fmt.Errorf("apt: Packages index: %w", syntaxError(err))
+			s.err = fmt.Errorf("apt: Packages index: %w", err)
 			break
 		}
 		if !ok {
