@@ -298,7 +298,9 @@ debredist plan --lock r36.5-debs.json --l4t r36.5`,
 }
 
 // writeWhole writes a file the command line names whole or not at all: a
-// temporary file beside it, renamed over it once complete.
+// temporary file beside it, synced, renamed over it once complete. (The
+// library's internal/atomicfile does the same for OUT; the CLI imports
+// public packages only.)
 func writeWhole(name string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
 	if err != nil {
@@ -306,6 +308,9 @@ func writeWhole(name string, data []byte) error {
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

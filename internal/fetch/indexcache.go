@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/internal/atomicfile"
 )
 
 // The index cache lets Index work offline against an http(s) mirror after
@@ -119,7 +120,7 @@ func (r *indexReader) save(repo apt.Repo) {
 		if err != nil {
 			return
 		}
-		if err := writeFileAtomic(p, b); err != nil {
+		if err := atomicfile.Write(p, b, filepath.Dir(p)); err != nil {
 			return
 		}
 	}
@@ -127,7 +128,7 @@ func (r *indexReader) save(repo apt.Repo) {
 	if err != nil {
 		return
 	}
-	_ = writeFileAtomic(r.f.indexRecordPath(repo), b)
+	_ = atomicfile.Write(r.f.indexRecordPath(repo), b, filepath.Dir(r.f.indexRecordPath(repo)))
 }
 
 // indexRecordPath is where the record of one mirror, repo and suite lives.
@@ -157,29 +158,4 @@ func readCapped(p string, limit int64) ([]byte, error) {
 		err = fmt.Errorf("%s: larger than %d bytes", p, limit)
 	}
 	return b, err
-}
-
-// writeFileAtomic writes b to a temporary file beside p and renames it.
-func writeFileAtomic(p string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	t, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = t.Write(b)
-	if cerr := t.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(t.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(t.Name(), p)
-	}
-	if err != nil {
-		os.Remove(t.Name())
-	}
-	return err
 }

@@ -51,39 +51,6 @@ func FileSize(p string) int64 {
 	return st.Size()
 }
 
-// WriteAtomic writes data to a temp file in tmpDir and renames it to dst.
-func WriteAtomic(dst string, data []byte, tmpDir string) error {
-	f, err := os.CreateTemp(tmpDir, ".write-*")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) { // the random temporary name means nothing to the user
-			err = fmt.Errorf("cannot create a file in %s: %w", tmpDir, pe.Err)
-		}
-		return fmt.Errorf("writing %s: %w", dst, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(dst), 0o755)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), dst)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", dst, err)
-	}
-	return nil
-}
-
 // Files is what Find finds under an output directory,
 // each list in walk order.
 type Files struct {

@@ -1,0 +1,48 @@
+// Package atomicfile writes a file whole or not at all: the data goes to
+// a temporary file, is synced, and is renamed over the destination, so
+// that a reader (or a run killed half-way) sees the old file or the new
+// one, never a part.
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Write writes data to a temporary file in tmpDir (on dst's file system)
+// and renames it to dst (mode 0644), creating dst's directory if needed.
+// The error names dst.
+func Write(dst string, data []byte, tmpDir string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w", dst, err)
+	}
+	f, err := os.CreateTemp(tmpDir, ".write-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the random temporary name means nothing to the user
+			err = fmt.Errorf("cannot create a file in %s: %w", tmpDir, pe.Err)
+		}
+		return fmt.Errorf("writing %s: %w", dst, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), dst)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", dst, err)
+	}
+	return nil
+}
