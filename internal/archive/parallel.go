@@ -9,14 +9,13 @@ var errWriterClosed = errors.New("archive: write to closed compressor")
 
 // compressFunc compresses one input block, a pure function of its bytes,
 // and returns the step that writes the result: the steps run one at a time,
-// strictly in input order.
-type compressFunc func(src []byte) (emit func() error, err error)
+// strictly in input order, and report the write's error.
+type compressFunc func(src []byte) (emit func() error)
 
 // job is one block travelling through the pipeline.
 type job struct {
 	src  []byte
 	emit func() error
-	err  error
 	done chan struct{}
 }
 
@@ -142,7 +141,7 @@ func (p *parallelWriter) dispatch() error {
 	p.cur = nil
 	go func() {
 		p.sem <- struct{}{}
-		j.emit, j.err = p.compress(j.src)
+		j.emit = p.compress(j.src)
 		<-p.sem
 		close(j.done)
 	}()
@@ -161,10 +160,6 @@ func (p *parallelWriter) emitOldest() error {
 	p.pending = p.pending[1:]
 	<-j.done
 	defer p.release()
-	if j.err != nil {
-		p.err = j.err
-		return j.err
-	}
 	if err := j.emit(); err != nil {
 		p.err = err
 		return err

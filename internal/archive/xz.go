@@ -47,9 +47,9 @@ func newXZWriter(w io.Writer, workers, preset int, budget *Budget, blockSize int
 		workers = runtime.GOMAXPROCS(0)
 	}
 	s := xz.NewStream(w)
-	compress := func(src []byte) (func() error, error) {
+	compress := func(src []byte) func() error {
 		b := xz.EncodeBlock(src, params)
-		return func() error { return s.WriteBlock(b) }, nil
+		return func() error { return s.WriteBlock(b) }
 	}
 	return newParallelWriter(workers, blockSize, budget, compress, s.Close), nil
 }

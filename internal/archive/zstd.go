@@ -39,12 +39,12 @@ func newZstdWriter(w io.Writer, workers, preset int, budget *Budget, blockSize i
 	if err != nil {
 		return nil, fmt.Errorf("archive: zstd: %w", err)
 	}
-	compress := func(src []byte) (func() error, error) {
+	compress := func(src []byte) func() error {
 		frame := enc.EncodeAll(src, make([]byte, 0, len(src)/2+64))
 		return func() error {
 			_, err := w.Write(frame)
 			return err
-		}, nil
+		}
 	}
 	return newParallelWriter(workers, blockSize, budget, compress, enc.Close), nil
 }
