@@ -2,6 +2,7 @@ package deb822
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,8 +17,7 @@ func TestParseStanza(t *testing.T) {
 		Values: []string{"cuda-cudart", "12.6.68-1", "CUDA\nruntime\n\nmore"},
 		Lines:  []int{1, 2, 3},
 	}
-	if strings.Join(st.Names, "|") != strings.Join(want.Names, "|") ||
-		strings.Join(st.Values, "|") != strings.Join(want.Values, "|") || len(st.Lines) != 3 || st.Lines[2] != 3 {
+	if !slices.Equal(st.Names, want.Names) || !slices.Equal(st.Values, want.Values) || !slices.Equal(st.Lines, want.Lines) {
 		t.Errorf("got %#v, want %#v", st, want)
 	}
 	for _, tt := range []struct{ in, msg string }{
@@ -50,6 +50,7 @@ func TestReader(t *testing.T) {
 		cutShort bool
 	}{
 		{"A: 1\n\n\nB: 2\nC: 3\n", []int{1, 4}, false},
+		{"\n\nA: 1\n \nB: 2\n\nC: 3\n", []int{3, 5, 7}, false},
 		{"A: 1\n\nB: 2", []int{1, 3}, true},
 		{"", nil, false},
 	} {
@@ -67,7 +68,7 @@ func TestReader(t *testing.T) {
 			r.Decode(&st)
 			starts = append(starts, r.Start())
 		}
-		if len(starts) != len(tt.starts) || (len(starts) > 0 && starts[len(starts)-1] != tt.starts[len(tt.starts)-1]) {
+		if !slices.Equal(starts, tt.starts) {
 			t.Errorf("%q: starts %v, want %v", tt.in, starts, tt.starts)
 		}
 		if r.CutShort() != tt.cutShort {
