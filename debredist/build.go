@@ -30,6 +30,7 @@ import (
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/fetch"
+	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/layout"
 	"github.com/debredist/debredist/internal/publish"
 )
@@ -327,7 +328,7 @@ func newJobs(ctx context.Context, o *run, pl *plan.Result, comp archive.Compress
 			continue
 		}
 		kg.Go(func() error {
-			if sum, err := publish.HashFile(kctx, file); err == nil && sum == rec.SHA256 {
+			if sum, err := files.SHA256(kctx, file); err == nil && sum == rec.SHA256 {
 				j.res, j.upToDate = rec, true
 				// The key matched: mtime and preset are this run's (records
 				// written before they were recorded get them now).

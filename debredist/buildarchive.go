@@ -14,7 +14,7 @@ import (
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
-	"github.com/debredist/debredist/internal/publish"
+	"github.com/debredist/debredist/internal/files"
 )
 
 // BuildArchive builds again one archive a conversion recorded, with no
@@ -102,7 +102,7 @@ func debsBySHA256(ctx context.Context, rec *redist.Archive, debs []string) (map[
 	}
 	paths := map[string]string{}
 	for _, p := range debs {
-		sum, err := publish.HashFile(ctx, p)
+		sum, err := files.SHA256(ctx, p)
 		if err != nil {
 			return nil, &fault.UsageError{Msg: "deb " + p + ": " + err.Error(), Err: err, File: p}
 		}

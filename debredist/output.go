@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/debredist/debredist/debredist/plan"
-	"github.com/debredist/debredist/internal/atomicfile"
+	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/publish"
 )
 
@@ -80,7 +80,7 @@ func commit(jobs []*job, tmp string) error {
 		if err := os.MkdirAll(filepath.Dir(j.final), 0o755); err != nil {
 			return err
 		}
-		if err := atomicfile.Write(j.licenseFile, j.license, tmp); err != nil {
+		if err := files.Write(j.licenseFile, j.license, tmp); err != nil {
 			return err
 		}
 		if err := os.Rename(j.staged, j.final); err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
-	"github.com/debredist/debredist/internal/atomicfile"
+	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/publish"
 )
 
@@ -160,10 +160,10 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 		if tmp == "" {
 			return nil, errReadOnly(gen, manifestPath+" must be rewritten")
 		}
-		if err := atomicfile.Write(sidecarPath, append(pb, '\n'), tmp); err != nil {
+		if err := files.Write(sidecarPath, append(pb, '\n'), tmp); err != nil {
 			return nil, err
 		}
-		if err := atomicfile.Write(manifestPath, mb.Bytes(), tmp); err != nil {
+		if err := files.Write(manifestPath, mb.Bytes(), tmp); err != nil {
 			return nil, err
 		}
 		// Migrate: the legacy sidecar name is taken for a release by NVIDIA's scripts.
@@ -233,7 +233,7 @@ func writeLockOut(file string, pl *plan.Result) error {
 	if err := apt.WriteLock(&b, l); err != nil {
 		return fmt.Errorf("lock file %s: %w", file, err)
 	}
-	if err := atomicfile.Write(file, b.Bytes(), filepath.Dir(file)); err != nil {
+	if err := files.Write(file, b.Bytes(), filepath.Dir(file)); err != nil {
 		return fmt.Errorf("--lock-out: %w", err)
 	}
 	return nil

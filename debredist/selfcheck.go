@@ -11,6 +11,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/publish"
 )
 
@@ -48,7 +49,7 @@ func checkOutput(out string, res *Result, jobs []*job) error {
 				size := publish.FileSize(file)
 				switch {
 				case !ok: // kept from an earlier run by --only: check the file itself
-					if sum, err := publish.HashFile(context.Background(), file); err != nil || sum != a.SHA256 || strconv.FormatInt(size, 10) != a.Size {
+					if sum, err := files.SHA256(context.Background(), file); err != nil || sum != a.SHA256 || strconv.FormatInt(size, 10) != a.Size {
 						problems = append(problems, verify.Problemf(pr.Manifest, "%s: %s (kept from an earlier run) no longer matches the manifest", name, a.RelativePath))
 					}
 				case a.SHA256 != rec.SHA256 || a.Size != strconv.FormatInt(rec.Size, 10) || size != rec.Size:

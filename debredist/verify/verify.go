@@ -16,6 +16,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/publish"
 )
 
@@ -266,7 +267,7 @@ func verifyArtifact(ctx context.Context, ar *Archive, base string, a *redist.Art
 		}
 		// An archive that does not decode is first of all not the bytes
 		// its manifest names: say so, and why it does not decode after.
-		if sum, herr := publish.HashFile(ctx, filepath.Join(base, p)); herr == nil && sum != a.SHA256 {
+		if sum, herr := files.SHA256(ctx, filepath.Join(base, p)); herr == nil && sum != a.SHA256 {
 			bad("sha256 is %s, manifest says %s: the archive is damaged or was replaced (it does not decode: %v)", sum, a.SHA256, strings.TrimPrefix(err.Error(), "archive: "))
 			return
 		}

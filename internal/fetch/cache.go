@@ -2,16 +2,14 @@ package fetch
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/debredist/debredist/internal/files"
 	"github.com/gofrs/flock"
 )
 
@@ -37,7 +35,7 @@ func (f *Fetcher) checkEntry(path string, size int64, sha string, full bool) (en
 		return entryCorrupt, 0, nil
 	}
 	if full {
-		got, err := hashFile(path)
+		got, err := files.SHA256(context.Background(), path)
 		if err != nil {
 			return entryAbsent, 0, fmt.Errorf("cache entry %s: %w", path, err)
 		}
@@ -46,19 +44,6 @@ func (f *Fetcher) checkEntry(path string, size int64, sha string, full bool) (en
 		}
 	}
 	return entryOK, fi.Size(), nil
-}
-
-func hashFile(path string) (string, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer fh.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, fh); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // keyLock serialises the goroutines of one Fetcher that want the same hash;

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/debredist/debredist/debredist/apt"
-	"github.com/debredist/debredist/internal/atomicfile"
+	"github.com/debredist/debredist/internal/files"
 )
 
 // The index cache lets Index work offline against an http(s) mirror after
@@ -120,7 +120,7 @@ func (r *indexReader) save(repo apt.Repo) {
 		if err != nil {
 			return
 		}
-		if err := atomicfile.Write(p, b, filepath.Dir(p)); err != nil {
+		if err := files.Write(p, b, filepath.Dir(p)); err != nil {
 			return
 		}
 	}
@@ -128,7 +128,7 @@ func (r *indexReader) save(repo apt.Repo) {
 	if err != nil {
 		return
 	}
-	_ = atomicfile.Write(r.f.indexRecordPath(repo), b, filepath.Dir(r.f.indexRecordPath(repo)))
+	_ = files.Write(r.f.indexRecordPath(repo), b, filepath.Dir(r.f.indexRecordPath(repo)))
 }
 
 // indexRecordPath is where the record of one mirror, repo and suite lives.

@@ -1,4 +1,4 @@
-package publish
+package files
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"os"
 )
 
-// HashFile returns the sha256 of a file in hex, reading it in 1 MiB steps
+// SHA256 returns the sha256 of a file in hex, reading it in 1 MiB steps
 // and stopping when ctx is done.
-func HashFile(ctx context.Context, name string) (string, error) {
+func SHA256(ctx context.Context, name string) (string, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return "", err

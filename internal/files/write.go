@@ -1,8 +1,8 @@
-// Package atomicfile writes a file whole or not at all: the data goes to
-// a temporary file, is synced, and is renamed over the destination, so
-// that a reader (or a run killed half-way) sees the old file or the new
-// one, never a part.
-package atomicfile
+// Package files holds the two file operations every stage needs: writing
+// a file whole or not at all (Write: a temporary file, synced, renamed
+// over the destination, so that a reader or a run killed half-way sees the
+// old file or the new one, never a part) and hashing one (SHA256).
+package files
 
 import (
 	"errors"

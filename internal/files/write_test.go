@@ -1,4 +1,4 @@
-package atomicfile
+package files
 
 import (
 	"os"
