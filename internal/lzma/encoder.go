@@ -57,11 +57,12 @@ type Params struct {
 	// table). Smaller tables stay in cache but fill with candidates that
 	// only share a hash.
 	HashBits int
-	// NoHash3 turns off the 3-byte hash table: only matches of 4 bytes and
-	// more are found. Faster (one random load less per position), and with
-	// the greedy parser also smaller on machine code, where a short match
-	// far back costs more bits than its literals (on real NVIDIA libraries:
-	// 0.488 against 0.511 at preset 1's settings).
+	// NoHash3 turns off the 2- and 3-byte hash tables: only matches of 4
+	// bytes and more are found. Faster (two random loads fewer per
+	// position), and with the greedy parser also smaller on machine code,
+	// where a short match far back costs more bits than its literals (on
+	// real NVIDIA libraries: 0.488 against 0.511 greedy at depth 1, nice 8,
+	// the settings of the earlier level 1 and of bench/corpus).
 	NoHash3 bool
 	// DictSize is the dictionary size, a power of two (default 8 MiB):
 	// matches reach at most this far back.
@@ -84,17 +85,13 @@ type Encoder struct {
 	ops  []op
 	src  []byte
 
-	// fast parser lookahead cache
-	cached bool
-	cpos   int // the position the lookahead is for
-	cn     int
-
-	// optimal parser: the matches of position aheadPos, found by the
-	// previous plan, are in mf.lens/dists
-	readAhead        bool
-	aheadPos, aheadN int
-	clens            [maxMatchLen + 1]uint32
-	cdists           [maxMatchLen + 1]uint32
+	// ahead: the matches of position ahead.pos, found (and the position
+	// inserted) by the parser's lookahead, for its next call; see
+	// lookahead. The fast parser copies them to clens/cdists (mf.lens
+	// still holds the matches of the position it is deciding on), the
+	// optimal parser leaves them in mf.lens/dists.
+	ahead         lookahead
+	clens, cdists [maxMatchLen + 1]uint32
 
 	// LZMA2 chunk state
 	needDict, needProps, needState bool
@@ -104,6 +101,15 @@ type Encoder struct {
 	spans []span
 	hist  [256]uint16
 }
+
+// lookahead is the parser's read-ahead: n matches found for position pos
+// (-1: none). A parser reads ahead only to the position its last planned
+// symbol ends at, the next one coded, and drops it when it plans from
+// there, so a lookahead is never stale: storeRandom codes on from pos when
+// ahead.pos == pos and otherwise has none pending.
+type lookahead struct{ pos, n int }
+
+var noAhead = lookahead{pos: -1}
 
 // NewEncoder returns an encoder with parameters p.
 func NewEncoder(p Params) *Encoder {
@@ -117,7 +123,7 @@ func NewEncoder(p Params) *Encoder {
 		p.Depth = 1
 	}
 	if p.DictSize <= 0 {
-		p.DictSize = 8 << 20
+		p.DictSize = DefaultDictSize
 	}
 	if p.DictSize&(p.DictSize-1) != 0 || p.DictSize < 1<<16 {
 		panic("lzma: DictSize must be a power of two >= 64 KiB")
@@ -146,6 +152,11 @@ func NewEncoder(p Params) *Encoder {
 	return e
 }
 
+// DictSize returns the dictionary size the encoder works with:
+// Params.DictSize, or DefaultDictSize when that was not set. Matches reach
+// no further back, so a stream header may declare it.
+func (e *Encoder) DictSize() int { return e.p.DictSize }
+
 const (
 	chunkMaxU = 1 << 21 // uncompressed bytes in one LZMA chunk
 	chunkMaxC = 1 << 16 // compressed bytes in one LZMA chunk
@@ -167,7 +178,7 @@ func (e *Encoder) Encode(dst, src []byte) []byte {
 	e.m.updatePrices()
 	e.rc.reset()
 	e.needDict, e.needProps, e.needState = true, true, false
-	e.cached, e.readAhead = false, false
+	e.ahead = noAhead
 	e.spans = e.spans[:0]
 	if !e.p.ParseAll {
 		e.spans = e.randomSpans(e.spans, src)
@@ -280,7 +291,7 @@ func (e *Encoder) storeRandom(dst, src []byte, pos int, sp span) ([]byte, int) {
 			stored = pos
 			continue
 		}
-		if e.cached && e.cpos == pos || e.readAhead && e.aheadPos == pos {
+		if e.ahead.pos == pos {
 			// The parser's lookahead already indexed pos: code on.
 			dst, pos = e.code(dst, src, pos, pos+1, sp.end)
 			stored = pos
@@ -298,7 +309,6 @@ func (e *Encoder) storeRandom(dst, src []byte, pos int, sp span) ([]byte, int) {
 		if pos == stored && pos > e.start {
 			dst = e.endChunk(dst, src[e.start:pos])
 		}
-		e.cached = false
 		pos = min(pos+randWin, sp.end)
 		e.mf.insertSparse(src, pos)
 		e.start = pos
@@ -413,9 +423,9 @@ func (e *Encoder) fast(pos int) op {
 	mf := &e.mf
 	var n int
 	var lens, dists *[maxMatchLen + 1]uint32
-	if e.cached {
-		e.cached = false
-		n = e.cn
+	if e.ahead.pos == pos {
+		n = e.ahead.n
+		e.ahead = noAhead
 		lens, dists = &e.clens, &e.cdists
 	} else {
 		n = mf.find(src, pos)
@@ -471,7 +481,7 @@ func (e *Encoder) fast(pos int) op {
 	}
 	// Look one position ahead.
 	n2 := mf.find(src, pos+1)
-	e.cached, e.cpos, e.cn = true, pos+1, n2
+	e.ahead = lookahead{pos + 1, n2}
 	copy(e.clens[:n2], mf.lens[:n2])
 	copy(e.cdists[:n2], mf.dists[:n2])
 	if n2 > 0 {
@@ -491,7 +501,7 @@ func (e *Encoder) fast(pos int) op {
 			return lit
 		}
 	}
-	e.cached = false
+	e.ahead = noAhead
 	mf.skipTo(src, pos+mainLen)
 	return op{kind: opMatch, len: uint16(mainLen), dist: mainDist}
 }

@@ -13,24 +13,27 @@ const (
 // hashChain is an HC4-style match finder over one block held in memory:
 // a 3-byte hash table of the latest position (short matches), and a 4-byte
 // hash table whose entries start chains of earlier positions with the same
-// hash. Entries store position+1; 0 is empty. Every position of the block
-// is inserted exactly once, in order (next is the first not yet inserted).
+// hash. Entries store position+1; 0 is empty. Positions are inserted in
+// order, none twice (next is the first not yet inserted): every position
+// of the coded stretches, and every sparseStep-th of the stored random
+// ones (insertSparse).
 type hashChain struct {
 	head2 []uint32 // by a 10-bit hash of the first 2 bytes (kept with head3)
 	head3 []uint32
 	head4 []uint32
 	chain []uint32 // hash chain: previous position; binary tree: 2 children per position
 	bt    bool
-	// noHash3: head3 is not kept (Params.NoHash3)
+	// noHash3: neither head2 nor head3 is kept (Params.NoHash3)
 	noHash3 bool
 	next    int
 	mask    int    // len(chain)-1: chain is cyclic over the dictionary
 	shift   uint32 // 32 - bits of the 4-byte hash
 	depth   int
 	nice    int
-	// head4 entry of position aheadPos, loaded early by find(aheadPos-1)
-	aheadPos int
-	aheadC   uint32
+	// head4 entry of position prefetchPos, loaded early by
+	// find(prefetchPos-1)
+	prefetchPos int
+	prefetchC   uint32
 	// results of the latest find: lengths ascending, 0-based distances
 	lens  [maxMatchLen + 1]uint32
 	dists [maxMatchLen + 1]uint32
@@ -58,7 +61,7 @@ func (h *hashChain) reset(n int) {
 		clear(h.chain)
 	}
 	h.next = 0
-	h.aheadPos = -1
+	h.prefetchPos = -1
 }
 
 // chained reports whether the finder keeps chain: a hash chain searched only
@@ -155,8 +158,8 @@ func (h *hashChain) find(src []byte, pos int) int {
 	}
 	k := hash4(v, h.shift)
 	var c uint32
-	if h.aheadPos == pos {
-		c = h.aheadC
+	if h.prefetchPos == pos {
+		c = h.prefetchC
 	} else {
 		c = h.head4[k]
 	}
@@ -170,7 +173,7 @@ func (h *hashChain) find(src []byte, pos int) int {
 	// writes head4 before find(pos+1) (skipTo and insertSparse move next
 	// past pos+1).
 	if avail >= 5 {
-		h.aheadPos, h.aheadC = pos+1, h.head4[hash4(binary.LittleEndian.Uint32(src[pos+1:]), h.shift)]
+		h.prefetchPos, h.prefetchC = pos+1, h.head4[hash4(binary.LittleEndian.Uint32(src[pos+1:]), h.shift)]
 	}
 
 	n := 0
@@ -178,9 +181,11 @@ func (h *hashChain) find(src []byte, pos int) int {
 	// The latest position with the same 2 bytes (the closest 2-byte
 	// match, as liblzma's hash2), then the latest with the same 3-byte
 	// hash, each recorded when longer than what is already found; the
-	// chain's head c is searched below.
-	for _, cc := range [2]uint32{c2, c3} {
-		if cc == 0 || cc == c || pos-int(cc) >= h.mask {
+	// chain's head c is searched below. A candidate already tried (c3 ==
+	// c2, or either == c) cannot give a longer match: it is skipped, as
+	// liblzma skips delta3 == delta2.
+	for i, cc := range [2]uint32{c2, c3} {
+		if cc == 0 || cc == c || i == 1 && cc == c2 || pos-int(cc) >= h.mask {
 			continue
 		}
 		p := int(cc) - 1

@@ -1,8 +1,9 @@
 package lzma
 
 // optimum plans the symbols from pos with price-based near-optimal parsing
-// (after the LZMA SDK's GetOptimum, without the two-step literal/rep0
-// extensions) and leaves them in e.ops.
+// (after the LZMA SDK's GetOptimum and liblzma's
+// lzma_encoder_optimum_normal.c, with their two-step paths: a literal then
+// rep0, and a match or rep, a literal, then rep0) and leaves them in e.ops.
 func (e *Encoder) optimum(pos int) {
 	src := e.src
 	mf := &e.mf
@@ -10,12 +11,12 @@ func (e *Encoder) optimum(pos int) {
 	nice := e.p.Nice
 	ops := e.ops[:0]
 	var n int
-	if e.readAhead && e.aheadPos == pos {
-		n = e.aheadN // found by the previous call (mf.lens/dists hold it)
+	if e.ahead.pos == pos {
+		n = e.ahead.n // found by the previous call (mf.lens/dists hold it)
 	} else {
 		n = mf.find(src, pos)
 	}
-	e.readAhead = false
+	e.ahead = noAhead
 	avail := len(src) - pos
 	if avail < 2 {
 		e.ops = append(ops, op{kind: opLit, len: 1})
@@ -85,20 +86,10 @@ func (e *Encoder) optimum(pos int) {
 		}
 		return
 	}
-	for i := 2; i <= lenEnd; i++ {
-		opts[i].price = infinityCost
-	}
+	growTo(opts, 1, lenEnd)
 	for i := 0; i < 4; i++ {
-		rl := repLens[i]
-		if rl < 2 {
-			continue
-		}
-		base := repMatchPrice + m.pureRepPrice(i, state, ps)
-		lp := &m.repLenC.prices[ps]
-		for l := rl; l >= 2; l-- {
-			if p := base + lp[l-minMatchLen]; p < opts[l].price {
-				opts[l] = optimal{price: p, posPrev: 0, back: int32(i)}
-			}
+		if rl := repLens[i]; rl >= 2 {
+			offerRep(opts, 0, rl, int32(i), repMatchPrice+m.pureRepPrice(i, state, ps), &m.repLenC.prices[ps])
 		}
 	}
 	normal := matchPrice + price0(m.isRep[state])
@@ -192,7 +183,7 @@ func (e *Encoder) optimum(pos int) {
 			// Plan up to here; the next call starts with this position's
 			// matches (and prefers a rep as long, as liblzma does).
 			e.backtrack(cur)
-			e.readAhead, e.aheadPos, e.aheadN = true, p, n
+			e.ahead = lookahead{p, n}
 			return
 		}
 		curPrice := o.price
@@ -230,10 +221,7 @@ func (e *Encoder) optimum(pos int) {
 				st2 := litNext(st)
 				psn := uint32(p+1) & posMask
 				offset := cur + 1 + lt
-				for lenEnd < offset {
-					lenEnd++
-					opts[lenEnd].price = infinityCost
-				}
+				lenEnd = growTo(opts, lenEnd, offset)
 				pr := lit1 + price1(m.isMatch[st2][psn]) + price1(m.isRep[st2]) + m.repPrice(0, lt, st2, psn)
 				if t := &opts[offset]; pr < t.price {
 					t.set2(pr, int32(cur+1), false, 0, 0)
@@ -247,42 +235,15 @@ func (e *Encoder) optimum(pos int) {
 				continue
 			}
 			rl := matchLen(src, p-d, p, avail)
-			for lenEnd < cur+rl {
-				lenEnd++
-				opts[lenEnd].price = infinityCost
-			}
+			lenEnd = growTo(opts, lenEnd, cur+rl)
 			base := repMPrice + m.pureRepPrice(ri, st, ps)
 			lp := &m.repLenC.prices[ps]
-			for l := rl; l >= 2; l-- {
-				if pr := base + lp[l-minMatchLen]; pr < opts[cur+l].price {
-					opts[cur+l].set(pr, int32(cur), int32(ri))
-				}
-			}
+			offerRep(opts, cur, rl, int32(ri), base, lp)
 			if ri == 0 {
 				startLen = rl + 1
 			}
-			// The rep, a literal, then rep0.
-			lt2 := rl + 1
-			if limit := min(availFull, lt2+nice); lt2 < limit {
-				lt2 += matchLen(src, p-d+lt2, p+lt2, limit-lt2)
-			}
-			lt2 -= rl + 1
-			if lt2 >= 2 {
-				st2 := repNext(st)
-				psn := uint32(p+rl) & posMask
-				pr := base + lp[rl-minMatchLen] + price0(m.isMatch[st2][psn]) +
-					m.litPrice(st2, src[p+rl-1], src[p+rl], src[p+rl-d])
-				st2 = litNext(st2)
-				psn = uint32(p+rl+1) & posMask
-				pr += price1(m.isMatch[st2][psn]) + price1(m.isRep[st2]) + m.repPrice(0, lt2, st2, psn)
-				offset := cur + rl + 1 + lt2
-				for lenEnd < offset {
-					lenEnd++
-					opts[lenEnd].price = infinityCost
-				}
-				if t := &opts[offset]; pr < t.price {
-					t.set2(pr, int32(cur+rl+1), true, int32(cur), int32(ri))
-				}
+			if lt2 := e.rep0After(p, rl, d, availFull); lt2 >= 2 {
+				lenEnd = e.litRep0After(p, cur, rl, d, lt2, repNext(st), base+lp[rl-minMatchLen], int32(ri), lenEnd)
 			}
 		}
 		if newLen > avail {
@@ -296,10 +257,7 @@ func (e *Encoder) optimum(pos int) {
 		}
 		if newLen >= startLen {
 			nm := mPrice + price0(m.isRep[st])
-			for lenEnd < cur+newLen {
-				lenEnd++
-				opts[lenEnd].price = infinityCost
-			}
+			lenEnd = growTo(opts, lenEnd, cur+newLen)
 			lp := &m.lenC.prices[ps]
 			i := 0
 			for int(mf.lens[i]) < startLen {
@@ -314,28 +272,8 @@ func (e *Encoder) optimum(pos int) {
 				if l != int(mf.lens[i]) {
 					continue
 				}
-				// The match, a literal, then rep0.
-				d := int(dist) + 1
-				lt2 := l + 1
-				if limit := min(availFull, lt2+nice); lt2 < limit {
-					lt2 += matchLen(src, p-d+lt2, p+lt2, limit-lt2)
-				}
-				lt2 -= l + 1
-				if lt2 >= 2 {
-					st2 := matchNext(st)
-					psn := uint32(p+l) & posMask
-					pr += price0(m.isMatch[st2][psn]) + m.litPrice(st2, src[p+l-1], src[p+l], src[p+l-d])
-					st2 = litNext(st2)
-					psn = uint32(p+l+1) & posMask
-					pr += price1(m.isMatch[st2][psn]) + price1(m.isRep[st2]) + m.repPrice(0, lt2, st2, psn)
-					offset := cur + l + 1 + lt2
-					for lenEnd < offset {
-						lenEnd++
-						opts[lenEnd].price = infinityCost
-					}
-					if t := &opts[offset]; pr < t.price {
-						t.set2(pr, int32(cur+l+1), true, int32(cur), int32(dist)+4)
-					}
+				if lt2 := e.rep0After(p, l, int(dist)+1, availFull); lt2 >= 2 {
+					lenEnd = e.litRep0After(p, cur, l, int(dist)+1, lt2, matchNext(st), pr, int32(dist)+4, lenEnd)
 				}
 				i++
 				if i == n {
@@ -344,6 +282,70 @@ func (e *Encoder) optimum(pos int) {
 			}
 		}
 	}
+}
+
+// growTo extends the planned positions to end (from lenEnd, returned as
+// end when it was smaller), the new ones not reached yet.
+func growTo(opts []optimal, lenEnd, end int) int {
+	for lenEnd < end {
+		lenEnd++
+		opts[lenEnd].price = infinityCost
+	}
+	return lenEnd
+}
+
+// offerRep reaches opts[cur+l], for l from rl down to 2, by a rep of index
+// ri and length l from cur where that is cheaper: base is the price at cur
+// plus the rep's symbol, lp the rep lengths' prices at cur's pos state.
+func offerRep(opts []optimal, cur, rl int, ri int32, base uint32, lp *[numLenSymbols]uint32) {
+	for l := rl; l >= 2; l-- {
+		if pr := base + lp[l-minMatchLen]; pr < opts[cur+l].price {
+			opts[cur+l].set(pr, int32(cur), ri)
+		}
+	}
+}
+
+// rep0After is the length of the rep0 that may follow a rep or match of
+// length l and distance d (1-based) from position p and one literal: as
+// long as the bytes after the literal agree with those d back, at most
+// nice and availFull. Below 2 there is no such path, which its first two
+// bytes tell (inlined: most candidates end there).
+func (e *Encoder) rep0After(p, l, d, availFull int) int {
+	q := p + l + 1
+	if availFull < l+3 || e.src[q] != e.src[q-d] || e.src[q+1] != e.src[q+1-d] {
+		return 0
+	}
+	return e.rep0Len(p, l, d, availFull)
+}
+
+// rep0Len is rep0After's length once its first two bytes agree.
+func (e *Encoder) rep0Len(p, l, d, availFull int) int {
+	lt2 := l + 1
+	if limit := min(availFull, lt2+e.p.Nice); lt2 < limit {
+		lt2 += matchLen(e.src, p-d+lt2, p+lt2, limit-lt2)
+	}
+	return lt2 - (l + 1)
+}
+
+// litRep0After offers liblzma's three-symbol path from cur (position p):
+// a rep or match of length l and distance d (1-based), a literal, then a
+// rep0 of length lt2 (rep0After's, >= 2). st2 is the state after the first
+// symbol, price the price of reaching p+l by it and back2 its back (opts'
+// encoding). Returns lenEnd, grown to the path's end.
+func (e *Encoder) litRep0After(p, cur, l, d, lt2 int, st2, price uint32, back2 int32, lenEnd int) int {
+	src := e.src
+	m := &e.m
+	psn := uint32(p+l) & posMask
+	price += price0(m.isMatch[st2][psn]) + m.litPrice(st2, src[p+l-1], src[p+l], src[p+l-d])
+	st2 = litNext(st2)
+	psn = uint32(p+l+1) & posMask
+	price += price1(m.isMatch[st2][psn]) + price1(m.isRep[st2]) + m.repPrice(0, lt2, st2, psn)
+	offset := cur + l + 1 + lt2
+	lenEnd = growTo(e.opts, lenEnd, offset)
+	if t := &e.opts[offset]; price < t.price {
+		t.set2(price, int32(cur+l+1), true, int32(cur), back2)
+	}
+	return lenEnd
 }
 
 // set makes o reached by one symbol from posPrev (back: -1 literal, 0..3

@@ -140,7 +140,7 @@ func (x *reader) next() error {
 		return err
 	}
 	// A dictionary larger than the block's declared content is never used:
-	// cap it so tiny hostile blocks cannot each allocate MaxDictCap bytes.
+	// cap it so tiny hostile blocks cannot each allocate maxDict bytes.
 	dc := bh.dict
 	if bh.uncompressed >= 0 && bh.uncompressed < dc {
 		dc = bh.uncompressed

@@ -1,7 +1,6 @@
 package xz
 
 import (
-	"cmp"
 	"encoding/binary"
 	"hash/crc64"
 	"io"
@@ -66,12 +65,12 @@ func putEncoder(p lzma.Params, e *encoder) {
 // a pure function of src and p, safe for concurrent use; at most GOMAXPROCS
 // blocks are compressed at once in the whole process (the others wait).
 func EncodeBlock(src []byte, p lzma.Params) Block {
+	e := getEncoder(p)
 	// The declared dictionary need not exceed the block.
-	dict := cmp.Or(p.DictSize, lzma.DefaultDictSize)
+	dict := e.DictSize()
 	for dict > 4096 && dict/2 >= len(src) {
 		dict /= 2
 	}
-	e := getEncoder(p)
 	e.buf = e.Encode(e.buf[:0], src)
 	data := e.buf
 	out := make([]byte, 0, 32+len(data)+3+8)
