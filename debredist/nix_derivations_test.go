@@ -3,7 +3,6 @@ package debredist
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -67,6 +67,22 @@ func TestNixDerivationsBuild(t *testing.T) {
 		}
 		return string(o), nil
 	}
+	// deleted removes a store path if it is there, and fails the test if it
+	// stays: nix-build would return the old output without running this
+	// binary (or fetching the changed deb), and the test would pass
+	// having checked nothing.
+	deleted := func(p string) {
+		t.Helper()
+		if _, err := os.Lstat(p); err != nil {
+			return
+		}
+		if o, err := nix("nix-store", "--delete", p); err != nil {
+			t.Fatalf("nix-store --delete %s: %v\n%s", p, err, o)
+		}
+		if _, err := os.Lstat(p); err == nil {
+			t.Fatalf("nix-store --delete %s: still there", p)
+		}
+	}
 
 	// Every recorded archive, by the sha256 its manifest names.
 	want := map[string]string{} // sha256 -> relative path
@@ -98,11 +114,7 @@ func TestNixDerivationsBuild(t *testing.T) {
 		t.Fatalf("nix-store -q: %v\n%s", err, outs)
 	}
 	for _, p := range strings.Fields(outs) {
-		if _, err := os.Stat(p); err == nil {
-			if o, err := nix("nix-store", "--delete", p); err != nil {
-				t.Logf("nix-store --delete %s: %v %s", p, err, o)
-			}
-		}
+		deleted(p)
 	}
 	built, err := nix("nix-build", file, "-A", "archives", "--no-out-link", "--arg", "debredist", debredistArg)
 	if err != nil {
@@ -113,7 +125,7 @@ func TestNixDerivationsBuild(t *testing.T) {
 		t.Errorf("nix-build built %d archives, the manifests name %d", len(paths), len(want))
 	}
 	for _, p := range paths {
-		sum, err := hashFileHex(p)
+		sum, err := files.SHA256(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,9 +140,14 @@ func TestNixDerivationsBuild(t *testing.T) {
 	}
 
 	// A deb that changed on the mirror: Nix's hash mismatch, naming it.
-	var prov redist.Provenance
-	b, _ := os.ReadFile(filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json"))
-	if err := json.Unmarshal(b, &prov); err != nil {
+	cudaManifest := slices.IndexFunc(manifests, func(mf string) bool {
+		return filepath.Base(filepath.Dir(filepath.Dir(mf))) == "cuda"
+	})
+	if cudaManifest < 0 {
+		t.Fatalf("no cuda manifest among %v", manifests)
+	}
+	prov, _, err := redist.ReadSidecar(manifests[cudaManifest])
+	if err != nil {
 		t.Fatal(err)
 	}
 	i := slices.IndexFunc(prov.Archives, func(a redist.Archive) bool { return a.PName == "cuda_cudart" })
@@ -151,10 +168,10 @@ func TestNixDerivationsBuild(t *testing.T) {
 	// Built and fetched above: both must be made again.
 	for _, p := range paths {
 		if strings.HasSuffix(p, "-"+path.Base(prov.Archives[i].RelativePath)) {
-			nix("nix-store", "--delete", p)
+			deleted(p)
 		}
 	}
-	nix("nix-store", "--delete", strings.TrimSpace(fixed))
+	deleted(strings.TrimSpace(fixed))
 	msg, err := nix("nix-build", file, "-A", "archives.cuda.cuda_cudart", "--no-out-link", "--arg", "debredist", debredistArg)
 	if err == nil {
 		t.Fatal("a changed deb built")
@@ -162,12 +179,4 @@ func TestNixDerivationsBuild(t *testing.T) {
 	if !strings.Contains(msg, "hash mismatch") || !strings.Contains(msg, path.Base(deb.Filename)) {
 		t.Errorf("a changed deb: want Nix's hash mismatch naming %s, got:\n%s", path.Base(deb.Filename), msg)
 	}
-}
-
-func hashFileHex(p string) (string, error) {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", err
-	}
-	return sha256hex(b), nil
 }
