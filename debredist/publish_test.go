@@ -372,8 +372,9 @@ func allLinksResolve(t *testing.T, what, out string) {
 // that adds libcublas, cudnn and tensorrt (two new products) is killed at
 // commit steps (every one with DEBREDIST_LONG_TESTS=1). After every kill
 // each entry of OUT resolves; OUT verifies, or (killed between the switch
-// and a new product's link) verify names exactly the product left
-// unlinked; a rerun completes it to the uninterrupted output.
+// and a new product's link) verify names exactly the products left
+// unlinked, as the recorded steps place the kill; a rerun completes it to
+// the uninterrupted output.
 func TestProductAddingRebuildKilled(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -390,15 +391,31 @@ func TestProductAddingRebuildKilled(t *testing.T) {
 	newSnap := snapshot(t, newOut)
 	steps := regexp.MustCompile(`commit step (\d+): (.*)`).FindAllStringSubmatch(log, -1)
 	var linkSteps []int
+	switched := 0 // the step number of "switched"
 	for i, s := range steps {
 		if strings.HasPrefix(s[2], "linked ") {
 			linkSteps = append(linkSteps, i+1)
 		}
+		if s[2] == "switched" {
+			switched = i + 1
+		}
 	}
-	if len(linkSteps) != 2 {
-		t.Fatalf("want 2 link steps (cudnn, tensorrt) in:\n%s", log)
+	if len(linkSteps) != 2 || switched == 0 || switched > linkSteps[0] {
+		t.Fatalf("want \"switched\", then 2 link steps (cudnn, tensorrt) in:\n%s", log)
 	}
-	points := append([]int{1, len(steps) / 2}, linkSteps...)
+	// unlinked is what a kill at step n leaves without its link: a step
+	// runs its action, then may kill, so killed at or after "switched" and
+	// before "linked X" leaves X unlinked.
+	unlinked := func(n int) []string {
+		var ps []string
+		for _, k := range linkSteps {
+			if switched <= n && n < k {
+				ps = append(ps, strings.TrimPrefix(steps[k-1][2], "linked "))
+			}
+		}
+		return ps
+	}
+	points := append([]int{1, len(steps) / 2, switched}, linkSteps...)
 	points = append(points, linkSteps[len(linkSteps)-1]+1, len(steps))
 	if testutil.Long() {
 		points = nil
@@ -419,13 +436,21 @@ func TestProductAddingRebuildKilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var gotUnlinked []string
 		for _, p := range rep.Problems {
 			if strings.Contains(p.Error(), "has no link in OUT: a run was killed after it switched (rerun convert to link it)") {
-				unlinkedSeen++
+				gotUnlinked = append(gotUnlinked, p.Path)
 				continue
 			}
 			t.Errorf("%s: %v", what, p)
 		}
+		wantUnlinked := unlinked(n)
+		slices.Sort(gotUnlinked)
+		slices.Sort(wantUnlinked)
+		if !slices.Equal(gotUnlinked, wantUnlinked) {
+			t.Errorf("%s: verify names %q unlinked, want %q", what, gotUnlinked, wantUnlinked)
+		}
+		unlinkedSeen += len(wantUnlinked)
 		for _, a := range rep.Artifacts {
 			if len(a.Problems) > 0 {
 				t.Errorf("%s: %s: %v", what, a.Path, a.Problems)
