@@ -4,20 +4,25 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/files"
 )
 
 // TestBuildArchive: an archive built again from its recorded debs, with no
 // plan and no download, is the byte-identical file convert wrote; a
 // missing or foreign deb, an unknown archive and a provenance that does not
-// say how the archive was made are refused, and a build whose bytes would
-// differ from the manifest writes nothing.
+// say how the archive was made (no mtime, an encoder format or block size
+// this debredist does not write) are refused, and a build whose bytes
+// would differ from the manifest writes nothing, naming both hashes.
 func TestBuildArchive(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -66,14 +71,41 @@ func TestBuildArchive(t *testing.T) {
 	if err := BuildArchive(ctx, &old, rec.RelativePath, debs, fresh(), DebLimits{}); err == nil || !strings.Contains(err.Error(), "convert again") {
 		t.Errorf("no recorded mtime: %v", err)
 	}
+	old.Archives[0].MTime = rec.MTime
+
+	// The encoder as recorded: the format is the archive's extension
+	// (".tar.xz", ".tar.zst"), never a bare "xz", and the block size the
+	// one this debredist writes.
+	enc := old
+	enc.Encoder.Format = "xz"
+	if err := BuildArchive(ctx, &enc, rec.RelativePath, debs, fresh(), DebLimits{}); err == nil || !strings.Contains(err.Error(), `format "xz"`) {
+		t.Errorf("encoder format \"xz\": %v, want it refused", err)
+	}
+	enc = old
+	enc.Encoder.BlockSize = prov.Encoder.BlockSize / 2
+	if err := BuildArchive(ctx, &enc, rec.RelativePath, debs, fresh(), DebLimits{}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("block size %d", enc.Encoder.BlockSize)) {
+		t.Errorf("block size %d: %v, want it refused", enc.Encoder.BlockSize, err)
+	}
+
 	later := *rec.MTime + 86400 // recorded wrong: other bytes
 	old.Archives[0].MTime = &later
 	dst = fresh()
 	err = BuildArchive(ctx, &old, rec.RelativePath, debs, dst, DebLimits{})
-	if err == nil || !strings.Contains(err.Error(), rec.SHA256) || !strings.Contains(err.Error(), "the manifest says") {
-		t.Errorf("other bytes: %v, want both hashes named", err)
-	}
 	if _, err := os.Stat(dst); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a build that differs from the manifest wrote %s", dst)
+	}
+	m := regexp.MustCompile(`built (\d+) bytes with sha256 ([0-9a-f]{64}), the manifest says (\d+) bytes with sha256 ([0-9a-f]{64})`).FindStringSubmatch(fmt.Sprint(err))
+	if m == nil || m[4] != rec.SHA256 || m[3] != strconv.FormatInt(rec.Size, 10) || m[2] == rec.SHA256 {
+		t.Fatalf("other bytes: %v, want the built and the recorded size and sha256 named", err)
+	}
+	// The built hash it names is what that build makes: recorded as such,
+	// the same build writes a file with that sha256.
+	old.Archives[0].SHA256 = m[2]
+	old.Archives[0].Size, _ = strconv.ParseInt(m[1], 10, 64)
+	if err := BuildArchive(ctx, &old, rec.RelativePath, debs, dst, DebLimits{}); err != nil {
+		t.Fatalf("the build the error described: %v", err)
+	}
+	if sum, err := files.SHA256(ctx, dst); err != nil || sum != m[2] {
+		t.Errorf("the build the error described: sha256 %s (%v), the error named %s", sum, err, m[2])
 	}
 }
