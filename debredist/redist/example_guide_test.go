@@ -174,7 +174,7 @@ func ExampleCleanRelativePath() {
 func ExampleReadProvenance() {
 	const sidecar = `{
   "tool": "debredist 0.1.0",
-  "encoder": {"format": "xz", "block_size": 25165824, "preset": 4},
+  "encoder": {"format": ".tar.xz", "block_size": 25165824, "preset": 4},
   "profile": {"name": "jetpack6", "l4t": "r36.5", "repos": ["common", "t234"], "cuda": "12.6",
               "platform": "linux-aarch64", "target": "aarch64-linux", "triple": "aarch64-linux-gnu"},
   "indexes": [{"repo": "common", "url": "https://repo.download.nvidia.com/jetson/common/dists/r36.5/main/binary-arm64/Packages.gz",
@@ -205,7 +205,7 @@ func ExampleReadProvenance() {
 		}
 	}
 	// Output:
-	// debredist 0.1.0 xz preset 4 jetpack6 r36.5
+	// debredist 0.1.0 .tar.xz preset 4 jetpack6 r36.5
 	// libcublas 12.6.1.4 sha256-AAAA
 	//   from common libcublas-12-6 12.6.1.4-1
 	//   stub lib/stubs/libcublas.so of lib/libcublas.so.12.6.1.4 libcublas.so.12 1234 symbols

@@ -25,8 +25,14 @@ type Provenance struct {
 
 // Encoder says how archives were compressed.
 type Encoder struct {
-	Format    string `json:"format"`
-	BlockSize int    `json:"block_size"`
+	// Format is the archives' file extension: ".tar.xz" (xz, the default)
+	// or ".tar.zst" (zstd); debredist build-archive refuses any other
+	// value (a bare "xz" too).
+	Format string `json:"format"`
+	// BlockSize is the number of uncompressed bytes in each independently
+	// compressed xz block or zstd frame: 25165824 (24 MiB) in every
+	// sidecar this version writes; build-archive refuses another.
+	BlockSize int `json:"block_size"`
 	// Preset is the preset the archives were compressed with: xz 1 (fast)
 	// .. 6 (best), the default, 4, when not chosen; zstd 1 .. 4.
 	Preset int `json:"preset,omitempty"`
