@@ -1,16 +1,17 @@
 #!/bin/sh
 # bench/device.sh: debredist's xz encoder (bench/compress at presets 1, 4, 6)
 # against xz -1 ... -6 and -9 on real NVIDIA libraries of three CUDA
-# generations, on 2 cores and on all cores, on a machine without Go or
-# network. Two steps:
+# generations, on 2 cores and on all cores, and `debredist convert` against
+# the per-package xz pipeline (bench/e2e.sh) on all cores, on a machine
+# without Go or network. Steps:
 #
 #   bench/device.sh prepare DIR   on a development machine (Go, the trees of
-#       bench/realdebs.sh): static binaries (CGO_ENABLED=0) of bench/compress,
-#       bench/corpus, bench/measure and internal/lzma's test binary into
-#       DIR/bin, and 48 MiB samples of the CUDA 11.8 and 12 trees (library
+#       bench/realdebs.sh): static binaries (CGO_ENABLED=0, xz-compressed) of
+#       bench/compress, bench/corpus, bench/measure, cmd/debredist and
+#       internal/lzma's test binary into DIR/bin, and 48 MiB samples of the CUDA 11.8 and 12 trees (library
 #       pieces: the three largest libraries, 16 MiB of each in 4 MiB pieces
 #       spread over the file, bench/corpus -sample) as DIR/c11.tar.xz and DIR/c12.tar.xz:
-#       about 55 MiB in all. REAL11 and REAL12 name the trees (default
+#       about 50 MiB in all. REAL11 and REAL12 name the trees (default
 #       $WORK/real11.8/tree and $WORK/real12/tree, WORK=/work/bench-data).
 #       Use DIR=out/device in the repository (ignored by git) to carry it.
 #   bench/device.sh run DIR       on the measuring machine: the CUDA 13 sample
@@ -19,6 +20,16 @@
 #       DIR/out). Needs sh, tar (GNU), xz, taskset, python3 (to find the
 #       wheels). Finishes within BUDGET seconds (default 520): a run that
 #       would pass it is killed and marked "timeout", later ones "skipped".
+#   bench/device.sh e2e DIR       on the measuring machine: bench/e2e.sh with
+#       THREADS=$(nproc) on a JetPack-6-shaped corpus of E2ESCALE MiB
+#       (default 1024) built there (bench/corpus -real) from three trees:
+#       the CUDA 11.8 and 12 samples (each tree three libraries of 144 MiB,
+#       the 48 MiB sample three times in turn: blocks and archives are
+#       compressed independently, and a repeat lies 48 MiB back, beyond the
+#       8 MiB dictionary, so it costs what the first copy does) and CUDA 13's
+#       libraries; E2EPRESETS (default "4 1"), E2EXZ (default "6 1"), E2EIDJOBS
+#       (default 4); the table, raw lines and sizes into $OUT. Needs python3
+#       where dpkg-deb or jq is missing (see bench/e2e.sh).
 #
 # The runs:
 #   phase 1, 2 cores: each generation's 48 MiB sample (two 24 MiB blocks),
@@ -49,11 +60,13 @@ prepare)
 	work=${WORK:-/work/bench-data}
 	real11=${REAL11:-$work/real11.8/tree}
 	real12=${REAL12:-$work/real12/tree}
+	rm -rf "$dir/bin"
 	mkdir -p "$dir/bin"
-	for p in compress corpus measure; do
-		CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags='-s -w' -o "$dir/bin/$p" ./bench/$p
+	for p in bench/compress bench/corpus bench/measure cmd/debredist; do
+		CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags='-s -w' -o "$dir/bin/${p##*/}" ./$p
 	done
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -trimpath -ldflags='-s -w' -o "$dir/bin/lzma.test" ./internal/lzma
+	xz -T0 -9 "$dir"/bin/*
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	for g in 11 12; do
@@ -65,9 +78,9 @@ prepare)
 	du -sh "$dir"
 	exit 0
 	;;
-run) ;;
+run | e2e) ;;
 *)
-	echo "device.sh: $cmd: want prepare or run" >&2
+	echo "device.sh: $cmd: want prepare, run or e2e" >&2
 	exit 2
 	;;
 esac
@@ -75,11 +88,17 @@ esac
 start=$(date +%s)
 budget=${BUDGET:-520}
 dir=$(cd "$dir" && pwd)
-bin=$dir/bin
 out=${OUT:-$dir/out}
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/debredist-device.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+bin=$work/bin
+mkdir -p "$bin"
+for f in "$dir"/bin/*.xz; do
+	b=${f##*/}
+	xz -dc "$f" >"$bin/${b%.xz}"
+	chmod +x "$bin/${b%.xz}"
+done
 scale16=${SCALE16:-192}
 res=$out/results.txt
 : >"$res"
@@ -93,6 +112,36 @@ for g in 11 12; do
 	xz -dc "$dir/c$g.tar.xz" | tar -xf - -C "$work"
 done
 nv=${REAL13:-$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null || true)}
+if [ "$cmd" = e2e ]; then
+	# Three libraries of 144 MiB per sample generation: the sample's three
+	# files three times each, in turn (rotated, so no two libraries start
+	# alike).
+	trees=""
+	for g in c11 c12; do
+		mkdir -p "$work/t$g"
+		set -- "$work/$g"/*
+		for k in 1 2 3; do
+			for i in 1 2 3; do cat "$@"; done >"$work/t$g/lib$g-$k.so.1"
+			set -- "$@" "$1"
+			shift
+		done
+		rm -rf "${work:?}/$g"
+		trees="$trees $work/t$g"
+	done
+	[ -z "$nv" ] || [ ! -d "$nv" ] || trees="$trees $nv"
+	cd "$(dirname "$0")/.."
+	{
+		echo "bench/device.sh e2e: $(date -u +%F), $(uname -m), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(xz --version | head -1), commit $(cat "$dir/commit" 2>/dev/null || echo '?')"
+		echo "trees:$trees"
+		echo "dpkg-deb: $(command -v dpkg-deb || echo 'none (python3 reads the debs)'); jq: $(command -v jq || echo 'none (python3)')"
+	} | tee "$out/e2e.txt"
+	set +e
+	BIN=$bin REALTREES="$trees" CORPUS=real THREADS=$(nproc) PRESETS="${E2EPRESETS:-4 1}" XZLEVELS="${E2EXZ:-6 1}" \
+		IDJOBS="${E2EIDJOBS-4}" WORK=$work/e2e RESULTS=$out sh bench/e2e.sh "${E2ESCALE:-1024}" 2>&1 | tee -a "$out/e2e.txt"
+	echo "Total $(($(date +%s) - start)) s." | tee -a "$out/e2e.txt"
+	exit 0
+fi
+
 gens="c11 c12"
 if [ -n "$nv" ] && [ -d "$nv" ]; then
 	"$bin/corpus" -sample -real "$nv" -scale 48 -cap 16 -piece 4 "$work/c13" >>"$log"
