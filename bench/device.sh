@@ -66,7 +66,6 @@ prepare)
 		CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags='-s -w' -o "$dir/bin/${p##*/}" ./$p
 	done
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -trimpath -ldflags='-s -w' -o "$dir/bin/lzma.test" ./internal/lzma
-	xz -T0 -9 "$dir"/bin/*
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	for g in 11 12; do
@@ -74,6 +73,7 @@ prepare)
 		"$dir/bin/corpus" -sample -real "$tree" -scale 48 -cap 16 -piece 4 "$tmp/c$g" >/dev/null
 		tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$tmp" -cf - "c$g" | xz -T0 -9e >"$dir/c$g.tar.xz"
 	done
+	xz -T0 -9 "$dir"/bin/*
 	git rev-parse HEAD >"$dir/commit" 2>/dev/null || true
 	du -sh "$dir"
 	exit 0
