@@ -266,13 +266,18 @@ func TestProfilesRoundTrip(t *testing.T) {
 	if code, _, stderr := cli(t, "profiles", "--json", "jetpack99"); code != exitUsage || !strings.Contains(stderr, `no built-in profile "jetpack99"`) {
 		t.Errorf("profiles --json jetpack99: exit %d: %s", code, stderr)
 	}
-	// The list is not a profile file, and the error says which command is.
+	// The list is not a profile file, and the error says so and which
+	// command prints one.
 	_, list, _ := cli(t, "profiles", "--json")
+	if !strings.Contains(list, `"schema": "debredist.profiles/v1"`) {
+		t.Fatalf("profiles --json: %s", list)
+	}
 	if err := os.WriteFile(p, []byte(list), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr = cli(t, "plan", "--profile", p, "--mirror", sampleMirror, "--cache", cache)
-	if code != exitUsage || !strings.Contains(stderr, "unknown field \"profiles\"") && !strings.Contains(stderr, "debredist profiles --json NAME") {
+	if code != exitUsage || !strings.Contains(stderr, "the list of profiles 'debredist profiles --json' prints") ||
+		!strings.Contains(stderr, "'debredist profiles --json NAME' prints one") {
 		t.Errorf("plan --profile <list>: exit %d: %s", code, stderr)
 	}
 }

@@ -3,6 +3,7 @@ package profile
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -325,9 +326,8 @@ func Load(r io.Reader, name string) (Profile, error) {
 	if len(data) > maxFileBytes {
 		return Profile{}, &InvalidError{File: name, Err: fmt.Errorf("larger than %d bytes", maxFileBytes)}
 	}
-	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		return Profile{}, &InvalidError{File: name, Err: jsonpos.At(name, data, int64(len(data)-len(t)),
-			"an array, as 'debredist profiles --json' prints; a profile file holds one profile (an object): 'debredist profiles --json NAME' prints one")}
+	if err := notAList(name, data); err != nil {
+		return Profile{}, &InvalidError{File: name, Err: err}
 	}
 	var doc struct {
 		// Schema is optional in a profile file; 'debredist profiles
@@ -390,6 +390,35 @@ func Load(r io.Reader, name string) (Profile, error) {
 // Schema names the profile file format; 'debredist profiles --json NAME'
 // writes it as the file's "schema" key, and Load accepts it.
 const Schema = "debredist.profile/v1"
+
+// ListSchema is the schema of the list of profiles 'debredist profiles
+// --json' prints (a "profiles" key holding them): not a profile file.
+const ListSchema = "debredist.profiles/v1"
+
+// notAList refuses a list of profiles where one profile is expected:
+// 'debredist profiles --json' (an object with schema ListSchema and a
+// "profiles" key; an array in older versions), with the command that
+// prints one.
+func notAList(name string, data []byte) error {
+	const hint = "a profile file holds one profile: 'debredist profiles --json NAME' prints one"
+	t := bytes.TrimLeft(data, " \t\r\n")
+	if len(t) > 0 && t[0] == '[' {
+		return jsonpos.At(name, data, int64(len(data)-len(t)), "an array of profiles, not a profile; %s", hint)
+	}
+	var list struct {
+		Schema   string          `json:"schema"`
+		Profiles json.RawMessage `json:"profiles"`
+	}
+	if json.Unmarshal(data, &list) != nil || list.Schema != ListSchema && list.Profiles == nil {
+		return nil // the strict decoding says what else is wrong
+	}
+	if list.Schema == ListSchema {
+		return jsonpos.At(name, data, max(jsonpos.KeyOffset(data, "schema"), 0),
+			"the list of profiles 'debredist profiles --json' prints (schema %s), not a profile; %s", ListSchema, hint)
+	}
+	return jsonpos.At(name, data, max(jsonpos.KeyOffset(data, "profiles"), 0),
+		"unknown field \"profiles\" (the list 'debredist profiles --json' prints holds its profiles there); %s", hint)
+}
 
 // maxFileBytes bounds a profile file.
 const maxFileBytes = 16 << 20

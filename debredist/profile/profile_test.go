@@ -98,6 +98,24 @@ func TestLoadUserProfile(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesAList: the list 'debredist profiles --json' prints (or an
+// array of profiles) where one profile is expected is refused with the
+// command that prints one.
+func TestLoadRefusesAList(t *testing.T) {
+	for _, list := range []string{
+		`{"schema": "` + ListSchema + `", "profiles": [{"name": "jetpack6", "l4t": "r36.5"}]}`,
+		`{"schema": "` + ListSchema + `"}`,
+		`{"l4t": "r36.5", "profiles": []}`,
+		` [{"l4t": "r36.5"}]`,
+	} {
+		_, err := Load(strings.NewReader(list), "list.json")
+		var ie *InvalidError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "list.json:1:") || !strings.Contains(err.Error(), "'debredist profiles --json NAME' prints one") {
+			t.Errorf("Load(%s): %v, want an *InvalidError at its line hinting 'debredist profiles --json NAME'", list, err)
+		}
+	}
+}
+
 // TestDefaultsPassTheGrammar: the built-in data obeys the rules user
 // profiles must obey.
 func TestDefaultsPassTheGrammar(t *testing.T) {
