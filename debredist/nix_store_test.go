@@ -107,12 +107,16 @@ func evalOverlay(t *testing.T, cmd, out string, plain bool, env ...string) ([]st
 // TestNixOverlayWithJetpackNixos evaluates the overlay `debredist nix`
 // prints for JetPack 5, 6 and 7 conversions as a user applies it: after
 // jetpack-nixos' overlay (itself after cuda-legacy's), in the stand-in of
-// the three codebases, through scripts/nixpkgs-eval.sh, for every device
-// of the release. Every package the manifests provide must come from OUT's
-// archive (jetpack-nixos' 11.4 extension rebuilds JetPack 5's from its own
-// debs unless the overlay drops it, which the control run shows), JetPack
-// 5's cuda_compat stays null, and TensorRT 8.5 and 10.3 evaluate only
-// after the explicit choice the overlay offers (CVE-2026-24188).
+// the three codebases, through scripts/nixpkgs-eval.sh. The script
+// evaluates once per CUDA capability of the release, but the stand-in
+// does not model config.cudaCapabilities, so each capability evaluates
+// the same packages here: which devices a package is unavailable on
+// (platformAssertions) is tested by TestVerifyNixpkgsJetPacks, not here.
+// Every package the manifests provide must come from OUT's archive
+// (jetpack-nixos' 11.4 extension rebuilds JetPack 5's from its own debs
+// unless the overlay drops it, which the control run shows), JetPack 5's
+// cuda_compat stays null, and TensorRT 8.5 and 10.3 evaluate only after
+// the explicit choice the overlay offers (CVE-2026-24188).
 func TestNixOverlayWithJetpackNixos(t *testing.T) {
 	testutil.RequireTool(t, "nix-instantiate")
 	testutil.RequireTool(t, "jq")
