@@ -19,6 +19,8 @@
 # derivation's output in the Nix store.
 # Exit status 1 when a package's source is not OUT's archive (nixpkgs or
 # another overlay builds it from elsewhere); the other lines still print.
+# Exit status 2 on a usage error, or when the overlay hands over no
+# manifest (nothing would be checked).
 # A package that does not evaluate prints "not evaluated" and does not
 # change the exit status: Nix's tryEval does not say why, and an insecure
 # TensorRT or a package unavailable on a device is expected (`debredist
@@ -53,12 +55,45 @@ else
 	cp "$work/printed.nix" "$work/overlay.nix"
 	from="file://$out/"
 fi
-$debredist verify --nixpkgs --json "$out" >"$work/verify.json" || true
 
-# The set, the packages and the capabilities, from what debredist wrote.
+# The set, the packages and the capabilities, from what debredist wrote:
+# the products are those of the overlay's `manifests = {` block, the
+# packages the keys of their manifests (release_* aside), the capabilities
+# those of their sidecars' profiles.
 set=$(sed -n 's/^ *\(cudaPackages_[0-9_]*\) =.*/\1/p' "$work/printed.nix" | head -n 1)
-jq -r '[.nixpkgs.components[].component] | unique | .[]' "$work/verify.json" >"$work/pnames"
-caps=$(cat "$out"/*/redist/debredist-provenance_*.json | jq -r '.profile.cuda_capabilities // [] | .[]' | sort -u)
+products=$(sed -n '/^ *manifests = {$/,/^ *};$/{
+	s/^ *\([a-z0-9_]*\) = lib\.importJSON .*/\1/p
+	s/^ *\([a-z0-9_]*\) = builtins\.fromJSON .*/\1/p
+}' "$work/printed.nix")
+: >"$work/pnames"
+: >"$work/caps"
+for p in $products; do
+	found=
+	for m in "$out/$p"/redist/redistrib_*.json; do
+		case $m in *.provenance.json) continue ;; esac # a sidecar's old name
+		[ -f "$m" ] || continue
+		found=1
+		jq -r 'keys[] | select(startswith("release_") | not)' "$m" >>"$work/pnames"
+		label=${m##*/redistrib_}
+		label=${label%.json}
+		for sc in "$out/$p/redist/debredist-provenance_$label.json" "$out/$p/redist/redistrib_$label.provenance.json"; do
+			if [ -f "$sc" ]; then
+				jq -r '.profile.cuda_capabilities // [] | .[]' "$sc" >>"$work/caps"
+				break
+			fi
+		done
+	done
+	if [ -z "$found" ]; then
+		echo "$0: the overlay hands over the manifest of $p, but $out/$p/redist holds none" >&2
+		exit 2
+	fi
+done
+sort -u -o "$work/pnames" "$work/pnames"
+if [ -z "$set" ] || [ ! -s "$work/pnames" ]; then
+	echo "$0: the overlay of '$debredist nix' names no package set or no package to evaluate (set '$set', products: $products)" >&2
+	exit 2
+fi
+caps=$(sort -u "$work/caps")
 [ -n "$caps" ] || caps=8.7
 
 overlays="[ "
