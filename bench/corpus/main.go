@@ -24,10 +24,10 @@
 // it, until the scale is used up, then 64 KiB real libraries; headers get real
 // CUDA headers, other files mirrorgen's default payload.
 //
-// The debs are written fast (see rewrite.go): mirrorgen's mirror with small
-// payloads first, then every deb rebuilt with the corpus payloads, its
-// members compressed by debredist's own LZMA2 encoder at fast settings in
-// parallel 8 MiB xz blocks: about a minute per GiB on 2 cores.
+// The mirror is mirrorgen.Generate's with the corpus payloads, the debs'
+// members compressed fast (fastCompress, xz.go): xz by debredist's own LZMA2
+// encoder at fast settings in parallel 8 MiB xz blocks, about a minute per
+// GiB on 2 cores.
 //
 // With -sample DIR instead of a mirror, only the real library pieces are
 // written into DIR (files NN-<library>, -scale MiB in all), as input for
@@ -157,16 +157,16 @@ func payload(pkg, p string, size int64) []byte {
 	return mirrorgen.DefaultPayload(pkg, p, size)
 }
 
-func run(ctx context.Context, dir string, scale int64, jobs int, reals []string, capSize, piece int64, comp compressor) (int64, error) {
+// run writes the corpus mirror into dir, the debs' members compressed by
+// comp (mirrorgen.Options.Compress), and returns the payload total.
+func run(ctx context.Context, dir string, scale int64, jobs int, reals []string, capSize, piece int64,
+	comp func(kind string, b []byte) (string, []byte, error)) (int64, error) {
 	sz, err := newSizer(scale)
 	if err != nil {
 		return 0, err
 	}
 	var total int64
-	sizeOf := func(pkg, p string) int64 {
-		n := sz.sizeOf(pkg, p)
-		return n
-	}
+	sizeOf := sz.sizeOf
 	pay := payload
 	if len(reals) > 0 {
 		rs, err := newRealSource(reals, scale, capSize, piece)
@@ -204,7 +204,13 @@ func run(ctx context.Context, dir string, scale int64, jobs int, reals []string,
 			}
 		}
 	}
-	return total, generate(ctx, dir, pay, sizeOf, jobs, comp)
+	return total, mirrorgen.Generate(ctx, dir, mirrorgen.Options{
+		Suites:   []string{suite},
+		Payload:  pay,
+		SizeOf:   sizeOf,
+		Jobs:     jobs,
+		Compress: comp,
+	})
 }
 
 // forEachFile calls fn for every file of the corpus' debs (both repos of

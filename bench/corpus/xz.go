@@ -2,11 +2,46 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"sync"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/debredist/debredist/internal/lzma"
 	"github.com/debredist/debredist/internal/xz"
 )
+
+// fastCompress is the corpus' mirrorgen.Options.Compress: xz with xzFast,
+// gzip and zstd at their fastest levels.
+func fastCompress(kind string, b []byte) (string, []byte, error) {
+	var buf bytes.Buffer
+	switch kind {
+	case "xz":
+		return ".xz", xzFast(b), nil
+	case "gzip":
+		w, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+		w.Write(b) //nolint:errcheck // bytes.Buffer
+		if err := w.Close(); err != nil {
+			return "", nil, err
+		}
+		return ".gz", buf.Bytes(), nil
+	case "zstd":
+		w, err := zstd.NewWriter(&buf, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true),
+			zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithWindowSize(1<<20))
+		if err != nil {
+			return "", nil, err
+		}
+		w.Write(b) //nolint:errcheck // bytes.Buffer
+		if err := w.Close(); err != nil {
+			return "", nil, err
+		}
+		return ".zst", buf.Bytes(), nil
+	case "none":
+		return "", b, nil
+	}
+	return "", nil, fmt.Errorf("unsupported compression %q", kind)
+}
 
 // The corpus' debs are written with debredist's own LZMA2 encoder at fast
 // settings (greedy parsing, one-candidate 4-byte hash) in independent 8 MiB

@@ -61,6 +61,13 @@ type Options struct {
 	// Jobs bounds the number of debs built concurrently; 0 means GOMAXPROCS.
 	// The output does not depend on it.
 	Jobs int
+	// Compress compresses the control.tar and data.tar members of a deb:
+	// kind is the package's compression ("xz", "gzip", "zstd" or "none"),
+	// suffix the member name's (".xz", ".gz", ".zst" or ""). It is called
+	// concurrently (see Jobs) and must be deterministic for Generate to be.
+	// nil means the package function Compress. It cannot be combined with
+	// UseDpkgDeb, which compresses with dpkg-deb.
+	Compress func(kind string, b []byte) (suffix string, out []byte, err error)
 }
 
 var knownIndexes = map[string]bool{"Packages": true, "Packages.gz": true, "Packages.xz": true, "Release": true}
@@ -70,6 +77,13 @@ func (o Options) payload() func(string, string, int64) []byte {
 		return o.Payload
 	}
 	return DefaultPayload
+}
+
+func (o Options) compress() func(string, []byte) (string, []byte, error) {
+	if o.Compress != nil {
+		return o.Compress
+	}
+	return Compress
 }
 
 func (o Options) sizeOf() func(string, string) int64 {
@@ -129,6 +143,9 @@ func Generate(ctx context.Context, dir string, opts Options) error {
 		if !knownIndexes[ix] {
 			return fmt.Errorf("mirrorgen: unknown index file %q (want Packages, Packages.gz, Packages.xz or Release)", ix)
 		}
+	}
+	if opts.UseDpkgDeb && opts.Compress != nil {
+		return fmt.Errorf("mirrorgen: Options.Compress and UseDpkgDeb are exclusive (dpkg-deb compresses the members)")
 	}
 	type owner struct {
 		suite string
@@ -250,7 +267,7 @@ func (pi *pkgInfo) buildDeb(ctx context.Context, opts Options) ([]field, []byte,
 		MTime:        MTime(),
 	}
 	// debtest lays out the tars and the ar archive; mirrorgen compresses the
-	// members itself (see compress).
+	// members itself (Options.Compress, by default Compress).
 	ctar, err := d.ControlTar(MTime())
 	if err != nil {
 		return nil, nil, err
@@ -259,12 +276,12 @@ func (pi *pkgInfo) buildDeb(ctx context.Context, opts Options) ([]field, []byte,
 	if err != nil {
 		return nil, nil, err
 	}
-	comp := pi.compression()
-	csuf, cmem, err := Compress(comp, ctar)
+	comp, compress := pi.compression(), opts.compress()
+	csuf, cmem, err := compress(comp, ctar)
 	if err != nil {
 		return nil, nil, fmt.Errorf("control.tar: %w", err)
 	}
-	dsuf, dmem, err := Compress(comp, dtar)
+	dsuf, dmem, err := compress(comp, dtar)
 	if err != nil {
 		return nil, nil, fmt.Errorf("data.tar: %w", err)
 	}

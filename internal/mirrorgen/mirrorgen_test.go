@@ -10,12 +10,15 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ulikunitz/xz"
@@ -533,6 +536,93 @@ func TestIndexes(t *testing.T) {
 	if err != nil || len(ents) != 1 || ents[0].Name() != "Packages.xz" {
 		t.Errorf("Indexes {Packages.xz}: got %v, %v", ents, err)
 	}
+}
+
+// TestCompressOption: Options.Compress compresses every member of every
+// deb with the package's kind, its suffix and bytes make the member, and the
+// index describes the result; nil is the package function Compress.
+func TestCompressOption(t *testing.T) {
+	want := map[string]string{"cuda-12-6": "gzip", "libnpp-12-6": "xz", "nsight-systems-2024.5.4": "none", "nvidia-l4t-core": "zstd"}
+	opts := Options{Suites: []string{"r36.5"}, Only: func(_, pkg string) bool { return want[pkg] != "" }}
+	def := generate(t, opts)
+	opts.Compress = Compress
+	diffTrees(t, treeHashes(t, def), treeHashes(t, generate(t, opts)))
+
+	// A hook that stores every member uncompressed under a suffix naming
+	// the kind it was asked for.
+	var mu sync.Mutex
+	calls := map[string]int{}
+	opts.Compress = func(kind string, b []byte) (string, []byte, error) {
+		mu.Lock()
+		calls[kind]++
+		mu.Unlock()
+		return "." + kind, b, nil
+	}
+	dir := generate(t, opts)
+	for _, repo := range []string{"common", "t234"} {
+		for _, st := range readIndex(t, dir, repo, "r36.5") {
+			kind := want[st["Package"]]
+			deb, err := os.ReadFile(filepath.Join(dir, repo, st["Filename"]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strconv.Itoa(len(deb)) != st["Size"] {
+				t.Errorf("%s: Size %s, file %d bytes", st["Package"], st["Size"], len(deb))
+			}
+			if sum := sha256.Sum256(deb); hex.EncodeToString(sum[:]) != st["SHA256"] {
+				t.Errorf("%s: SHA256 does not match the deb", st["Package"])
+			}
+			old, _ := os.ReadFile(filepath.Join(def, repo, st["Filename"]))
+			if bytes.Equal(deb, old) {
+				t.Errorf("%s: the hook's deb equals the default compressor's", st["Package"])
+			}
+			members := arMembers(t, deb)
+			for _, m := range []string{"control.tar." + kind, "data.tar." + kind} {
+				body, ok := members[m]
+				if !ok {
+					t.Errorf("%s: no member %s in %v", st["Package"], m, slices.Sorted(maps.Keys(members)))
+					continue
+				}
+				if _, err := tar.NewReader(bytes.NewReader(body)).Next(); err != nil {
+					t.Errorf("%s %s: not a stored tar: %v", st["Package"], m, err)
+				}
+			}
+		}
+	}
+	if len(calls) != len(want) {
+		t.Errorf("hook called for kinds %v, want each of %v", calls, want)
+	}
+	for k, n := range calls {
+		if n != 2 {
+			t.Errorf("hook called %d times for %s, want 2 (control.tar, data.tar)", n, k)
+		}
+	}
+	if err := Generate(context.Background(), t.TempDir(), Options{Suites: []string{"r36.5"}, UseDpkgDeb: true, Compress: Compress}); err == nil {
+		t.Error("Compress with UseDpkgDeb accepted")
+	}
+}
+
+// arMembers returns an ar archive's members by name.
+func arMembers(t testing.TB, b []byte) map[string][]byte {
+	t.Helper()
+	const magic = "!<arch>\n"
+	if !bytes.HasPrefix(b, []byte(magic)) {
+		t.Fatal("not an ar archive")
+	}
+	out := map[string][]byte{}
+	for off := len(magic); off < len(b); {
+		if off+60 > len(b) {
+			t.Fatalf("ar header cut at %d", off)
+		}
+		name := strings.TrimRight(strings.TrimSpace(string(b[off:off+16])), "/")
+		size, err := strconv.Atoi(strings.TrimSpace(string(b[off+48 : off+58])))
+		if err != nil || off+60+size > len(b) {
+			t.Fatalf("ar member %s: size %d: %v", name, size, err)
+		}
+		out[name] = b[off+60 : off+60+size]
+		off += 60 + size + size%2
+	}
+	return out
 }
 
 func TestErrors(t *testing.T) {
