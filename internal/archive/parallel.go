@@ -2,6 +2,7 @@ package archive
 
 import (
 	"errors"
+	"sync"
 )
 
 // errWriterClosed is returned by writes after Close.
@@ -9,7 +10,8 @@ var errWriterClosed = errors.New("archive: write to closed compressor")
 
 // compressFunc compresses one input block, a pure function of its bytes,
 // and returns the step that writes the result: the steps run one at a time,
-// strictly in input order, and report the write's error.
+// strictly in input order, and report the write's error. The input block is
+// not used once compressFunc returns (it serves a later block).
 type compressFunc func(src []byte) (emit func() error)
 
 // job is one block travelling through the pipeline.
@@ -25,7 +27,9 @@ type job struct {
 // independently with fixed settings, the output does not depend on workers.
 //
 // Memory is bounded: at most 2*workers blocks are in flight (input plus
-// compressed output), plus the block being filled.
+// compressed output), plus the block being filled. An input block is
+// recycled as soon as it is compressed: a finished block waiting for its
+// turn holds only its output.
 type parallelWriter struct {
 	compress compressFunc
 	finish   func() error
@@ -35,6 +39,7 @@ type parallelWriter struct {
 	sem     chan struct{}
 	budget  *Budget // shared with other writers; nil: none
 	cur     []byte
+	full    bool // a whole block was dispatched: the next ones start whole
 	pending []*job
 	err     error
 	closed  bool
@@ -54,6 +59,29 @@ func newParallelWriter(workers, block int, budget *Budget, compress compressFunc
 		workers:  workers,
 		sem:      make(chan struct{}, workers),
 		budget:   budget,
+	}
+}
+
+// fullBlocks recycles the input blocks of BlockSize bytes once compressed,
+// so that a long archive reuses a few instead of growing a new one (by
+// doubling, from 1 MiB) for every block.
+var fullBlocks sync.Pool // of *[]byte
+
+// newBlock returns an empty input block of n bytes' capacity.
+func newBlock(n int) []byte {
+	if n == BlockSize {
+		if b, ok := fullBlocks.Get().(*[]byte); ok {
+			return (*b)[:0]
+		}
+	}
+	return make([]byte, 0, n)
+}
+
+// recycle returns an input block that is no longer used.
+func recycle(b []byte) {
+	if cap(b) == BlockSize {
+		b = b[:0]
+		fullBlocks.Put(&b)
 	}
 }
 
@@ -106,10 +134,13 @@ func (p *parallelWriter) Write(b []byte) (int, error) {
 	}
 	n := 0
 	for len(b) > 0 {
-		if p.cur == nil {
-			// Small archives never need a whole block. Blocks are not
-			// recycled: the garbage collector returns them (the command
-			// sets a heap limit), so idle writers hold no block.
+		switch {
+		case p.cur != nil:
+		case p.full:
+			p.cur = newBlock(p.block)
+		default:
+			// Small archives never need a whole block: the first grows
+			// as data arrives. Idle writers hold no block.
 			p.cur = make([]byte, 0, min(len(b), p.block, 1<<20))
 		}
 		k := min(len(b), p.block-len(p.cur))
@@ -138,11 +169,14 @@ func (p *parallelWriter) dispatch() error {
 		return err
 	}
 	j := &job{src: p.cur, done: make(chan struct{})}
+	p.full = p.full || len(p.cur) == p.block
 	p.cur = nil
 	go func() {
 		p.sem <- struct{}{}
 		j.emit = p.compress(j.src)
 		<-p.sem
+		recycle(j.src)
+		j.src = nil
 		close(j.done)
 	}()
 	p.pending = append(p.pending, j)

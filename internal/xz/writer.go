@@ -15,19 +15,28 @@ type Block struct {
 	Data         []byte // header, LZMA2 data, padding and CRC64 check
 	Unpadded     int64  // unpadded size, for the index
 	Uncompressed int64  // bytes of input
+
+	buf *[]byte // Data's buffer, recycled by Stream.WriteBlock
 }
+
+// outBufs recycles the buffers of written blocks: EncodeBlock encodes into
+// one (the LZMA2 data lands in place, behind room for the header), and
+// Stream.WriteBlock puts it back once written. So the output of a block
+// exists once (no copy out of a scratch buffer that an idle encoder would
+// keep), and a long archive reuses a few buffers instead of leaving one
+// per block to the garbage collector.
+var outBufs sync.Pool // of *[]byte
+
+// headRoom is the room EncodeBlock leaves for the block header in front of
+// the LZMA2 data: at most 2 + 9 + 9 + 3 bytes, padded, plus its CRC32.
+const headRoom = 32
 
 // encoderPool keeps up to GOMAXPROCS idle encoders per Params: their match
 // finder tables (about 40 MiB) are reused by the next block. Reuse never
 // changes the output: Encode resets every table.
 var encoderPool struct {
 	sync.Mutex
-	free map[lzma.Params][]*encoder
-}
-
-type encoder struct {
-	*lzma.Encoder
-	buf []byte // LZMA2 output scratch
+	free map[lzma.Params][]*lzma.Encoder
 }
 
 // slots bounds the blocks being compressed at once across all callers to
@@ -35,7 +44,7 @@ type encoder struct {
 // --jobs) hold no more encoders (about 50 MiB each) than there are cores.
 var slots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
-func getEncoder(p lzma.Params) *encoder {
+func getEncoder(p lzma.Params) *lzma.Encoder {
 	slots <- struct{}{}
 	encoderPool.Lock()
 	defer encoderPool.Unlock()
@@ -44,15 +53,15 @@ func getEncoder(p lzma.Params) *encoder {
 		encoderPool.free[p] = free[:len(free)-1]
 		return e
 	}
-	return &encoder{Encoder: lzma.NewEncoder(p)}
+	return lzma.NewEncoder(p)
 }
 
-func putEncoder(p lzma.Params, e *encoder) {
+func putEncoder(p lzma.Params, e *lzma.Encoder) {
 	defer func() { <-slots }()
 	encoderPool.Lock()
 	defer encoderPool.Unlock()
 	if encoderPool.free == nil {
-		encoderPool.free = map[lzma.Params][]*encoder{}
+		encoderPool.free = map[lzma.Params][]*lzma.Encoder{}
 	}
 	if len(encoderPool.free[p]) < runtime.GOMAXPROCS(0) {
 		encoderPool.free[p] = append(encoderPool.free[p], e)
@@ -71,18 +80,23 @@ func EncodeBlock(src []byte, p lzma.Params) Block {
 	for dict > 4096 && dict/2 >= len(src) {
 		dict /= 2
 	}
-	e.buf = e.Encode(e.buf[:0], src)
-	data := e.buf
-	out := make([]byte, 0, 32+len(data)+3+8)
-	out = appendBlockHeader(out, int64(len(data)), int64(len(src)), dict)
-	hdr := len(out)
-	out = append(out, data...)
-	putEncoder(p, e)
-	for len(out)%4 != 0 {
-		out = append(out, 0)
+	bp, _ := outBufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
 	}
-	out = binary.LittleEndian.AppendUint64(out, crc64.Checksum(src, crc64Table))
-	return Block{Data: out, Unpadded: int64(hdr + len(data) + 8), Uncompressed: int64(len(src))}
+	buf := e.Encode(append((*bp)[:0], make([]byte, headRoom)...), src)
+	putEncoder(p, e)
+	var h [headRoom]byte
+	hdr := appendBlockHeader(h[:0], int64(len(buf)-headRoom), int64(len(src)), dict)
+	start := headRoom - len(hdr)
+	copy(buf[start:], hdr)
+	unpadded := len(buf) - start + 8
+	for (len(buf)-start)%4 != 0 {
+		buf = append(buf, 0)
+	}
+	buf = binary.LittleEndian.AppendUint64(buf, crc64.Checksum(src, crc64Table))
+	*bp = buf
+	return Block{Data: buf[start:], Unpadded: int64(unpadded), Uncompressed: int64(len(src)), buf: bp}
 }
 
 // Stream assembles blocks into one xz stream with CRC64 checks: the stream
@@ -105,13 +119,17 @@ func (s *Stream) header() error {
 	return err
 }
 
-// WriteBlock writes the next block of the stream.
+// WriteBlock writes the next block of the stream and takes b: its Data
+// must not be used afterwards (the buffer serves a later block).
 func (s *Stream) WriteBlock(b Block) error {
 	if err := s.header(); err != nil {
 		return err
 	}
 	s.records = append(s.records, record{b.Unpadded, b.Uncompressed})
 	_, err := s.w.Write(b.Data)
+	if b.buf != nil {
+		outBufs.Put(b.buf)
+	}
 	return err
 }
 
