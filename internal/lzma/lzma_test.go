@@ -90,6 +90,9 @@ var testParams = map[string]Params{
 	"btfast":  {BinaryTree: true, Depth: 8, Nice: 16, DictSize: 1 << 16},
 	"greedy4": {Greedy: true, Depth: 1, Nice: 8, HashBits: 14, DictSize: 1 << 20, NoHash3: true},
 	"lazy4":   {Depth: 4, Nice: 16, HashBits: 14, DictSize: 1 << 16, NoHash3: true},
+	// The detector off: random stretches are coded, then stored by
+	// endChunk's fallback, which resets the state (TestStoredFallback).
+	"optimal-all": {Optimal: true, Depth: 16, Nice: 64, ParseAll: true},
 }
 
 // encodings memoises NewEncoder(p).Encode of the named test inputs, which

@@ -31,8 +31,11 @@ func boundaryInputs() map[string][]byte {
 		"text-2M":      text[:2<<20],
 		"text-2M+1":    text[:2<<20+1],
 	}
-	// Compressible text with an incompressible stretch in the middle: LZMA
-	// chunk, stored chunk, then an LZMA chunk that must reset the state.
+	// Compressible text with an incompressible stretch in the middle. With
+	// the random-stretch detector (ParseAll off) the stretch is stored before
+	// it is coded and the LZMA chunk after it keeps the state; with ParseAll
+	// it is coded, endChunk falls back to stored chunks, and the LZMA chunk
+	// after them must reset the state (TestStoredFallback checks that).
 	mix := append(append(append([]byte{}, text[:1<<20]...), random[:1<<18]...), text[:1<<20]...)
 	m["text-random-text"] = mix
 	return m
@@ -148,13 +151,72 @@ for line in sys.stdin.read().splitlines():
 	}
 }
 
+// lzma2Controls returns the control bytes of an LZMA2 stream's chunks (end
+// marker excluded).
+func lzma2Controls(t *testing.T, enc []byte) []byte {
+	t.Helper()
+	var out []byte
+	for off := 0; ; {
+		if off >= len(enc) {
+			t.Fatalf("no end marker (%d bytes)", len(enc))
+		}
+		ctl := enc[off]
+		switch {
+		case ctl == 0x00:
+			if off+1 != len(enc) {
+				t.Fatalf("end marker at %d of %d bytes", off, len(enc))
+			}
+			return out
+		case ctl == 0x01 || ctl == 0x02:
+			if off+3 > len(enc) {
+				t.Fatalf("stored chunk header cut at %d", off)
+			}
+			out = append(out, ctl)
+			off += 3 + (int(enc[off+1])<<8 | int(enc[off+2])) + 1
+		case ctl >= 0x80:
+			if off+5 > len(enc) {
+				t.Fatalf("LZMA chunk header cut at %d", off)
+			}
+			out = append(out, ctl)
+			off += 5 + (int(enc[off+3])<<8 | int(enc[off+4])) + 1
+			if ctl >= 0xC0 {
+				off++ // properties byte
+			}
+		default:
+			t.Fatalf("invalid control byte %#x at %d", ctl, off)
+		}
+	}
+}
+
 // TestStoredFallback checks that incompressible input is stored (the
-// output is barely larger than the input) and compressible input is not.
+// output is barely larger than the input) and compressible input is not,
+// and that with ParseAll the LZMA chunk after a stored run (endChunk's
+// fallback, which restarts the model) resets the state.
 func TestStoredFallback(t *testing.T) {
 	t.Parallel()
 	in := boundaryInputs()
+	var parseAll int
 	for _, pn := range sortedKeys(testParams) {
 		p := testParams[pn]
+		if p.ParseAll {
+			parseAll++
+			var stored, resets int
+			ctls := lzma2Controls(t, encoded(pn, p, "text-random-text", in["text-random-text"]))
+			t.Logf("%s: text-random-text: chunk controls % x", pn, ctls)
+			for i := 1; i < len(ctls); i++ {
+				if prev, c := ctls[i-1], ctls[i]; prev <= 0x02 && c >= 0x80 {
+					stored++
+					if c >= 0xA0 && c <= 0xBF {
+						resets++
+					} else {
+						t.Errorf("%s: text-random-text: chunk %d after a stored run has control %#x, want 0xA0..0xBF (state reset)", pn, i, c)
+					}
+				}
+			}
+			if stored == 0 || resets != stored {
+				t.Errorf("%s: text-random-text: %d stored runs followed by an LZMA chunk, %d of them reset the state; want >= 1, all", pn, stored, resets)
+			}
+		}
 		r := in["random-2M+1"]
 		enc := encoded(pn, p, "random-2M+1", r)
 		// 3 header bytes per 64 KiB stored chunk, one end byte.
@@ -167,6 +229,34 @@ func TestStoredFallback(t *testing.T) {
 		z := NewEncoder(p).Encode(nil, make([]byte, 1<<20))
 		if len(z) > 1024 || z[0]&0xE0 != 0xE0 {
 			t.Errorf("%s: 1 MiB of zeros: %d bytes, control %#x", pn, len(z), z[0])
+		}
+	}
+	if parseAll == 0 {
+		t.Error("no ParseAll entry in testParams: endChunk's stored fallback is not covered")
+	}
+}
+
+// TestDuplicateRandom: a random block repeated within the dictionary is
+// coded as a match, not stored (the random-stretch detector's probe must
+// let a duplicated random object through to the parser).
+func TestDuplicateRandom(t *testing.T) {
+	t.Parallel()
+	const n = 256 << 10
+	block := make([]byte, n)
+	rand.New(rand.NewSource(11)).Read(block)
+	in := append(append([]byte{}, block...), block...)
+	for _, pn := range sortedKeys(testParams) {
+		p := testParams[pn]
+		if testDict(p) < 2*n {
+			continue // the copy is out of the dictionary's reach
+		}
+		enc := NewEncoder(p).Encode(nil, in)
+		t.Logf("%s: %d -> %d", pn, len(in), len(enc))
+		if limit := len(in) * 55 / 100; len(enc) >= limit {
+			t.Errorf("%s: random block twice: %d bytes, want < %d (0.55x)", pn, len(enc), limit)
+		}
+		if out := decodeUlikunitz(t, enc, testDict(p)); !bytes.Equal(out, in) {
+			t.Errorf("%s: random block twice: round trip mismatch", pn)
 		}
 	}
 }
@@ -196,6 +286,7 @@ greedy 3569063 e66331215451b5b5
 greedy4 3605727 70acd7c96b625645
 lazy4 3605772 09d5e994159dd4c5
 optimal 3504092 9ee5cbf04e2f5a71
+optimal-all 3483521 e0da046ac63eb1bb
 `
 	if sb.String() != want {
 		t.Errorf("encoded bytes changed:\n%s", sb.String())
