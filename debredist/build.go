@@ -3,6 +3,7 @@ package debredist
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -344,6 +345,25 @@ func newJobs(ctx context.Context, o *run, pl *plan.Result, comp archive.Compress
 	return jobs, nil
 }
 
+// largestFirst orders the jobs' indices by the bytes of their debs, the
+// largest first (in plan order where equal): a big package started last
+// would keep a few cores busy with its blocks while the others idle. The
+// order changes no output byte.
+func largestFirst(jobs []*job) []int {
+	size := func(j *job) (n int64) {
+		for _, d := range j.pkg.Debs {
+			n += d.Size
+		}
+		return n
+	}
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size(jobs[b]), size(jobs[a])) })
+	return order
+}
+
 // buildJobs fetches the debs of the jobs that are not up to date and builds
 // their archives in tmp, builds at a time.
 func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int) error {
@@ -374,7 +394,8 @@ func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int)
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(builds)
-	for i, j := range jobs {
+	for _, i := range largestFirst(jobs) {
+		j := jobs[i]
 		if j.upToDate {
 			continue
 		}
