@@ -28,7 +28,8 @@
 #       compressed independently, and a repeat lies 48 MiB back, beyond the
 #       8 MiB dictionary, so it costs what the first copy does) and CUDA 13's
 #       libraries; E2EPRESETS (default "4 1"), E2EXZ (default "6 1"), E2EIDJOBS
-#       (default 4); the table, raw lines and sizes into $OUT. Needs python3
+#       (default 4), E2ETHREADS (default all CPUs; fewer pins the run to the
+#       first ones); the table, raw lines and sizes into $OUT. Needs python3
 #       where dpkg-deb or jq is missing (see bench/e2e.sh).
 #
 # The runs:
@@ -135,9 +136,15 @@ if [ "$cmd" = e2e ]; then
 		echo "trees:$trees"
 		echo "dpkg-deb: $(command -v dpkg-deb || echo 'none (python3 reads the debs)'); jq: $(command -v jq || echo 'none (python3)')"
 	} | tee "$out/e2e.txt"
+	# E2ETHREADS below the CPU count pins the whole run (corpus, both
+	# sides) to the first E2ETHREADS CPUs.
+	thr=${E2ETHREADS:-$(nproc)}
+	pin=""
+	[ "$thr" -ge "$(nproc)" ] || pin="taskset -c $(seq -s, 0 $((thr - 1)))"
+	echo "threads: $thr${pin:+ ($pin)}" | tee -a "$out/e2e.txt"
 	set +e
-	BIN=$bin REALTREES="$trees" CORPUS=real THREADS=$(nproc) PRESETS="${E2EPRESETS:-4 1}" XZLEVELS="${E2EXZ:-6 1}" \
-		IDJOBS="${E2EIDJOBS-4}" WORK=$work/e2e RESULTS=$out sh bench/e2e.sh "${E2ESCALE:-1024}" 2>&1 | tee -a "$out/e2e.txt"
+	BIN=$bin REALTREES="$trees" CORPUS=real THREADS=$thr PRESETS="${E2EPRESETS:-4 1}" XZLEVELS="${E2EXZ:-6 1}" \
+		IDJOBS="${E2EIDJOBS-4}" WORK=$work/e2e RESULTS=$out $pin sh bench/e2e.sh "${E2ESCALE:-1024}" 2>&1 | tee -a "$out/e2e.txt"
 	echo "Total $(($(date +%s) - start)) s." | tee -a "$out/e2e.txt"
 	exit 0
 fi
