@@ -299,7 +299,7 @@ debredist plan --lock r36.5-debs.json --l4t r36.5`,
 
 // writeWhole writes a file the command line names whole or not at all: a
 // temporary file beside it, synced, renamed over it once complete. (The
-// library's internal/atomicfile does the same for OUT; the CLI imports
+// library's internal/files.Write does the same for OUT; the CLI imports
 // public packages only.)
 func writeWhole(name string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")

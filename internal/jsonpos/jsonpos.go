@@ -156,14 +156,30 @@ func Fields(v any) []string {
 	if t == nil || t.Kind() != reflect.Struct {
 		return nil
 	}
-	var out []string
+	out := jsonNames(nil, t)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// jsonNames appends the JSON names of struct type t's fields as
+// encoding/json reads them: a tagged name, else the Go name; an embedded
+// struct without a tag name is inlined (its fields are t's).
+func jsonNames(out []string, t reflect.Type) []string {
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" {
+			continue
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			out = jsonNames(out, ft)
+			continue
+		}
+		if !f.IsExported() {
 			continue
 		}
 		if name == "" {
@@ -171,7 +187,6 @@ func Fields(v any) []string {
 		}
 		out = append(out, name)
 	}
-	slices.Sort(out)
 	return out
 }
 

@@ -41,6 +41,8 @@ func TestDecodeErrors(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"name": 5}`:              `p.json:1:10: field "name": want a string, got a number`,
 		`{"inner": {"count": ""}}`: `p.json:1:21: field "inner.count": want an integer, got a string`,
+		// Its fields are listed as the JSON has them, not its Go name.
+		`{"other": 1}`: `p.json:1:2: unknown field "other" (known here: count, inner, name, repos, schema)`,
 	} {
 		if err := Decode("p.json", []byte(in), &w); err == nil || err.Error() != want {
 			t.Errorf("Decode(%s) = %v\n want %s", in, err, want)
