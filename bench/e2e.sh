@@ -30,6 +30,9 @@
 #   BIN      a directory holding prebuilt debredist, corpus and measure
 #            binaries (bench/device.sh prepare makes them): no Go needed.
 #   RESULTS  also copy the table and the raw lines into this directory.
+#   UTIL     set: sample /proc/stat every UTIL seconds during each run and
+#            append its busy cores over time to $WORK/util.txt (and RESULTS):
+#            where the cores idle (start, tail, throughout).
 #
 # Tools: tar (GNU), xz, sha256sum, md5sum, and dpkg-deb and jq where
 # present (else python3 reads the debs' ar archives and the plan's JSON);
@@ -59,6 +62,7 @@ default_preset=4
 work=${WORK:-${TMPDIR:-/tmp}/debredist-e2e}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
+: >"$work/util.txt"
 
 threads=${THREADS:-2}
 idjobs=${IDJOBS-1 4}
@@ -120,6 +124,10 @@ measure() {
 	name=$1
 	shift
 	: >"$work/time.txt"
+	if [ -n "${UTIL:-}" ]; then
+		(while :; do head -1 /proc/stat; sleep "$UTIL"; done) >"$work/stat.txt" &
+		sampler=$!
+	fi
 	"$bin/measure" -o "$work/time.txt" -- "$@" >"$work/$name.log" 2>&1 || {
 		echo "e2e.sh: $name failed:" >&2
 		tail -20 "$work/$name.log" >&2
@@ -127,6 +135,18 @@ measure() {
 	}
 	echo "$name $(cut -d' ' -f1-3 "$work/time.txt")" >>"$res"
 	[ -z "${RESULTS:-}" ] || cp "$res" "$RESULTS/raw.txt"
+	if [ -n "${UTIL:-}" ]; then
+		kill "$sampler"
+		wait "$sampler" 2>/dev/null || true
+		# Busy cores in each interval: the non-idle share of the jiffies
+		# times the CPU count.
+		awk -v n="$name" -v cpus="$(nproc)" -v dt="$UTIL" '
+			{ t = 0; for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6
+			  if (NR > 1 && t > pt) line = line sprintf(" %.1f", cpus * (1 - (idle - pidle) / (t - pt)))
+			  pt = t; pidle = idle }
+			END { printf "%s (busy cores every %s s):%s\n", n, dt, line }' "$work/stat.txt" >>"$work/util.txt"
+		[ -z "${RESULTS:-}" ] || cp "$work/util.txt" "$RESULTS/util.txt"
+	fi
 }
 
 # sized NAME DIR: appends "size NAME bytes" (every .tar.xz under DIR) to
