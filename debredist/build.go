@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -66,22 +67,11 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 		return err
 	}
 	defer os.RemoveAll(work)
-	var inputs []layout.Input
 	debs := append([]apt.Package(nil), j.pkg.Debs...)
 	sort.Slice(debs, func(a, b int) bool { return debs[a].Name < debs[b].Name })
-	n := 0
-	var read []redist.Deb // the debs as read: what provenance and input key record
-	for _, d := range debs {
-		p, ok := paths[d.SHA256]
-		if !ok {
-			return fmt.Errorf("deb %s (%s) is not in the cache", d.Name, d.SHA256)
-		}
-		ins, rd, err := stage(ctx, o, d, p, filepath.Join(work, "blobs"), &n)
-		if err != nil {
-			return err
-		}
-		inputs = append(inputs, ins...)
-		read = append(read, rd)
+	inputs, read, err := stageAll(ctx, o, debs, paths, filepath.Join(work, "blobs"))
+	if err != nil {
+		return err
 	}
 	eng, err := layout.New(j.profile)
 	if err != nil {
@@ -172,6 +162,55 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 // metadata. The deb's bytes are hashed as they are read: it returns the
 // deb as read (sha256 and size), and a *fault.CorruptCacheError, whatever the
 // deb reader said, when the cache entry is not the deb it was stored as.
+// stageAll stages a package's debs (in order) side by side, each into its
+// own folder under dir, at most o.decoders at once across the run. The
+// inputs and the debs as read come in the order of debs; a failure is the
+// first deb's in that order (every deb runs to its end, so the error does
+// not depend on timing).
+func stageAll(ctx context.Context, o *run, debs []apt.Package, paths map[string]string, dir string) ([]layout.Input, []redist.Deb, error) {
+	type staged struct {
+		ins []layout.Input
+		rd  redist.Deb
+		err error
+	}
+	res := make([]staged, len(debs))
+	var wg sync.WaitGroup
+	for i, d := range debs {
+		p, ok := paths[d.SHA256]
+		if !ok {
+			res[i].err = fmt.Errorf("deb %s (%s) is not in the cache", d.Name, d.SHA256)
+			continue
+		}
+		sub := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			res[i].err = err
+			continue
+		}
+		wg.Go(func() {
+			select {
+			case o.decoders <- struct{}{}:
+			case <-ctx.Done():
+				res[i].err = ctx.Err()
+				return
+			}
+			defer func() { <-o.decoders }()
+			n := 0
+			res[i].ins, res[i].rd, res[i].err = stage(ctx, o, d, p, sub, &n)
+		})
+	}
+	wg.Wait()
+	var inputs []layout.Input
+	var read []redist.Deb // the debs as read: what provenance and input key record
+	for _, r := range res {
+		if r.err != nil {
+			return nil, nil, r.err
+		}
+		inputs = append(inputs, r.ins...)
+		read = append(read, r.rd)
+	}
+	return inputs, read, nil
+}
+
 func stage(ctx context.Context, o *run, d apt.Package, debPath, dir string, n *int) ([]layout.Input, redist.Deb, error) {
 	ent, err := fetch.OpenEntry(debPath, d.Name, d.SHA256)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -135,10 +136,16 @@ type run struct {
 	fetchOnce sync.Once
 	f         *fetch.Fetcher
 	fetchErr  error
+
+	// decoders bounds the debs decoded at once across all packages (one
+	// per core, at least two): a package's debs are staged side by side.
+	decoders chan struct{}
 }
 
 // newRun starts a call.
-func newRun(o Options) *run { return &run{Options: o, downloads: &downloadCounter{}} }
+func newRun(o Options) *run {
+	return &run{Options: o, downloads: &downloadCounter{}, decoders: make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))}
+}
 
 // EventKind says what an Event reports.
 type EventKind string
