@@ -52,8 +52,8 @@
 # Every output is checked with xz -t. Wall and CPU (user+sys, children
 # included) and peak RSS come from bench/measure.
 set -eu
-cmd=${1:?usage: bench/device.sh prepare|run DIR}
-dir=${2:?usage: bench/device.sh prepare|run DIR}
+cmd=${1:?usage: bench/device.sh prepare|run|e2e DIR}
+dir=${2:?usage: bench/device.sh prepare|run|e2e DIR}
 
 case $cmd in
 prepare)
@@ -91,6 +91,7 @@ budget=${BUDGET:-520}
 dir=$(cd "$dir" && pwd)
 out=${OUT:-$dir/out}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/debredist-device.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 bin=$work/bin
@@ -142,11 +143,16 @@ if [ "$cmd" = e2e ]; then
 	pin=""
 	[ "$thr" -ge "$(nproc)" ] || pin="taskset -c $(seq -s, 0 $((thr - 1)))"
 	echo "threads: $thr${pin:+ ($pin)}" | tee -a "$out/e2e.txt"
-	set +e
-	BIN=$bin REALTREES="$trees" CORPUS=real THREADS=$thr PRESETS="${E2EPRESETS:-4 1}" XZLEVELS="${E2EXZ:-6 1}" \
-		IDJOBS="${E2EIDJOBS-4}" WORK=$work/e2e RESULTS=$out $pin sh bench/e2e.sh "${E2ESCALE:-1024}" 2>&1 | tee -a "$out/e2e.txt"
+	{
+		rc=0
+		BIN=$bin REALTREES="$trees" CORPUS=real THREADS=$thr PRESETS="${E2EPRESETS:-4 1}" XZLEVELS="${E2EXZ:-6 1}" \
+			IDJOBS="${E2EIDJOBS-4}" WORK=$work/e2e RESULTS=$out $pin sh bench/e2e.sh "${E2ESCALE:-1024}" 2>&1 || rc=$?
+		echo "$rc" >"$work/e2e.rc"
+	} | tee -a "$out/e2e.txt"
+	rc=$(cat "$work/e2e.rc")
+	[ "$rc" = 0 ] || echo "device.sh: bench/e2e.sh failed (exit $rc)" | tee -a "$out/e2e.txt" >&2
 	echo "Total $(($(date +%s) - start)) s." | tee -a "$out/e2e.txt"
-	exit 0
+	exit "$rc"
 fi
 
 gens="c11 c12"

@@ -63,6 +63,9 @@ work=${WORK:-${TMPDIR:-/tmp}/debredist-e2e}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 : >"$work/util.txt"
+[ -z "${RESULTS:-}" ] || mkdir -p "$RESULTS"
+sampler=""
+trap '[ -z "$sampler" ] || kill "$sampler" 2>/dev/null' EXIT
 
 threads=${THREADS:-2}
 idjobs=${IDJOBS-1 4}
@@ -94,7 +97,7 @@ fi
 gens=${REALGENS:-11.8 12}
 mirror=$work/mirror-$corpus-$scale
 if [ "$corpus" = real ] && [ -n "${REALTREES:-}" ]; then
-	mirror=$mirror-trees
+	mirror=$mirror-trees-$(echo "$REALTREES" | cksum | cut -d' ' -f1)
 elif [ "$corpus" = real ]; then
 	mirror=$mirror-$(echo $gens ${REAL13:+13} | tr ' ' '+')
 fi
@@ -128,20 +131,27 @@ measure() {
 		(while :; do head -1 /proc/stat; sleep "$UTIL"; done) >"$work/stat.txt" &
 		sampler=$!
 	fi
-	"$bin/measure" -o "$work/time.txt" -- "$@" >"$work/$name.log" 2>&1 || {
-		echo "e2e.sh: $name failed:" >&2
-		tail -20 "$work/$name.log" >&2
-		exit 1
-	}
-	echo "$name $(cut -d' ' -f1-3 "$work/time.txt")" >>"$res"
-	[ -z "${RESULTS:-}" ] || cp "$res" "$RESULTS/raw.txt"
+	st=0
+	"$bin/measure" -o "$work/time.txt" -- "$@" >"$work/$name.log" 2>&1 || st=$?
 	if [ -n "${UTIL:-}" ]; then
 		kill "$sampler"
 		wait "$sampler" 2>/dev/null || true
-		# Busy cores in each interval: the non-idle share of the jiffies
-		# times the CPU count.
-		awk -v n="$name" -v cpus="$(nproc)" -v dt="$UTIL" '
-			{ t = 0; for (i = 2; i <= NF; i++) t += $i; idle = $5 + $6
+		sampler=""
+	fi
+	if [ "$st" != 0 ]; then
+		echo "e2e.sh: $name failed:" >&2
+		tail -20 "$work/$name.log" >&2
+		exit 1
+	fi
+	echo "$name $(cut -d' ' -f1-3 "$work/time.txt")" >>"$res"
+	[ -z "${RESULTS:-}" ] || cp "$res" "$RESULTS/raw.txt"
+	if [ -n "${UTIL:-}" ]; then
+		# Busy cores in each interval: the non-idle share of the machine's
+		# jiffies (user .. steal; guest is inside user) times its CPUs, all
+		# of them (the first line of /proc/stat sums every CPU, pinned or
+		# not).
+		awk -v n="$name" -v cpus="$(getconf _NPROCESSORS_ONLN)" -v dt="$UTIL" '
+			{ t = 0; for (i = 2; i <= 9 && i <= NF; i++) t += $i; idle = $5 + $6
 			  if (NR > 1 && t > pt) line = line sprintf(" %.1f", cpus * (1 - (idle - pidle) / (t - pt)))
 			  pt = t; pidle = idle }
 			END { printf "%s (busy cores every %s s):%s\n", n, dt, line }' "$work/stat.txt" >>"$work/util.txt"
@@ -182,7 +192,11 @@ for p in $presets; do
 done
 
 # (b) the reference pipeline, one package after the other.
-"$bin/debredist" --quiet plan --jetpack 6 --mirror "$mirror" --json >"$work/plan.json" 2>/dev/null
+"$bin/debredist" --quiet plan --jetpack 6 --mirror "$mirror" --json >"$work/plan.json" 2>"$work/plan.log" || {
+	echo "e2e.sh: debredist plan failed:" >&2
+	cat "$work/plan.log" >&2
+	exit 1
+}
 if command -v jq >/dev/null 2>&1; then
 	jq -r '.packages[] | [.product, .pname, (.pname + "-" + .platform + "-" + .version + (if .cuda_variant then "_" + .cuda_variant else "" end) + "-archive"), (.debs | map(.repo + "/" + .filename) | join(" "))] | @tsv' \
 		"$work/plan.json" >"$work/groups.tsv"
@@ -202,7 +216,9 @@ set -eu
 mirror=$1 groups=$2 out=$3 stage=$4 level=$5 threads=$6
 cuda=usr/local/cuda-12.6
 # debx DEB DIR: dpkg-deb -x, or (without dpkg) the data member of the ar
-# archive, extracted by GNU tar (which picks xz, zstd or gzip by itself).
+# archive, extracted by GNU tar (which picks xz, zstd or gzip by itself);
+# the fallback copies the member to disk first, so it is slower than
+# dpkg-deb (every run published in bench/README.md had dpkg-deb).
 debx() {
 	if command -v dpkg-deb >/dev/null 2>&1; then
 		dpkg-deb -x "$1" "$2"

@@ -157,16 +157,12 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 	return nil
 }
 
-// stage streams one deb from the cache apart: every regular file is copied
-// to a blob file under dir (hashed on the way), everything else is
-// metadata. The deb's bytes are hashed as they are read: it returns the
-// deb as read (sha256 and size), and a *fault.CorruptCacheError, whatever the
-// deb reader said, when the cache entry is not the deb it was stored as.
 // stageAll stages a package's debs (in order) side by side, each into its
 // own folder under dir, at most o.decoders at once across the run. The
 // inputs and the debs as read come in the order of debs; a failure is the
-// first deb's in that order (every deb runs to its end, so the error does
-// not depend on timing).
+// first deb's in that order (every deb started runs to its end, so the
+// error does not depend on timing; none is started after one that cannot
+// be).
 func stageAll(ctx context.Context, o *run, debs []apt.Package, paths map[string]string, dir string) ([]layout.Input, []redist.Deb, error) {
 	type staged struct {
 		ins []layout.Input
@@ -179,12 +175,12 @@ func stageAll(ctx context.Context, o *run, debs []apt.Package, paths map[string]
 		p, ok := paths[d.SHA256]
 		if !ok {
 			res[i].err = fmt.Errorf("deb %s (%s) is not in the cache", d.Name, d.SHA256)
-			continue
+			break
 		}
 		sub := filepath.Join(dir, strconv.Itoa(i))
 		if err := os.Mkdir(sub, 0o755); err != nil {
 			res[i].err = err
-			continue
+			break
 		}
 		wg.Go(func() {
 			select {
@@ -211,6 +207,11 @@ func stageAll(ctx context.Context, o *run, debs []apt.Package, paths map[string]
 	return inputs, read, nil
 }
 
+// stage streams one deb from the cache apart: every regular file is copied
+// to a blob file under dir (hashed on the way), everything else is
+// metadata. The deb's bytes are hashed as they are read: it returns the
+// deb as read (sha256 and size), and a *fault.CorruptCacheError, whatever the
+// deb reader said, when the cache entry is not the deb it was stored as.
 func stage(ctx context.Context, o *run, d apt.Package, debPath, dir string, n *int) ([]layout.Input, redist.Deb, error) {
 	ent, err := fetch.OpenEntry(debPath, d.Name, d.SHA256)
 	if err != nil {

@@ -62,26 +62,29 @@ func newParallelWriter(workers, block int, budget *Budget, compress compressFunc
 	}
 }
 
-// fullBlocks recycles the input blocks of BlockSize bytes once compressed,
-// so that a long archive reuses a few instead of growing a new one (by
-// doubling, from 1 MiB) for every block.
-var fullBlocks sync.Pool // of *[]byte
+// fullBlocks recycles whole input blocks once compressed, one pool per
+// block size (BlockSize, or a test's), so that a long archive reuses a few
+// instead of growing a new one (by doubling, from 1 MiB) for every block.
+var fullBlocks sync.Map // int -> *sync.Pool of *[]byte
+
+func blockPool(n int) *sync.Pool {
+	p, _ := fullBlocks.LoadOrStore(n, new(sync.Pool))
+	return p.(*sync.Pool)
+}
 
 // newBlock returns an empty input block of n bytes' capacity.
 func newBlock(n int) []byte {
-	if n == BlockSize {
-		if b, ok := fullBlocks.Get().(*[]byte); ok {
-			return (*b)[:0]
-		}
+	if b, ok := blockPool(n).Get().(*[]byte); ok {
+		return (*b)[:0]
 	}
 	return make([]byte, 0, n)
 }
 
-// recycle returns an input block that is no longer used.
-func recycle(b []byte) {
-	if cap(b) == BlockSize {
+// recycle returns a whole input block of n bytes that is no longer used.
+func recycle(b []byte, n int) {
+	if cap(b) == n {
 		b = b[:0]
-		fullBlocks.Put(&b)
+		blockPool(n).Put(&b)
 	}
 }
 
@@ -175,7 +178,7 @@ func (p *parallelWriter) dispatch() error {
 		p.sem <- struct{}{}
 		j.emit = p.compress(j.src)
 		<-p.sem
-		recycle(j.src)
+		recycle(j.src, p.block)
 		j.src = nil
 		close(j.done)
 	}()

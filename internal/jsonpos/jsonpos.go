@@ -156,15 +156,16 @@ func Fields(v any) []string {
 	if t == nil || t.Kind() != reflect.Struct {
 		return nil
 	}
-	out := jsonNames(nil, t)
+	out := jsonNames(nil, t, 0)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
 // jsonNames appends the JSON names of struct type t's fields as
 // encoding/json reads them: a tagged name, else the Go name; an embedded
-// struct without a tag name is inlined (its fields are t's).
-func jsonNames(out []string, t reflect.Type) []string {
+// struct without a tag name is inlined (its fields are t's), at most a few
+// levels deep (a type that embeds itself through a pointer stops there).
+func jsonNames(out []string, t reflect.Type, depth int) []string {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -176,7 +177,9 @@ func jsonNames(out []string, t reflect.Type) []string {
 			ft = ft.Elem()
 		}
 		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
-			out = jsonNames(out, ft)
+			if depth < 8 {
+				out = jsonNames(out, ft, depth+1)
+			}
 			continue
 		}
 		if !f.IsExported() {

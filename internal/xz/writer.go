@@ -10,7 +10,9 @@ import (
 	"github.com/debredist/debredist/internal/lzma"
 )
 
-// Block is one complete xz block as EncodeBlock makes it.
+// Block is one complete xz block as EncodeBlock makes it. Its Data is valid
+// until the block is written (Stream.WriteBlock, once): the buffer then
+// serves a later block.
 type Block struct {
 	Data         []byte // header, LZMA2 data, padding and CRC64 check
 	Unpadded     int64  // unpadded size, for the index
@@ -88,6 +90,9 @@ func EncodeBlock(src []byte, p lzma.Params) Block {
 	putEncoder(p, e)
 	var h [headRoom]byte
 	hdr := appendBlockHeader(h[:0], int64(len(buf)-headRoom), int64(len(src)), dict)
+	if len(hdr) > headRoom {
+		panic("xz: block header longer than headRoom")
+	}
 	start := headRoom - len(hdr)
 	copy(buf[start:], hdr)
 	unpadded := len(buf) - start + 8
