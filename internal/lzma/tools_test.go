@@ -279,6 +279,23 @@ func TestGolden(t *testing.T) {
 		}
 		fmt.Fprintf(&sb, "%s %d %s\n", pn, total, hex.EncodeToString(h.Sum(nil))[:16])
 	}
+	// The levels themselves: archives record their preset, and
+	// build-archive must make the same bytes from it later.
+	for n := 1; n <= MaxLevel; n++ {
+		p, err := Level(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pn := fmt.Sprintf("level%d", n)
+		h := sha256.New()
+		total := 0
+		for _, name := range sortedKeys(in) {
+			enc := encoded(pn, p, name, in[name])
+			h.Write(enc)
+			total += len(enc)
+		}
+		fmt.Fprintf(&sb, "%s %d %s\n", pn, total, hex.EncodeToString(h.Sum(nil))[:16])
+	}
 	const want = `bt 3506521 ed16c300d80377d0
 btfast 3606346 8a4c7ccbef9a3352
 fast 3526316 b36e037edaf7cc8a
@@ -287,6 +304,12 @@ greedy4 3605727 70acd7c96b625645
 lazy4 3605772 09d5e994159dd4c5
 optimal 3504092 9ee5cbf04e2f5a71
 optimal-all 3483521 e0da046ac63eb1bb
+level1 3534094 13d5bc51790a4312
+level2 3528280 8ddbe269877a1333
+level3 3527895 80ad0dfac6b51a1e
+level4 3506598 e0caecc902c12624
+level5 3506510 92172207e2b05a43
+level6 3506505 3d7ba45bc1cd6cca
 `
 	if sb.String() != want {
 		t.Errorf("encoded bytes changed:\n%s", sb.String())
