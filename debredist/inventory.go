@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf16"
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/internal/files"
 )
 
 // Inventory formats.
@@ -30,6 +32,14 @@ const (
 	// included), for --lock.
 	InventoryLock = "lock"
 )
+
+// WriteFile writes data to the file name whole or not at all (a temporary
+// file beside it, synced, renamed over it, mode 0644), as every file in OUT
+// is written: a reader, or a run killed half-way, sees the old file or the
+// new one. For an inventory saved to a file (debredist inventory -o).
+func WriteFile(name string, data []byte) error {
+	return files.Write(name, data, filepath.Dir(name))
+}
 
 // Inventory writes the package inventory of the release o selects (from
 // the mirror's indexes, or a lock file) to w in format (InventoryJetPackNixos

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/debredist/debredist/debredist"
@@ -289,40 +287,10 @@ debredist plan --lock r36.5-debs.json --l4t r36.5`,
 				return err
 			}
 			if *out != "" {
-				return writeWhole(*out, b.Bytes())
+				return debredist.WriteFile(*out, b.Bytes())
 			}
 			_, err = a.stdout.Write(b.Bytes())
 			return err
 		}
 	},
-}
-
-// writeWhole writes a file the command line names whole or not at all: a
-// temporary file beside it, synced, renamed over it once complete. (The
-// library's internal/files.Write does the same for OUT; the CLI imports
-// public packages only.)
-func writeWhole(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	return nil
 }
