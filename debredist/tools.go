@@ -115,11 +115,34 @@ type NixOptions struct {
 	Mirror string
 }
 
-// Nix returns a Nix overlay that makes nixpkgs' CUDA package set of OUT's
+// NixResult is what Nix returns.
+type NixResult struct {
+	// Text is the Nix file: an overlay, or with NixOptions.Derivations the
+	// file that builds the archives (its overlay one attribute).
+	Text string
+	// Set is the package set the overlay changes (cudaPackages_12_6).
+	Set string
+	// Archives are the absolute paths of the archives the overlay fetches
+	// from OUT, each once: what `nix-store --add-fixed sha256` adds to the
+	// store (AddToStore runs it).
+	Archives []string
+	// Notes are what the user must know or decide (the insecure TensorRT,
+	// a manifest nixpkgs does not read, problems no override fixes), one
+	// line each; they are never printed into Text.
+	Notes []string
+}
+
+// Nix returns the Nix overlay that makes nixpkgs' CUDA package set of OUT's
 // CUDA release use OUT's manifests and archives (applied after
 // jetpack-nixos' overlay; see internal/nixoverlay and the README's
 // "Consuming the output"), or with o.Derivations the file that builds
 // them in Nix. It runs verify.Nixpkgs on OUT to know what to override.
-func Nix(ctx context.Context, out string, o NixOptions) (string, error) {
-	return nixoverlay.Write(ctx, out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror})
+// The printed Nix is constant code applied to one JSON string of data:
+// nothing read from OUT is ever Nix syntax.
+func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
+	r, err := nixoverlay.Write(ctx, out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror})
+	if err != nil {
+		return nil, err
+	}
+	return &NixResult{Text: r.Text, Set: r.Set, Archives: r.Archives, Notes: r.Notes}, nil
 }

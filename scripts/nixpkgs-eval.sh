@@ -3,11 +3,15 @@
 #
 # Instantiates (evaluates, builds nothing) every package the overlay of
 # `debredist nix OUT` provides, for aarch64-linux, once per CUDA capability
-# of the release (its profile's cuda_capabilities: Xavier 7.2, Orin 8.7,
-# Thor 11.0), and prints one line per package and capability:
+# of the release (its provenance's cuda_capabilities: Xavier 7.2, Orin 8.7,
+# Thor 11.0), each package and capability in its own nix-instantiate (so a
+# missing attribute or an error fails only that one), and prints one line
+# per package and capability, then a summary:
 #
-#   cudaPackages_12_6.libcublas 8.7: /nix/store/…-cuda12.6-libcublas-12.6.1.4.drv src file:///…/libcublas-…-archive.tar.xz
-#   cudaPackages_12_6.tensorrt 8.7: not evaluated (insecure, unavailable or broken: see verify --nixpkgs)
+#   cudaPackages_12_6.libcublas 8.7: ok /nix/store/…-cuda12.6-libcublas-12.6.1.4.drv src file:///…/libcublas-…-archive.tar.xz
+#   cudaPackages_12_6.tensorrt 8.7: expected (insecure: your choice, see verify --nixpkgs): error: Package ‘…’ is marked as insecure …
+#   cudaPackages_13_2.cudnn_jit 8.7: FAIL error: attribute 'cudnn_jit' missing
+#   summary: 58 ok, 2 expected, 1 failed, 0 not from OUT
 #
 # NIXPKGS, JETPACK_NIXOS and CUDA_LEGACY are checkouts (directories): the
 # overlays are applied as jetpack-nixos' flake applies them, cuda-legacy's
@@ -16,15 +20,18 @@
 # nixpkgs). Run `debredist` from PATH, or set DEBREDIST to the command.
 # DEBREDIST_NIX_DERIVATIONS=1 evaluates the overlay of `debredist nix
 # --derivations OUT` instead: every source must then be an archive
-# derivation's output in the Nix store.
-# Exit status 1 when a package's source is not OUT's archive (nixpkgs or
-# another overlay builds it from elsewhere); the other lines still print.
-# Exit status 2 on a usage error, or when the overlay hands over no
-# manifest (nothing would be checked).
-# A package that does not evaluate prints "not evaluated" and does not
-# change the exit status: Nix's tryEval does not say why, and an insecure
-# TensorRT or a package unavailable on a device is expected (`debredist
-# verify --nixpkgs OUT` names the reason). Needs nix-instantiate and jq.
+# derivation's output in the Nix store. DEBREDIST_ACCEPT_INSECURE=1 sets
+# the printed file's acceptInsecureTensorRT to true. DEBREDIST_NO_OVERLAY=1
+# is the control: the same evaluations without debredist's overlay (every
+# package then comes from elsewhere, or fails). JOBS (default 2) evaluations
+# run side by side.
+#
+# A package that does not evaluate where `debredist verify --nixpkgs` says
+# it cannot (nixpkgs marks it broken, its platformAssertions exclude the
+# device, an insecure TensorRT not accepted) is "expected". Exit status 1
+# when any package fails otherwise, or evaluates with a source that is not
+# OUT's archive; 2 on a usage error or when there is nothing to evaluate.
+# Needs nix-instantiate and jq.
 set -eu
 case $# in
 2) nixpkgs=$1 jetpack= legacy= out=$2 ;;
@@ -43,88 +50,115 @@ out=$(abs "$out")
 [ -z "$legacy" ] || legacy=$(abs "$legacy")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# What verify --nixpkgs says of every archive: the packages, their CUDA
+# release, and where they cannot evaluate.
+$debredist verify --nixpkgs --json "$out" >"$work/verify.json" || true
+jq -e '.nixpkgs.components | length > 0' "$work/verify.json" >/dev/null 2>&1 || {
+	echo "$0: '$debredist verify --nixpkgs --json $out' names no package to evaluate" >&2
+	exit 2
+}
+cuda=$(jq -r '[.nixpkgs.components[].cuda] | unique | if length == 1 then .[0] else error("several CUDA releases") end' "$work/verify.json")
+set=cudaPackages_$(echo "$cuda" | tr . _)
+caps=$(jq -r '[.nixpkgs.components[].devices[] | sub(":.*"; "")] | unique | .[]' "$work/verify.json")
+[ -n "$caps" ] || caps=8.7
+
 if [ "${DEBREDIST_NIX_DERIVATIONS:-}" = 1 ]; then
 	# The overlay of 'debredist nix --derivations': every archive comes from
 	# its fixed-output derivation (evaluated here, not built: the debredist
 	# argument only has to be a path).
-	$debredist nix --derivations "$out" >"$work/printed.nix"
-	echo "(import $work/printed.nix { debredist = \"/debredist-not-built\"; }).overlay" >"$work/overlay.nix"
+	$debredist nix --derivations "$out" >"$work/printed.nix" 2>/dev/null
+	ourOverlay="(import $work/printed.nix { debredist = \"/debredist-not-built\"; }).overlay"
 	from="${NIX_STORE_DIR:-/nix/store}/"
 else
-	$debredist nix "$out" >"$work/printed.nix"
-	cp "$work/printed.nix" "$work/overlay.nix"
+	$debredist nix "$out" >"$work/printed.nix" 2>/dev/null
+	ourOverlay="(import $work/printed.nix)"
 	from="file://$out/"
 fi
-
-# The set, the packages and the capabilities, from what debredist wrote:
-# the products are those of the overlay's `manifests = {` block, the
-# packages the keys of their manifests (release_* aside), the capabilities
-# those of their sidecars' profiles.
-set=$(sed -n 's/^ *\(cudaPackages_[0-9_]*\) =.*/\1/p' "$work/printed.nix" | head -n 1)
-products=$(sed -n '/^ *manifests = {$/,/^ *};$/{
-	s/^ *\([a-z0-9_]*\) = lib\.importJSON .*/\1/p
-	s/^ *\([a-z0-9_]*\) = builtins\.fromJSON .*/\1/p
-}' "$work/printed.nix")
-: >"$work/pnames"
-: >"$work/caps"
-for p in $products; do
-	found=
-	for m in "$out/$p"/redist/redistrib_*.json; do
-		case $m in *.provenance.json) continue ;; esac # a sidecar's old name
-		[ -f "$m" ] || continue
-		found=1
-		jq -r 'keys[] | select(startswith("release_") | not)' "$m" >>"$work/pnames"
-		label=${m##*/redistrib_}
-		label=${label%.json}
-		for sc in "$out/$p/redist/debredist-provenance_$label.json" "$out/$p/redist/redistrib_$label.provenance.json"; do
-			if [ -f "$sc" ]; then
-				jq -r '.profile.cuda_capabilities // [] | .[]' "$sc" >>"$work/caps"
-				break
-			fi
-		done
-	done
-	if [ -z "$found" ]; then
-		echo "$0: the overlay hands over the manifest of $p, but $out/$p/redist holds none" >&2
+if [ "${DEBREDIST_ACCEPT_INSECURE:-}" = 1 ]; then
+	sed -i 's/^  acceptInsecureTensorRT = false;$/  acceptInsecureTensorRT = true;/' "$work/printed.nix"
+	grep -q '^  acceptInsecureTensorRT = true;$' "$work/printed.nix" || {
+		echo "$0: the printed file has no acceptInsecureTensorRT line to set" >&2
 		exit 2
-	fi
-done
-sort -u -o "$work/pnames" "$work/pnames"
-if [ -z "$set" ] || [ ! -s "$work/pnames" ]; then
-	echo "$0: the overlay of '$debredist nix' names no package set or no package to evaluate (set '$set', products: $products)" >&2
-	exit 2
+	}
 fi
-caps=$(sort -u "$work/caps")
-[ -n "$caps" ] || caps=8.7
-
 overlays="[ "
 [ -z "$legacy" ] || overlays="$overlays (import $legacy/overlays) "
 [ -z "$jetpack" ] || overlays="$overlays (import $jetpack/overlay.nix) "
-overlays="$overlays (import $work/overlay.nix) ]"
+[ "${DEBREDIST_NO_OVERLAY:-}" = 1 ] || overlays="$overlays $ourOverlay "
+overlays="$overlays]"
 
-status=0
+# One cell: package $1, capability $2, into $work/cells/$3.
+cat >"$work/cell.sh" <<'EOF'
+set -u
+name=$1 cap=$2 dest=$3
+expr="let
+  pkgs = import $NIXPKGS {
+    system = \"aarch64-linux\";
+    config = { allowUnfree = true; cudaSupport = true; cudaCapabilities = [ \"$cap\" ]; };
+    overlays = $OVERLAYS;
+  };
+  p = pkgs.$SET.\"$name\";
+  fetched = if p.src ? src then p.src.src else p.src; # inside srcOnly, as buildRedist makes it
+in
+if p == null then { drv = \"null\"; src = \"\"; }
+else { drv = p.drvPath; src = if p.src == null then \"none\" else toString (fetched.url or fetched.urls or fetched); }"
+if nix-instantiate --eval --strict --json --expr "$expr" >"$dest.json" 2>"$dest.err"; then
+	echo ok >"$dest.status"
+else
+	echo error >"$dest.status"
+fi
+EOF
+mkdir "$work/cells"
+i=0
+jq -r '[.nixpkgs.components[].component] | unique | .[]' "$work/verify.json" >"$work/pnames"
+: >"$work/jobs"
 for cap in $caps; do
-	names=$(sed 's/.*/"&"/' "$work/pnames" | tr '\n' ' ')
-	expr="let
-	  pkgs = import $nixpkgs {
-	    system = \"aarch64-linux\";
-	    config = { allowUnfree = true; cudaSupport = true; cudaCapabilities = [ \"$cap\" ]; };
-	    overlays = $overlays;
-	  };
-	  one = n: let
-	      p = pkgs.$set.\${n};
-	    in if p == null then { name = n; ok = true; drv = \"null\"; src = \"null\"; } else let
-	      drv = builtins.tryEval (builtins.seq p.drvPath p.drvPath);
-	      fetched = if p.src ? src then p.src.src else p.src; # inside srcOnly, as buildRedist makes it
-	      src = builtins.tryEval (if p ? src && p.src != null then (fetched.url or fetched.urls or (toString fetched)) else \"none\");
-	    in { name = n; ok = drv.success; drv = if drv.success then drv.value else \"\"; src = if src.success then toString src.value else \"?\"; };
-	in map one [ $names ]"
-	nix-instantiate --eval --strict --json --expr "$expr" >"$work/result.json"
-	jq -r --arg set "$set" --arg cap "$cap" --arg out "$from" '.[] |
-	  if .drv == "null" then "\($set).\(.name) \($cap): null (set so by an overlay: cuda_compat on JetPack 5)"
-	  elif .ok then "\($set).\(.name) \($cap): \(.drv) src \(.src)" + (if (.src | startswith($out)) then "" else "   <- NOT from OUT" end)
-	  else "\($set).\(.name) \($cap): not evaluated (insecure, unavailable or broken: see verify --nixpkgs)" end' "$work/result.json"
-	if jq -e --arg out "$from" '[.[] | select(.ok and .drv != "null" and (.src | startswith($out) | not))] | length > 0' "$work/result.json" >/dev/null; then
-		status=1
-	fi
+	while read -r name; do
+		i=$((i + 1))
+		printf '%s %s %05d\n' "$name" "$cap" "$i" >>"$work/jobs"
+	done <"$work/pnames"
 done
-exit $status
+export NIXPKGS="$nixpkgs" OVERLAYS="$overlays" SET="$set"
+xargs -P "${JOBS:-2}" -L 1 sh -c 'sh "$0/cell.sh" "$1" "$2" "$0/cells/$3"' "$work" <"$work/jobs"
+
+ok=0 expected=0 failed=0 foreign=0
+while read -r name cap n; do
+	c="$work/cells/$n"
+	why=$(jq -r --arg n "$name" --arg cap "$cap" '
+	  [.nixpkgs.components[] | select(.component == $n)] as $cs
+	  | if ($cs | map(.nixpkgs_broken // empty) | length) > 0 then "nixpkgs marks it broken"
+	    elif ($cs | map(.devices[] | select(startswith($cap + ": unavailable"))) | length) > 0 then "unavailable on " + $cap + ": platformAssertions"
+	    elif ($cs | map(.insecure[]) | length) > 0 and env.DEBREDIST_ACCEPT_INSECURE != "1" then "insecure: your choice, see verify --nixpkgs"
+	    else "" end' "$work/verify.json")
+	if [ "$(cat "$c.status")" = ok ]; then
+		drv=$(jq -r .drv "$c.json")
+		src=$(jq -r .src "$c.json")
+		if [ "$drv" = null ]; then
+			echo "$set.$name $cap: null (set so by an overlay: cuda_compat on JetPack 5)"
+			ok=$((ok + 1))
+		else
+			case $src in
+			"$from"*)
+				echo "$set.$name $cap: ok $drv src $src"
+				ok=$((ok + 1))
+				;;
+			*)
+				echo "$set.$name $cap: NOT from OUT $drv src $src"
+				foreign=$((foreign + 1))
+				;;
+			esac
+		fi
+	else
+		err=$(sed 's/\x1b\[[0-9;]*m//g' "$c.err" | grep -m 1 'error:' || head -n 1 "$c.err")
+		if [ -n "$why" ]; then
+			echo "$set.$name $cap: expected ($why): $err"
+			expected=$((expected + 1))
+		else
+			echo "$set.$name $cap: FAIL $err"
+			failed=$((failed + 1))
+		fi
+	fi
+done <"$work/jobs"
+echo "summary: $ok ok, $expected expected, $failed failed, $foreign not from OUT"
+[ "$failed" -eq 0 ] && [ "$foreign" -eq 0 ] || exit 1

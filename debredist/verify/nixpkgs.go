@@ -73,6 +73,11 @@ type NixpkgsArchive struct {
 	// Source is the nixpkgs file and revision the package's rules were
 	// read from.
 	Source string `json:"source"`
+	// Fills are the outputs the archive fills ("out" first, nixpkgs'
+	// order): what a package nixpkgs has no file for declares.
+	Fills []string `json:"fills"`
+	// StubsDir says an output holds a stubs directory after install.
+	StubsDir bool `json:"stubs_dir"`
 }
 
 // Err lists the failures that are the output's (not nixpkgs' own).
@@ -211,6 +216,7 @@ func checkNixpkgs(ctx context.Context, table *nixcheck.Table, nc *NixpkgsArchive
 	r := c.Finish()
 	nc.Known, nc.Outputs, nc.Broken, nc.NixpkgsOwn, nc.EmptyOutputs = r.Known, r.Outputs, r.Broken, r.NixpkgsOwn, r.EmptyOutputs
 	nc.Insecure, nc.Devices, nc.Source = r.Insecure, r.Devices, r.Source
+	nc.Fills, nc.StubsDir = r.Fills, r.StubsDir
 	for _, f := range r.Failures {
 		if !nixcheck.IsEmptyOutput(f) {
 			nc.Failures = append(nc.Failures, f)

@@ -77,8 +77,36 @@ type Package struct {
 	// KnownVulnerabilities are meta.knownVulnerabilities by version: an
 	// insecure package does not evaluate unless the user permits it.
 	KnownVulnerabilities []Vulnerability `json:"known_vulnerabilities,omitempty"`
+	// StateStubsHook says the revisions differ on
+	// includeRemoveStubsFromRunpathHook for this package (libnvfatbin sets
+	// it at b18526a2, not at 6a088f5b): debredist nix states it, true
+	// exactly when the archive holds a stubs directory after install.
+	StateStubsHook bool `json:"state_stubs_hook,omitempty"`
+	// Inputs are package-set members the package file takes as inputs
+	// that older CUDA releases lack (libcusparse's libnvjitlink before CUDA
+	// 12.0): debredist nix drops such an input where OUT's release has none.
+	Inputs []Input `json:"inputs,omitempty"`
 	// Source is the file and revision the rules were read from.
 	Source string `json:"source"`
+}
+
+// Input is a package-set member a package file takes as an input, which
+// exists from CUDAMin on.
+type Input struct {
+	PName   string `json:"pname"`
+	CUDAMin string `json:"cuda_min"`
+	Source  string `json:"source"`
+}
+
+// DropInputs returns the inputs of pname that a CUDA release cuda lacks.
+func (t *Table) DropInputs(pname, cuda string) []string {
+	var drop []string
+	for _, in := range t.Packages[pname].Inputs {
+		if !versionAtLeast(cuda, in.CUDAMin) {
+			drop = append(drop, in.PName)
+		}
+	}
+	return drop
 }
 
 // Assertion is one platformAssertion; the When fields (version_min,
@@ -229,6 +257,13 @@ type Result struct {
 	Devices []string `json:"devices,omitempty"`
 	// Source is the package rule's file@revision.
 	Source string `json:"source,omitempty"`
+	// Fills are the outputs the archive would fill if the package declared
+	// every expected output, in nixpkgs' order ("out" first): what a
+	// package nixpkgs has no file for (cudnn_jit) declares.
+	Fills []string `json:"fills,omitempty"`
+	// StubsDir says an output would hold a stubs directory after install
+	// (what includeRemoveStubsFromRunpathHook must agree with).
+	StubsDir bool `json:"stubs_dir,omitempty"`
 }
 
 // Checker emulates buildRedist on one archive. Feed every entry with Add
@@ -396,7 +431,27 @@ func (c *Checker) Finish() *Result {
 	c.checkStubsHook(outputs, paths, owner, fail)
 	c.checkFHSRefs(fail)
 	c.checkDanglingLinks(tree, paths, owner, fail)
+	c.fills(res, tree, paths)
 	return res
+}
+
+// fills sets res.Fills and res.StubsDir from the unpacked tree.
+func (c *Checker) fills(res *Result, tree map[string]entry.Header, paths []string) {
+	_, owner := c.splitOutputs(tree, c.t.ExpectedOutputs)
+	filled := map[string]bool{"out": true}
+	for _, p := range paths {
+		filled[owner[p]] = true
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if path.Base(d) == "stubs" {
+				res.StubsDir = true
+			}
+		}
+	}
+	for _, o := range c.t.ExpectedOutputs {
+		if filled[o] {
+			res.Fills = append(res.Fills, o)
+		}
+	}
 }
 
 // checkRequirements checks the package's requirements that apply to this

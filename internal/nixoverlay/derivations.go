@@ -13,170 +13,119 @@ import (
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/publish"
 )
 
-// Options say what Write prints.
-type Options struct {
-	// Derivations prints, instead of an overlay reading OUT, a Nix file that
-	// builds every archive as a fixed-output derivation (outputHash: the
-	// manifest's sha256) from the debs the provenance records, fetched by
-	// fetchurl, with `debredist build-archive`; its overlay attribute is the
-	// overlay, taking the archives from those derivations. Nothing of OUT is
-	// read when the file is used: manifests and provenance are embedded.
-	Derivations bool
-	// Mirror is the base URL (or directory) the debs are fetched from;
-	// default: the mirror the provenance records, else NVIDIA's.
-	Mirror string
+// Deb is one deb the derivations fetch.
+type Deb struct {
+	Name string `json:"name"` // the store path name
+	URL  string `json:"url"`
 }
 
-const derivationsUsage = `# A Nix file that builds every archive of this directory, each a fixed-output
-# derivation whose hash is its manifest's sha256: Nix fetches the debs the
-# provenance pins (fetchurl), runs 'debredist build-archive' on exactly the
-# debs of one archive, and checks the bytes. Any Nix machine, remote builder
-# or binary cache can build or substitute them; only this file needs keeping.
-#
-#   nix-build redist.nix -A archives \
-#     --arg debredist '(import <nixpkgs> { }).callPackage ./nix/package.nix { }'
-#
-# Arguments: debredist (a package with bin/debredist of the version that wrote
-# the provenance), fetchurl (default Nix's builtin <nix/fetchurl.nix>; nixpkgs'
-# fetchurl works too), system (where the builder runs; the archives are the
-# same bytes on every system).
-`
-
-// nixNameRE is what a Nix store path name may hold.
-var nixNameRE = regexp.MustCompile(`[^A-Za-z0-9+._?=-]`)
-
-// derivation is one archive's derivation.
-type derivation struct {
-	product, rel, sha256 string
-	attr                 string   // its name under archives.<product>
-	debs                 []string // sha256s
+// Sidecar is a provenance sidecar as read: build-archive reads it again.
+type Sidecar struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
 }
 
-// writeDerivations writes the file Options.Derivations describes.
-func writeDerivations(b *strings.Builder, abs, mirror string, products []string, byProduct map[string]nixFound, ov nixOverlay) error {
-	debs := map[string]string{}     // sha256 -> fetchurl expression
-	provs := map[string][2]string{} // product -> sidecar name, content
-	var drvs []derivation
-	provsByRel := map[string]redist.Archive{}
-	for _, prod := range products {
-		fd := byProduct[prod]
-		prov, sidecar, err := redist.ReadSidecar(fd.file)
-		if err != nil {
-			return fmt.Errorf("manifest %s: its provenance sidecar: %w", fd.file, err)
-		}
-		raw, err := os.ReadFile(sidecar) // embedded as it is
+// ArchiveDerivation is one archive's derivation.
+type ArchiveDerivation struct {
+	Product      string   `json:"product"`
+	RelativePath string   `json:"relative_path"`
+	SHA256       string   `json:"sha256"`
+	Attr         string   `json:"attr"` // its name under archives.<product>
+	Debs         []string `json:"debs"` // sha256s
+}
+
+// storeNameRE is what a Nix store path name may hold; sha256RE a hex sha256.
+var (
+	storeNameRE = regexp.MustCompile(`^[A-Za-z0-9+_?=-][A-Za-z0-9+._?=-]*$`)
+	storeBadRE  = regexp.MustCompile(`[^A-Za-z0-9+._?=-]`)
+	sha256RE    = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// addDerivations adds the debs, sidecars and archive derivations of every
+// product the overlay hands over (and of the others: their archives are
+// built too).
+func (d *Data) addDerivations(abs, mirror string) error {
+	found, err := publish.Find(abs)
+	if err != nil {
+		return err
+	}
+	d.Debs = map[string]Deb{}
+	d.Provenance = map[string]Sidecar{}
+	recs := map[string]redist.Archive{}
+	for _, mf := range found.Manifests {
+		f, err := os.Open(mf)
 		if err != nil {
 			return err
 		}
-		provs[prod] = [2]string{filepath.Base(sidecar), string(raw)}
+		m, err := redist.ReadManifest(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("manifest %s: %w", mf, err)
+		}
+		prod := m.ReleaseProduct
+		prov, sidecar, err := redist.ReadSidecar(mf)
+		if err != nil {
+			return fmt.Errorf("manifest %s: its provenance sidecar: %w", mf, err)
+		}
+		raw, err := os.ReadFile(sidecar) // embedded as it is: build-archive reads it
+		if err != nil {
+			return err
+		}
+		if !storeNameRE.MatchString(filepath.Base(sidecar)) {
+			return fmt.Errorf("provenance sidecar %s: its name cannot be a Nix store path name", sidecar)
+		}
+		d.Provenance[prod] = Sidecar{Name: filepath.Base(sidecar), Text: string(raw)}
 		base, err := mirrorBase(mirror, prov)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sidecar, err)
 		}
 		named := map[string]bool{}
-		for _, c := range fd.m.Components {
+		for _, c := range m.Components {
 			for _, pa := range c.Artifacts() {
 				named[pa.Artifact.RelativePath] = true
 			}
 		}
+		var made []string
 		for _, a := range prov.Archives {
-			if !named[a.RelativePath] {
+			if !named[a.RelativePath] || slices.Contains(made, a.RelativePath) {
 				continue // recorded by an earlier conversion, no longer in the manifest
 			}
 			if a.MTime == nil {
 				return fmt.Errorf("%s does not record the entries' mtime of %s (%s wrote it): convert again with this debredist", sidecar, a.RelativePath, prov.Tool)
 			}
-			d := derivation{product: prod, rel: a.RelativePath, sha256: a.SHA256, attr: a.PName}
+			if !storeNameRE.MatchString(path.Base(a.RelativePath)) || !sha256RE.MatchString(a.SHA256) {
+				return fmt.Errorf("%s: archive %q (sha256 %q): not a usable file name and sha256", sidecar, a.RelativePath, a.SHA256)
+			}
+			made = append(made, a.RelativePath)
+			drv := ArchiveDerivation{Product: prod, RelativePath: a.RelativePath, SHA256: a.SHA256, Attr: a.PName}
 			for _, deb := range a.Debs {
-				d.debs = append(d.debs, deb.SHA256)
-				if _, ok := debs[deb.SHA256]; ok {
+				if !sha256RE.MatchString(deb.SHA256) {
+					return fmt.Errorf("%s: deb %s: sha256 %q is not 64 hex digits", sidecar, deb.Package, deb.SHA256)
+				}
+				drv.Debs = append(drv.Debs, deb.SHA256)
+				if _, ok := d.Debs[deb.SHA256]; ok {
 					continue
 				}
 				u, err := apt.NewRepo(base, deb.Repo, prov.Profile.Suite).PoolURL(deb.Filename)
 				if err != nil {
 					return fmt.Errorf("%s: deb %s: %w", sidecar, deb.Package, err)
 				}
-				debs[deb.SHA256] = fmt.Sprintf("fetchurl { name = %s; url = %s; sha256 = %s; }",
-					nixString(nixNameRE.ReplaceAllString(path.Base(deb.Filename), "_")), nixString(fileURL(u)), nixString(deb.SHA256))
+				d.Debs[deb.SHA256] = Deb{Name: storeBadRE.ReplaceAllString(path.Base(deb.Filename), "_"), URL: fileURL(u)}
 			}
-			slices.Sort(d.debs)
-			drvs = append(drvs, d)
-			provsByRel[prod+"/"+a.RelativePath] = a
+			slices.Sort(drv.Debs)
+			d.Derivations = append(d.Derivations, drv)
+			recs[prod+"/"+a.RelativePath] = a
 		}
-		for rel := range named {
-			if !slices.ContainsFunc(drvs, func(d derivation) bool { return d.product == prod && d.rel == rel }) {
-				return fmt.Errorf("manifest %s names %s, which its provenance does not record", fd.file, rel)
-			}
-		}
-	}
-	nameArchives(drvs, provsByRel)
-	b.WriteString("{ fetchurl ? import <nix/fetchurl.nix>\n, debredist\n, system ? builtins.currentSystem\n}:\n")
-	b.WriteString("let\n")
-	b.WriteString("  # The debs, by sha256, as the provenance pins them.\n")
-	b.WriteString("  debs = {\n")
-	for _, sha := range slices.Sorted(maps.Keys(debs)) {
-		fmt.Fprintf(b, "    %s = %s;\n", nixString(sha), debs[sha])
-	}
-	b.WriteString("  };\n")
-	b.WriteString("  # How each product's archives were made (its provenance sidecar).\n")
-	b.WriteString("  provenance = {\n")
-	for _, prod := range products {
-		fmt.Fprintf(b, "    %s = builtins.toFile %s %s;\n", prod, nixString(provs[prod][0]), nixString(provs[prod][1]))
-	}
-	b.WriteString("  };\n")
-	b.WriteString("  archive = product: rel: sha256: debShas: derivation {\n")
-	b.WriteString("    name = baseNameOf rel;\n")
-	b.WriteString("    inherit system;\n")
-	b.WriteString("    builder = \"${debredist}/bin/debredist\";\n")
-	b.WriteString("    args = [ \"--quiet\" \"build-archive\" \"--provenance\" provenance.${product} \"--archive\" rel \"--out\" (builtins.placeholder \"out\") ]\n")
-	b.WriteString("      ++ builtins.concatMap (s: [ \"--deb\" debs.${s} ]) debShas;\n")
-	b.WriteString("    outputHashMode = \"flat\";\n")
-	b.WriteString("    outputHashAlgo = \"sha256\";\n")
-	b.WriteString("    outputHash = sha256;\n")
-	b.WriteString("  };\n")
-	b.WriteString("  # byPath.<product>.\"<relative_path>\": each archive, a file named as in OUT.\n")
-	b.WriteString("  byPath = {\n")
-	for _, prod := range products {
-		fmt.Fprintf(b, "    %s = {\n", prod)
-		for _, d := range drvs {
-			if d.product != prod {
-				continue
-			}
-			var shas []string
-			for _, s := range d.debs {
-				shas = append(shas, nixString(s))
-			}
-			fmt.Fprintf(b, "      %s = archive %s %s %s [ %s ];\n", nixString(d.rel), nixString(prod), nixString(d.rel), nixString(d.sha256), strings.Join(shas, " "))
-		}
-		b.WriteString("    };\n")
-	}
-	b.WriteString("  };\n")
-	b.WriteString("in\n")
-	b.WriteString("{\n")
-	b.WriteString("  inherit byPath;\n")
-	b.WriteString("  # archives.<product>.<pname>[_<platform>[_<variant>]]: the same, under names\n")
-	b.WriteString("  # nix-build lists (nix-build -A archives builds them all).\n")
-	b.WriteString("  archives = {\n")
-	b.WriteString("    recurseForDerivations = true;\n")
-	for _, prod := range products {
-		fmt.Fprintf(b, "    %s = {\n", prod)
-		b.WriteString("      recurseForDerivations = true;\n")
-		for _, d := range drvs {
-			if d.product == prod {
-				fmt.Fprintf(b, "      %s = byPath.%s.%s;\n", d.attr, prod, nixString(d.rel))
+		for _, rel := range slices.Sorted(maps.Keys(named)) {
+			if !slices.Contains(made, rel) {
+				return fmt.Errorf("manifest %s names %s, which its provenance does not record", mf, rel)
 			}
 		}
-		b.WriteString("    };\n")
 	}
-	b.WriteString("  };\n")
-	b.WriteString("  # The overlay for nixpkgs (see the comment at the top).\n")
-	b.WriteString("  overlay =\n")
-	var o strings.Builder
-	writeNixOverlay(&o, ov)
-	b.WriteString(indent(strings.TrimSuffix(o.String(), "\n"), "    "))
-	b.WriteString(";\n}\n")
+	nameArchives(d.Derivations, recs)
 	return nil
 }
 
@@ -214,25 +163,22 @@ func fileURL(u string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(u)}).String()
 }
 
-// nixString quotes s as a Nix string literal.
-func nixString(s string) string { return `"` + nixStrEscaper.Replace(s) + `"` }
-
 // nameArchives gives each derivation a name nix-build lists (it skips
 // attributes that are not identifiers): the pname, or where a product has
 // several archives of one pname, the pname with platform and CUDA variant.
-func nameArchives(drvs []derivation, recs map[string]redist.Archive) {
+func nameArchives(drvs []ArchiveDerivation, recs map[string]redist.Archive) {
 	count := map[string]int{}
 	for _, d := range drvs {
-		count[d.product+"/"+d.attr]++
+		count[d.Product+"/"+d.Attr]++
 	}
 	for i, d := range drvs {
-		if count[d.product+"/"+d.attr] > 1 {
-			a := recs[d.product+"/"+d.rel]
+		if count[d.Product+"/"+d.Attr] > 1 {
+			a := recs[d.Product+"/"+d.RelativePath]
 			name := a.PName + "_" + a.Platform
 			if a.Variant != "" {
 				name += "_" + a.Variant
 			}
-			drvs[i].attr = nixIdentRE.ReplaceAllString(name, "_")
+			drvs[i].Attr = nixIdentRE.ReplaceAllString(name, "_")
 		}
 	}
 }

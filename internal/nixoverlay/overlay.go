@@ -1,183 +1,177 @@
-// Package nixoverlay writes the Nix overlay that hands an output
-// directory's manifests to nixpkgs' CUDA package sets (debredist nix): the
-// manifests, file:// URLs for exactly OUT's archives, and one extension of
-// _cuda.extensions with what the debs cannot provide, for JetPack 5 also
-// the filter of jetpack-nixos' 11.4 extension. It reads OUT through
-// verify.Nixpkgs, which says what nixpkgs would still fail on.
+// Package nixoverlay writes the Nix that hands an output directory to
+// nixpkgs' CUDA package sets (debredist nix): constant Nix code
+// (overlay.nix, archives.nix) applied to one JSON string of data read from
+// OUT. No string from OUT, a profile or an index is ever printed as Nix
+// syntax or inside a comment: the data reaches Nix through
+// builtins.fromJSON, and attribute names made from it are made at
+// evaluation time. It reads OUT through verify.Nixpkgs, which says what
+// nixpkgs would still fail on.
 package nixoverlay
 
 import (
-	"bytes"
 	"context"
+	_ "embed"
+	"encoding/json"
 	"fmt"
-	"maps"
-	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
-	"sort"
 	"strings"
 
-	"github.com/debredist/debredist/debredist/redist"
-	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/nixcheck"
-	"github.com/debredist/debredist/internal/publish"
 )
 
-// Write reads every redistrib_*.json manifest under dir and returns a
-// Nix overlay that makes nixpkgs' CUDA package set use them: it points
-// _cuda.lib.mkRedistUrl at dir for exactly these archives and lists, in
-// comments, the nix-store --add-fixed commands that put each archive into
-// the store (so fetchurl finds it by its sha256 without a download). With
-// o.Derivations it returns instead the Nix file that builds the archives as
-// fixed-output derivations, the overlay one of its attributes (see Options).
+// The constant code of every overlay and derivations file.
+var (
+	//go:embed overlay.nix
+	overlayNix string
+	//go:embed archives.nix
+	archivesNix string
+)
+
+// Options say what Write prints.
+type Options struct {
+	// Derivations prints, instead of an overlay reading OUT, a Nix file that
+	// builds every archive as a fixed-output derivation (outputHash: the
+	// manifest's sha256) from the debs the provenance records, fetched by
+	// fetchurl, with `debredist build-archive`; its overlay attribute is the
+	// overlay, taking the archives from those derivations. Nothing of OUT is
+	// read when the file is used: manifests and provenance are embedded.
+	Derivations bool
+	// Mirror is the base URL (or directory) the debs are fetched from;
+	// default: the mirror the provenance records, else NVIDIA's.
+	Mirror string
+}
+
+// Result is what Write produces.
+type Result struct {
+	// Text is the Nix file.
+	Text string
+	// Archives are the absolute paths of the archives the overlay takes
+	// from OUT, one each (for nix-store --add-fixed sha256).
+	Archives []string
+	// Notes are what the user must know or decide (the insecure TensorRT,
+	// problems no override fixes), one line each: for a terminal, never
+	// printed into the Nix.
+	Notes []string
+	// Set is the package set the overlay changes (cudaPackages_12_6).
+	Set string
+}
+
+// Write reads the current generation's manifests under dir and returns a
+// Nix overlay that makes nixpkgs' CUDA package set of their CUDA release
+// use them: the manifests, file:// URLs for exactly these archives, each
+// package's archive stated explicitly, and what the debs cannot provide.
+// With o.Derivations it returns instead the Nix file that builds the
+// archives as fixed-output derivations, the overlay one of its attributes.
 //
 // The package set is named after the cuda manifest's release_label
-// (12.6.68 -> cudaPackages_12_6); without a cuda manifest the CUDA
-// version recorded in a provenance sidecar is used. Only what the
-// manifests contain is emitted.
-func Write(ctx context.Context, dir string, o Options) (string, error) {
+// (12.6.68 -> cudaPackages_12_6); without a cuda manifest the CUDA version
+// recorded in a provenance sidecar is used.
+func Write(ctx context.Context, dir string, o Options) (*Result, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("nix snippet for %s: %w", dir, err)
+		return nil, fmt.Errorf("nix for %s: %w", dir, err)
 	}
-	if strings.ContainsAny(abs, "\n\r") {
-		return "", fmt.Errorf("nix snippet for %q: a path with a line break cannot go into a Nix comment", abs)
-	}
-	byProduct, cudaFromProvenance, err := nixManifests(abs)
+	d, res, err := collect(ctx, abs, o.Derivations)
 	if err != nil {
-		return "", fmt.Errorf("nix snippet for %s: %w", abs, err)
+		return nil, fmt.Errorf("nix for %s: %w", abs, err)
 	}
-	if len(byProduct) == 0 {
-		return "", fmt.Errorf("nix snippet for %s: no redistrib_*.json manifest found", abs)
-	}
-
-	var majorMinor string
-	if c, ok := byProduct["cuda"]; ok {
-		majorMinor, err = cudaMajorMinor(c.m.ReleaseLabel)
-		if err != nil {
-			return "", fmt.Errorf("nix snippet: manifest %s: %w", c.file, err)
+	if o.Derivations {
+		if err := d.addDerivations(abs, o.Mirror); err != nil {
+			return nil, fmt.Errorf("nix derivations for %s: %w", abs, err)
 		}
-	} else if cudaFromProvenance != "" {
-		if majorMinor, err = cudaMajorMinor(cudaFromProvenance); err != nil {
-			return "", fmt.Errorf("nix snippet for %s: provenance CUDA version: %w", abs, err)
-		}
-	} else {
-		return "", fmt.Errorf("nix snippet for %s: no cuda manifest and no provenance sidecar naming the CUDA version: cannot name the cudaPackages set", abs)
 	}
-	set := "cudaPackages_" + strings.ReplaceAll(majorMinor, ".", "_")
-	major, _, _ := strings.Cut(majorMinor, ".")
-
-	products := make([]string, 0, len(byProduct))
-	for p := range byProduct {
-		products = append(products, p)
-	}
-	sort.Strings(products)
-
-	// What nixpkgs' builder would still fail on, per component.
-	rep, err := verify.Nixpkgs(ctx, abs)
+	raw, err := json.Marshal(d)
 	if err != nil {
-		return "", fmt.Errorf("nix snippet for %s: %w", abs, err)
+		return nil, fmt.Errorf("nix for %s: %w", abs, err)
 	}
-
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Generated by debredist for %s (CUDA %s)\n", abs, majorMinor)
-	b.WriteString("#\n")
 	if o.Derivations {
-		b.WriteString(derivationsUsage)
+		b.WriteString(derivationsHeader)
 	} else {
-		b.WriteString("# 1. Put the archives into the Nix store once. fetchurl then finds each one by\n")
-		b.WriteString("#    its name and the manifest's sha256 without downloading, so the build\n")
-		b.WriteString("#    sandbox never reads this directory:\n")
-		b.WriteString("#\n")
+		b.WriteString(overlayHeader)
 	}
-	rels := map[string][]string{}
-	for _, prod := range products {
-		fd := byProduct[prod]
-		base := filepath.Dir(fd.file)
-		seen := map[string]bool{}
-		for _, name := range slices.Sorted(maps.Keys(fd.m.Components)) {
-			for _, pa := range fd.m.Components[name].Artifacts() {
-				rel, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
-				if !ok || strings.ContainsAny(rel, "\n\r") {
-					return "", fmt.Errorf("nix snippet: manifest %s: %s: unsafe relative_path %q", fd.file, name, pa.Artifact.RelativePath)
-				}
-				if seen[rel] { // one archive under several platform keys
-					continue
-				}
-				seen[rel] = true
-				rels[prod] = append(rels[prod], pa.Artifact.RelativePath)
-				if !o.Derivations {
-					fmt.Fprintf(&b, "#   nix-store --add-fixed sha256 %s\n", shellQuote(filepath.Join(base, rel)))
-				}
-			}
-		}
-	}
-	b.WriteString("#\n")
+	b.WriteString("let\n")
+	b.WriteString("  # Your choice: true accepts the insecure TensorRT the JetPack release ships\n")
+	b.WriteString("  # (nixpkgs marks TensorRT below 10.16.1 insecure: `debredist verify --nixpkgs`\n")
+	b.WriteString("  # names it). Or permit it in your nixpkgs config (permittedInsecurePackages).\n")
+	b.WriteString("  acceptInsecureTensorRT = false;\n")
+	b.WriteString("  # Everything read from the output directory: one JSON string (data, never code).\n")
+	b.WriteString("  data = builtins.fromJSON " + nixString(string(raw)) + ";\n")
+	b.WriteString("  overlayOf =\n")
+	b.WriteString(indent(strings.TrimSpace(stripComments(overlayNix)), "    ") + ";\n")
 	if o.Derivations {
-		b.WriteString("# The overlay (attribute overlay of this file's result): use it after jetpack-nixos'\n")
-		b.WriteString("#    (with jetpack-nixos' NixOS module that is the default: it adds its overlays\n")
-		b.WriteString("#    with mkBefore; in a flake, list this one after jetpack-nixos.overlays.default).\n")
-		fmt.Fprintf(&b, "#    It hands these manifests to the %s package set (.override, nixpkgs'\n", set)
-		b.WriteString("#    other manifests kept), makes every package they provide unpack its archive's\n")
-		b.WriteString("#    derivation instead of downloading, and changes what the debs cannot provide, each with its\n")
+		b.WriteString("  archivesOf =\n")
+		b.WriteString(indent(strings.TrimSpace(stripComments(archivesNix)), "    ") + ";\n")
+		b.WriteString("  built = archivesOf { inherit data fetchurl debredist system; };\n")
+		b.WriteString("in\n")
+		b.WriteString("built // {\n")
+		b.WriteString("  # The overlay for nixpkgs (see the comment at the top).\n")
+		b.WriteString("  overlay = overlayOf {\n")
+		b.WriteString("    inherit data acceptInsecureTensorRT;\n")
+		b.WriteString("    archives = built.byPath;\n")
+		b.WriteString("  };\n")
+		b.WriteString("}\n")
 	} else {
-		b.WriteString("# 2. Use this overlay after jetpack-nixos' (with jetpack-nixos' NixOS module that is\n")
-		b.WriteString("#    the default: it adds its overlays with mkBefore; in a flake, list this one after\n")
-		b.WriteString("#    jetpack-nixos.overlays.default). It hands these manifests to the\n")
-		fmt.Fprintf(&b, "#    %s package set (.override, nixpkgs' other manifests kept), points\n", set)
-		b.WriteString("#    _cuda.lib.mkRedistUrl at this directory for exactly these archives (file://\n")
-		b.WriteString("#    URLs; nixpkgs' own rule would look for tensorrt under machine-learning/ on\n")
-		b.WriteString("#    NVIDIA's server), and changes what the debs cannot provide, each with its\n")
+		b.WriteString("in\n")
+		b.WriteString("overlayOf { inherit data acceptInsecureTensorRT; }\n")
 	}
-	fmt.Fprintf(&b, "#    reason, in an extension of _cuda.extensions for CUDA %s only. Use pkgs.%s\n", majorMinor, set)
-	b.WriteString("#    (or cudaPackages = final." + set + ").\n")
-	fmt.Fprintf(&b, "#    Rules as read in nixpkgs %s (jetpack-nixos %s pins %s).\n", shortRev(nixTable().Sources["read"].Rev), shortRev(nixTable().Sources["jetpack-nixos"].Rev), shortRev(nixTable().Sources["pin"].Rev))
-	for _, prod := range products {
-		if !isNixpkgsRedist(prod) {
-			fmt.Fprintf(&b, "#\n# %s (%s) is not one of nixpkgs' CUDA redists and is left out of the\n", prod, shellQuote(byProduct[prod].file))
-			b.WriteString("# overlay: use its archives directly (fetchurl with the manifest's sha256).\n")
-		}
-	}
-	ownSet := !nixTable().HasPackageSet(majorMinor) // JetPack 5's CUDA 11.4
-	if ownSet {
-		b.WriteString("#\n")
-		b.WriteString("# JetPack 5 (CUDA 11.4): nixpkgs has no CUDA 11 package set; cuda-legacy\n")
-		b.WriteString("# (nixos-cuda/cuda-legacy, which jetpack-nixos applies first) defines\n")
-		b.WriteString("# cudaPackages_11_4, and jetpack-nixos' cuda-packages-11-4-extension.nix rebuilds\n")
-		b.WriteString("# about 25 of its packages from jetpack-nixos' own debs (debWrapBuildRedist) in\n")
-		b.WriteString("# every package set. This overlay drops that extension's result for the packages\n")
-		b.WriteString("# these manifests provide, so nixpkgs' builder takes them from these archives, and\n")
-		b.WriteString("# keeps the rest of it (cuda_compat = null: the L4T r35 driver already is CUDA\n")
-		b.WriteString("# 11.4; its L4T inputs for libcudla and tensorrt). Without cuda-legacy it builds\n")
-		b.WriteString("# cudaPackages_11_4 from nixpkgs' CUDA modules itself, which needs a nixpkgs that\n")
-		b.WriteString("# still knows CUDA 11.4 (nvccCompatibilities.\"11.4\", gcc10Stdenv: cuda-legacy).\n")
-	}
-	insecure := insecureChoice(rep)
-	if insecure != "" {
-		b.WriteString("#\n")
-		b.WriteString(insecure)
-	}
+	res.Text = b.String()
+	return res, nil
+}
 
-	overrides, unfixed := nixOverrides(rep)
-	if len(unfixed) > 0 {
-		b.WriteString("#\n# debredist verify --nixpkgs finds problems no override here fixes:\n")
-		for _, u := range unfixed {
-			fmt.Fprintf(&b, "#   %s\n", strings.ReplaceAll(strings.ReplaceAll(u, "\n", " "), "\r", " "))
-		}
-	}
+const overlayHeader = `# A Nix overlay for nixpkgs' CUDA package sets, generated by debredist nix.
+#
+# 1. Put the output directory's archives into the Nix store once (fetchurl then
+#    finds each one by its name and sha256 without reading the directory):
+#      debredist nix --add-to-store OUT
+# 2. Use this overlay after jetpack-nixos' (its NixOS module adds its overlays
+#    with mkBefore; in a flake, list it after jetpack-nixos.overlays.default).
+#    It hands the directory's manifests to the package set of their CUDA release
+#    (.override, nixpkgs' other manifests kept), points _cuda.lib.mkRedistUrl at
+#    the directory for exactly its archives, states each package's archive, and
+#    adds, for that CUDA release only, what the debs cannot provide.
+#    debredist nix prints on its standard error what needs your decision.
+#
+# Everything read from the directory is the JSON string "data" below, read with
+# builtins.fromJSON: no part of it is Nix code.
+`
 
-	ov := nixOverlay{abs: abs, set: set, major: major, majorMinor: majorMinor, ownSet: ownSet, products: products, rels: rels,
-		byProduct: byProduct, overrides: overrides, insecure: insecure != "", derivations: o.Derivations}
-	if !o.Derivations {
-		writeNixOverlay(&b, ov)
-		return b.String(), nil
+const derivationsHeader = `# A Nix file that builds every archive of an output directory, generated by
+# debredist nix --derivations. Each archive is a fixed-output derivation whose
+# hash is its manifest's sha256: Nix fetches the debs the provenance pins
+# (fetchurl), runs 'debredist build-archive' on exactly the debs of one archive,
+# and checks the bytes. Any Nix machine, remote builder or binary cache can
+# build or substitute them; only this file needs keeping.
+#
+#   nix-build redist.nix -A archives \
+#     --arg debredist '(import <nixpkgs> { }).callPackage ./nix/package.nix { }'
+#
+# Attribute "overlay" is the overlay of debredist nix, taking each archive from
+# its derivation: use it after jetpack-nixos' overlay.
+# Arguments: debredist (a package with bin/debredist of the version that wrote
+# the provenance), fetchurl (default Nix's builtin <nix/fetchurl.nix>; nixpkgs'
+# fetchurl works too), system (where the builder runs; the archives are the
+# same bytes on every system).
+#
+# Everything read from the directory is the JSON string "data" below, read with
+# builtins.fromJSON: no part of it is Nix code.
+{
+  fetchurl ? import <nix/fetchurl.nix>,
+  debredist,
+  system ? builtins.currentSystem,
+}:
+`
+
+// stripComments drops the leading comment block of an embedded .nix file
+// (its documentation is in the source, not in every printed file).
+func stripComments(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	i := 0
+	for i < len(lines) && strings.HasPrefix(lines[i], "#") {
+		i++
 	}
-	if err := writeDerivations(&b, abs, o.Mirror, products, byProduct, ov); err != nil {
-		return "", fmt.Errorf("nix derivations for %s: %w", abs, err)
-	}
-	return b.String(), nil
+	return strings.Join(lines[i:], "")
 }
 
 // indent prefixes every non-empty line of s.
@@ -191,29 +185,22 @@ func indent(s, prefix string) string {
 	return strings.Join(lines, "")
 }
 
-// ownOutput returns the output a nixpkgs-own empty-output finding names.
-func ownOutput(finding string) (string, bool) {
-	rest, ok := strings.CutPrefix(finding, "declared output \"")
-	if !ok {
-		return "", false
-	}
-	o, _, ok := strings.Cut(rest, "\"")
-	return o, ok
-}
+// nixString quotes s as a Nix string literal: every backslash, quote and
+// dollar escaped (so no ${ starts an interpolation), line breaks and tabs
+// as \n, \r, \t. Nix reads any other character as itself.
+func nixString(s string) string { return `"` + nixStrEscaper.Replace(s) + `"` }
+
+var nixStrEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
 
 // nixTable is nixpkgs' knowledge (internal/nixcheck/nixpkgs.json), read once.
 var nixTable = nixcheck.Shared
 
-// isNixpkgsRedist reports whether nixpkgs' CUDA package set reads the
-// manifest of product (the table's "redists").
-func isNixpkgsRedist(product string) bool { return nixTable().IsRedist(product) }
-
 var (
-	nixAttrRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_'-]*$`)
-	nixPathRE     = regexp.MustCompile(`^(/[A-Za-z0-9._+-]+)+$`)
-	majorMinorRE  = regexp.MustCompile(`^([0-9]+)\.([0-9]+)(\.[0-9]+)*$`)
-	shellSafeRE   = regexp.MustCompile(`^[A-Za-z0-9@%_+=:,./-]+$`)
-	nixStrEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, `${`, `\${`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
+	majorMinorRE = regexp.MustCompile(`^([0-9]+)\.([0-9]+)(\.[0-9]+)*$`)
+	// nameRE is what a product or pname must be: the profile's rule for
+	// them, without a leading underscore (Nix reserves __ names such as
+	// __functor, which would change what an attribute set does).
+	nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
 )
 
 // cudaMajorMinor cuts "12.6.68" to "12.6".
@@ -223,330 +210,4 @@ func cudaMajorMinor(label string) (string, error) {
 		return "", fmt.Errorf("CUDA version %q is not MAJOR.MINOR[.PATCH]", label)
 	}
 	return m[1] + "." + m[2], nil
-}
-
-// nixPath renders an absolute path as a Nix path literal, or as
-// /. + "<path>" when it holds characters a literal cannot.
-func nixPath(p string) string {
-	p = filepath.ToSlash(p)
-	if nixPathRE.MatchString(p) {
-		return p
-	}
-	return `(/. + "` + nixStrEscaper.Replace(p) + `")`
-}
-
-// shellQuote quotes s for a POSIX shell when needed.
-func shellQuote(s string) string {
-	if shellSafeRE.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// nixFound is a manifest Write writes an overlay for.
-type nixFound struct {
-	file string // absolute manifest path
-	m    *redist.Manifest
-	raw  string // the manifest as read
-}
-
-// nixManifests reads the manifests under abs (one per product) and the
-// CUDA version the first readable provenance sidecar records.
-func nixManifests(abs string) (byProduct map[string]nixFound, cudaFromProvenance string, err error) {
-	found, err := publish.Find(abs)
-	if err != nil {
-		return nil, "", err
-	}
-	for _, mf := range found.Manifests {
-		if pv, _, err := redist.ReadSidecar(mf); err == nil && pv.Profile.CUDA != "" {
-			cudaFromProvenance = pv.Profile.CUDA
-			break
-		}
-	}
-	byProduct = map[string]nixFound{}
-	for _, p := range found.Manifests {
-		if strings.ContainsAny(p, "\n\r") {
-			return nil, "", fmt.Errorf("manifest %q: a path with a line break cannot go into a Nix comment", p)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, "", err
-		}
-		m, err := redist.ReadManifest(bytes.NewReader(data))
-		if err != nil {
-			return nil, "", fmt.Errorf("manifest %s: %w", p, err)
-		}
-		if !nixAttrRE.MatchString(m.ReleaseProduct) {
-			return nil, "", fmt.Errorf("manifest %s: release_product %q is not usable as a Nix attribute name", p, m.ReleaseProduct)
-		}
-		if prev, ok := byProduct[m.ReleaseProduct]; ok {
-			return nil, "", fmt.Errorf("two %s manifests: %s and %s (convert into separate directories)", m.ReleaseProduct, prev.file, p)
-		}
-		byProduct[m.ReleaseProduct] = nixFound{p, m, string(data)}
-	}
-	return byProduct, cudaFromProvenance, nil
-}
-
-// nixOverrides returns the overlay's overrides of the declared outputs the
-// debs leave empty (each with its reason, one Nix attribute each) and the
-// problems verify.Nixpkgs finds that no override fixes.
-func nixOverrides(rep *verify.NixpkgsReport) (overrides, unfixed []string) {
-	for _, c := range rep.Components {
-		if c.Broken != "" {
-			continue
-		}
-		var remove []string
-		var why []string
-		for _, o := range c.EmptyOutputs {
-			remove = append(remove, o)
-			why = append(why, fmt.Sprintf("the debs carry nothing for its %q output", o))
-		}
-		for _, own := range c.NixpkgsOwn {
-			if o, ok := ownOutput(own); ok {
-				remove = append(remove, o)
-				why = append(why, "nixpkgs' own: "+own)
-			}
-		}
-		if len(remove) == 0 || !nixAttrRE.MatchString(c.Component) {
-			continue
-		}
-		var o strings.Builder
-		for _, w := range why {
-			fmt.Fprintf(&o, "# %s: %s\n", c.Component, strings.ReplaceAll(w, "\n", " "))
-		}
-		expr := "prevAttrs.outputs"
-		for _, r := range remove {
-			expr = fmt.Sprintf("lib.remove %q (%s)", r, expr)
-		}
-		fmt.Fprintf(&o, "%s = prevCudaPackages.%s.overrideAttrs (prevAttrs: { outputs = %s; });\n", c.Component, c.Component, expr)
-		overrides = append(overrides, o.String())
-	}
-	for _, c := range rep.Components {
-		if c.Broken != "" {
-			continue
-		}
-		for _, f := range c.Failures {
-			unfixed = append(unfixed, c.Component+": "+f)
-		}
-	}
-	for _, p := range rep.Problems {
-		unfixed = append(unfixed, p.Error())
-	}
-	return overrides, unfixed
-}
-
-// nixOverlay is what writeNixOverlay writes.
-type nixOverlay struct {
-	abs, set, major, majorMinor string
-	ownSet                      bool // JetPack 5: a CUDA release nixpkgs has no set of its own for
-	products                    []string
-	rels                        map[string][]string
-	byProduct                   map[string]nixFound
-	overrides                   []string // extension entries, each "# why\nname = expr;\n"
-	insecure                    bool     // tensorrt is marked insecure: write the choice
-	// derivations: the archives are this file's derivations (archives),
-	// the manifests are embedded; else file:// URLs into abs.
-	derivations bool
-}
-
-// writeNixOverlay writes the overlay itself: the archives of abs per
-// redist, their manifests, mkRedistUrl pointing at abs for exactly these
-// archives, an extension of _cuda.extensions for this CUDA release (the
-// overrides; for JetPack 5 also the filter of jetpack-nixos' 11.4
-// extension), and the package set override.
-func writeNixOverlay(b *strings.Builder, o nixOverlay) {
-	b.WriteString("final: prev:\n")
-	b.WriteString("let\n")
-	b.WriteString("  inherit (final) lib;\n")
-	b.WriteString("  # The archives of this directory, per redist, as their manifests name them.\n")
-	b.WriteString("  ours = {\n")
-	var pnames []string
-	for _, prod := range o.products {
-		if !isNixpkgsRedist(prod) {
-			continue
-		}
-		fmt.Fprintf(b, "    %s = [\n", prod)
-		for _, r := range o.rels[prod] {
-			fmt.Fprintf(b, "      \"%s\"\n", nixStrEscaper.Replace(r))
-		}
-		b.WriteString("    ];\n")
-		for _, name := range slices.Sorted(maps.Keys(o.byProduct[prod].m.Components)) {
-			if nixAttrRE.MatchString(name) && name != "cuda_compat" {
-				pnames = append(pnames, name)
-			}
-		}
-	}
-	b.WriteString("  };\n")
-	b.WriteString("  manifests = {\n")
-	for _, prod := range o.products {
-		if !isNixpkgsRedist(prod) {
-			continue
-		}
-		if o.derivations {
-			fmt.Fprintf(b, "    %s = builtins.fromJSON %s;\n", prod, nixString(o.byProduct[prod].raw))
-		} else {
-			fmt.Fprintf(b, "    %s = lib.importJSON %s;\n", prod, nixPath(o.byProduct[prod].file))
-		}
-	}
-	b.WriteString("  };\n")
-	if o.insecure {
-		b.WriteString("  # Your choice (see the comment above): true accepts the insecure TensorRT.\n")
-		b.WriteString("  acceptInsecureTensorRT = false;\n")
-	}
-	if o.ownSet {
-		b.WriteString("  # The packages these manifests provide (cuda_compat stays null on JetPack 5).\n")
-		b.WriteString("  provided = [\n")
-		for _, n := range pnames {
-			fmt.Fprintf(b, "    \"%s\"\n", n)
-		}
-		b.WriteString("  ];\n")
-		b.WriteString("  # jetpack-nixos' cuda-packages-11-4-extension.nix, told apart by the\n")
-		b.WriteString("  # debWrapBuildRedist attribute only it returns, without the packages above.\n")
-		b.WriteString("  dropDebWrapped = extension: finalCudaPackages: prevCudaPackages:\n")
-		b.WriteString("    let result = extension finalCudaPackages prevCudaPackages; in\n")
-		b.WriteString("    if result ? debWrapBuildRedist then builtins.removeAttrs result provided else result;\n")
-	}
-	if o.derivations {
-		writeSourcesExtension(b, o)
-	}
-	fmt.Fprintf(b, "  # What this directory's CUDA %s set needs beyond the manifests (nixpkgs applies\n", o.majorMinor)
-	b.WriteString("  # _cuda.extensions to every CUDA package set; this one changes only that one;\n  # the condition reads prevCudaPackages, which does not depend on this extension).\n")
-	b.WriteString("  ourExtension = finalCudaPackages: prevCudaPackages:\n")
-	fmt.Fprintf(b, "    lib.optionalAttrs (prevCudaPackages.cudaMajorMinorVersion == \"%s\") {\n", o.majorMinor)
-	if o.ownSet {
-		b.WriteString("      # JetPack 5: the L4T r35 driver already is CUDA 11.4 (as jetpack-nixos sets it).\n")
-		b.WriteString("      cuda_compat = null;\n")
-	}
-	if o.insecure {
-		b.WriteString("      tensorrt =\n")
-		b.WriteString("        if acceptInsecureTensorRT then\n")
-		b.WriteString("          prevCudaPackages.tensorrt.overrideAttrs (prevAttrs: { meta = prevAttrs.meta // { knownVulnerabilities = [ ]; }; })\n")
-		b.WriteString("        else\n")
-		b.WriteString("          prevCudaPackages.tensorrt;\n")
-	}
-	for _, ov := range o.overrides {
-		b.WriteString(indent(ov, "      "))
-	}
-	b.WriteString("    };\n")
-	b.WriteString("in\n")
-	b.WriteString("{\n")
-	b.WriteString("  _cuda = prev._cuda.extend (\n")
-	b.WriteString("    finalCuda: prevCuda: {\n")
-	if o.derivations {
-		if o.ownSet {
-			b.WriteString("      extensions = map dropDebWrapped prevCuda.extensions ++ [ ourSources ourExtension ];\n")
-		} else {
-			b.WriteString("      extensions = prevCuda.extensions ++ [ ourSources ourExtension ];\n")
-		}
-	} else {
-		writeMkRedistUrl(b, o)
-	}
-	b.WriteString("    }\n")
-	b.WriteString("  );\n")
-	writePackageSet(b, o)
-}
-
-// writeMkRedistUrl writes the _cuda.lib.mkRedistUrl that points at OUT for
-// exactly OUT's archives, and the extensions.
-func writeMkRedistUrl(b *strings.Builder, o nixOverlay) {
-	fileURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(o.abs)}).String()
-	b.WriteString("      lib = prevCuda.lib // {\n")
-	b.WriteString("        mkRedistUrl =\n")
-	b.WriteString("          redistName: relativePath:\n")
-	b.WriteString("          if builtins.elem relativePath (ours.${redistName} or [ ]) then\n")
-	fmt.Fprintf(b, "            \"%s/${redistName}/redist/${relativePath}\"\n", nixStrEscaper.Replace(fileURL))
-	b.WriteString("          else\n")
-	b.WriteString("            prevCuda.lib.mkRedistUrl redistName relativePath;\n")
-	b.WriteString("      };\n")
-	if o.ownSet {
-		b.WriteString("      extensions = map dropDebWrapped prevCuda.extensions ++ [ ourExtension ];\n")
-	} else {
-		b.WriteString("      extensions = prevCuda.extensions ++ [ ourExtension ];\n")
-	}
-}
-
-// writePackageSet writes the package set override that hands the
-// manifests over, and closes the overlay.
-func writePackageSet(b *strings.Builder, o nixOverlay) {
-	if o.ownSet {
-		fmt.Fprintf(b, "  %s =\n", o.set)
-		fmt.Fprintf(b, "    if prev ? %s then\n", o.set)
-		fmt.Fprintf(b, "      prev.%s.override (old: { manifests = (old.manifests or { }) // manifests; })\n", o.set)
-		b.WriteString("    else\n")
-		b.WriteString("      final.callPackage final._cuda.bootstrapData.cudaPackagesPath { inherit manifests; };\n")
-		fmt.Fprintf(b, "  cudaPackages_%s = prev.cudaPackages_%s or final.%s;\n", o.major, o.major, o.set)
-	} else {
-		fmt.Fprintf(b, "  %s = ((prev.%s or prev.cudaPackages_%s).override (old: {\n", o.set, o.set, o.major)
-		b.WriteString("    manifests = old.manifests // manifests;\n")
-		b.WriteString("  }));\n")
-	}
-	b.WriteString("}\n")
-}
-
-// insecureChoice is the comment that names the TensorRT vulnerability and
-// the user's two ways to accept it, or "" when nothing is insecure.
-func insecureChoice(rep *verify.NixpkgsReport) string {
-	var b strings.Builder
-	for _, c := range rep.Components {
-		for _, v := range c.Insecure {
-			fmt.Fprintf(&b, "# INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in\n", v)
-			fmt.Fprintf(&b, "# %s), so it does not evaluate until you accept that. To accept it,\n", c.Source)
-			b.WriteString("# either set acceptInsecureTensorRT = true below, or add to your nixpkgs config:\n")
-			fmt.Fprintf(&b, "#   permittedInsecurePackages = [ \"cuda%s-%s-%s\" ];\n", cudaMajorMinorOr(c.CUDA), c.Component, c.Version)
-		}
-	}
-	return b.String()
-}
-
-func cudaMajorMinorOr(v string) string {
-	if mm, err := cudaMajorMinor(v); err == nil {
-		return mm
-	}
-	return v
-}
-
-// shortRev is a commit's first 8 hex digits.
-func shortRev(rev string) string {
-	if len(rev) > 8 {
-		return rev[:8]
-	}
-	return rev
-}
-
-// writeSourcesExtension writes, for --derivations, the extension that
-// makes every package the manifests provide unpack its archive's
-// derivation: buildRedist's src is a srcOnly of a fetchurl, whose src is
-// replaced (a builder whose src is the fetchurl itself gets the derivation
-// directly). mkRedistUrl is left alone: no URL is fetched for these.
-func writeSourcesExtension(b *strings.Builder, o nixOverlay) {
-	b.WriteString("  # Each provided package unpacks its archive's derivation (byPath) instead of\n")
-	b.WriteString("  # downloading: buildRedist's src is a srcOnly of a fetchurl, whose src is replaced.\n")
-	b.WriteString("  fromDerivation = archive: pkg:\n")
-	b.WriteString("    pkg.overrideAttrs (prevAttrs: lib.optionalAttrs ((prevAttrs.src or null) != null) {\n")
-	b.WriteString("      src = if prevAttrs.src ? overrideAttrs && prevAttrs.src ? src then prevAttrs.src.overrideAttrs (_: { src = archive; }) else archive;\n")
-	b.WriteString("    });\n")
-	b.WriteString("  ourSources = finalCudaPackages: prevCudaPackages:\n")
-	fmt.Fprintf(b, "    lib.optionalAttrs (prevCudaPackages.cudaMajorMinorVersion == \"%s\") (builtins.intersectAttrs prevCudaPackages {\n", o.majorMinor)
-	for _, prod := range o.products {
-		if !isNixpkgsRedist(prod) {
-			continue
-		}
-		comps := o.byProduct[prod].m.Components
-		for _, name := range slices.Sorted(maps.Keys(comps)) {
-			if !nixAttrRE.MatchString(name) || (o.ownSet && name == "cuda_compat") {
-				continue
-			}
-			rels := map[string]bool{}
-			for _, pa := range comps[name].Artifacts() {
-				rels[pa.Artifact.RelativePath] = true
-			}
-			if len(rels) != 1 { // several archives of one package: nixpkgs picks by platform, so does fetchurl
-				continue
-			}
-			for rel := range rels {
-				fmt.Fprintf(b, "      %s = fromDerivation byPath.%s.%s prevCudaPackages.%s;\n", name, prod, nixString(rel), name)
-			}
-		}
-	}
-	b.WriteString("    });\n")
 }

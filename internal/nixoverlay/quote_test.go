@@ -1,59 +1,59 @@
 package nixoverlay
 
 import (
-	"path/filepath"
+	"encoding/json"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
-func TestNixPathAndQuote(t *testing.T) {
-	tests := []struct{ in, path, shell string }{
-		{"/a/b-c_d.e+f/x.json", "/a/b-c_d.e+f/x.json", "/a/b-c_d.e+f/x.json"},
-		{"/a b/x", `(/. + "/a b/x")`, `'/a b/x'`},
-		{`/a"${b}\c`, `(/. + "/a\"\${b}\\c")`, `'/a"${b}\c'`},
-		{"/it's", `(/. + "/it's")`, `'/it'\''s'`},
-	}
-	for _, tc := range tests {
-		if got := nixPath(tc.in); got != tc.path {
-			t.Errorf("nixPath(%q) = %s, want %s", tc.in, got, tc.path)
-		}
-		if got := shellQuote(tc.in); got != tc.shell {
-			t.Errorf("shellQuote(%q) = %s, want %s", tc.in, got, tc.shell)
-		}
-	}
-}
-
-// FuzzNixQuote checks that nixPath and shellQuote round-trip any path: the
-// Nix string (or literal) and the shell word decode back to the input.
-func FuzzNixQuote(f *testing.F) {
-	for _, s := range []string{"/a/b", "/a b", `/a"${x}\y`, "/it's", "/t\tab\nnl", "/$HOME", "/a/${b"} {
+// FuzzNixString checks that nixString round-trips any string through the
+// decoding Nix applies to a string literal, and that the literal has no
+// interpolation and ends where it should.
+func FuzzNixString(f *testing.F) {
+	for _, s := range []string{"/a/b", "/a b", `/a"${x}\y`, "/it's", "/t\tab\nnl", "$HOME", "a/${b", `\${`, "\u2028", `";builtins.readFile /etc/hostname;"`, "''${x}", "$${x}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if !strings.HasPrefix(s, "/") {
-			s = "/" + s
-		}
-		if got := unNixPath(t, nixPath(s)); got != filepath.ToSlash(s) {
-			t.Errorf("nixPath(%q) = %s decodes to %q", s, nixPath(s), got)
-		}
-		if got := unShellQuote(t, shellQuote(s)); got != s {
-			t.Errorf("shellQuote(%q) = %s decodes to %q", s, shellQuote(s), got)
+		lit := nixString(s)
+		if got := unNixString(t, lit); got != s {
+			t.Errorf("nixString(%q) = %s decodes to %q", s, lit, got)
 		}
 	})
 }
 
-// unNixPath decodes what nixPath produces: a path literal or
-// (/. + "<Nix string>").
-func unNixPath(t *testing.T, e string) string {
+// TestNixStringEvaluates has Nix itself read nixString's literals back
+// (and parse them), for the strings an attacker who writes OUT would try.
+func TestNixStringEvaluates(t *testing.T) {
+	testutil.RequireTool(t, "nix-instantiate")
+	if os.Getenv("NIX_CONFIG") == "" {
+		t.Setenv("NIX_CONFIG", "build-users-group =")
+	}
+	for _, s := range []string{`a"b`, `${builtins.readFile /etc/hostname}`, `\${x}`, "x\ny\r\tz", "\u2028\u2029", `'' ${x} ''`, "$", `\`, "if", `";builtins.abort "pwned";"`} {
+		lit := nixString(s)
+		out, err := exec.Command("nix-instantiate", "--eval", "--json", "--expr", lit).CombinedOutput()
+		if err != nil {
+			t.Fatalf("nix-instantiate --eval %s: %v\n%s", lit, err, out)
+		}
+		var got string
+		if err := json.Unmarshal(out, &got); err != nil || got != s {
+			t.Errorf("Nix reads %s as %s (%v), want %q", lit, out, err, s)
+		}
+	}
+}
+
+// unNixString decodes a Nix double-quoted string literal the way Nix's
+// lexer does (\n \r \t, \X is X), failing on an unescaped quote or ${.
+func unNixString(t *testing.T, e string) string {
 	t.Helper()
-	if nixPathRE.MatchString(e) {
-		return e
+	if !strings.HasPrefix(e, `"`) || !strings.HasSuffix(e, `"`) || len(e) < 2 {
+		t.Fatalf("not a string literal: %s", e)
 	}
-	const pre, post = `(/. + "`, `")`
-	if !strings.HasPrefix(e, pre) || !strings.HasSuffix(e, post) {
-		t.Fatalf("not a path expression: %s", e)
-	}
-	body := e[len(pre) : len(e)-len(post)]
+	body := e[1 : len(e)-1]
 	var b strings.Builder
 	for i := 0; i < len(body); i++ {
 		c := body[i]
@@ -81,31 +81,8 @@ func unNixPath(t *testing.T, e string) string {
 			b.WriteByte(c)
 		}
 	}
-	return b.String()
-}
-
-// unShellQuote decodes a word made of plain characters and '...' parts.
-func unShellQuote(t *testing.T, w string) string {
-	t.Helper()
-	var b strings.Builder
-	for i := 0; i < len(w); i++ {
-		switch c := w[i]; c {
-		case '\'':
-			j := strings.IndexByte(w[i+1:], '\'')
-			if j < 0 {
-				t.Fatalf("unterminated quote in %s", w)
-			}
-			b.WriteString(w[i+1 : i+1+j])
-			i += j + 1
-		case '\\':
-			i++
-			b.WriteByte(w[i])
-		default:
-			if !shellSafeRE.MatchString(string(c)) {
-				t.Fatalf("unquoted %q in %s", c, w)
-			}
-			b.WriteByte(c)
-		}
+	if !utf8.ValidString(b.String()) && utf8.ValidString(e) {
+		t.Fatalf("decoding %s broke UTF-8", e)
 	}
 	return b.String()
 }

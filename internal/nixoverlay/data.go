@@ -1,0 +1,251 @@
+package nixoverlay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/publish"
+)
+
+// Schema names the format of Data (docs/json.md).
+const Schema = "debredist.nix/v1"
+
+// Data is everything the printed Nix knows about an output directory: the
+// JSON that overlay.nix and archives.nix read with builtins.fromJSON.
+type Data struct {
+	Schema string `json:"schema"`
+	// CUDA is the release's major.minor ("12.6"); Set and MajorSet the
+	// package sets it names (cudaPackages_12_6, cudaPackages_12).
+	CUDA     string `json:"cuda"`
+	Set      string `json:"set"`
+	MajorSet string `json:"major_set"`
+	// OwnSet is true where nixpkgs has no package set of this release
+	// (JetPack 5's CUDA 11.4: cuda-legacy's, and jetpack-nixos' 11.4
+	// extension is filtered).
+	OwnSet bool `json:"own_set"`
+	// BaseURL is the file:// URL of the output directory (the plain
+	// overlay; empty for --derivations, which embeds what it needs).
+	BaseURL string `json:"base_url"`
+	// Manifests are the manifests of nixpkgs' CUDA redists, by product, as
+	// debredist parsed them (re-encoded: only fields it understood).
+	Manifests map[string]json.RawMessage `json:"manifests"`
+	// Archives are the relative paths of each product's archives.
+	Archives map[string][]string `json:"archives"`
+	// Packages are the packages the manifests provide, by pname.
+	Packages map[string]Package `json:"packages"`
+	// NullPackages are set to null (cuda_compat on JetPack 5: the L4T r35
+	// driver already is CUDA 11.4).
+	NullPackages []string `json:"null_packages"`
+
+	// With --derivations: the debs by sha256, each product's provenance
+	// sidecar as read, and the archives' derivations.
+	Debs        map[string]Deb      `json:"debs,omitempty"`
+	Provenance  map[string]Sidecar  `json:"provenance,omitempty"`
+	Derivations []ArchiveDerivation `json:"derivations,omitempty"`
+}
+
+// Package is what the overlay states about one package.
+type Package struct {
+	Redist string `json:"redist"`
+	// Releases are the archive per redist system, the CUDA variant already
+	// chosen (buildRedist's passthru.supportedReleases).
+	Releases map[string]Release `json:"releases"`
+	// Outputs are the outputs the archive fills: declared where nixpkgs
+	// has no package file for it.
+	Outputs []string `json:"outputs"`
+	// DropOutputs are declared outputs the archive leaves empty.
+	DropOutputs []string `json:"drop_outputs"`
+	// DropInputs are inputs the package file takes that this CUDA release
+	// lacks (libcusparse's libnvjitlink on CUDA 11.4).
+	DropInputs []string `json:"drop_inputs"`
+	// StubsHook, when not null, is includeRemoveStubsFromRunpathHook
+	// (stated where revisions differ: libnvfatbin).
+	StubsHook *bool `json:"stubs_hook"`
+}
+
+// Release is one archive as buildRedist reads it from a manifest.
+type Release struct {
+	RelativePath string `json:"relative_path"`
+	SHA256       string `json:"sha256"`
+	MD5          string `json:"md5,omitempty"`
+	Size         string `json:"size,omitempty"`
+}
+
+// collect reads abs (its current generation) into Data, and what the user
+// is told beside the Nix.
+func collect(ctx context.Context, abs string, derivations bool) (*Data, *Result, error) {
+	found, err := publish.Find(abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	type manifest struct {
+		file string
+		m    *redist.Manifest
+	}
+	byProduct := map[string]manifest{}
+	cudaFromProvenance := ""
+	for _, p := range found.Manifests {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		m, err := redist.ReadManifest(bytes.NewReader(data))
+		if err != nil {
+			return nil, nil, fmt.Errorf("manifest %s: %w", p, err)
+		}
+		if !nameRE.MatchString(m.ReleaseProduct) {
+			return nil, nil, fmt.Errorf("manifest %s: release_product %q is not a product name ([a-z0-9][a-z0-9_]*)", p, m.ReleaseProduct)
+		}
+		if prev, ok := byProduct[m.ReleaseProduct]; ok {
+			return nil, nil, fmt.Errorf("two %s manifests: %s and %s (convert into separate directories)", m.ReleaseProduct, prev.file, p)
+		}
+		byProduct[m.ReleaseProduct] = manifest{p, m}
+		if pv, _, err := redist.ReadSidecar(p); err == nil && pv.Profile.CUDA != "" && cudaFromProvenance == "" {
+			cudaFromProvenance = pv.Profile.CUDA
+		}
+	}
+	if len(byProduct) == 0 {
+		return nil, nil, fmt.Errorf("no redistrib_*.json manifest found")
+	}
+	label, where := cudaFromProvenance, "provenance CUDA version"
+	if c, ok := byProduct["cuda"]; ok {
+		label, where = c.m.ReleaseLabel, "manifest "+c.file
+	}
+	if label == "" {
+		return nil, nil, fmt.Errorf("no cuda manifest and no provenance sidecar naming the CUDA version: cannot name the cudaPackages set")
+	}
+	mm, err := cudaMajorMinor(label)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", where, err)
+	}
+	major, _, _ := strings.Cut(mm, ".")
+	d := &Data{
+		Schema: Schema, CUDA: mm, Set: "cudaPackages_" + strings.ReplaceAll(mm, ".", "_"), MajorSet: "cudaPackages_" + major,
+		OwnSet: !nixTable().HasPackageSet(mm), Manifests: map[string]json.RawMessage{}, Archives: map[string][]string{},
+		Packages: map[string]Package{}, NullPackages: []string{},
+	}
+	if !derivations {
+		d.BaseURL = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+	}
+	res := &Result{Set: d.Set}
+
+	// What nixpkgs' builder would do with each archive.
+	rep, err := verify.Nixpkgs(ctx, abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	checked := map[string]verify.NixpkgsArchive{} // pname NUL relative_path
+	for _, c := range rep.Components {
+		checked[c.Component+"\x00"+c.Path] = c
+	}
+	for _, prod := range slices.Sorted(maps.Keys(byProduct)) {
+		mf := byProduct[prod]
+		if !nixTable().IsRedist(prod) {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s (%s) is not one of nixpkgs' CUDA redists and is left out of the overlay: use its archives directly (fetchurl with the manifest's sha256)", prod, mf.file))
+			continue
+		}
+		raw, err := json.Marshal(mf.m)
+		if err != nil {
+			return nil, nil, fmt.Errorf("manifest %s: %w", mf.file, err)
+		}
+		d.Manifests[prod] = raw
+		base := filepath.Dir(mf.file)
+		seen := map[string]bool{}
+		for _, name := range slices.Sorted(maps.Keys(mf.m.Components)) {
+			if !nameRE.MatchString(name) {
+				return nil, nil, fmt.Errorf("manifest %s: component %q is not a package name ([a-z0-9][a-z0-9_]*)", mf.file, name)
+			}
+			if _, dup := d.Packages[name]; dup {
+				return nil, nil, fmt.Errorf("manifest %s: component %s is in two manifests", mf.file, name)
+			}
+			pkg := Package{Redist: prod, Releases: map[string]Release{}, DropOutputs: []string{}, DropInputs: []string{}}
+			for _, pa := range mf.m.Components[name].Artifacts() {
+				rel, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
+				if !ok || rel != pa.Artifact.RelativePath {
+					return nil, nil, fmt.Errorf("manifest %s: %s: unsafe relative_path %q", mf.file, name, pa.Artifact.RelativePath)
+				}
+				pkg.Releases[pa.Platform] = Release{RelativePath: rel, SHA256: pa.Artifact.SHA256, MD5: pa.Artifact.MD5, Size: pa.Artifact.Size}
+				if seen[rel] {
+					continue
+				}
+				seen[rel] = true
+				d.Archives[prod] = append(d.Archives[prod], rel)
+				res.Archives = append(res.Archives, filepath.Join(base, filepath.FromSlash(rel)))
+				c, ok := checked[name+"\x00"+rel]
+				if !ok {
+					continue
+				}
+				addVerdict(&pkg, c, mm, res)
+			}
+			if pkg.Outputs == nil {
+				pkg.Outputs = []string{"out"}
+			}
+			if d.OwnSet && name == "cuda_compat" {
+				d.NullPackages = append(d.NullPackages, name)
+				continue
+			}
+			d.Packages[name] = pkg
+		}
+	}
+	if d.OwnSet && !slices.Contains(d.NullPackages, "cuda_compat") {
+		d.NullPackages = append(d.NullPackages, "cuda_compat")
+	}
+	for _, p := range rep.Problems {
+		res.Notes = append(res.Notes, "verify --nixpkgs: "+p.Error())
+	}
+	if len(d.Manifests) == 0 {
+		return nil, nil, fmt.Errorf("no manifest of nixpkgs' CUDA redists (%s)", strings.Join(nixTable().Redists, ", "))
+	}
+	return d, res, nil
+}
+
+// addVerdict adds what verify --nixpkgs says of one archive of a package.
+func addVerdict(pkg *Package, c verify.NixpkgsArchive, cuda string, res *Result) {
+	pkg.Outputs = c.Fills
+	if c.Broken != "" {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: %s", c.Component, c.Broken))
+		return
+	}
+	drop := append([]string(nil), c.EmptyOutputs...)
+	for _, own := range c.NixpkgsOwn {
+		if o, ok := ownOutput(own); ok {
+			drop = append(drop, o)
+		}
+	}
+	for _, o := range drop {
+		if !slices.Contains(pkg.DropOutputs, o) {
+			pkg.DropOutputs = append(pkg.DropOutputs, o)
+		}
+	}
+	pkg.DropInputs = nixTable().DropInputs(c.Component, cuda)
+	if nixTable().Packages[c.Component].StateStubsHook {
+		h := c.StubsDir
+		pkg.StubsHook = &h
+	}
+	for _, v := range c.Insecure {
+		res.Notes = append(res.Notes, fmt.Sprintf("INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs config's permittedInsecurePackages", v, c.Source, cuda, c.Component, c.Version))
+	}
+	for _, f := range c.Failures {
+		res.Notes = append(res.Notes, fmt.Sprintf("verify --nixpkgs finds a problem no override fixes: %s: %s", c.Component, f))
+	}
+}
+
+// ownOutput returns the output a nixpkgs-own empty-output finding names.
+func ownOutput(finding string) (string, bool) {
+	rest, ok := strings.CutPrefix(finding, "declared output \"")
+	if !ok {
+		return "", false
+	}
+	o, _, ok := strings.Cut(rest, "\"")
+	return o, ok
+}
