@@ -3,6 +3,7 @@ package debredist_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -139,18 +140,31 @@ func ExampleNix() {
 		fmt.Println(err)
 		return
 	}
-	// The archive to add to the Nix store, the manifest handed to nixpkgs
-	// and the package set it overrides (OUT stands for the directory).
-	for _, line := range strings.Split(overlay, "\n") {
-		if strings.Contains(line, "nix-store --add-fixed") || strings.Contains(line, "lib.importJSON") ||
-			strings.HasPrefix(line, "  cudaPackages_") {
-			fmt.Println(strings.TrimSpace(strings.ReplaceAll(line, out, "OUT")))
-		}
+	// The package set it overrides, the archive to add to the Nix store
+	// (debredist nix --add-to-store does it) and what the overlay states of
+	// the package (OUT stands for the directory).
+	fmt.Println(overlay.Set)
+	for _, a := range overlay.Archives {
+		fmt.Println(strings.ReplaceAll(a, out, "OUT"))
 	}
+	var data struct {
+		Packages map[string]struct {
+			Releases map[string]struct {
+				RelativePath string `json:"relative_path"`
+			} `json:"releases"`
+			Outputs []string `json:"outputs"`
+		} `json:"packages"`
+	}
+	if err := json.Unmarshal(overlay.Data, &data); err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := data.Packages["cuda_cudart"]
+	fmt.Println(p.Releases["linux-aarch64"].RelativePath, p.Outputs)
 	// Output:
-	// #   nix-store --add-fixed sha256 OUT/cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz
-	// cuda = lib.importJSON OUT/cuda/redist/redistrib_12.6.68.json;
-	// cudaPackages_12_6 = ((prev.cudaPackages_12_6 or prev.cudaPackages_12).override (old: {
+	// cudaPackages_12_6
+	// OUT/cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz
+	// cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz [out dev include lib static stubs]
 }
 
 // Profiles lists the built-in releases; FindProfile picks one by name,

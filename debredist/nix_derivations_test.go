@@ -54,7 +54,7 @@ func TestNixDerivationsBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(text.Text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	nix := func(name string, args ...string) (string, error) {

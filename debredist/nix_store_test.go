@@ -104,19 +104,44 @@ func evalOverlay(t *testing.T, cmd, out string, plain bool, env ...string) ([]st
 	return strings.Split(strings.TrimSpace(string(o)), "\n"), code
 }
 
+// evalLines parses scripts/nixpkgs-eval.sh's output: one line per package
+// and capability, then the summary.
+type evalLine struct{ name, cap, verdict, rest string }
+
+func parseEval(t *testing.T, set string, lines []string) (cells []evalLine, summary string) {
+	t.Helper()
+	for _, l := range lines {
+		if strings.HasPrefix(l, "summary: ") {
+			summary = l
+			continue
+		}
+		head, rest, ok := strings.Cut(l, ": ")
+		name, cap, ok2 := strings.Cut(strings.TrimPrefix(head, set+"."), " ")
+		if !ok || !ok2 || !strings.HasPrefix(head, set+".") {
+			t.Errorf("unexpected line %q", l)
+			continue
+		}
+		verdict, rest, _ := strings.Cut(rest, " ")
+		cells = append(cells, evalLine{name, cap, verdict, rest})
+	}
+	if summary == "" {
+		t.Errorf("no summary line in %q", lines)
+	}
+	return cells, summary
+}
+
 // TestNixOverlayWithJetpackNixos evaluates the overlay `debredist nix`
 // prints for JetPack 5, 6 and 7 conversions as a user applies it: after
 // jetpack-nixos' overlay (itself after cuda-legacy's), in the stand-in of
-// the three codebases, through scripts/nixpkgs-eval.sh. The script
-// evaluates once per CUDA capability of the release, but the stand-in
-// does not model config.cudaCapabilities, so each capability evaluates
-// the same packages here: which devices a package is unavailable on
-// (platformAssertions) is tested by TestVerifyNixpkgsJetPacks, not here.
-// Every package the manifests provide must come from OUT's archive
-// (jetpack-nixos' 11.4 extension rebuilds JetPack 5's from its own debs
-// unless the overlay drops it, which the control run shows), JetPack 5's
-// cuda_compat stays null, and TensorRT 8.5 and 10.3 evaluate only after
-// the explicit choice the overlay offers (CVE-2026-24188).
+// the three codebases, through scripts/nixpkgs-eval.sh, every package and
+// device in its own evaluation. Every package the manifests provide must
+// come from OUT's archive on every device, or fail only where verify
+// --nixpkgs says nixpkgs itself does (cudnn_samples broken, libcudla on
+// Thor, an insecure TensorRT until the explicit choice); cudnn_jit and
+// cuda_compat_orin, which nixpkgs has no file for, evaluate too; JetPack
+// 5's cuda_compat stays null and its libcusparse evaluates without
+// libnvjitlink. Controls: without debredist's overlay, and for JetPack 5
+// without the filter of jetpack-nixos' extension (then its debs win).
 func TestNixOverlayWithJetpackNixos(t *testing.T) {
 	testutil.RequireTool(t, "nix-instantiate")
 	testutil.RequireTool(t, "jq")
@@ -132,101 +157,161 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		jp, set     string
-		insecure    string // the permittedInsecurePackages name, if any
-		contains    []string
-		lacks       []string
-		plainAlsoOK bool // plain nixpkgs (no jetpack-nixos, no cuda-legacy) has the set
+		insecure    string   // the permittedInsecurePackages name, if any
+		mustHave    []string // packages that must evaluate from OUT
+		plainAlsoOK bool     // plain nixpkgs (no jetpack-nixos, no cuda-legacy) has the set
 	}{
-		{jp: "5", set: "cudaPackages_11_4", insecure: "cuda11.4-tensorrt-8.5.2",
-			contains: []string{"dropDebWrapped = extension:", "extensions = map dropDebWrapped prevCuda.extensions ++ [ ourExtension ];", "cuda_compat = null;",
-				"# INSECURE: tensorrt 8.5.2 is below 10.16.1: CVE-2026-24188: OOB write.", "acceptInsecureTensorRT = false;", "cudaPackages_11 = prev.cudaPackages_11 or final.cudaPackages_11_4;"}},
-		{jp: "6", set: "cudaPackages_12_6", insecure: "cuda12.6-tensorrt-10.3.0.30", plainAlsoOK: true,
-			contains: []string{"# INSECURE: tensorrt 10.3.0.30 is below 10.16.1", `cudaPackages_12_6 = ((prev.cudaPackages_12_6 or prev.cudaPackages_12).override`},
-			lacks:    []string{"dropDebWrapped", "cuda_compat = null"}},
-		{jp: "7", set: "cudaPackages_13_2", plainAlsoOK: true,
-			contains: []string{`cuda_nvtx = prevCudaPackages.cuda_nvtx.overrideAttrs (prevAttrs: { outputs = lib.remove "lib" (prevAttrs.outputs); });`},
-			lacks:    []string{`lib.remove "samples"`, "INSECURE", "acceptInsecureTensorRT", "dropDebWrapped"}},
+		{jp: "5", set: "cudaPackages_11_4", insecure: "cuda11.4-tensorrt-8.5.2", mustHave: []string{"libcusparse", "cuda_cudart", "cudnn"}},
+		{jp: "6", set: "cudaPackages_12_6", insecure: "cuda12.6-tensorrt-10.3.0.30", plainAlsoOK: true, mustHave: []string{"libnvfatbin", "cuda_compat"}},
+		{jp: "7", set: "cudaPackages_13_2", plainAlsoOK: true, mustHave: []string{"cudnn_jit", "cuda_compat_orin", "cuda_compat", "tensorrt", "cuda_nvtx"}},
 	} {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
 			out := t.TempDir()
 			convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out}})
-			snippet, err := Nix(context.Background(), out, NixOptions{})
+			r, err := Nix(context.Background(), out, NixOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range append(tc.contains, "Rules as read in nixpkgs 1ac181a1 (jetpack-nixos 4d857d6d pins 714a5f8c).") {
-				if !strings.Contains(snippet, want) {
-					t.Errorf("snippet lacks %q:\n%s", want, snippet)
+			d := decodeNixData(t, r.Data)
+			if d.Set != tc.set || d.OwnSet != (tc.jp == "5") {
+				t.Errorf("set %s, own set %v", d.Set, d.OwnSet)
+			}
+			switch tc.jp {
+			case "5":
+				if !slices.Equal(d.NullPackages, []string{"cuda_compat"}) || !slices.Equal(d.Packages["libcusparse"].DropInputs, []string{"libnvjitlink"}) {
+					t.Errorf("JetPack 5: null %v, libcusparse drops %v", d.NullPackages, d.Packages["libcusparse"].DropInputs)
+				}
+			case "7":
+				if !slices.Contains(d.Packages["cuda_nvtx"].DropOutputs, "lib") || d.Packages["cudnn_jit"].Redist != "cudnn" {
+					t.Errorf("JetPack 7: cuda_nvtx drops %v, cudnn_jit %+v", d.Packages["cuda_nvtx"].DropOutputs, d.Packages["cudnn_jit"])
+				}
+				if rel := d.Packages["cuda_compat"].Releases["linux-sbsa"].RelativePath; !strings.Contains(rel, "cuda13.2") {
+					t.Errorf("cuda_compat's CUDA 13.2 archive is not stated for linux-sbsa: %q", rel)
 				}
 			}
-			for _, bad := range tc.lacks {
-				if strings.Contains(snippet, bad) {
-					t.Errorf("snippet has %q", bad)
-				}
+			if h := d.Packages["libnvfatbin"].StubsHook; tc.jp != "5" && h == nil {
+				t.Errorf("libnvfatbin's includeRemoveStubsFromRunpathHook is not stated")
 			}
-			if tc.insecure != "" && !strings.Contains(snippet, `permittedInsecurePackages = [ "`+tc.insecure+`" ];`) {
-				t.Errorf("snippet does not name %s for permittedInsecurePackages", tc.insecure)
+			if tc.insecure != "" && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, `"`+tc.insecure+`"`) }) {
+				t.Errorf("notes do not name %s for permittedInsecurePackages: %v", tc.insecure, r.Notes)
 			}
-			from := "file://" + out + "/"
-			check := func(what string, lines []string, code int, acceptInsecure bool) {
+			check := func(what string, lines []string, code int, from string, acceptInsecure bool, must ...string) {
 				t.Helper()
-				n := 0
-				for _, l := range lines {
-					if !strings.HasPrefix(l, tc.set+".") {
-						t.Errorf("%s: unexpected line %q", what, l)
-						continue
-					}
-					n++
-					name, _, _ := strings.Cut(strings.TrimPrefix(l, tc.set+"."), " ")
+				cells, summary := parseEval(t, tc.set, lines)
+				got := map[string]bool{}
+				for _, c := range cells {
 					switch {
-					case name == "cuda_compat" && tc.jp == "5":
-						if !strings.HasSuffix(l, ": null (set so by an overlay: cuda_compat on JetPack 5)") {
-							t.Errorf("%s: JetPack 5 cuda_compat is not null: %s", what, l)
+					case c.name == "cuda_compat" && tc.jp == "5":
+						if c.verdict != "null" {
+							t.Errorf("%s: JetPack 5 cuda_compat is not null: %+v", what, c)
 						}
-					case name == "tensorrt" && tc.insecure != "" && !acceptInsecure:
-						if !strings.Contains(l, "not evaluated") {
-							t.Errorf("%s: an insecure TensorRT evaluated without the choice: %s", what, l)
+					case c.verdict == "ok":
+						if !strings.Contains(c.rest, "src "+from) {
+							t.Errorf("%s: %s %s is not built from OUT's archive: %s", what, c.name, c.cap, c.rest)
+						}
+						got[c.name] = true
+					case c.verdict == "expected":
+						switch {
+						case c.name == "cudnn_samples", c.name == "libcudla" && c.cap == "11.0":
+						case c.name == "tensorrt" && tc.insecure != "" && !acceptInsecure:
+						default:
+							t.Errorf("%s: %s %s does not evaluate: %s", what, c.name, c.cap, c.rest)
 						}
 					default:
-						if !strings.Contains(l, ".drv src "+from) || !strings.Contains(l, "-archive.tar.xz") || strings.Contains(l, "NOT from OUT") {
-							t.Errorf("%s: %s is not built from OUT's archive: %s", what, name, l)
-						}
+						t.Errorf("%s: %s %s: %s %s", what, c.name, c.cap, c.verdict, c.rest)
 					}
 				}
-				if n < 20 || code != 0 {
-					t.Errorf("%s: %d package lines, exit %d", what, n, code)
+				for _, n := range must {
+					if !got[n] {
+						t.Errorf("%s: %s does not evaluate from OUT", what, n)
+					}
+				}
+				if len(cells) < len(must) || code != 0 || !strings.Contains(summary, " 0 failed, 0 not from OUT") {
+					t.Errorf("%s: %d cells, exit %d, %s", what, len(cells), code, summary)
 				}
 			}
+			// Every package on every device after jetpack-nixos; the other
+			// runs evaluate every package only with DEBREDIST_LONG_TESTS
+			// (each evaluation is a nix-instantiate of its own), else the
+			// packages each run is about.
+			some := "PACKAGES=" + strings.Join(tc.mustHave, " ")
+			if testutil.Long() {
+				some = "PACKAGES="
+			}
+			fileURL := "file://" + out + "/"
+			storeDir := cmp.Or(os.Getenv("NIX_STORE_DIR"), "/nix/store") + "/"
 			lines, code := evalOverlay(t, bin, out, false)
-			check("after jetpack-nixos", lines, code, false)
+			check("after jetpack-nixos", lines, code, fileURL, false, tc.mustHave...)
+			if len(lines) < 25 {
+				t.Errorf("after jetpack-nixos: %d lines, want every package on every device", len(lines))
+			}
 			// The overlay of nix --derivations takes every archive from its
 			// fixed-output derivation in the store.
-			from = cmp.Or(os.Getenv("NIX_STORE_DIR"), "/nix/store") + "/"
-			lines, code = evalOverlay(t, bin, out, false, "DEBREDIST_NIX_DERIVATIONS=1")
-			check("nix --derivations, after jetpack-nixos", lines, code, false)
-			from = "file://" + out + "/"
+			lines, code = evalOverlay(t, bin, out, false, "DEBREDIST_NIX_DERIVATIONS=1", "DEBREDIST_ACCEPT_INSECURE=1", some)
+			check("nix --derivations, after jetpack-nixos", lines, code, storeDir, true, tc.mustHave...)
 			if tc.plainAlsoOK {
-				lines, code = evalOverlay(t, bin, out, true)
-				check("plain nixpkgs", lines, code, false)
+				lines, code = evalOverlay(t, bin, out, true, some)
+				check("plain nixpkgs", lines, code, fileURL, false, tc.mustHave...)
 			}
 			if tc.insecure != "" {
-				lines, code = evalOverlay(t, wrap("accept", "s/acceptInsecureTensorRT = false;/acceptInsecureTensorRT = true;/"), out, false)
-				check("insecure TensorRT accepted", lines, code, true)
+				lines, code = evalOverlay(t, bin, out, false, "DEBREDIST_ACCEPT_INSECURE=1", "PACKAGES=tensorrt")
+				check("insecure TensorRT accepted", lines, code, fileURL, true, "tensorrt")
+			}
+			// Control: without debredist's overlay no package comes from OUT.
+			lines, code = evalOverlay(t, bin, out, false, "DEBREDIST_NO_OVERLAY=1", some)
+			cells, _ := parseEval(t, tc.set, lines)
+			for _, c := range cells {
+				if c.verdict == "ok" {
+					t.Errorf("control without the overlay: %s %s evaluates from OUT: %s", c.name, c.cap, c.rest)
+				}
+			}
+			if code != 1 {
+				t.Errorf("control without the overlay: exit %d", code)
 			}
 			if tc.jp == "5" {
 				// Control: without the filter, jetpack-nixos' extension
 				// rebuilds the provided packages from its debs.
-				lines, code = evalOverlay(t, wrap("nofilter", "s/map dropDebWrapped prevCuda.extensions/prevCuda.extensions/"), out, false)
+				lines, code = evalOverlay(t, wrap("nofilter", "s/if data.own_set then map dropDebWrapped prevCuda.extensions else prevCuda.extensions/prevCuda.extensions/"), out, false, "PACKAGES=cuda_cudart libcublas cudnn")
 				fromDebs := 0
 				for _, l := range lines {
-					if strings.Contains(l, "NOT from OUT") && strings.Contains(l, "src normalizeDebs") {
+					if strings.Contains(l, "NOT from OUT") && strings.Contains(l, "-normalizeDebs") {
 						fromDebs++
 					}
 				}
-				if fromDebs < 15 || code != 1 {
+				if fromDebs < 6 || code != 1 {
 					t.Errorf("control without the filter: %d packages from jetpack-nixos' debs, exit %d; the stand-in does not reproduce its extension:\n%s", fromDebs, code, strings.Join(lines, "\n"))
 				}
 			}
 		})
+	}
+}
+
+// TestStandInOverrideAttrsIsAFixedPoint shows the stand-in has nixpkgs'
+// overrideAttrs semantics, which the earlier stand-in lacked: an override
+// whose attribute names depend on prevAttrs (as the derivations overlay
+// once had, lib.optionalAttrs (prevAttrs.src != null) { src = …; }, with
+// buildRedist computing src from finalAttrs) recurses forever, and the
+// same override with the condition in the value evaluates.
+func TestStandInOverrideAttrsIsAFixedPoint(t *testing.T) {
+	testutil.RequireTool(t, "nix-instantiate")
+	if os.Getenv("NIX_CONFIG") == "" {
+		t.Setenv("NIX_CONFIG", "build-users-group =")
+	}
+	eval := func(override string) (string, error) {
+		expr := `let
+		  pkgs = import ./` + standIn + `/nixpkgs { config = { allowUnfree = true; }; overlays = [ (final: prev: {
+		    cudaPackages_12_6 = prev.cudaPackages_12_6 // { cuda_cudart = prev.cudaPackages_12_6.cuda_cudart.overrideAttrs (` + override + `); };
+		  }) ]; };
+		in pkgs.cudaPackages_12_6.cuda_cudart.src.name`
+		o, err := exec.Command("nix-instantiate", "--eval", "--strict", "--expr", expr).CombinedOutput()
+		return string(o), err
+	}
+	o, err := eval(`prevAttrs: final.lib.optionalAttrs ((prevAttrs.src or null) != null) { src = prevAttrs.src; }`)
+	if err == nil || !strings.Contains(o, "infinite recursion") {
+		t.Errorf("names that depend on prevAttrs: err %v, output %s; want infinite recursion as in nixpkgs", err, o)
+	}
+	o, err = eval(`prevAttrs: { src = if prevAttrs.src != null then prevAttrs.src else null; }`)
+	if err != nil || !strings.Contains(o, "cuda_cudart-12.6.77-source") {
+		t.Errorf("values that depend on prevAttrs: err %v, output %s", err, o)
 	}
 }

@@ -2,6 +2,7 @@ package debredist
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"strings"
 
@@ -130,6 +131,9 @@ type NixResult struct {
 	// a manifest nixpkgs does not read, problems no override fixes), one
 	// line each; they are never printed into Text.
 	Notes []string
+	// Data is everything the Nix knows about OUT: the JSON it reads with
+	// builtins.fromJSON (schema debredist.nix/v1, docs/json.md).
+	Data json.RawMessage
 }
 
 // Nix returns the Nix overlay that makes nixpkgs' CUDA package set of OUT's
@@ -144,5 +148,5 @@ func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &NixResult{Text: r.Text, Set: r.Set, Archives: r.Archives, Notes: r.Notes}, nil
+	return &NixResult{Text: r.Text, Set: r.Set, Archives: r.Archives, Notes: r.Notes, Data: r.Data}, nil
 }

@@ -23,8 +23,9 @@
 # derivation's output in the Nix store. DEBREDIST_ACCEPT_INSECURE=1 sets
 # the printed file's acceptInsecureTensorRT to true. DEBREDIST_NO_OVERLAY=1
 # is the control: the same evaluations without debredist's overlay (every
-# package then comes from elsewhere, or fails). JOBS (default 2) evaluations
-# run side by side.
+# package then comes from elsewhere, or fails). PACKAGES (space-separated
+# pnames) evaluates only those. JOBS (default 2) evaluations run side by
+# side.
 #
 # A package that does not evaluate where `debredist verify --nixpkgs` says
 # it cannot (nixpkgs marks it broken, its platformAssertions exclude the
@@ -112,6 +113,15 @@ EOF
 mkdir "$work/cells"
 i=0
 jq -r '[.nixpkgs.components[].component] | unique | .[]' "$work/verify.json" >"$work/pnames"
+if [ -n "${PACKAGES:-}" ]; then
+	for p in $PACKAGES; do
+		grep -qx "$p" "$work/pnames" || {
+			echo "$0: PACKAGES names $p, which OUT does not provide" >&2
+			exit 2
+		}
+	done
+	printf '%s\n' $PACKAGES >"$work/pnames"
+fi
 : >"$work/jobs"
 for cap in $caps; do
 	while read -r name; do

@@ -227,7 +227,7 @@ func addVerdict(pkg *Package, c verify.NixpkgsArchive, cuda string, res *Result)
 			pkg.DropOutputs = append(pkg.DropOutputs, o)
 		}
 	}
-	pkg.DropInputs = nixTable().DropInputs(c.Component, cuda)
+	pkg.DropInputs = append([]string{}, nixTable().DropInputs(c.Component, cuda)...)
 	if nixTable().Packages[c.Component].StateStubsHook {
 		h := c.StubsDir
 		pkg.StubsHook = &h

@@ -55,6 +55,8 @@ type Result struct {
 	Notes []string
 	// Set is the package set the overlay changes (cudaPackages_12_6).
 	Set string
+	// Data is the JSON the Nix reads (schema debredist.nix/v1).
+	Data json.RawMessage
 }
 
 // Write reads the current generation's manifests under dir and returns a
@@ -116,7 +118,7 @@ func Write(ctx context.Context, dir string, o Options) (*Result, error) {
 		b.WriteString("in\n")
 		b.WriteString("overlayOf { inherit data acceptInsecureTensorRT; }\n")
 	}
-	res.Text = b.String()
+	res.Text, res.Data = b.String(), raw
 	return res, nil
 }
 

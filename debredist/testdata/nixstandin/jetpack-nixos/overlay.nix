@@ -13,7 +13,10 @@ let
     let
       canUseOurPackageVersion = finalCudaPackages.cudaMajorMinorVersion == "11.4";
       canUseOurPackagePlatform = finalCudaPackages.backendStdenv.hostRedistSystem == "linux-aarch64";
-      debWrap = n: prevCudaPackages.${n} // { builtFrom = "debs (debWrapBuildRedist)"; src = "normalizeDebs"; };
+      # debWrapBuildRedist: the package with src the debs' normalized tree.
+      debWrap = n: prevCudaPackages.${n}.overrideAttrs (prevAttrs: {
+        src = derivation { name = "${n}-normalizeDebs"; system = final.system; builder = "/bin/sh"; args = [ "-c" "exit 1" ]; };
+      });
       newCudaPackages = builtins.listToAttrs (map (n: { name = n; value = debWrap n; }) (debWrapped ++ [ "tensorrt" "cuda_profiler_api" ])) // {
         debWrapBuildRedist = { };
         cuda_compat = null;
@@ -24,7 +27,7 @@ let
       then value else prevCudaPackages.${name}) newCudaPackages;
   # pkgs/cuda-extensions: applied to every set, adds L4T inputs.
   general = finalCudaPackages: prevCudaPackages: {
-    libcudla = prevCudaPackages.libcudla // { buildInputs = [ "l4t-cuda" ]; };
+    libcudla = prevCudaPackages.libcudla.overrideAttrs (prevAttrs: { buildInputs = prevAttrs.buildInputs ++ [ final.ccLib ]; });
   };
 in
 {

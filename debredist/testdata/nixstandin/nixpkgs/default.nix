@@ -1,4 +1,7 @@
-# Stand-in for `import <nixpkgs> { ... }` (see ../README.md).
+# Stand-in for `import <nixpkgs> { ... }` (see ../README.md): the top-level
+# fixed point of overlays, stdenv.mkDerivation with nixpkgs' overrideAttrs
+# (a fixed point over finalAttrs) and meta checks, srcOnly, fetchurl, _cuda
+# and the CUDA package sets of pkgs/top-level/cuda-packages.nix.
 { overlays ? [ ], config ? { }, system ? "aarch64-linux" }:
 let
   lib = import ./lib.nix;
@@ -8,19 +11,16 @@ let
       if fn == final._cuda.bootstrapData.cudaPackagesPath
       then import ./cuda-modules { pkgs = final; inherit (args) manifests; }
       else throw "stand-in: callPackage of ${toString fn}";
-    # pkgs/build-support/src-only: a derivation that unpacks src; like
-    # mkDerivation's, its arguments are attributes and overrideAttrs
-    # replaces them.
-    srcOnly = args: derivation {
+    stdenv = { mkDerivation = import ./make-derivation.nix { inherit lib config system; }; cc.cc.lib = final.ccLib; };
+    stdenvNoCC = final.stdenv;
+    # A C++ runtime every CUDA package takes as an input.
+    ccLib = derivation { name = "gcc-lib"; inherit system; builder = "/bin/sh"; args = [ "-c" "exit 1" ]; };
+    # pkgs/build-support/src-only: a mkDerivation that unpacks src.
+    srcOnly = args: final.stdenv.mkDerivation {
       name = "${args.pname}-${args.version}-source";
-      system = final.system;
-      builder = "/bin/sh";
-      args = [ "-c" "exit 1" ];
       inherit (args) src;
-    } // {
-      inherit (args) src;
-      overrideAttrs = f: final.srcOnly (args // f args);
     };
+    # Fixed-output, as pkgs/build-support/fetchurl (never fetched here).
     fetchurl = { url, sha256 }: derivation {
       name = baseNameOf url;
       builder = "builtin:fetchurl";
@@ -42,6 +42,9 @@ let
         mkRedistUrl = redistName: relativePath:
           builtins.concatStringsSep "/" ([ "https://developer.download.nvidia.com/compute" ]
             ++ (if redistName != "tensorrt" then [ redistName "redist" ] else [ "machine-learning" ]) ++ [ relativePath ]);
+        # The revisions whose _mkCudaVariant knows only cuda<MAJOR> (a
+        # cuda13.2 key matches nothing there).
+        _mkCudaVariant = major: "cuda${major}";
         selectManifests = builtins.mapAttrs (name: version: finalCuda.manifests.${name}.${version});
       };
       bootstrapData.cudaPackagesPath = ./cuda-modules;
@@ -52,7 +55,6 @@ let
     cudaPackages_12 = final.cudaPackages_12_6;
     cudaPackages_13 = final.cudaPackages_13_2;
   };
-  apply = prev: overlay: prev // overlay pkgs prev;
   pkgs = builtins.foldl' (prev: overlay: prev // overlay pkgs prev) (base pkgs) overlays;
 in
 pkgs
