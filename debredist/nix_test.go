@@ -286,3 +286,71 @@ func checkNixParses(t *testing.T, snippet string) {
 		t.Errorf("nix-instantiate --parse failed: %v\n%s\nsnippet:\n%s", err, out, snippet)
 	}
 }
+
+// TestNixHostileStrings writes an OUT whose manifests carry what an
+// attacker who can edit OUT's JSON would try (quotes, ${, backslashes,
+// line breaks, U+2028, a comment's end, Nix keywords as package names) and
+// checks that the printed overlay parses, that evaluating it in the
+// stand-in runs none of it (builtins.abort would end the evaluation), and
+// that every string arrives as the same string.
+func TestNixHostileStrings(t *testing.T) {
+	testutil.RequireTool(t, "nix-instantiate")
+	if os.Getenv("NIX_CONFIG") == "" {
+		t.Setenv("NIX_CONFIG", "build-users-group =")
+	}
+	hostile := []string{
+		`1"; x = builtins.abort "pwned"; y = "`,
+		`${builtins.abort "pwned"}`,
+		`\${builtins.abort "pwned"}\`,
+		"2\n  x = builtins.abort \"pwned\";\n#",
+		"3\u2028\u2029'' ${x} ''",
+		"*/ builtins.abort \"pwned\" /*",
+	}
+	var comps []*redist.Component
+	names := []string{"if", "in", "rec", "let", "or", "assert"}
+	for i, v := range hostile {
+		c := plainComp(names[i], v, "x/"+names[i]+".tar.xz")
+		c.License = v
+		comps = append(comps, c)
+	}
+	out := filepath.Join(t.TempDir(), `o"${x}`)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeNixTree(t, out, []*redist.Manifest{nixManifest("cuda", "12.6.68", comps...)}, nil)
+	for _, derivations := range []bool{false} {
+		r, err := Nix(context.Background(), out, NixOptions{Derivations: derivations})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkNixParses(t, r.Text)
+		for _, v := range hostile {
+			if strings.Contains(r.Text, v) {
+				t.Errorf("a manifest string is in the Nix as it was written: %q", v)
+			}
+		}
+		file := filepath.Join(t.TempDir(), "overlay.nix")
+		if err := os.WriteFile(file, []byte(r.Text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sel := make([]string, len(names))
+		for i, n := range names {
+			sel[i] = `{ v = s."` + n + `".version; l = s.manifests.cuda."` + n + `".license; }`
+		}
+		abs, _ := filepath.Abs(standIn + "/nixpkgs")
+		expr := `let s = (import ` + abs + ` { config = { allowUnfree = true; }; overlays = [ (import ` + file + `) ]; }).cudaPackages_12_6; in [ ` + strings.Join(sel, " ") + ` ]`
+		o, err := exec.Command("nix-instantiate", "--eval", "--strict", "--json", "--expr", expr).CombinedOutput()
+		if err != nil {
+			t.Fatalf("evaluating the overlay: %v\n%s", err, o)
+		}
+		var got []struct{ V, L string }
+		if err := json.Unmarshal(o, &got); err != nil {
+			t.Fatalf("%v: %s", err, o)
+		}
+		for i, g := range got {
+			if g.V != hostile[i] || g.L != hostile[i] {
+				t.Errorf("package %s: version %q license %q, want %q", names[i], g.V, g.L, hostile[i])
+			}
+		}
+	}
+}
