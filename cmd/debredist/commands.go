@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -544,7 +546,7 @@ func printResult(w io.Writer, res *debredist.Result) error {
 
 var nixCmd = &command{
 	name:    "nix",
-	args:    "OUT [--derivations [--mirror URL] | --add-to-store]",
+	args:    "OUT [--derivations [--mirror URL]] [--json] | --add-to-store OUT",
 	summary: "print a Nix overlay that uses an output directory's manifests (or the derivations that build them)",
 	help: `Prints a Nix overlay for the output directory OUT, to use unedited after
 jetpack-nixos' overlay (its NixOS module adds its overlays first; in a flake, list
@@ -560,7 +562,8 @@ the checks of verify --nixpkgs, decoding every archive once).
 The printed Nix is the same code for every OUT; everything read from OUT is one JSON
 string in it, read with builtins.fromJSON (schema debredist.nix/v1, docs/json.md):
 no manifest, provenance or profile string is ever Nix syntax or a comment. What
-needs your decision (the insecure TensorRT) is printed on standard error.
+needs your decision (the insecure TensorRT) is printed on standard error. --json
+prints that data instead of the Nix.
 
 --add-to-store puts OUT's archives into the Nix store (nix-store --add-fixed
 sha256, one call) and prints their store paths: fetchurl then finds each one by
@@ -593,12 +596,13 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 		derivations := fs.Bool("derivations", false, "print the Nix file that builds every archive as a fixed-output derivation")
 		mirror := fs.String("mirror", "", "with --derivations: fetch the debs from this base `URL` or directory (default: the mirror the conversion read, else NVIDIA's)")
 		addToStore := fs.Bool("add-to-store", false, "add OUT's archives to the Nix store (nix-store --add-fixed sha256) instead of printing the overlay")
+		jsonOut := fs.Bool("json", false, "print the data the Nix reads (schema debredist.nix/v1) instead of the Nix")
 		return func(args []string) error {
 			if *mirror != "" && !*derivations {
 				return usagef("--mirror goes with --derivations")
 			}
-			if *addToStore && *derivations {
-				return usagef("give only one of --add-to-store and --derivations")
+			if *addToStore && (*derivations || *jsonOut) {
+				return usagef("give only one of --add-to-store, --derivations and --json")
 			}
 			if len(args) != 1 {
 				return usagef("want 1 argument, the output directory; got %d", len(args))
@@ -615,6 +619,15 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 			}
 			if *addToStore {
 				return addToNixStore(a, r.Archives)
+			}
+			if *jsonOut {
+				var b bytes.Buffer
+				if err := json.Indent(&b, r.Data, "", "  "); err != nil {
+					return err
+				}
+				b.WriteByte('\n')
+				_, err = a.stdout.Write(b.Bytes())
+				return err
 			}
 			_, err = io.WriteString(a.stdout, r.Text)
 			return err

@@ -532,12 +532,19 @@ func TestNix(t *testing.T) {
 	if !strings.Contains(stderr, "debredist nix: verify --nixpkgs finds a problem no override fixes: cuda_nvcc:") {
 		t.Errorf("nix stderr lacks the missing archive: %q", stderr)
 	}
+	code, stdout, stderr = cli(t, "nix", "--json", out)
+	var d struct {
+		Schema, Set string
+	}
+	if err := json.Unmarshal([]byte(stdout), &d); code != exitOK || err != nil || d.Schema != "debredist.nix/v1" || d.Set != "cudaPackages_12_6" {
+		t.Errorf("nix --json: exit %d, %v, %+v: %s", code, err, d, stderr)
+	}
 	code, _, stderr = cli(t, "nix", t.TempDir())
 	if code != exitFailure || !strings.Contains(stderr, "no redistrib_*.json manifest") {
 		t.Errorf("nix on an empty dir: code %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = cli(t, "nix", "--add-to-store", "--derivations", out)
-	if code != exitUsage || !strings.Contains(stderr, "only one of --add-to-store and --derivations") {
+	if code != exitUsage || !strings.Contains(stderr, "only one of --add-to-store, --derivations and --json") {
 		t.Errorf("nix --add-to-store --derivations: code %d, stderr %q", code, stderr)
 	}
 }

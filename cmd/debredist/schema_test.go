@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite testdata/json-schemas.txt from 
 
 // dynamicKeys are objects whose keys are data (sha256s, output names,
 // product names), not fields: their values' shape is described once as "*".
-var dynamicKeys = regexp.MustCompile(`^(\.fetch\.paths|.*\.outputs|.*\.rules\.products|.*\.nixpkgs\.components\[\]\.outputs)$`)
+var dynamicKeys = regexp.MustCompile(`^(\.nix\.manifests(\.\*)*|\.nix\.(archives|packages|debs|provenance)|\.nix\.packages\.\*\.releases|\.fetch\.paths|.*\.outputs|.*\.rules\.products|.*\.nixpkgs\.components\[\]\.outputs)$`)
 
 // shape lists every path of a JSON value with its type, e.g.
 // ".packages[].debs[].sha256 string"; arrays merge their elements.
@@ -113,6 +113,7 @@ func TestJSONSchemas(t *testing.T) {
 		{"verify", []string{"verify", "--json", out}},
 		{"verify", []string{"verify", "--json", out7}},
 		{"verify", []string{"verify", "--json", "--nixpkgs", out7}},
+		{"nix", []string{"nix", "--json", out7}},
 		{"diff", []string{"diff", "--mirror", m, "--cache", cache, "--json", "r36.4", "r36.5", "--files"}},
 		{"diff", []string{"diff", "--mirror", m, "--cache", cache, "--json", "r36.4", "r36.5"}},
 		{"diff", []string{"diff", "--mirror", m, "--cache", cache, "--json", "r36.4", out}},

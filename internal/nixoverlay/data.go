@@ -47,11 +47,11 @@ type Data struct {
 	// driver already is CUDA 11.4).
 	NullPackages []string `json:"null_packages"`
 
-	// With --derivations: the debs by sha256, each product's provenance
-	// sidecar as read, and the archives' derivations.
-	Debs        map[string]Deb      `json:"debs,omitempty"`
-	Provenance  map[string]Sidecar  `json:"provenance,omitempty"`
-	Derivations []ArchiveDerivation `json:"derivations,omitempty"`
+	// With --derivations (else empty): the debs by sha256, each product's
+	// provenance sidecar as read, and the archives' derivations.
+	Debs        map[string]Deb      `json:"debs"`
+	Provenance  map[string]Sidecar  `json:"provenance"`
+	Derivations []ArchiveDerivation `json:"derivations"`
 }
 
 // Package is what the overlay states about one package.
@@ -133,6 +133,7 @@ func collect(ctx context.Context, abs string, derivations bool) (*Data, *Result,
 		Schema: Schema, CUDA: mm, Set: "cudaPackages_" + strings.ReplaceAll(mm, ".", "_"), MajorSet: "cudaPackages_" + major,
 		OwnSet: !nixTable().HasPackageSet(mm), Manifests: map[string]json.RawMessage{}, Archives: map[string][]string{},
 		Packages: map[string]Package{}, NullPackages: []string{},
+		Debs: map[string]Deb{}, Provenance: map[string]Sidecar{}, Derivations: []ArchiveDerivation{},
 	}
 	if !derivations {
 		d.BaseURL = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()

@@ -52,8 +52,6 @@ func (d *Data) addDerivations(abs, mirror string) error {
 	if err != nil {
 		return err
 	}
-	d.Debs = map[string]Deb{}
-	d.Provenance = map[string]Sidecar{}
 	recs := map[string]redist.Archive{}
 	for _, mf := range found.Manifests {
 		f, err := os.Open(mf)
