@@ -29,6 +29,14 @@ var (
 	}
 )
 
+// generationsWant are, per JetPack, packages whose verdict differs between
+// nixpkgs revisions and a revision the report must name.
+var generationsWant = map[string]map[string]string{
+	"5": {"libcusparse": "2973b267"},
+	"6": {"libnvfatbin": "6a088f5b", "libcusparse": "4aa6836a"},
+	"7": {"cuda_compat": "4aa6836a", "cudnn_jit": "no packages/cudnn_jit.nix", "cuda_compat_orin": "4aa6836a", "libnvfatbin": "b18526a2"},
+}
+
 // TestVerifyNixpkgsJetPacks converts JetPack 5, 6 and 7 from the sample
 // mirror and applies nixpkgs' buildRedist rules to every archive: nothing
 // may fail but nixpkgs' own problems (cudnn_samples is marked broken by
@@ -96,6 +104,22 @@ func TestVerifyNixpkgsJetPacks(t *testing.T) {
 			}
 			if len(unexpected) > 0 {
 				t.Errorf("nixpkgs' buildRedist would fail on %d archive(s):\n  %s", len(unexpected), strings.Join(unexpected, "\n  "))
+			}
+			// Where the revisions users have differ, the report says so,
+			// naming them, and every package names its rules' revision.
+			differ := map[string]string{}
+			for _, c := range rep.Components {
+				if len(c.Generations) > 0 {
+					differ[c.Component] = strings.Join(c.Generations, "; ")
+				}
+				if c.Known && !strings.Contains(c.Source, "@") && !strings.HasPrefix(c.Source, "not re-read") {
+					t.Errorf("%s: rules without a revision: %q", c.Component, c.Source)
+				}
+			}
+			for pname, rev := range generationsWant[jp] {
+				if !strings.Contains(differ[pname], rev) {
+					t.Errorf("%s: generations %q do not name %s", pname, differ[pname], rev)
+				}
 			}
 		})
 	}

@@ -155,7 +155,11 @@ func printNixReport(a *app, nrep *verify.NixpkgsReport) {
 		if !c.Known {
 			known = " (no package rules: generic checks only)"
 		}
-		fmt.Fprintf(a.stdout, "%s %s [%s]%s\n", status, p, strings.Join(outs, " "), known)
+		rules := ""
+		if c.Source != "" {
+			rules = " rules " + shortSource(c.Source)
+		}
+		fmt.Fprintf(a.stdout, "%s %s [%s]%s%s\n", status, p, strings.Join(outs, " "), known, rules)
 		for _, f := range c.Failures {
 			fmt.Fprintf(a.stdout, "        %s\n", f)
 		}
@@ -179,6 +183,9 @@ func printNixReport(a *app, nrep *verify.NixpkgsReport) {
 		if a.verbose && c.Source != "" {
 			fmt.Fprintf(a.stdout, "        rules: %s\n", c.Source)
 		}
+		for _, g := range c.Generations {
+			fmt.Fprintf(a.stdout, "        revisions differ: %s\n", g)
+		}
 	}
 	for _, x := range nrep.Excluded {
 		fmt.Fprintf(a.stdout, "skip  %s: %s\n", path.Join(path.Dir(x.Manifest), x.Path), x.Reason)
@@ -186,6 +193,19 @@ func printNixReport(a *app, nrep *verify.NixpkgsReport) {
 	for _, pb := range nrep.Problems {
 		fmt.Fprintf(a.stdout, "FAIL  %s\n", pb)
 	}
+}
+
+// shortSource is a rule's source without its note: the file and the
+// revision's first 8 hex digits (packages/tensorrt/package.nix@1ac181a1).
+func shortSource(s string) string {
+	if strings.HasPrefix(s, "not re-read") {
+		return "(not re-read)"
+	}
+	s, _, _ = strings.Cut(s, " ")
+	if file, rev, ok := strings.Cut(s, "@"); ok && len(rev) > 8 {
+		return file + "@" + rev[:8]
+	}
+	return s
 }
 
 // joinProblems lists an archive's problems on one line.

@@ -78,6 +78,10 @@ type NixpkgsArchive struct {
 	Fills []string `json:"fills"`
 	// StubsDir says an output holds a stubs directory after install.
 	StubsDir bool `json:"stubs_dir"`
+	// Generations say where the nixpkgs revisions users have differ on
+	// this package ("revision: what it does"), and what debredist nix
+	// states because of it.
+	Generations []string `json:"generations"`
 }
 
 // Err lists the failures that are the output's (not nixpkgs' own).
@@ -216,7 +220,7 @@ func checkNixpkgs(ctx context.Context, table *nixcheck.Table, nc *NixpkgsArchive
 	r := c.Finish()
 	nc.Known, nc.Outputs, nc.Broken, nc.NixpkgsOwn, nc.EmptyOutputs = r.Known, r.Outputs, r.Broken, r.NixpkgsOwn, r.EmptyOutputs
 	nc.Insecure, nc.Devices, nc.Source = r.Insecure, r.Devices, r.Source
-	nc.Fills, nc.StubsDir = r.Fills, r.StubsDir
+	nc.Fills, nc.StubsDir, nc.Generations = r.Fills, r.StubsDir, r.Generations
 	for _, f := range r.Failures {
 		if !nixcheck.IsEmptyOutput(f) {
 			nc.Failures = append(nc.Failures, f)

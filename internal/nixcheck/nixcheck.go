@@ -46,6 +46,9 @@ type Table struct {
 	// else out.
 	StubsFallbacks []string           `json:"stubs_output_fallbacks"`
 	Packages       map[string]Package `json:"packages"`
+	// NoPackageFile names the packages a manifest may have that nixpkgs
+	// has no package file for at some revisions, with which.
+	NoPackageFile map[string]string `json:"no_package_file"`
 }
 
 // Source is a revision of a repository the rules were read from.
@@ -86,6 +89,10 @@ type Package struct {
 	// that older CUDA releases lack (libcusparse's libnvjitlink before CUDA
 	// 12.0): debredist nix drops such an input where OUT's release has none.
 	Inputs []Input `json:"inputs,omitempty"`
+	// Generations say what differs between the revisions of nixpkgs
+	// users have, each "revision: what it does", and what debredist nix
+	// states because of it.
+	Generations []string `json:"generations,omitempty"`
 	// Source is the file and revision the rules were read from.
 	Source string `json:"source"`
 }
@@ -264,6 +271,9 @@ type Result struct {
 	// StubsDir says an output would hold a stubs directory after install
 	// (what includeRemoveStubsFromRunpathHook must agree with).
 	StubsDir bool `json:"stubs_dir,omitempty"`
+	// Generations say where the revisions users have differ on this
+	// package (Package.Generations, Table.NoPackageFile).
+	Generations []string `json:"generations,omitempty"`
 }
 
 // Checker emulates buildRedist on one archive. Feed every entry with Add
@@ -419,7 +429,11 @@ func underPattern(pat, p string) bool {
 // requirements, buildRedist's unpack and its split into outputs, then the
 // checks of postFixup on every output.
 func (c *Checker) Finish() *Result {
-	res := &Result{PName: c.target.PName, Known: c.known, Outputs: map[string]int{}, Broken: c.pkg.Broken, Source: c.pkg.Source}
+	res := &Result{PName: c.target.PName, Known: c.known, Outputs: map[string]int{}, Broken: c.pkg.Broken, Source: c.pkg.Source,
+		Generations: slices.Clone(c.pkg.Generations)}
+	if note, ok := c.t.NoPackageFile[c.target.PName]; ok {
+		res.Generations = append(res.Generations, note)
+	}
 	fail := func(format string, a ...any) { res.Failures = append(res.Failures, fmt.Sprintf(format, a...)) }
 	outputs, _ := c.t.Outputs(c.target.PName, c.target.Platform, c.target.CUDA, c.target.Version)
 	c.evaluate(res)
