@@ -39,9 +39,7 @@ const (
 // SBOMFileNames are the names of the documents Convert writes beside the
 // manifest redistrib_<label>.json with Build.SBOM (never redistrib_*:
 // NVIDIA's shell-parse.sh takes every such file for a release).
-func SBOMFileNames(label string) (spdx, cyclonedx string) {
-	return "debredist-sbom_" + label + ".spdx.json", "debredist-sbom_" + label + ".cdx.json"
-}
+func SBOMFileNames(label string) (spdx, cyclonedx string) { return redist.SBOMNames(label) }
 
 // SBOM writes the software bill of materials of OUT's current output to w,
 // in format (SBOMSPDX, the default when empty, or SBOMCycloneDX): every

@@ -17,7 +17,9 @@ const noAssertion = "NOASSERTION"
 //   - a package per archive (redist component at one version, platform
 //     and variant: purl pkg:generic/nvidia/…), DESCRIBED by the document,
 //     declaring its LicenseRef;
-//   - the archive as a file (SHA256, SHA1, MD5) the package CONTAINS,
+//   - the archive as a file (SHA256, SHA1, MD5), related to the package
+//     by OTHER ("the archive file of this package": a package whose files
+//     are not analyzed may CONTAIN nothing),
 //     GENERATED_FROM each of its debs;
 //   - a package per deb (version, SHA256, download location, purl
 //     pkg:deb/nvidia/…), once however many archives use it;
@@ -87,7 +89,11 @@ func spdxDoc(in *Input) ([]byte, error) {
 			rel("DOCUMENT", pkgID, common.TypeRelationshipDescribe)
 			arID := common.ElementID(ids.id("File-" + idChars(c.Archive.Path)))
 			file(arID, "./"+c.Archive.Path, c.Archive, []string{"ARCHIVE"}, "")
-			rel(pkgID, arID, common.TypeRelationshipContains)
+			// A package whose files are not analyzed may CONTAIN nothing:
+			// its archive is named by packageFileName and tied to it here.
+			doc.Relationships = append(doc.Relationships, &spdx.Relationship{RefA: common.DocElementID{ElementRefID: pkgID},
+				RefB: common.DocElementID{ElementRefID: arID}, Relationship: common.TypeRelationshipOther,
+				RelationshipComment: "the archive file of this package (its packageFileName)"})
 			debByFile := map[string]common.ElementID{}
 			debByName := map[string]common.ElementID{}
 			for di := range c.Debs {
