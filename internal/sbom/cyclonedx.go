@@ -26,7 +26,6 @@ func cdxDoc(in *Input) ([]byte, error) {
 	bom.Metadata = &cdx.Metadata{
 		Timestamp: in.Created.UTC().Format(time.RFC3339),
 		Tools:     &cdx.ToolsChoice{Components: &[]cdx.Component{tool}},
-		Authors:   &[]cdx.OrganizationalContact{{Name: "debredist"}},
 		Component: &cdx.Component{BOMRef: "release", Type: cdx.ComponentTypePlatform, Name: r0.Profile, Version: rootVersion,
 			Description: docName(in), Supplier: supplier},
 		Supplier: supplier,

@@ -34,7 +34,7 @@ func spdxDoc(in *Input) ([]byte, error) {
 		SPDXIdentifier: "DOCUMENT",
 		DocumentName:   docName(in),
 		CreationInfo: &spdx.CreationInfo{
-			Creators: []common.Creator{{CreatorType: "Tool", Creator: idChars(in.Tool)}, {CreatorType: "Organization", Creator: "debredist"}},
+			Creators: []common.Creator{{CreatorType: "Tool", Creator: idChars(in.Tool)}},
 			Created:  in.Created.UTC().Format(time.RFC3339),
 			CreatorComment: "Generated from the manifests, provenance sidecars, LICENSE files and archives of a debredist output directory; " +
 				"license texts are those found in the debs' copyright files, as merged into each component's LICENSE.txt.",
