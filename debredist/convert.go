@@ -136,7 +136,7 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 	jobs, emptied := dropEmptyJobs(jobs) // empty.go
 	// Everything is built: the next generation of OUT is assembled beside
 	// the current one and switched to in one step (publish.go).
-	res, err := commitGeneration(o, pl, jobs, tmp, prev)
+	res, err := commitGeneration(ctx, o, pl, jobs, tmp, prev)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,8 @@
 // every package out in NVIDIA's archive layout, writes deterministic
 // archives, the manifests and provenance (package redist) and publishes
 // them in the output directory as one new generation; Diff compares two
-// releases (package reldiff); Inventory writes a lock; Nix prints the
+// releases (package reldiff); Inventory writes a lock; SBOM writes an
+// output's bill of materials (SPDX or CycloneDX); Nix prints the
 // overlay (or the fixed-output derivations) that hands an output to
 // nixpkgs; BuildArchive builds one recorded archive again, as those
 // derivations do. Package verify re-checks an output directory and

@@ -411,7 +411,7 @@ func TestMain(m *testing.M) {
 		if cli.dir != "" {
 			os.RemoveAll(cli.dir)
 		}
-	})
+	}, removeSBOMOuts)
 }
 
 // convertCmd is `debredist convert` of JetPack 6 from the sample mirror,

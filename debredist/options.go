@@ -124,6 +124,10 @@ type Build struct {
 	Limits DebLimits
 	// LockOut, when set, receives the lock of the debs the run used.
 	LockOut string
+	// SBOM writes each manifest's bill of materials beside it (SPDX and
+	// CycloneDX, SBOMFileNames); documents an earlier run wrote are
+	// rewritten with every new output either way.
+	SBOM bool
 }
 
 // run is one call's options and state (what it counted).

@@ -1,6 +1,7 @@
 package debredist
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,8 +16,8 @@ import (
 // checks it, and publishes it. When every package is up to date and OUT's
 // manifests and provenance already say what this run would write, no
 // generation is made and nothing is written (a read-only OUT works).
-func commitGeneration(o *run, pl *plan.Result, jobs []*job, tmp string, prev previous) (res *Result, err error) {
-	if allUpToDate(jobs) {
+func commitGeneration(ctx context.Context, o *run, pl *plan.Result, jobs []*job, tmp string, prev previous) (res *Result, err error) {
+	if allUpToDate(jobs) && !(o.Build.SBOM && sbomMissing(o.Build.Out)) {
 		res, err := writeManifests(o, o.Build.Out, pl, jobs, "", prev) // writes nothing: fails if a write is needed
 		if err == nil && tmp != "" {
 			_, err = publish.Prune(o.Build.Out) // what a killed run left
@@ -58,6 +59,9 @@ func commitGeneration(o *run, pl *plan.Result, jobs []*job, tmp string, prev pre
 	}
 	if res, err = writeManifests(o, g.Dir, pl, jobs, tmp, gprev); err != nil {
 		return nil, err
+	}
+	if err = writeSBOMs(ctx, g.Dir, tmp, o.Build.SBOM); err != nil { // sbom.go
+		return nil, fmt.Errorf("writing the bill of materials: %w", err)
 	}
 	if err = checkOutput(g.Dir, res, jobs); err != nil {
 		return nil, fmt.Errorf("verifying the output: %w", err)

@@ -18,7 +18,7 @@ build {
   pname = "debredist";
   version = "0.1.0";
   src = lib.cleanSource ../.;
-  vendorHash = "sha256-6d9Tie6ga/h9TGhCaRMRKfghvCAf0Z8rCW8oxGLplNY=";
+  vendorHash = "sha256-gmE8VYz8asblkqWgUGJjCMyrfRIB0Q3sn63HZtEhl5s=";
   subPackages = [ "cmd/debredist" ];
   env.CGO_ENABLED = "0";
   ldflags = [ "-s" "-w" ];

@@ -458,6 +458,7 @@ SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --
 		fs.Var(&only, "only", "convert only these redist packages (`pnames`, comma-separated or repeated)")
 		lockOut := fs.String("lock-out", "", "write the lock of the debs used to `file`")
 		asJSON := fs.Bool("json", false, "print the result as JSON on stdout (nothing else)")
+		withSBOM := fs.Bool("sbom", false, "write each manifest's bill of materials beside it (debredist-sbom_<label>.spdx.json and .cdx.json)")
 		return func(args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -467,7 +468,7 @@ SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --
 				return err
 			}
 			o.Build.Out, o.Source.Downloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.Compression, o.Build.Only, o.Build.LockOut = *out, *jobs, *jobs, *verifyCache, *compress, only, *lockOut
-			o.Build.Preset = *preset
+			o.Build.Preset, o.Build.SBOM = *preset, *withSBOM
 			if err := o.Check(); err != nil {
 				return err
 			}

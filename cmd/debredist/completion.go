@@ -94,6 +94,9 @@ func completionData(a *app) []compCmd {
 				cf.values = []string{"1", "2", "3", "4", "5", "6"}
 			case "format":
 				cf.values = []string{debredist.InventoryJetPackNixos, debredist.InventoryLock}
+				if c.name == "sbom" {
+					cf.values = []string{debredist.SBOMSPDX, debredist.SBOMCycloneDX}
+				}
 			}
 			cc.flags = append(cc.flags, cf)
 		})

@@ -100,7 +100,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		profilesCmd, indexCmd, extractCmd, planCmd, fetchCmd, convertCmd, verifyCmd, nixCmd, buildArchiveCmd, diffCmd, inventoryCmd, versionCmd, helpCmd,
+		profilesCmd, indexCmd, extractCmd, planCmd, fetchCmd, convertCmd, verifyCmd, nixCmd, buildArchiveCmd, diffCmd, inventoryCmd, sbomCmd, versionCmd, helpCmd,
 		completionCmd, manCmd,
 	}
 }

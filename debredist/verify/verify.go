@@ -179,6 +179,7 @@ func Dir(ctx context.Context, dir string) (*Report, error) {
 		rel, _ := filepath.Rel(dir, mf)
 		rep.Manifests = append(rep.Manifests, filepath.ToSlash(rel))
 		verifyManifest(ctx, rep, mf, filepath.ToSlash(rel))
+		verifySBOM(rep, mf, filepath.ToSlash(rel)) // sbom.go
 	}
 	return rep, ctx.Err()
 }

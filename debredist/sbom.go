@@ -1,0 +1,348 @@
+package debredist
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/publish"
+	"github.com/debredist/debredist/internal/sbom"
+)
+
+// SBOM formats (SBOM's format argument).
+const (
+	SBOMSPDX      = string(sbom.SPDX)      // SPDX 2.3 JSON, the default
+	SBOMCycloneDX = string(sbom.CycloneDX) // CycloneDX 1.6 JSON
+)
+
+// SBOMFileNames are the names of the documents Convert writes beside the
+// manifest redistrib_<label>.json with Build.SBOM (never redistrib_*:
+// NVIDIA's shell-parse.sh takes every such file for a release).
+func SBOMFileNames(label string) (spdx, cyclonedx string) { return redist.SBOMNames(label) }
+
+// SBOM writes the software bill of materials of OUT's current output to w,
+// in format (SBOMSPDX, the default when empty, or SBOMCycloneDX): every
+// archive of every manifest with its hashes, the debs it was made from
+// (version, sha256, download location), the stubs and wheels debredist
+// synthesized and what from, and the LICENSE texts. It reads the
+// manifests, provenance sidecars, LICENSE files and archives (each is
+// hashed, and those holding stubs or wheels decoded): an archive whose
+// bytes are not those its manifest and provenance record is an error.
+// The same OUT gives the same bytes: the creation time is the latest
+// release date, or SOURCE_DATE_EPOCH when set.
+func SBOM(ctx context.Context, out, format string, w io.Writer) error {
+	if format == "" {
+		format = SBOMSPDX
+	}
+	if format != SBOMSPDX && format != SBOMCycloneDX {
+		return fault.Usagef("sbom format %q: want %s or %s", format, SBOMSPDX, SBOMCycloneDX)
+	}
+	out = filepath.Clean(out)
+	found, err := publish.Find(out)
+	if err != nil {
+		return fmt.Errorf("sbom %s: %w", out, err)
+	}
+	if len(found.Manifests) == 0 {
+		return fmt.Errorf("sbom %s: no redistrib_*.json manifest (not a debredist output directory?)", out)
+	}
+	in, err := sbomInput(ctx, out, found.Manifests)
+	if err != nil {
+		return err
+	}
+	return sbom.Write(w, in, sbom.Format(format))
+}
+
+// writeSBOMs writes, beside each manifest under root (a generation being
+// built), its SPDX and CycloneDX documents: all of them when force, else
+// those that are already there (carried over from the previous generation,
+// they must describe the new one).
+func writeSBOMs(ctx context.Context, root, tmp string, force bool) error {
+	found, err := publish.Find(root)
+	if err != nil {
+		return err
+	}
+	for _, mf := range found.Manifests {
+		label := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf), redist.ManifestPrefix), ".json")
+		sp, cd := SBOMFileNames(label)
+		sp, cd = filepath.Join(filepath.Dir(mf), sp), filepath.Join(filepath.Dir(mf), cd)
+		if !force && !exists(sp) && !exists(cd) {
+			continue
+		}
+		in, err := sbomInput(ctx, root, []string{mf})
+		if err != nil {
+			return err
+		}
+		for _, f := range []struct {
+			name   string
+			format sbom.Format
+		}{{sp, sbom.SPDX}, {cd, sbom.CycloneDX}} {
+			var b strings.Builder
+			if err := sbom.Write(&b, in, f.format); err != nil {
+				return err
+			}
+			if err := files.Write(f.name, []byte(b.String()), tmp); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sbomMissing reports whether a manifest under out lacks its documents.
+func sbomMissing(out string) bool {
+	found, err := publish.Find(out)
+	if err != nil {
+		return true
+	}
+	for _, mf := range found.Manifests {
+		label := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf), redist.ManifestPrefix), ".json")
+		sp, cd := SBOMFileNames(label)
+		if !exists(filepath.Join(filepath.Dir(mf), sp)) || !exists(filepath.Join(filepath.Dir(mf), cd)) {
+			return true
+		}
+	}
+	return false
+}
+
+func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+// sbomInput reads what the documents say from the manifests (absolute
+// paths under out) and the files beside them. Every string read is checked
+// by sbom.Input.Check; errors name the file and field.
+func sbomInput(ctx context.Context, out string, manifests []string) (*sbom.Input, error) {
+	in := &sbom.Input{Tool: "debredist " + Version}
+	var latest time.Time
+	for _, mf := range slices.Sorted(slices.Values(manifests)) {
+		relm, _ := filepath.Rel(out, mf)
+		relm = filepath.ToSlash(relm)
+		b, err := readRegular(mf, 64<<20)
+		if err != nil {
+			return nil, err
+		}
+		m, err := redist.ReadManifest(strings.NewReader(string(b)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", relm, err)
+		}
+		prov, side, err := redist.ReadSidecar(mf)
+		if err != nil {
+			return nil, fmt.Errorf("%s: provenance sidecar: %w", relm, err)
+		}
+		siderel, _ := filepath.Rel(out, side)
+		rel := sbom.Release{Manifest: relm, Product: m.ReleaseProduct, Label: m.ReleaseLabel, Profile: prov.Profile.Name,
+			JetPack: prov.Profile.JetPack, L4T: prov.Profile.Suite, ReleaseDate: m.ReleaseDate}
+		if d, err := time.Parse(time.DateOnly, m.ReleaseDate); err != nil {
+			return nil, fmt.Errorf("%s: release_date %q: not a date (YYYY-MM-DD)", relm, m.ReleaseDate)
+		} else if d.After(latest) {
+			latest = d
+		}
+		base := filepath.Dir(mf)
+		// Every artifact of the manifest, by relative path.
+		arts := map[string]*redist.Artifact{}
+		comps := map[string]*redist.Component{}
+		for _, name := range slices.Sorted(maps.Keys(m.Components)) {
+			c := m.Components[name]
+			for _, pa := range c.Artifacts() {
+				arts[pa.Artifact.RelativePath] = pa.Artifact
+				comps[pa.Artifact.RelativePath] = c
+			}
+		}
+		urls := map[string]string{}
+		for _, ix := range prov.Indexes {
+			if i := strings.Index(ix.URL, "/dists/"); i > 0 && (strings.HasPrefix(ix.URL, "https://") || strings.HasPrefix(ix.URL, "http://")) {
+				urls[ix.Repo] = ix.URL[:i+1]
+			}
+		}
+		wheelRules := prov.Profile.Merged().Wheels
+		for _, a := range prov.Archives {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			where := fmt.Sprintf("%s: archive %s", filepath.ToSlash(siderel), a.RelativePath)
+			art, c := arts[a.RelativePath], comps[a.RelativePath]
+			if art == nil {
+				return nil, fmt.Errorf("%s: relative_path: not named by the manifest %s", where, relm)
+			}
+			if art.SHA256 != a.SHA256 || art.Size != strconv.FormatInt(a.Size, 10) {
+				return nil, fmt.Errorf("%s: sha256/size %s/%d, the manifest says %s/%s", where, a.SHA256, a.Size, art.SHA256, art.Size)
+			}
+			rp, ok := redist.CleanRelativePath(a.RelativePath)
+			if !ok {
+				return nil, fmt.Errorf("%s: relative_path is absolute or escapes the manifest's directory", where)
+			}
+			lp, ok := redist.CleanRelativePath(c.LicensePath)
+			if !ok {
+				return nil, fmt.Errorf("%s: license_path %q is absolute or escapes the manifest's directory", relm, c.LicensePath)
+			}
+			lic, err := readRegular(filepath.Join(base, lp), 16<<20)
+			if err != nil {
+				return nil, err
+			}
+			arRel := path.Join(path.Dir(relm), rp)
+			comp := sbom.Component{PName: a.PName, Name: c.Name, Version: a.Version, Platform: a.Platform, Variant: a.Variant,
+				License: sbom.License{Name: c.License, Text: string(lic)}}
+			for _, d := range a.Debs {
+				sd := sbom.Deb{Package: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size}
+				if u := urls[d.Repo]; u != "" {
+					sd.URL = u + d.Filename
+				}
+				comp.Debs = append(comp.Debs, sd)
+			}
+			// What to hash inside the archive: the stubs, their libraries, the wheels.
+			var wheels []wheelOf
+			for _, r := range wheelRules {
+				if len(r.Packages) == 0 || slices.Contains(r.Packages, a.PName) {
+					var debs []string
+					for _, d := range a.Debs {
+						if slices.Contains(r.Debs, d.Package) {
+							debs = append(debs, d.Package)
+						}
+					}
+					if len(debs) > 0 {
+						wheels = append(wheels, wheelOf{r.Name, debs})
+					}
+				}
+			}
+			want := map[string]bool{}
+			for _, s := range a.Stubs {
+				want[s.Path], want[s.From] = true, true
+			}
+			file, inner, err := hashArchive(ctx, filepath.Join(base, rp), want, len(wheels) > 0)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			if file.SHA256 != a.SHA256 || file.Size != a.Size {
+				return nil, fmt.Errorf("%s: the file has sha256 %s and %d bytes, the provenance records %s and %d: it changed since the conversion (debredist verify tells more)", where, file.SHA256, file.Size, a.SHA256, a.Size)
+			}
+			file.Path, file.MD5 = arRel, a.MD5
+			comp.Archive = file
+			for _, s := range a.Stubs {
+				sf, ok1 := inner[s.Path]
+				ff, ok2 := inner[s.From]
+				if !ok1 || !ok2 {
+					return nil, fmt.Errorf("%s: stubs: %s or %s is not a regular file of the archive", where, s.Path, s.From)
+				}
+				if sf.SHA256 != s.SHA256 {
+					return nil, fmt.Errorf("%s: stubs: %s has sha256 %s, the provenance records %s", where, s.Path, sf.SHA256, s.SHA256)
+				}
+				comp.Stubs = append(comp.Stubs, sbom.Stub{File: sf, From: ff, FromDeb: s.FromDeb, SOName: s.SOName})
+			}
+			for _, p := range slices.Sorted(maps.Keys(inner)) {
+				if !strings.HasPrefix(p, "python/") || !strings.HasSuffix(p, ".whl") {
+					continue
+				}
+				for _, w := range wheels {
+					if strings.HasPrefix(path.Base(p), w.name+"-") {
+						comp.Wheels = append(comp.Wheels, sbom.Wheel{File: inner[p], Debs: w.debs})
+					}
+				}
+			}
+			rel.Components = append(rel.Components, comp)
+		}
+		in.Releases = append(in.Releases, rel)
+	}
+	in.Created = latest
+	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
+		sec, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || sec < 0 {
+			return nil, fault.Usagef("SOURCE_DATE_EPOCH=%q: not a number of seconds", s)
+		}
+		in.Created = time.Unix(sec, 0).UTC()
+	}
+	return in, in.Check()
+}
+
+type wheelOf struct {
+	name string
+	debs []string
+}
+
+// readRegular reads a regular file, not following a symbolic link, at
+// most limit bytes.
+func readRegular(name string, limit int64) ([]byte, error) {
+	f, err := openRegular(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, limit)
+	}
+	return b, nil
+}
+
+func openRegular(name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s: a symbolic link: not followed", name)
+		}
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("not a regular file")}
+	}
+	return f, nil
+}
+
+// hashArchive hashes an archive file (sha256, sha1, size) and, when some
+// entries are wanted or wheels expected, decodes it and hashes those
+// entries and every python/*.whl, by path inside the top directory.
+func hashArchive(ctx context.Context, name string, want map[string]bool, wheels bool) (sbom.File, map[string]sbom.File, error) {
+	f, err := openRegular(name)
+	if err != nil {
+		return sbom.File{}, nil, err
+	}
+	defer f.Close()
+	s2, s1, m5 := sha256.New(), sha1.New(), md5.New()
+	n, err := io.Copy(io.MultiWriter(s2, s1, m5), f)
+	if err != nil {
+		return sbom.File{}, nil, err
+	}
+	file := sbom.File{SHA256: hex.EncodeToString(s2.Sum(nil)), SHA1: hex.EncodeToString(s1.Sum(nil)), Size: n}
+	if len(want) == 0 && !wheels {
+		return file, nil, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return file, nil, err
+	}
+	inner := map[string]sbom.File{}
+	err = archive.Walk(ctx, f, func(h entry.Header, content io.Reader) error {
+		if h.Type != entry.Regular || !(want[h.Path] || wheels && strings.HasPrefix(h.Path, "python/") && strings.HasSuffix(h.Path, ".whl")) {
+			return nil
+		}
+		hs := []hash.Hash{sha256.New(), sha1.New()}
+		n, err := io.Copy(io.MultiWriter(hs[0], hs[1]), content)
+		if err != nil {
+			return err
+		}
+		inner[h.Path] = sbom.File{Path: h.Path, SHA256: hex.EncodeToString(hs[0].Sum(nil)), SHA1: hex.EncodeToString(hs[1].Sum(nil)), Size: n}
+		return nil
+	})
+	return file, inner, err
+}

@@ -1,0 +1,13 @@
+// Package sbom writes the software bill of materials of a converted
+// release: SPDX 2.3 JSON (github.com/spdx/tools-golang) or CycloneDX 1.6
+// JSON (github.com/CycloneDX/cyclonedx-go), from an Input the facade reads
+// out of OUT's manifests, provenance sidecars, LICENSE files and archives.
+//
+// It does no I/O: the same Input gives the same bytes. The creation time
+// is the Input's (the release date or SOURCE_DATE_EPOCH), and the SPDX
+// document namespace and the CycloneDX serial number are derived from the
+// document's own content. Every string of an Input comes from files in
+// OUT, which are not trusted: Input.Check refuses what could not be written
+// faithfully (control characters, malformed hashes, unsafe paths) and names
+// the file and field.
+package sbom
