@@ -1,6 +1,7 @@
 package debredist
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"os"
@@ -51,4 +52,58 @@ func TestNixPackage(t *testing.T) {
 func mustHex(s string) []byte {
 	b, _ := hex.DecodeString(s)
 	return b
+}
+
+// TestFlake evaluates flake.nix with the Nix Debian ships, its nixpkgs
+// input replaced by the stand-in (--override-input): the package is this
+// version, and lib.redistOverlay turns the file of `debredist nix
+// --derivations` into the overlay, whose packages unpack the archives'
+// derivations (each running this flake's debredist build-archive).
+func TestFlake(t *testing.T) {
+	nix := testutil.RequireTool(t, "nix")
+	if os.Getenv("NIX_CONFIG") == "" {
+		t.Setenv("NIX_CONFIG", "build-users-group =")
+	}
+	repo, _ := filepath.Abs("..")
+	standin, _ := filepath.Abs(standIn + "/nixpkgs")
+	eval := func(attr, apply string) string {
+		t.Helper()
+		args := []string{"--extra-experimental-features", "nix-command flakes", "eval", "--json", "--impure", "--no-write-lock-file",
+			"--override-input", "nixpkgs", "path:" + standin, "path:" + repo + "#" + attr}
+		if apply != "" {
+			args = append(args, "--apply", apply)
+		}
+		c := exec.Command(nix, args...)
+		var stderr strings.Builder
+		c.Stderr = &stderr
+		o, err := c.Output()
+		if err != nil {
+			t.Fatalf("nix eval %s: %v\n%s", attr, err, stderr.String())
+		}
+		return strings.TrimSpace(string(o))
+	}
+	if got := eval("packages.x86_64-linux.default.name", ""); got != `"debredist-`+Version+`"` {
+		t.Errorf("packages.default is %s, want debredist-%s", got, Version)
+	}
+	if got := eval("checks.aarch64-linux", "c: builtins.attrNames c"); got != `["debredist"]` {
+		t.Errorf("checks: %s", got)
+	}
+	out := t.TempDir()
+	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+	r, err := Nix(context.Background(), out, NixOptions{Derivations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "redist.nix")
+	if err := os.WriteFile(file, []byte(r.Text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := eval("lib", `lib: let
+	    pkgs = import `+standin+` { config = { allowUnfree = true; }; overlays = [ (lib.redistOverlay `+file+`) ]; };
+	    a = pkgs.cudaPackages_12_6.cuda_cudart.src.src;
+	  in [ a.name (builtins.elemAt a.args 1) (builtins.baseNameOf a.builder) pkgs.cudaPackages_12_6.cudnn.src.src.name ]`)
+	want := `["cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz","build-archive","debredist","cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz"]`
+	if got != want {
+		t.Errorf("lib.redistOverlay: %s, want %s", got, want)
+	}
 }

@@ -6,11 +6,18 @@
 let
   lib = import ./lib.nix;
   base = final: {
-    inherit lib system config;
+    lib = lib // { cleanSource = src: src; platforms.unix = [ "x86_64-linux" "aarch64-linux" ]; };
+    inherit system config;
+    # lib.callPackageWith over the top level; the CUDA package sets'
+    # callPackage passes manifests, as pkgs/top-level/cuda-packages.nix.
     callPackage = fn: args:
       if fn == final._cuda.bootstrapData.cudaPackagesPath
       then import ./cuda-modules { pkgs = final; inherit (args) manifests; }
-      else throw "stand-in: callPackage of ${toString fn}";
+      else let f = if builtins.isFunction fn then fn else import fn; in
+        f (builtins.intersectAttrs (builtins.functionArgs f) final // args);
+    # What nix/package.nix takes: buildGoModule as a mkDerivation (never
+    # built here), lib.cleanSource as the identity.
+    buildGoModule = args: final.stdenv.mkDerivation (builtins.removeAttrs args [ "vendorHash" "subPackages" "env" "ldflags" ]);
     stdenv = { mkDerivation = import ./make-derivation.nix { inherit lib config system; }; cc.cc.lib = final.ccLib; };
     stdenvNoCC = final.stdenv;
     # A C++ runtime every CUDA package takes as an input.
@@ -21,8 +28,8 @@ let
       inherit (args) src;
     };
     # Fixed-output, as pkgs/build-support/fetchurl (never fetched here).
-    fetchurl = { url, sha256 }: derivation {
-      name = baseNameOf url;
+    fetchurl = { url, sha256, name ? baseNameOf url }: derivation {
+      inherit name;
       builder = "builtin:fetchurl";
       system = "builtin";
       inherit url;
