@@ -252,6 +252,9 @@ func indexHint(o *run, err error) error {
 	if errors.Is(err, fault.ErrUnverifiedIndex) {
 		return fmt.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: --allow-unverified-index)", err)
 	}
+	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) && nf.Repo != "" && !nf.Listed {
+		return fmt.Errorf("%w (is the mirror URL right? `debredist profiles` lists the suites of the built-in releases)", err)
+	}
 	var ne net.Error
 	if errors.As(err, &ne) || isDNSError(err) {
 		base := o.Source.Mirror

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -134,7 +135,12 @@ debredist index Packages.xz --json | jq '.packages[].package'`,
 				return &fault.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
 			}
 			defer f.Close()
-			pkgs, problems, err := apt.ParsePackages(f, apt.ParseOptions{})
+			br := bufio.NewReader(f)
+			head, _ := br.Peek(64)
+			if err := apt.CheckCompressionName(*file, head); err != nil {
+				return &fault.UsageError{Msg: err.Error(), Err: err, File: *file}
+			}
+			pkgs, problems, err := apt.ParsePackages(br, apt.ParseOptions{})
 			if err != nil {
 				return &fault.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
 			}

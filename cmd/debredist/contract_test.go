@@ -360,3 +360,30 @@ func TestConvertShortOutAndLockOut(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestNotFoundSaysNotFound (issue 31 item 1): a missing mirror directory and
+// a suite the mirror lacks say so, naming the path and the suites the
+// mirror has; --allow-unverified-index is not suggested for them.
+func TestNotFoundSaysNotFound(t *testing.T) {
+	cache := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--jetpack", "6", "--mirror", missing}, []string{missing + ": no such mirror directory"}},
+		{[]string{"--l4t", "r36.9", "--mirror", sampleMirror}, []string{"common/dists/r36.9: no such suite r36.9", "suites: r35.6, r36.4, r36.5, r39.2"}},
+		{[]string{"--jetpack", "7.0", "--mirror", sampleMirror}, []string{"no such suite r38.4", "suites: r35.6, r36.4, r36.5, r39.2"}},
+		{[]string{"--l4t", "r36.9", "--mirror", sampleMirror, "--allow-unverified-index"}, []string{"no such suite r36.9"}},
+	} {
+		code, _, stderr := cli(t, append(append([]string{"plan"}, tc.args...), "--cache", cache)...)
+		if code != exitFailure || strings.Contains(stderr, "unverified") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("plan %v: exit %d, stderr:\n%s", tc.args, code, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("plan %v: stderr lacks %q:\n%s", tc.args, w, stderr)
+			}
+		}
+	}
+}

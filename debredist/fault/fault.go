@@ -374,3 +374,38 @@ var ErrUnverifiedIndex = errors.New("no Release file lists a Packages index, so 
 
 // Usagef returns a *UsageError with a formatted message.
 func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+
+// NotFoundError is a mirror, or a suite of one, that does not exist: a
+// mirror directory that is missing, or a suite for which the mirror has no
+// InRelease, Release and no Packages index. It is not an unverified index
+// (ErrUnverifiedIndex): there is nothing to accept.
+type NotFoundError struct {
+	// What is missing: "mirror directory" or "suite r36.9".
+	What string
+	// Path is the path or URL that does not exist.
+	Path string
+	// Repo is the repo whose suites Suites lists ("common").
+	Repo string
+	// Suites are the suites the mirror has for Repo, sorted, when they can
+	// be listed (a directory mirror's dists/); Listed is false when they
+	// cannot (an HTTP mirror does not list directories).
+	Suites []string
+	Listed bool
+}
+
+func (e *NotFoundError) Error() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s: no such %s", e.Path, e.What)
+	if strings.HasPrefix(e.What, "suite") {
+		sb.WriteString(" on the mirror (no InRelease, Release or Packages index there)")
+	}
+	switch {
+	case e.Listed && len(e.Suites) > 0:
+		fmt.Fprintf(&sb, "; the mirror's %s suites: %s", e.Repo, strings.Join(e.Suites, ", "))
+	case e.Listed:
+		fmt.Fprintf(&sb, "; the mirror has no %s suites at all", e.Repo)
+	case e.Repo != "":
+		sb.WriteString("; an HTTP mirror does not list its suites")
+	}
+	return sb.String()
+}
