@@ -53,9 +53,9 @@ type job struct {
 	upToDate   bool
 	res        redist.Archive
 	license    []byte
-	staged     string   // the built archive in the temporary directory
-	empty      bool     // the debs carry no payload: not emitted (empty.go)
-	warnings   []string // empty nixpkgs outputs (empty.go)
+	staged     string           // the built archive in the temporary directory
+	empty      bool             // the debs carry no payload: not emitted (empty.go)
+	warnings   []redist.Warning // empty nixpkgs outputs (empty.go), dropped entries
 
 	// final and licenseFile are where the archive and LICENSE.txt go in
 	// OUT (named by publish.Path).
@@ -94,14 +94,11 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 		return nil
 	}
 	j.warnings = outputWarnings(j.profile, j.pkg, tree)
-	for _, w := range j.warnings {
-		o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: w})
-	}
 	for _, c := range tree.Changes {
 		// Entries dropped (a link into /etc/alternatives no rule resolves)
-		// are said on stderr too, not only in the provenance.
+		// are warnings too, not only changes in the provenance.
 		if w, ok := strings.CutPrefix(c, "warning: "); ok {
-			o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: w})
+			j.warnings = append(j.warnings, redist.Warning{Code: redist.WarnEntryDropped, Package: j.pkg.PName, Message: w})
 		}
 	}
 	entries := make([]archive.Entry, 0, len(tree.Nodes))
@@ -153,7 +150,7 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 	sec := j.mtime.Unix()
 	j.res = redist.Archive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
 		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.preset, j.mtime), Debs: read, Stubs: stubs, Changes: treeChanges(tree),
-		MTime: &sec, Preset: encoderInfo(j.comp, j.preset).Preset}
+		Warnings: redist.SortWarnings(j.warnings), MTime: &sec, Preset: encoderInfo(j.comp, j.preset).Preset}
 	return nil
 }
 

@@ -1,16 +1,20 @@
 package debredist
 
 import (
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/redist"
 )
 
 // Check reports the first option that does not make sense (a
 // *fault.UsageError naming the CLI flag): not exactly one release
 // selector (JetPack, L4T, ProfileFile, or LockFile alone), a negative
-// Jobs or Downloads, an unknown Compression, or a Preset outside its
-// range. Plan, Fetch and Convert call it first (Convert also wants
+// Jobs or Downloads, an unknown Compression, a Preset outside its
+// range, or an AllowWarnings code that is none of redist.WarningCodes (or
+// given without FailOnWarnings). Plan, Fetch and Convert call it first (Convert also wants
 // Build.Out); the CLI calls it so that its answers are the library's.
 func (o Options) Check() error {
 	r := o.Release
@@ -34,6 +38,14 @@ func (o Options) Check() error {
 	}
 	if _, err := compression(o.Build.Compression); err != nil {
 		return err
+	}
+	for _, c := range o.Build.AllowWarnings {
+		if !slices.Contains(redist.WarningCodes, c) {
+			return fault.Usagef("--allow-warning %q: not a warning code (the codes: %s)", c, strings.Join(redist.WarningCodes, ", "))
+		}
+	}
+	if len(o.Build.AllowWarnings) > 0 && !o.Build.FailOnWarnings {
+		return fault.Usagef("--allow-warning needs --fail-on-warnings (warnings fail nothing without it)")
 	}
 	zstd := o.Build.Compression == "zstd" || o.Build.Compression == "zst"
 	if o.Build.Preset < 0 || o.Build.Preset > 6 || zstd && o.Build.Preset > 4 {

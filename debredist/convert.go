@@ -10,6 +10,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/publish"
 )
@@ -23,8 +24,13 @@ type Result struct {
 	// Skipped are the redist packages not emitted: their debs carry no
 	// payload (only copyright and changelog files).
 	Skipped []plan.SkippedPackage `json:"skipped"`
-	// Warnings are things a consumer will trip over (empty nixpkgs outputs).
-	Warnings []string `json:"warnings"`
+	// Warnings are what a consumer will trip over (an empty nixpkgs
+	// output, an insecure version, a dropped entry, a profile rule that
+	// did nothing), with stable codes: those of every archive of the
+	// manifests this run wrote or kept, as their provenance records them,
+	// so a run that rebuilt nothing (or only --only's packages) reports
+	// the same list as the run that built them. Sorted by package and code.
+	Warnings []redist.Warning `json:"warnings"`
 	// Downloads counts the files this call downloaded and the debs it
 	// found in the cache.
 	Downloads DownloadStats `json:"downloads"`
@@ -142,8 +148,8 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 	}
 	published = true // OUT stays, whatever fails after
 	res.Skipped = append(append(res.Skipped, pl.SkippedPackages...), emptied...)
-	for _, j := range jobs {
-		res.Warnings = append(res.Warnings, j.warnings...)
+	for _, w := range res.Warnings {
+		o.emit(Event{Kind: EventWarning, Package: w.Package, Code: w.Code, Message: w.Message})
 	}
 	// Last: a --lock-out that cannot be written leaves OUT complete.
 	if o.Build.LockOut != "" {
@@ -152,6 +158,9 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 		}
 	}
 	res.Downloads = o.downloads.stats()
+	if err := o.Build.checkWarnings(res.Warnings); err != nil {
+		return res, err
+	}
 	return res, nil
 }
 

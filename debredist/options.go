@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/fetch"
 )
 
@@ -124,6 +126,30 @@ type Build struct {
 	Limits DebLimits
 	// LockOut, when set, receives the lock of the debs the run used.
 	LockOut string
+	// FailOnWarnings makes Convert fail with a *fault.WarningsError when
+	// the output has a warning (Result.Warnings) whose code is not in
+	// AllowWarnings (redist.WarningCodes lists the codes). OUT is written
+	// and verified first, so the same OUT fails the same way again;
+	// Convert then returns the Result with the error.
+	FailOnWarnings bool
+	AllowWarnings  []string
+}
+
+// checkWarnings is FailOnWarnings.
+func (b Build) checkWarnings(ws []redist.Warning) error {
+	if !b.FailOnWarnings {
+		return nil
+	}
+	var bad []redist.Warning
+	for _, w := range ws {
+		if !slices.Contains(b.AllowWarnings, w.Code) {
+			bad = append(bad, w)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return &fault.WarningsError{Warnings: bad, Allowed: b.AllowWarnings}
 }
 
 // run is one call's options and state (what it counted).
@@ -178,6 +204,10 @@ type Event struct {
 	Attempt int
 	Message string
 	Err     error
+	// Code is an EventWarning's code (redist.Warning's) when the warning
+	// is about the output; "" for warnings about the run itself (a cache
+	// entry repaired, debs not read).
+	Code string
 }
 
 // fetchDebs is Fetcher.Fetch announced: one EventFetchPlan first with the

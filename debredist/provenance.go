@@ -84,9 +84,6 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 	kept := map[string]bool{}
 	for _, pr := range pl.Products {
 		js := byProduct[pr.Product]
-		if len(js) == 0 {
-			continue // filtered out by --only
-		}
 		base := redist.ManifestPrefix + pr.Label
 		dir, err := publish.Path(gen, pr.Product, "redist")
 		if err != nil {
@@ -97,6 +94,14 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 			return nil, err
 		}
 		sidecarPath, legacySidecar := redist.SidecarFor(manifestPath)
+		if len(js) == 0 {
+			// Filtered out by --only: kept as it is, and so are its
+			// warnings.
+			for _, a := range prev.sidecars[sidecarPath].Archives {
+				res.Warnings = append(res.Warnings, a.Warnings...)
+			}
+			continue
+		}
 		m := &redist.Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*redist.Component{}}
 		prov := redist.Provenance{Tool: "debredist " + Version, Encoder: encoderInfo(comp, o.Build.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
 		if len(o.Build.Only) > 0 {
@@ -143,6 +148,9 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 				Size: j.res.Size, SHA256: j.res.SHA256, MD5: j.res.MD5, NAR: j.res.NAR, Debs: len(j.res.Debs), UpToDate: j.upToDate, Changes: j.res.Changes})
 		}
 		sort.Slice(prov.Archives, func(a, b int) bool { return prov.Archives[a].RelativePath < prov.Archives[b].RelativePath })
+		for _, a := range prov.Archives {
+			res.Warnings = append(res.Warnings, a.Warnings...)
+		}
 		pb, err := json.MarshalIndent(prov, "", "    ")
 		if err != nil {
 			return nil, err
@@ -172,6 +180,7 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 		}
 		removeStale(dir, prev.sidecars[sidecarPath], kept)
 	}
+	res.Warnings = redist.SortWarnings(res.Warnings)
 	return res, nil
 }
 

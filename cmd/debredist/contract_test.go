@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -385,5 +387,41 @@ func TestNotFoundSaysNotFound(t *testing.T) {
 				t.Errorf("plan %v: stderr lacks %q:\n%s", tc.args, w, stderr)
 			}
 		}
+	}
+}
+
+// TestFailOnWarnings (issue 31 item 2): a CI job gates on warnings by code:
+// the first run and a no-op rerun of the same OUT report the same warnings
+// with codes; --fail-on-warnings fails (exit 1, the JSON still printed)
+// unless --allow-warning names every code.
+func TestFailOnWarnings(t *testing.T) {
+	cache, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+	conv := func(extra ...string) (int, []map[string]string, string) {
+		args := append([]string{"convert", "--jetpack", "6", "--only", "tensorrt", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--json"}, extra...)
+		code, stdout, stderr := cli(t, args...)
+		var doc struct {
+			Warnings []map[string]string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatalf("%v: exit %d, no JSON (%v): %s", extra, code, err, stderr)
+		}
+		return code, doc.Warnings, stderr
+	}
+	code, first, stderr := conv()
+	if code != exitOK || len(first) == 0 || first[0]["code"] != "nixpkgs-insecure" || first[0]["package"] != "tensorrt" {
+		t.Fatalf("first run: exit %d, warnings %v", code, first)
+	}
+	if !strings.Contains(stderr, "[nixpkgs-insecure]") {
+		t.Errorf("stderr does not name the code:\n%s", stderr)
+	}
+	code, again, stderr := conv("--fail-on-warnings")
+	if code != exitFailure || !reflect.DeepEqual(again, first) || !strings.Contains(stderr, "warning(s) not allowed: nixpkgs-insecure (1)") || !strings.Contains(stderr, "[nixpkgs-insecure]") {
+		t.Errorf("no-op rerun with --fail-on-warnings: exit %d, warnings %v (first %v), stderr:\n%s", code, again, first, stderr)
+	}
+	if code, again, stderr = conv("--fail-on-warnings", "--allow-warning", "nixpkgs-insecure"); code != exitOK || !reflect.DeepEqual(again, first) {
+		t.Errorf("with the code allowed: exit %d, warnings %v, stderr:\n%s", code, again, stderr)
+	}
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--out", out, "--fail-on-warnings", "--allow-warning", "cve"); code != exitUsage || !strings.Contains(stderr, "nixpkgs-insecure") {
+		t.Errorf("an unknown code: exit %d, stderr %s", code, stderr)
 	}
 }

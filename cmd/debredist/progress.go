@@ -210,10 +210,14 @@ func (pr *progress) handle(e debredist.Event) {
 }
 
 func withPackage(e debredist.Event) string {
+	msg := e.Message
 	if e.Package != "" && !strings.Contains(e.Message, e.Package) {
-		return e.Package + ": " + e.Message
+		msg = e.Package + ": " + e.Message
 	}
-	return e.Message
+	if e.Code != "" {
+		msg += " [" + e.Code + "]"
+	}
+	return msg
 }
 
 // once prints a warning or note the first time its message is seen.

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/redist"
 )
 
 // DebKind classifies a DebError.
@@ -408,4 +409,30 @@ func (e *NotFoundError) Error() string {
 		sb.WriteString("; an HTTP mirror does not list its suites")
 	}
 	return sb.String()
+}
+
+// WarningsError is a conversion that wrote and verified its output but
+// fails because of warnings (debredist.Build.FailOnWarnings): Warnings are
+// those whose codes Allowed does not name.
+type WarningsError struct {
+	Warnings []redist.Warning
+	Allowed  []string
+}
+
+func (e *WarningsError) Error() string {
+	codes := map[string]int{}
+	var order []string
+	for _, w := range e.Warnings {
+		if codes[w.Code] == 0 {
+			order = append(order, w.Code)
+		}
+		codes[w.Code]++
+	}
+	parts := make([]string, len(order))
+	for i, c := range order {
+		parts[i] = fmt.Sprintf("%s (%d)", c, codes[c])
+	}
+	first := e.Warnings[0]
+	return fmt.Sprintf("%d warning(s) not allowed: %s; the first: %s (the output is written; to accept a code: --allow-warning CODE)",
+		len(e.Warnings), strings.Join(parts, ", "), first.String())
 }

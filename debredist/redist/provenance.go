@@ -77,6 +77,9 @@ type Archive struct {
 	// beyond placing the debs' entries (bits stripped, links re-rooted,
 	// merged or dropped, license files merged).
 	Changes []string `json:"changes,omitempty"`
+	// Warnings are what a consumer of this archive will trip over, with
+	// their codes (see Warning); absent when none.
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // Deb is one deb an archive was made from, as read.
