@@ -56,6 +56,7 @@ type job struct {
 	staged     string           // the built archive in the temporary directory
 	empty      bool             // the debs carry no payload: not emitted (empty.go)
 	warnings   []redist.Warning // empty nixpkgs outputs (empty.go), dropped entries
+	rules      []string         // the profile's own rules the tree used (layout.Tree.ProfileRules)
 
 	// final and licenseFile are where the archive and LICENSE.txt go in
 	// OUT (named by publish.Path).
@@ -88,6 +89,7 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 	if err != nil {
 		return err
 	}
+	j.rules = tree.ProfileRules
 	if !treeHasPayload(tree) {
 		j.empty = true
 		o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: "not emitted: " + noPayloadReason})
@@ -150,7 +152,7 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 	sec := j.mtime.Unix()
 	j.res = redist.Archive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
 		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.preset, j.mtime), Debs: read, Stubs: stubs, Changes: treeChanges(tree),
-		Warnings: redist.SortWarnings(j.warnings), MTime: &sec, Preset: encoderInfo(j.comp, j.preset).Preset}
+		Warnings: redist.SortWarnings(j.warnings), ProfileRules: tree.ProfileRules, MTime: &sec, Preset: encoderInfo(j.comp, j.preset).Preset}
 	return nil
 }
 

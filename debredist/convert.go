@@ -139,6 +139,11 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 	if err := buildJobs(ctx, o, jobs, tmp, builds); err != nil {
 		return nil, err
 	}
+	for _, j := range jobs {
+		if j.empty { // no archive records what its rules did
+			o.emptyRules = append(o.emptyRules, j.rules...)
+		}
+	}
 	jobs, emptied := dropEmptyJobs(jobs) // empty.go
 	// Everything is built: the next generation of OUT is assembled beside
 	// the current one and switched to in one step (publish.go).

@@ -149,3 +149,31 @@ func TestWarningsAreData(t *testing.T) {
 		t.Errorf("an unknown code: err = %v, want a usage error listing the codes", err)
 	}
 }
+
+// TestProfileRuleUnused (issue 31 item 4): a rule of the profile that
+// places and drops nothing is a profile-rule-unused warning naming it (a
+// rule that emptied a package is used); a no-op rerun says the same.
+func TestProfileRuleUnused(t *testing.T) {
+	t.Parallel()
+	prof := filepath.Join(t.TempDir(), "p.json")
+	if err := os.WriteFile(prof, []byte(`{"name": "p", "l4t": "r36.5", "rules": {"rules": [
+		{"match": "usr/src/tensorrt/samples/**", "drop": "test: no samples"},
+		{"match": "usr/local/cuda-{cuda}/bin/nvprune", "drop": "test: empties cuda_nvprune"},
+		{"match": "srv/nvidia/**", "drop": "test: matches nothing"}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mirror := filepath.Join("..", "testdata", "sample-mirror")
+	o := Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir()}, Release: Release{ProfileFile: prof}, Build: Build{Out: t.TempDir(), Only: []string{"tensorrt", "cuda_nvprune"}}}
+	for run := range 2 {
+		res := convert(t, o)
+		var unused []redist.Warning
+		for _, w := range res.Warnings {
+			if w.Code == redist.WarnRuleUnused {
+				unused = append(unused, w)
+			}
+		}
+		if len(unused) != 1 || !strings.Contains(unused[0].Message, `layout rule {match "srv/nvidia/**", drop}`) || unused[0].Package != "" {
+			t.Errorf("run %d: want one %s warning naming srv/nvidia/**, got %+v", run+1, redist.WarnRuleUnused, unused)
+		}
+	}
+}

@@ -166,6 +166,10 @@ type run struct {
 	// decoders bounds the debs decoded at once across all packages (one
 	// per core, at least two): a package's debs are staged side by side.
 	decoders chan struct{}
+
+	// emptyRules are the profile's own layout rules that packages not
+	// emitted (nothing left) used: no provenance records them.
+	emptyRules []string
 }
 
 // newRun starts a call.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,6 +77,7 @@ func readPrevious(out string) previous {
 // nothing needs writing.
 func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string, prev previous) (*Result, error) {
 	res := &Result{Out: o.Build.Out, Profile: pl.Profile}
+	used := slices.Clone(o.emptyRules) // the profile's own rules some archive used
 	byProduct := map[string][]*job{}
 	for _, j := range jobs {
 		byProduct[j.pkg.Product] = append(byProduct[j.pkg.Product], j)
@@ -99,6 +101,7 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 			// warnings.
 			for _, a := range prev.sidecars[sidecarPath].Archives {
 				res.Warnings = append(res.Warnings, a.Warnings...)
+				used = append(used, a.ProfileRules...)
 			}
 			continue
 		}
@@ -150,6 +153,7 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 		sort.Slice(prov.Archives, func(a, b int) bool { return prov.Archives[a].RelativePath < prov.Archives[b].RelativePath })
 		for _, a := range prov.Archives {
 			res.Warnings = append(res.Warnings, a.Warnings...)
+			used = append(used, a.ProfileRules...)
 		}
 		pb, err := json.MarshalIndent(prov, "", "    ")
 		if err != nil {
@@ -180,8 +184,30 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 		}
 		removeStale(dir, prev.sidecars[sidecarPath], kept)
 	}
-	res.Warnings = redist.SortWarnings(res.Warnings)
+	res.Warnings = redist.SortWarnings(append(res.Warnings, unusedRules(pl.Profile, used)...))
 	return res, nil
+}
+
+// unusedRules are the warnings for the profile's own layout rules that no
+// archive of the release (used: their ProfileRules) placed or dropped
+// anything with.
+func unusedRules(p Profile, used []string) []redist.Warning {
+	var ws []redist.Warning
+	for _, r := range p.Rules.Paths {
+		if slices.Contains(used, r.Match) {
+			continue
+		}
+		what := "drop"
+		switch {
+		case r.To != nil:
+			what = fmt.Sprintf("to %q", *r.To)
+		case r.License:
+			what = "license"
+		}
+		ws = append(ws, redist.Warning{Code: redist.WarnRuleUnused, Message: fmt.Sprintf(
+			"profile %s: layout rule {match %q, %s} placed and dropped nothing in any archive of the release in OUT (a typo in match, or packages/types that exclude every path?)", p.Name, r.Match, what)})
+	}
+	return ws
 }
 
 // unchanged reports whether a product's manifest and provenance in OUT
