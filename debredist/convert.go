@@ -97,6 +97,9 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 		return nil, fmt.Errorf("L4T %s: nothing to convert (no redist package in the plan)", pl.Profile.Suite)
 	}
 	o.emit(Event{Kind: EventPlan, Total: int64(len(pl.Packages)), Message: pl.Profile.Name})
+	if err := checkForeign(o.Build.Out, pl); err != nil {
+		return nil, err
+	}
 	claim, err := publish.Take(ctx, o.Build.Out, func(msg string) { o.emit(Event{Kind: EventOutBusy, Message: msg}) })
 	if err != nil {
 		return nil, err
@@ -177,4 +180,36 @@ func compression(s string) (archive.Compression, error) {
 		return archive.Zstd, nil
 	}
 	return 0, fault.Usagef("--compress %q: want xz or zstd", s)
+}
+
+// checkForeign refuses, before anything is written to OUT, a product
+// entry (OUT/cuda) that debredist neither wrote nor takes over: a symlink
+// that is not its product link, a file, or a directory without redist/
+// (an older debredist's output, which is migrated, has one). Such content
+// is the user's: it has to be moved, and no rerun changes that.
+func checkForeign(out string, pl *plan.Result) error {
+	for _, pr := range pl.Products {
+		at := filepath.Join(out, pr.Product)
+		st, err := os.Lstat(at)
+		var what string
+		switch {
+		case err != nil:
+			continue // absent (or unreadable: publish says so)
+		case st.Mode()&os.ModeSymlink != 0:
+			l, _ := os.Readlink(at)
+			if l == publish.ProductLink(pr.Product) {
+				continue // debredist's (publish checks what it leads to)
+			}
+			what = "a symlink to " + l + " that debredist did not write"
+		case st.IsDir():
+			if rs, err := os.Stat(filepath.Join(at, "redist")); err == nil && rs.IsDir() {
+				continue // an older debredist's output: migrated
+			}
+			what = "a directory debredist did not write (no redist/ in it: not an older debredist output to migrate)"
+		default:
+			what = "a file debredist did not write"
+		}
+		return fmt.Errorf("--out %s: %s is %s, where the %s product goes; debredist does not take it over: move it out of %s (or convert into another --out); nothing was written", out, at, what, pr.Product, out)
+	}
+	return nil
 }

@@ -425,3 +425,39 @@ func TestFailOnWarnings(t *testing.T) {
 		t.Errorf("an unknown code: exit %d, stderr %s", code, stderr)
 	}
 }
+
+// TestForeignOutRefusedOnce (issue 31 item 5): an OUT holding the user's
+// own cuda/ directory (or file, or symlink) is refused before anything is
+// written, naming what to move, the same way on every run, never "rerun";
+// once it is moved the conversion runs.
+func TestForeignOutRefusedOnce(t *testing.T) {
+	cache := t.TempDir()
+	for _, kind := range []string{"dir", "file", "symlink"} {
+		out := filepath.Join(t.TempDir(), "userdir")
+		os.MkdirAll(out, 0o755)
+		at := filepath.Join(out, "cuda")
+		switch kind {
+		case "dir":
+			os.MkdirAll(at, 0o755)
+			os.WriteFile(filepath.Join(at, "notes.txt"), []byte("mine\n"), 0o644)
+		case "file":
+			os.WriteFile(at, []byte("mine\n"), 0o644)
+		case "symlink":
+			os.Symlink(t.TempDir(), at)
+		}
+		for run := range 2 {
+			code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--quiet")
+			if code != exitFailure || !strings.Contains(stderr, at+" is a") || !strings.Contains(stderr, "move it out of "+out) || strings.Contains(stderr, "rerun") || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("%s, run %d: exit %d, stderr:\n%s", kind, run+1, code, stderr)
+			}
+			ents, _ := os.ReadDir(out)
+			if len(ents) != 1 {
+				t.Errorf("%s, run %d: OUT holds %d entries, want only the user's cuda", kind, run+1, len(ents))
+			}
+		}
+		os.RemoveAll(at)
+		if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--quiet"); code != exitOK {
+			t.Errorf("%s moved away: exit %d: %s", kind, code, stderr)
+		}
+	}
+}
