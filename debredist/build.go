@@ -403,6 +403,15 @@ func largestFirst(jobs []*job) []int {
 	return order
 }
 
+// debBytes is the size of a package's debs: the work of building it.
+func debBytes(p plan.Package) int64 {
+	var n int64
+	for _, d := range p.Debs {
+		n += d.Size
+	}
+	return n
+}
+
 // buildJobs fetches the debs of the jobs that are not up to date and builds
 // their archives in tmp, builds at a time.
 func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int) error {
@@ -431,6 +440,13 @@ func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int)
 		}
 	}
 
+	var nBuild, work int64
+	for _, j := range jobs {
+		if !j.upToDate {
+			nBuild, work = nBuild+1, work+debBytes(j.pkg)
+		}
+	}
+	o.emit(Event{Kind: EventBuildPlan, Total: nBuild, Bytes: work})
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(builds)
 	for _, i := range largestFirst(jobs) {
@@ -451,7 +467,7 @@ func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int)
 			if err != nil {
 				return inPackage(j.pkg.PName, err)
 			}
-			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size})
+			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size, Total: debBytes(j.pkg)})
 			return nil
 		})
 	}

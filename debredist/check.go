@@ -60,6 +60,10 @@ type DownloadStats struct {
 	Downloaded int   `json:"downloaded"` // files downloaded (EventFetchDone)
 	Bytes      int64 `json:"bytes"`      // bytes downloaded
 	Cached     int   `json:"cached"`     // debs already in the cache (EventCacheHit)
+	// Local is true when the mirror is a directory (or file://): then
+	// Downloaded counts the debs read from it (and verified into the
+	// cache), nothing came over the network.
+	Local bool `json:"local"`
 }
 
 // downloadCounter counts the downloads of one call (run).
@@ -80,6 +84,8 @@ func (c *downloadCounter) count(e Event) {
 		c.s.Bytes += e.Bytes
 	case EventCacheHit:
 		c.s.Cached++
+	case EventFetchPlan:
+		c.s.Local = e.URL != "" && !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://")
 	}
 }
 

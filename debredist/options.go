@@ -185,15 +185,16 @@ const (
 	EventPlan        EventKind = "plan"         // the plan is made: Total redist packages
 	EventWarning     EventKind = "warning"      // something the user should act on
 	EventNotice      EventKind = "notice"       // something worth knowing that needs no action (signatures not checked)
-	EventFetchPlan   EventKind = "fetch-plan"   // downloads are about to start: Total debs of Bytes bytes, Attempt of them cached
+	EventFetchPlan   EventKind = "fetch-plan"   // downloads are about to start: Total debs of Bytes bytes from the mirror URL (a directory: read, not downloaded) into the cache Message
 	EventFetchStart  EventKind = "fetch-start"  // a download started
 	EventFetchBytes  EventKind = "fetch-bytes"  // download progress
 	EventFetchDone   EventKind = "fetch-done"   // a deb is in the cache
 	EventFetchRetry  EventKind = "fetch-retry"  // a download is retried
 	EventFetchFailed EventKind = "fetch-failed" // a download failed for good
 	EventCacheHit    EventKind = "cache-hit"    // a deb was already cached
+	EventBuildPlan   EventKind = "build-plan"   // Total redist packages are to be built (not up to date) from Bytes bytes of debs
 	EventBuildStart  EventKind = "build-start"  // a redist package is being built
-	EventBuildDone   EventKind = "build-done"   // its archive is written
+	EventBuildDone   EventKind = "build-done"   // its archive is written: Bytes, made from Total bytes of debs
 	EventUpToDate    EventKind = "up-to-date"   // its archive is current: skipped
 	EventOutBusy     EventKind = "out-busy"     // another process is writing Out: waiting for it to finish
 )
@@ -227,7 +228,7 @@ func (o *run) fetchDebs(ctx context.Context, f *fetch.Fetcher, debs []apt.Packag
 			bytes += d.Size
 		}
 	}
-	o.emit(Event{Kind: EventFetchPlan, Total: n, Bytes: bytes})
+	o.emit(Event{Kind: EventFetchPlan, Total: n, Bytes: bytes, URL: f.Mirror(), Message: f.CacheDir()})
 	return f.Fetch(ctx, debs)
 }
 

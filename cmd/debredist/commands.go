@@ -414,8 +414,8 @@ debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12
 				}{res, total})
 			}
 			d := res.Downloads
-			fmt.Fprintf(a.stdout, "%d debs (%s) in %s: %d downloaded (%s), %d already cached\n",
-				len(res.Debs), humanBytes(total), res.CacheDir, d.Downloaded, humanBytes(d.Bytes), d.Cached)
+			fmt.Fprintf(a.stdout, "%d debs (%s) in %s: %d %s (%s), %d already cached\n",
+				len(res.Debs), humanBytes(total), res.CacheDir, d.Downloaded, gotWord(d), humanBytes(d.Bytes), d.Cached)
 			if *lockOut != "" {
 				fmt.Fprintf(a.stdout, "lock written to %s\n", *lockOut)
 			}
@@ -516,6 +516,15 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 	},
 }
 
+// gotWord says how the debs not in the cache came: downloaded, or read
+// from a directory mirror into the cache.
+func gotWord(d debredist.DownloadStats) string {
+	if d.Local {
+		return "read from the mirror directory into the cache"
+	}
+	return "downloaded"
+}
+
 func printResult(w io.Writer, res *debredist.Result) error {
 	labels := map[string]string{}
 	for _, p := range res.Products {
@@ -551,7 +560,7 @@ func printResult(w io.Writer, res *debredist.Result) error {
 	}
 	fmt.Fprintf(w, "\n%d built, %d up to date in %s", built, current, res.Out)
 	if d := res.Downloads; d.Downloaded > 0 {
-		fmt.Fprintf(w, " (%d debs downloaded, %s)", d.Downloaded, humanBytes(d.Bytes))
+		fmt.Fprintf(w, " (%d debs %s, %s)", d.Downloaded, gotWord(d), humanBytes(d.Bytes))
 	}
 	fmt.Fprintln(w)
 	for _, p := range res.Products {

@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/debredist"
 	"github.com/debredist/debredist/internal/testutil"
+	"github.com/vbauerster/mpb/v8"
 )
 
 // copyMirror copies the sample mirror for a test to change.
@@ -460,4 +462,69 @@ func TestForeignOutRefusedOnce(t *testing.T) {
 			t.Errorf("%s moved away: exit %d: %s", kind, code, stderr)
 		}
 	}
+}
+
+// TestWordsMatchWhatHappens (issue 31 item 6): a directory mirror's debs
+// are "read from the mirror" into the cache the output names, not
+// "downloaded"; --offline with debs missing is one line naming the cache
+// and the remedy; with --lock the plan line is not cut short.
+func TestWordsMatchWhatHappens(t *testing.T) {
+	cache, out, lock := t.TempDir(), filepath.Join(t.TempDir(), "out"), filepath.Join(t.TempDir(), "j6.lock")
+	code, stdout, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--lock-out", lock)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, s := range []string{stdout, stderr} {
+		if strings.Contains(s, "downloaded") {
+			t.Errorf("a directory mirror's debs are called downloaded:\n%s", s)
+		}
+	}
+	if !strings.Contains(stderr, "read from the mirror directory "+sampleMirror+" into the cache "+cache) || !strings.Contains(stdout, "debs read from the mirror directory into the cache") {
+		t.Errorf("the output does not say the debs were read into the cache:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	code, _, stderr = cli(t, "convert", "--lock", lock, "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out)
+	if code != exitOK || !strings.Contains(stderr, "plan: jetpack6, 1 redist packages from the lock's debs\n") {
+		t.Errorf("--lock: exit %d, the plan line is cut or missing:\n%s", code, stderr)
+	}
+	empty := t.TempDir()
+	for _, args := range [][]string{
+		{"convert", "--jetpack", "6", "--offline", "--mirror", sampleMirror, "--cache", empty, "--out", filepath.Join(t.TempDir(), "o")},
+		{"convert", "--lock", lock, "--offline", "--cache", empty, "--out", filepath.Join(t.TempDir(), "o")},
+	} {
+		code, _, stderr := cli(t, append(args, "--quiet")...)
+		remedy := "run once without --offline"
+		if args[1] == "--jetpack" {
+			remedy = "drop --offline to read the debs from it"
+		}
+		if code != exitFailure || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "are not in the cache "+empty) || !strings.Contains(stderr, remedy) {
+			t.Errorf("%v: exit %d, want one line naming the cache and %q:\n%s", args, code, remedy, stderr)
+		}
+	}
+}
+
+// TestProgressBarWeightsBytes (issue 31 item 6): on a terminal the build
+// stage's bar counts the bytes of debs each built package read, so one
+// large package done moves it most of the way.
+func TestProgressBarWeightsBytes(t *testing.T) {
+	a := &app{stderr: io.Discard}
+	p := mpb.New(mpb.WithOutput(io.Discard))
+	pr := &progress{w: io.Discard, a: a, stage: "indexes", started: time.Now(), stop: make(chan struct{}), p: p, bars: map[string]*mpb.Bar{}}
+	pr.out = &barWriter{p: p, fallback: io.Discard}
+	pr.refresh()
+	pr.overall = p.AddBar(0)
+	for _, e := range []debredist.Event{
+		{Kind: debredist.EventPlan, Total: 3, Message: "jetpack6"},
+		{Kind: debredist.EventUpToDate, Package: "small"},
+		{Kind: debredist.EventBuildPlan, Total: 2, Bytes: 1000},
+		{Kind: debredist.EventBuildStart, Package: "big", Total: 2},
+		{Kind: debredist.EventBuildStart, Package: "tiny", Total: 1},
+		{Kind: debredist.EventBuildDone, Package: "big", Bytes: 400, Total: 900},
+	} {
+		pr.handle(e)
+	}
+	if got := pr.overall.Current(); got != 900 {
+		t.Errorf("after the 900-byte package of 1000 bytes of work: bar at %d, want 900", got)
+	}
+	pr.close(nil)
+	p.Wait()
 }

@@ -197,13 +197,35 @@ func (e *HTTPError) NotFound() bool {
 // offline.
 type MissingError struct {
 	Packages []apt.Package
+	Cache    string // the cache directory looked in
+	Mirror   string // the mirror the debs would come from
+	Local    bool   // Mirror is a directory (or file://) mirror
 }
+
+// missingShown is how many debs a MissingError names (Packages has all).
+const missingShown = 3
 
 func (e *MissingError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "offline: %d deb(s) not in the cache:", len(e.Packages))
-	for _, p := range e.Packages {
-		fmt.Fprintf(&b, "\n  %s %s (%s, sha256 %s)", p.Name, p.Version, p.Filename, p.SHA256)
+	cache := "the cache"
+	if e.Cache != "" {
+		cache += " " + e.Cache
+	}
+	fmt.Fprintf(&b, "offline: %d deb(s) are not in %s: ", len(e.Packages), cache)
+	for i, p := range e.Packages[:min(len(e.Packages), missingShown)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %s", p.Name, p.Version)
+	}
+	if n := len(e.Packages) - missingShown; n > 0 {
+		fmt.Fprintf(&b, " and %d more", n)
+	}
+	switch {
+	case e.Local:
+		fmt.Fprintf(&b, "; the mirror %s is a directory, which needs no network: drop --offline to read the debs from it (they are verified and kept in the cache)", e.Mirror)
+	default:
+		b.WriteString("; run once without --offline (`debredist fetch` with the same release or lock) to download them into the cache, or give --cache DIR where they are")
 	}
 	return b.String()
 }
