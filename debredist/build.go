@@ -53,9 +53,10 @@ type job struct {
 	upToDate   bool
 	res        redist.Archive
 	license    []byte
-	staged     string   // the built archive in the temporary directory
-	empty      bool     // the debs carry no payload: not emitted (empty.go)
-	warnings   []string // empty nixpkgs outputs (empty.go)
+	staged     string           // the built archive in the temporary directory
+	empty      bool             // the debs carry no payload: not emitted (empty.go)
+	warnings   []redist.Warning // empty nixpkgs outputs (empty.go), dropped entries
+	rules      []string         // the profile's own rules the tree used (layout.Tree.ProfileRules)
 
 	// final and licenseFile are where the archive and LICENSE.txt go in
 	// OUT (named by publish.Path).
@@ -88,20 +89,18 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 	if err != nil {
 		return err
 	}
+	j.rules = tree.ProfileRules
 	if !treeHasPayload(tree) {
 		j.empty = true
 		o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: "not emitted: " + noPayloadReason})
 		return nil
 	}
 	j.warnings = outputWarnings(j.profile, j.pkg, tree)
-	for _, w := range j.warnings {
-		o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: w})
-	}
 	for _, c := range tree.Changes {
 		// Entries dropped (a link into /etc/alternatives no rule resolves)
-		// are said on stderr too, not only in the provenance.
+		// are warnings too, not only changes in the provenance.
 		if w, ok := strings.CutPrefix(c, "warning: "); ok {
-			o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: w})
+			j.warnings = append(j.warnings, redist.Warning{Code: redist.WarnEntryDropped, Package: j.pkg.PName, Message: w})
 		}
 	}
 	entries := make([]archive.Entry, 0, len(tree.Nodes))
@@ -153,7 +152,7 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 	sec := j.mtime.Unix()
 	j.res = redist.Archive{Product: j.pkg.Product, PName: j.pkg.PName, Platform: j.pkg.Platform, Variant: j.pkg.CUDAVariant, Version: j.pkg.Version,
 		RelativePath: j.rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: inputKey(j.profile, asRead, j.comp, j.preset, j.mtime), Debs: read, Stubs: stubs, Changes: treeChanges(tree),
-		MTime: &sec, Preset: encoderInfo(j.comp, j.preset).Preset}
+		Warnings: redist.SortWarnings(j.warnings), ProfileRules: tree.ProfileRules, MTime: &sec, Preset: encoderInfo(j.comp, j.preset).Preset}
 	return nil
 }
 
@@ -404,6 +403,15 @@ func largestFirst(jobs []*job) []int {
 	return order
 }
 
+// debBytes is the size of a package's debs: the work of building it.
+func debBytes(p plan.Package) int64 {
+	var n int64
+	for _, d := range p.Debs {
+		n += d.Size
+	}
+	return n
+}
+
 // buildJobs fetches the debs of the jobs that are not up to date and builds
 // their archives in tmp, builds at a time.
 func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int) error {
@@ -432,6 +440,13 @@ func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int)
 		}
 	}
 
+	var nBuild, work int64
+	for _, j := range jobs {
+		if !j.upToDate {
+			nBuild, work = nBuild+1, work+debBytes(j.pkg)
+		}
+	}
+	o.emit(Event{Kind: EventBuildPlan, Total: nBuild, Bytes: work})
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(builds)
 	for _, i := range largestFirst(jobs) {
@@ -452,7 +467,7 @@ func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int)
 			if err != nil {
 				return inPackage(j.pkg.PName, err)
 			}
-			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size})
+			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size, Total: debBytes(j.pkg)})
 			return nil
 		})
 	}

@@ -1,16 +1,20 @@
 package debredist
 
 import (
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/redist"
 )
 
 // Check reports the first option that does not make sense (a
 // *fault.UsageError naming the CLI flag): not exactly one release
 // selector (JetPack, L4T, ProfileFile, or LockFile alone), a negative
-// Jobs or Downloads, an unknown Compression, or a Preset outside its
-// range. Plan, Fetch and Convert call it first (Convert also wants
+// Jobs or Downloads, an unknown Compression, a Preset outside its
+// range, or an AllowWarnings code that is none of redist.WarningCodes (or
+// given without FailOnWarnings). Plan, Fetch and Convert call it first (Convert also wants
 // Build.Out); the CLI calls it so that its answers are the library's.
 func (o Options) Check() error {
 	r := o.Release
@@ -35,6 +39,14 @@ func (o Options) Check() error {
 	if _, err := compression(o.Build.Compression); err != nil {
 		return err
 	}
+	for _, c := range o.Build.AllowWarnings {
+		if !slices.Contains(redist.WarningCodes, c) {
+			return fault.Usagef("--allow-warning %q: not a warning code (the codes: %s)", c, strings.Join(redist.WarningCodes, ", "))
+		}
+	}
+	if len(o.Build.AllowWarnings) > 0 && !o.Build.FailOnWarnings {
+		return fault.Usagef("--allow-warning needs --fail-on-warnings (warnings fail nothing without it)")
+	}
 	zstd := o.Build.Compression == "zstd" || o.Build.Compression == "zst"
 	if o.Build.Preset < 0 || o.Build.Preset > 6 || zstd && o.Build.Preset > 4 {
 		return fault.Usagef("--preset %d: want 1..6 for xz, 1..4 for zstd", o.Build.Preset)
@@ -48,6 +60,10 @@ type DownloadStats struct {
 	Downloaded int   `json:"downloaded"` // files downloaded (EventFetchDone)
 	Bytes      int64 `json:"bytes"`      // bytes downloaded
 	Cached     int   `json:"cached"`     // debs already in the cache (EventCacheHit)
+	// Local is true when the mirror is a directory (or file://): then
+	// Downloaded counts the debs read from it (and verified into the
+	// cache), nothing came over the network.
+	Local bool `json:"local"`
 }
 
 // downloadCounter counts the downloads of one call (run).
@@ -68,6 +84,8 @@ func (c *downloadCounter) count(e Event) {
 		c.s.Bytes += e.Bytes
 	case EventCacheHit:
 		c.s.Cached++
+	case EventFetchPlan:
+		c.s.Local = e.URL != "" && !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://")
 	}
 }
 

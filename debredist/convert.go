@@ -10,6 +10,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/publish"
 )
@@ -23,8 +24,13 @@ type Result struct {
 	// Skipped are the redist packages not emitted: their debs carry no
 	// payload (only copyright and changelog files).
 	Skipped []plan.SkippedPackage `json:"skipped"`
-	// Warnings are things a consumer will trip over (empty nixpkgs outputs).
-	Warnings []string `json:"warnings"`
+	// Warnings are what a consumer will trip over (an empty nixpkgs
+	// output, an insecure version, a dropped entry, a profile rule that
+	// did nothing), with stable codes: those of every archive of the
+	// manifests this run wrote or kept, as their provenance records them,
+	// so a run that rebuilt nothing (or only --only's packages) reports
+	// the same list as the run that built them. Sorted by package and code.
+	Warnings []redist.Warning `json:"warnings"`
 	// Downloads counts the files this call downloaded and the debs it
 	// found in the cache.
 	Downloads DownloadStats `json:"downloads"`
@@ -91,6 +97,9 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 		return nil, fmt.Errorf("L4T %s: nothing to convert (no redist package in the plan)", pl.Profile.Suite)
 	}
 	o.emit(Event{Kind: EventPlan, Total: int64(len(pl.Packages)), Message: pl.Profile.Name})
+	if err := checkForeign(o.Build.Out, pl); err != nil {
+		return nil, err
+	}
 	claim, err := publish.Take(ctx, o.Build.Out, func(msg string) { o.emit(Event{Kind: EventOutBusy, Message: msg}) })
 	if err != nil {
 		return nil, err
@@ -133,6 +142,11 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 	if err := buildJobs(ctx, o, jobs, tmp, builds); err != nil {
 		return nil, err
 	}
+	for _, j := range jobs {
+		if j.empty { // no archive records what its rules did
+			o.emptyRules = append(o.emptyRules, j.rules...)
+		}
+	}
 	jobs, emptied := dropEmptyJobs(jobs) // empty.go
 	// Everything is built: the next generation of OUT is assembled beside
 	// the current one and switched to in one step (publish.go).
@@ -142,8 +156,8 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 	}
 	published = true // OUT stays, whatever fails after
 	res.Skipped = append(append(res.Skipped, pl.SkippedPackages...), emptied...)
-	for _, j := range jobs {
-		res.Warnings = append(res.Warnings, j.warnings...)
+	for _, w := range res.Warnings {
+		o.emit(Event{Kind: EventWarning, Package: w.Package, Code: w.Code, Message: w.Message})
 	}
 	// Last: a --lock-out that cannot be written leaves OUT complete.
 	if o.Build.LockOut != "" {
@@ -152,6 +166,9 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 		}
 	}
 	res.Downloads = o.downloads.stats()
+	if err := o.Build.checkWarnings(res.Warnings); err != nil {
+		return res, err
+	}
 	return res, nil
 }
 
@@ -163,4 +180,36 @@ func compression(s string) (archive.Compression, error) {
 		return archive.Zstd, nil
 	}
 	return 0, fault.Usagef("--compress %q: want xz or zstd", s)
+}
+
+// checkForeign refuses, before anything is written to OUT, a product
+// entry (OUT/cuda) that debredist neither wrote nor takes over: a symlink
+// that is not its product link, a file, or a directory without redist/
+// (an older debredist's output, which is migrated, has one). Such content
+// is the user's: it has to be moved, and no rerun changes that.
+func checkForeign(out string, pl *plan.Result) error {
+	for _, pr := range pl.Products {
+		at := filepath.Join(out, pr.Product)
+		st, err := os.Lstat(at)
+		var what string
+		switch {
+		case err != nil:
+			continue // absent (or unreadable: publish says so)
+		case st.Mode()&os.ModeSymlink != 0:
+			l, _ := os.Readlink(at)
+			if l == publish.ProductLink(pr.Product) {
+				continue // debredist's (publish checks what it leads to)
+			}
+			what = "a symlink to " + l + " that debredist did not write"
+		case st.IsDir():
+			if rs, err := os.Stat(filepath.Join(at, "redist")); err == nil && rs.IsDir() {
+				continue // an older debredist's output: migrated
+			}
+			what = "a directory debredist did not write (no redist/ in it: not an older debredist output to migrate)"
+		default:
+			what = "a file debredist did not write"
+		}
+		return fmt.Errorf("--out %s: %s is %s, where the %s product goes; debredist does not take it over: move it out of %s (or convert into another --out); nothing was written", out, at, what, pr.Product, out)
+	}
+	return nil
 }

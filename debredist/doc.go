@@ -54,7 +54,9 @@
 //     *fault.CorruptCacheError: downloads and the cache; *fault.IndexError:
 //     a repo's Packages index that cannot be fetched, verified against its
 //     Release or parsed (Repo and Suite say which); fault.ErrUnverifiedIndex
-//     an index no Release file lists; *fault.SameCauseError: many debs that
+//     an index no Release file lists; *fault.NotFoundError (inside the
+//     IndexError): a missing mirror directory or a suite the mirror lacks,
+//     with the suites it has; *fault.SameCauseError: many debs that
 //     failed the same way, said once.
 //   - *fault.UnplacedError, *fault.ConflictError, *fault.LinkError: a
 //     redist package whose deb paths the profile's layout rules cannot

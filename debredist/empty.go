@@ -11,6 +11,7 @@ import (
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/fetch"
 	"github.com/debredist/debredist/internal/layout"
@@ -99,7 +100,7 @@ func treeHasPayload(t *layout.Tree) bool {
 
 // outputWarnings names the outputs nixpkgs declares for the package that
 // the tree leaves empty (nixpkgs' checkCudaNonEmptyOutputs fails on them).
-func outputWarnings(p Profile, pkg plan.Package, t *layout.Tree) []string {
+func outputWarnings(p Profile, pkg plan.Package, t *layout.Tree) []redist.Warning {
 	c := nixcheck.Shared().NewChecker(nixcheck.Target{PName: pkg.PName, Platform: pkg.Platform, CUDA: p.CUDA, Version: pkg.Version, Capabilities: p.Capabilities})
 	for _, n := range t.Nodes {
 		_ = c.Add(n.Header, nil)
@@ -108,12 +109,12 @@ func outputWarnings(p Profile, pkg plan.Package, t *layout.Tree) []string {
 	if r.Broken != "" {
 		return nil
 	}
-	var ws []string
+	var ws []redist.Warning
 	for _, o := range r.EmptyOutputs {
-		ws = append(ws, fmt.Sprintf("redist package %s: nixpkgs' declared output %q would be empty: the debs carry nothing for it (nixpkgs' build fails in checkCudaNonEmptyOutputs unless the output is overridden away)", pkg.PName, o))
+		ws = append(ws, redist.Warning{Code: redist.WarnEmptyOutput, Package: pkg.PName, Message: fmt.Sprintf("redist package %s: nixpkgs' declared output %q would be empty: the debs carry nothing for it (nixpkgs' build fails in checkCudaNonEmptyOutputs unless the output is overridden away)", pkg.PName, o)})
 	}
 	for _, v := range r.Insecure {
-		ws = append(ws, fmt.Sprintf("redist package %s: nixpkgs marks it insecure (%s): it evaluates only where you permit it (the overlay of 'debredist nix' names the choice)", pkg.PName, v))
+		ws = append(ws, redist.Warning{Code: redist.WarnInsecure, Package: pkg.PName, Message: fmt.Sprintf("redist package %s: nixpkgs marks it insecure (%s): it evaluates only where you permit it (the overlay of 'debredist nix' names the choice)", pkg.PName, v)})
 	}
 	return ws
 }

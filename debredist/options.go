@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/fetch"
 )
 
@@ -128,6 +130,30 @@ type Build struct {
 	// CycloneDX, SBOMFileNames); documents an earlier run wrote are
 	// rewritten with every new output either way.
 	SBOM bool
+	// FailOnWarnings makes Convert fail with a *fault.WarningsError when
+	// the output has a warning (Result.Warnings) whose code is not in
+	// AllowWarnings (redist.WarningCodes lists the codes). OUT is written
+	// and verified first, so the same OUT fails the same way again;
+	// Convert then returns the Result with the error.
+	FailOnWarnings bool
+	AllowWarnings  []string
+}
+
+// checkWarnings is FailOnWarnings.
+func (b Build) checkWarnings(ws []redist.Warning) error {
+	if !b.FailOnWarnings {
+		return nil
+	}
+	var bad []redist.Warning
+	for _, w := range ws {
+		if !slices.Contains(b.AllowWarnings, w.Code) {
+			bad = append(bad, w)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return &fault.WarningsError{Warnings: bad, Allowed: b.AllowWarnings}
 }
 
 // run is one call's options and state (what it counted).
@@ -144,6 +170,10 @@ type run struct {
 	// decoders bounds the debs decoded at once across all packages (one
 	// per core, at least two): a package's debs are staged side by side.
 	decoders chan struct{}
+
+	// emptyRules are the profile's own layout rules that packages not
+	// emitted (nothing left) used: no provenance records them.
+	emptyRules []string
 }
 
 // newRun starts a call.
@@ -159,15 +189,16 @@ const (
 	EventPlan        EventKind = "plan"         // the plan is made: Total redist packages
 	EventWarning     EventKind = "warning"      // something the user should act on
 	EventNotice      EventKind = "notice"       // something worth knowing that needs no action (signatures not checked)
-	EventFetchPlan   EventKind = "fetch-plan"   // downloads are about to start: Total debs of Bytes bytes, Attempt of them cached
+	EventFetchPlan   EventKind = "fetch-plan"   // downloads are about to start: Total debs of Bytes bytes from the mirror URL (a directory: read, not downloaded) into the cache Message
 	EventFetchStart  EventKind = "fetch-start"  // a download started
 	EventFetchBytes  EventKind = "fetch-bytes"  // download progress
 	EventFetchDone   EventKind = "fetch-done"   // a deb is in the cache
 	EventFetchRetry  EventKind = "fetch-retry"  // a download is retried
 	EventFetchFailed EventKind = "fetch-failed" // a download failed for good
 	EventCacheHit    EventKind = "cache-hit"    // a deb was already cached
+	EventBuildPlan   EventKind = "build-plan"   // Total redist packages are to be built (not up to date) from Bytes bytes of debs
 	EventBuildStart  EventKind = "build-start"  // a redist package is being built
-	EventBuildDone   EventKind = "build-done"   // its archive is written
+	EventBuildDone   EventKind = "build-done"   // its archive is written: Bytes, made from Total bytes of debs
 	EventUpToDate    EventKind = "up-to-date"   // its archive is current: skipped
 	EventOutBusy     EventKind = "out-busy"     // another process is writing Out: waiting for it to finish
 )
@@ -182,6 +213,10 @@ type Event struct {
 	Attempt int
 	Message string
 	Err     error
+	// Code is an EventWarning's code (redist.Warning's) when the warning
+	// is about the output; "" for warnings about the run itself (a cache
+	// entry repaired, debs not read).
+	Code string
 }
 
 // fetchDebs is Fetcher.Fetch announced: one EventFetchPlan first with the
@@ -197,7 +232,7 @@ func (o *run) fetchDebs(ctx context.Context, f *fetch.Fetcher, debs []apt.Packag
 			bytes += d.Size
 		}
 	}
-	o.emit(Event{Kind: EventFetchPlan, Total: n, Bytes: bytes})
+	o.emit(Event{Kind: EventFetchPlan, Total: n, Bytes: bytes, URL: f.Mirror(), Message: f.CacheDir()})
 	return f.Fetch(ctx, debs)
 }
 
@@ -255,6 +290,9 @@ func (o *run) newFetcher() (*fetch.Fetcher, error) {
 func indexHint(o *run, err error) error {
 	if errors.Is(err, fault.ErrUnverifiedIndex) {
 		return fmt.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: --allow-unverified-index)", err)
+	}
+	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) && nf.Repo != "" && !nf.Listed {
+		return fmt.Errorf("%w (is the mirror URL right? `debredist profiles` lists the suites of the built-in releases)", err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || isDNSError(err) {

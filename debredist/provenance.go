@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,6 +77,7 @@ func readPrevious(out string) previous {
 // nothing needs writing.
 func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string, prev previous) (*Result, error) {
 	res := &Result{Out: o.Build.Out, Profile: pl.Profile}
+	used := slices.Clone(o.emptyRules) // the profile's own rules some archive used
 	byProduct := map[string][]*job{}
 	for _, j := range jobs {
 		byProduct[j.pkg.Product] = append(byProduct[j.pkg.Product], j)
@@ -84,9 +86,6 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 	kept := map[string]bool{}
 	for _, pr := range pl.Products {
 		js := byProduct[pr.Product]
-		if len(js) == 0 {
-			continue // filtered out by --only
-		}
 		base := redist.ManifestPrefix + pr.Label
 		dir, err := publish.Path(gen, pr.Product, "redist")
 		if err != nil {
@@ -97,6 +96,15 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 			return nil, err
 		}
 		sidecarPath, legacySidecar := redist.SidecarFor(manifestPath)
+		if len(js) == 0 {
+			// Filtered out by --only: kept as it is, and so are its
+			// warnings.
+			for _, a := range prev.sidecars[sidecarPath].Archives {
+				res.Warnings = append(res.Warnings, a.Warnings...)
+				used = append(used, a.ProfileRules...)
+			}
+			continue
+		}
 		m := &redist.Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*redist.Component{}}
 		prov := redist.Provenance{Tool: "debredist " + Version, Encoder: encoderInfo(comp, o.Build.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
 		if len(o.Build.Only) > 0 {
@@ -143,6 +151,10 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 				Size: j.res.Size, SHA256: j.res.SHA256, MD5: j.res.MD5, NAR: j.res.NAR, Debs: len(j.res.Debs), UpToDate: j.upToDate, Changes: j.res.Changes})
 		}
 		sort.Slice(prov.Archives, func(a, b int) bool { return prov.Archives[a].RelativePath < prov.Archives[b].RelativePath })
+		for _, a := range prov.Archives {
+			res.Warnings = append(res.Warnings, a.Warnings...)
+			used = append(used, a.ProfileRules...)
+		}
 		pb, err := json.MarshalIndent(prov, "", "    ")
 		if err != nil {
 			return nil, err
@@ -172,7 +184,30 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 		}
 		removeStale(dir, prev.sidecars[sidecarPath], kept)
 	}
+	res.Warnings = redist.SortWarnings(append(res.Warnings, unusedRules(pl.Profile, used)...))
 	return res, nil
+}
+
+// unusedRules are the warnings for the profile's own layout rules that no
+// archive of the release (used: their ProfileRules) placed or dropped
+// anything with.
+func unusedRules(p Profile, used []string) []redist.Warning {
+	var ws []redist.Warning
+	for _, r := range p.Rules.Paths {
+		if slices.Contains(used, r.Match) {
+			continue
+		}
+		what := "drop"
+		switch {
+		case r.To != nil:
+			what = fmt.Sprintf("to %q", *r.To)
+		case r.License:
+			what = "license"
+		}
+		ws = append(ws, redist.Warning{Code: redist.WarnRuleUnused, Message: fmt.Sprintf(
+			"profile %s: layout rule {match %q, %s} placed and dropped nothing in any archive of the release in OUT (a typo in match, or packages/types that exclude every path?)", p.Name, r.Match, what)})
+	}
+	return ws
 }
 
 // unchanged reports whether a product's manifest and provenance in OUT

@@ -35,7 +35,7 @@ against the manifest's sha256 once more.`,
 	example: `debredist build-archive --provenance out/cuda/redist/debredist-provenance_12.6.68.json \
   --archive cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz \
   --deb cuda-cudart-12-6_12.6.68-1_arm64.deb --deb cuda-cudart-dev-12-6_12.6.68-1_arm64.deb \
-  --deb cuda-toolkit-12-6-config-common_12.6.68-1_all.deb --out cuda_cudart.tar.xz`,
+  --deb cuda-driver-dev-12-6_12.6.68-1_arm64.deb --out cuda_cudart.tar.xz`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		prov := fs.String("provenance", "", "the provenance sidecar `file` that records the archive")
 		rel := fs.String("archive", "", "the archive's relative_path in the manifest (`path`)")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/redist"
 )
 
 func noArgs(args []string) error {
@@ -137,7 +139,12 @@ debredist index Packages.xz --json | jq '.packages[].package'`,
 				return &fault.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
 			}
 			defer f.Close()
-			pkgs, problems, err := apt.ParsePackages(f, apt.ParseOptions{})
+			br := bufio.NewReader(f)
+			head, _ := br.Peek(64)
+			if err := apt.CheckCompressionName(*file, head); err != nil {
+				return &fault.UsageError{Msg: err.Error(), Err: err, File: *file}
+			}
+			pkgs, problems, err := apt.ParsePackages(br, apt.ParseOptions{})
 			if err != nil {
 				return &fault.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
 			}
@@ -410,8 +417,8 @@ debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12
 				}{res, total})
 			}
 			d := res.Downloads
-			fmt.Fprintf(a.stdout, "%d debs (%s) in %s: %d downloaded (%s), %d already cached\n",
-				len(res.Debs), humanBytes(total), res.CacheDir, d.Downloaded, humanBytes(d.Bytes), d.Cached)
+			fmt.Fprintf(a.stdout, "%d debs (%s) in %s: %d %s (%s), %d already cached\n",
+				len(res.Debs), humanBytes(total), res.CacheDir, d.Downloaded, gotWord(d), humanBytes(d.Bytes), d.Cached)
 			if *lockOut != "" {
 				fmt.Fprintf(a.stdout, "lock written to %s\n", *lockOut)
 			}
@@ -441,10 +448,18 @@ Warnings (stderr, and "warnings" in --json) name what a consumer will trip over:
 redist package whose debs carry no payload is skipped, not emitted; a declared
 nixpkgs output its debs leave empty; an entry the layout dropped (a link into
 /etc/alternatives that no rule resolves). The provenance sidecar lists every entry
-the archive changes (stripped setuid/setgid/sticky bits, re-rooted or merged links).`,
+the archive changes (stripped setuid/setgid/sticky bits, re-rooted or merged links).
+Each warning about the output has a stable code, printed in brackets and in
+--json ("warnings": code, package, message) and recorded per archive in the
+provenance; a run that rebuilds nothing, or only --only's packages, reports the
+warnings of every archive of the release in --out, so the same --out gives the same
+list. --fail-on-warnings makes such a warning fail the run (exit 1, after --out is
+written and verified) unless --allow-warning names its code. The codes:
+nixpkgs-empty-output, nixpkgs-insecure, entry-dropped, profile-rule-unused.`,
 	example: `debredist convert --jetpack 6 --out ./redist
 debredist convert --l4t r36.5 --out ./redist --only cuda_cudart,cuda_nvcc --compress zstd
-SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --out ./redist --json`,
+SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --out ./redist --json
+debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning nixpkgs-insecure`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		var sel selection
 		var only listFlag
@@ -459,6 +474,9 @@ SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --
 		lockOut := fs.String("lock-out", "", "write the lock of the debs used to `file`")
 		asJSON := fs.Bool("json", false, "print the result as JSON on stdout (nothing else)")
 		withSBOM := fs.Bool("sbom", false, "write each manifest's bill of materials beside it (debredist-sbom_<label>.spdx.json and .cdx.json)")
+		failOnWarnings := fs.Bool("fail-on-warnings", false, "exit 1 when the output has a warning whose code --allow-warning does not name (OUT is written and verified first)")
+		var allow listFlag
+		fs.Var(&allow, "allow-warning", "a warning `code` that --fail-on-warnings accepts (comma-separated or repeated): "+strings.Join(redist.WarningCodes, ", "))
 		return func(args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -468,7 +486,7 @@ SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --
 				return err
 			}
 			o.Build.Out, o.Source.Downloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.Compression, o.Build.Only, o.Build.LockOut = *out, *jobs, *jobs, *verifyCache, *compress, only, *lockOut
-			o.Build.Preset, o.Build.SBOM = *preset, *withSBOM
+			o.Build.Preset, o.Build.SBOM, o.Build.FailOnWarnings, o.Build.AllowWarnings = *preset, *withSBOM, *failOnWarnings, allow
 			if err := o.Check(); err != nil {
 				return err
 			}
@@ -476,24 +494,39 @@ SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --
 			o.OnEvent = pr.handle
 			res, err := debredist.Convert(a.ctx, o)
 			pr.close(err)
-			if err != nil {
+			var we *fault.WarningsError
+			if err != nil && (!errors.As(err, &we) || res == nil) {
 				return err
 			}
+			// With --fail-on-warnings the output is written: the result
+			// is printed, then the run fails.
 			if *asJSON {
-				return writeDoc(a.stdout, "convert", res)
+				if jerr := writeDoc(a.stdout, "convert", res); jerr != nil {
+					return jerr
+				}
+				return err
 			}
 			if a.quiet {
-				return nil
-			}
-			if err := printResult(a.stdout, res); err != nil {
 				return err
+			}
+			if perr := printResult(a.stdout, res); perr != nil {
+				return perr
 			}
 			if *lockOut != "" {
 				fmt.Fprintf(a.stdout, "lock     %s\n", *lockOut)
 			}
-			return nil
+			return err
 		}
 	},
+}
+
+// gotWord says how the debs not in the cache came: downloaded, or read
+// from a directory mirror into the cache.
+func gotWord(d debredist.DownloadStats) string {
+	if d.Local {
+		return "read from the mirror directory into the cache"
+	}
+	return "downloaded"
 }
 
 func printResult(w io.Writer, res *debredist.Result) error {
@@ -531,7 +564,7 @@ func printResult(w io.Writer, res *debredist.Result) error {
 	}
 	fmt.Fprintf(w, "\n%d built, %d up to date in %s", built, current, res.Out)
 	if d := res.Downloads; d.Downloaded > 0 {
-		fmt.Fprintf(w, " (%d debs downloaded, %s)", d.Downloaded, humanBytes(d.Bytes))
+		fmt.Fprintf(w, " (%d debs %s, %s)", d.Downloaded, gotWord(d), humanBytes(d.Bytes))
 	}
 	fmt.Fprintln(w)
 	for _, p := range res.Products {

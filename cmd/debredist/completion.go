@@ -18,7 +18,7 @@ var completionCmd = &command{
 their descriptions in zsh and fish), JetPack versions after --jetpack, built-in
 profile names after "profiles --json", and file names where a flag takes a file.`,
 	example: `debredist completion bash > ~/.local/share/bash-completion/completions/debredist
-debredist completion zsh > "${fpath[1]}/_debredist"  # zsh
+debredist completion zsh > ~/.zfunc/_debredist  # zsh, with fpath+=(~/.zfunc) in ~/.zshrc
 debredist completion fish > ~/.config/fish/completions/debredist.fish`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		return func(args []string) error {

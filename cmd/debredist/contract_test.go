@@ -2,19 +2,23 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/debredist"
 	"github.com/debredist/debredist/internal/testutil"
+	"github.com/vbauerster/mpb/v8"
 )
 
 // copyMirror copies the sample mirror for a test to change.
@@ -359,4 +363,168 @@ func TestConvertShortOutAndLockOut(t *testing.T) {
 	if _, err := os.Stat(lock); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestNotFoundSaysNotFound (issue 31 item 1): a missing mirror directory and
+// a suite the mirror lacks say so, naming the path and the suites the
+// mirror has; --allow-unverified-index is not suggested for them.
+func TestNotFoundSaysNotFound(t *testing.T) {
+	cache := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--jetpack", "6", "--mirror", missing}, []string{missing + ": no such mirror directory"}},
+		{[]string{"--l4t", "r36.9", "--mirror", sampleMirror}, []string{"common/dists/r36.9: no such suite r36.9", "suites: r35.6, r36.4, r36.5, r39.2"}},
+		{[]string{"--jetpack", "7.0", "--mirror", sampleMirror}, []string{"no such suite r38.4", "suites: r35.6, r36.4, r36.5, r39.2"}},
+		{[]string{"--l4t", "r36.9", "--mirror", sampleMirror, "--allow-unverified-index"}, []string{"no such suite r36.9"}},
+	} {
+		code, _, stderr := cli(t, append(append([]string{"plan"}, tc.args...), "--cache", cache)...)
+		if code != exitFailure || strings.Contains(stderr, "unverified") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("plan %v: exit %d, stderr:\n%s", tc.args, code, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("plan %v: stderr lacks %q:\n%s", tc.args, w, stderr)
+			}
+		}
+	}
+}
+
+// TestFailOnWarnings (issue 31 item 2): a CI job gates on warnings by code:
+// the first run and a no-op rerun of the same OUT report the same warnings
+// with codes; --fail-on-warnings fails (exit 1, the JSON still printed)
+// unless --allow-warning names every code.
+func TestFailOnWarnings(t *testing.T) {
+	cache, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+	conv := func(extra ...string) (int, []map[string]string, string) {
+		args := append([]string{"convert", "--jetpack", "6", "--only", "tensorrt", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--json"}, extra...)
+		code, stdout, stderr := cli(t, args...)
+		var doc struct {
+			Warnings []map[string]string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatalf("%v: exit %d, no JSON (%v): %s", extra, code, err, stderr)
+		}
+		return code, doc.Warnings, stderr
+	}
+	code, first, stderr := conv()
+	if code != exitOK || len(first) == 0 || first[0]["code"] != "nixpkgs-insecure" || first[0]["package"] != "tensorrt" {
+		t.Fatalf("first run: exit %d, warnings %v", code, first)
+	}
+	if !strings.Contains(stderr, "[nixpkgs-insecure]") {
+		t.Errorf("stderr does not name the code:\n%s", stderr)
+	}
+	code, again, stderr := conv("--fail-on-warnings")
+	if code != exitFailure || !reflect.DeepEqual(again, first) || !strings.Contains(stderr, "warning(s) not allowed: nixpkgs-insecure (1)") || !strings.Contains(stderr, "[nixpkgs-insecure]") {
+		t.Errorf("no-op rerun with --fail-on-warnings: exit %d, warnings %v (first %v), stderr:\n%s", code, again, first, stderr)
+	}
+	if code, again, stderr = conv("--fail-on-warnings", "--allow-warning", "nixpkgs-insecure"); code != exitOK || !reflect.DeepEqual(again, first) {
+		t.Errorf("with the code allowed: exit %d, warnings %v, stderr:\n%s", code, again, stderr)
+	}
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--out", out, "--fail-on-warnings", "--allow-warning", "cve"); code != exitUsage || !strings.Contains(stderr, "nixpkgs-insecure") {
+		t.Errorf("an unknown code: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestForeignOutRefusedOnce (issue 31 item 5): an OUT holding the user's
+// own cuda/ directory (or file, or symlink) is refused before anything is
+// written, naming what to move, the same way on every run, never "rerun";
+// once it is moved the conversion runs.
+func TestForeignOutRefusedOnce(t *testing.T) {
+	cache := t.TempDir()
+	for _, kind := range []string{"dir", "file", "symlink"} {
+		out := filepath.Join(t.TempDir(), "userdir")
+		os.MkdirAll(out, 0o755)
+		at := filepath.Join(out, "cuda")
+		switch kind {
+		case "dir":
+			os.MkdirAll(at, 0o755)
+			os.WriteFile(filepath.Join(at, "notes.txt"), []byte("mine\n"), 0o644)
+		case "file":
+			os.WriteFile(at, []byte("mine\n"), 0o644)
+		case "symlink":
+			os.Symlink(t.TempDir(), at)
+		}
+		for run := range 2 {
+			code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--quiet")
+			if code != exitFailure || !strings.Contains(stderr, at+" is a") || !strings.Contains(stderr, "move it out of "+out) || strings.Contains(stderr, "rerun") || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("%s, run %d: exit %d, stderr:\n%s", kind, run+1, code, stderr)
+			}
+			ents, _ := os.ReadDir(out)
+			if len(ents) != 1 {
+				t.Errorf("%s, run %d: OUT holds %d entries, want only the user's cuda", kind, run+1, len(ents))
+			}
+		}
+		os.RemoveAll(at)
+		if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--quiet"); code != exitOK {
+			t.Errorf("%s moved away: exit %d: %s", kind, code, stderr)
+		}
+	}
+}
+
+// TestWordsMatchWhatHappens (issue 31 item 6): a directory mirror's debs
+// are "read from the mirror" into the cache the output names, not
+// "downloaded"; --offline with debs missing is one line naming the cache
+// and the remedy; with --lock the plan line is not cut short.
+func TestWordsMatchWhatHappens(t *testing.T) {
+	cache, out, lock := t.TempDir(), filepath.Join(t.TempDir(), "out"), filepath.Join(t.TempDir(), "j6.lock")
+	code, stdout, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--lock-out", lock)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, s := range []string{stdout, stderr} {
+		if strings.Contains(s, "downloaded") {
+			t.Errorf("a directory mirror's debs are called downloaded:\n%s", s)
+		}
+	}
+	if !strings.Contains(stderr, "read from the mirror directory "+sampleMirror+" into the cache "+cache) || !strings.Contains(stdout, "debs read from the mirror directory into the cache") {
+		t.Errorf("the output does not say the debs were read into the cache:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	code, _, stderr = cli(t, "convert", "--lock", lock, "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out)
+	if code != exitOK || !strings.Contains(stderr, "plan: jetpack6, 1 redist packages from the lock's debs\n") {
+		t.Errorf("--lock: exit %d, the plan line is cut or missing:\n%s", code, stderr)
+	}
+	empty := t.TempDir()
+	for _, args := range [][]string{
+		{"convert", "--jetpack", "6", "--offline", "--mirror", sampleMirror, "--cache", empty, "--out", filepath.Join(t.TempDir(), "o")},
+		{"convert", "--lock", lock, "--offline", "--cache", empty, "--out", filepath.Join(t.TempDir(), "o")},
+	} {
+		code, _, stderr := cli(t, append(args, "--quiet")...)
+		remedy := "run once without --offline"
+		if args[1] == "--jetpack" {
+			remedy = "drop --offline to read the debs from it"
+		}
+		if code != exitFailure || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "are not in the cache "+empty) || !strings.Contains(stderr, remedy) {
+			t.Errorf("%v: exit %d, want one line naming the cache and %q:\n%s", args, code, remedy, stderr)
+		}
+	}
+}
+
+// TestProgressBarWeightsBytes (issue 31 item 6): on a terminal the build
+// stage's bar counts the bytes of debs each built package read, so one
+// large package done moves it most of the way.
+func TestProgressBarWeightsBytes(t *testing.T) {
+	a := &app{stderr: io.Discard}
+	p := mpb.New(mpb.WithOutput(io.Discard))
+	pr := &progress{w: io.Discard, a: a, stage: "indexes", started: time.Now(), stop: make(chan struct{}), p: p, bars: map[string]*mpb.Bar{}}
+	pr.out = &barWriter{p: p, fallback: io.Discard}
+	pr.refresh()
+	pr.overall = p.AddBar(0)
+	for _, e := range []debredist.Event{
+		{Kind: debredist.EventPlan, Total: 3, Message: "jetpack6"},
+		{Kind: debredist.EventUpToDate, Package: "small"},
+		{Kind: debredist.EventBuildPlan, Total: 2, Bytes: 1000},
+		{Kind: debredist.EventBuildStart, Package: "big", Total: 2},
+		{Kind: debredist.EventBuildStart, Package: "tiny", Total: 1},
+		{Kind: debredist.EventBuildDone, Package: "big", Bytes: 400, Total: 900},
+	} {
+		pr.handle(e)
+	}
+	if got := pr.overall.Current(); got != 900 {
+		t.Errorf("after the 900-byte package of 1000 bytes of work: bar at %d, want 900", got)
+	}
+	pr.close(nil)
+	p.Wait()
 }

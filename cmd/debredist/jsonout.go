@@ -14,11 +14,19 @@ import (
 // are only ever added. Lists are always present ([] when empty), and
 // optional flags never change the shape: what they do not compute is null.
 
-// schemaVersion is the version of every format below.
-const schemaVersion = "v1"
+// schemaVersions are the formats past v1: convert/v2 has warnings as
+// objects with codes, verify/v2 spells cuda_variant "12" as plan, convert
+// and the provenance do (issue 31).
+var schemaVersions = map[string]string{"convert": "v2", "verify": "v2"}
 
 // schemaName is the "schema" value of a command's --json output.
-func schemaName(command string) string { return "debredist." + command + "/" + schemaVersion }
+func schemaName(command string) string {
+	v := schemaVersions[command]
+	if v == "" {
+		v = "v1"
+	}
+	return "debredist." + command + "/" + v
+}
 
 // writeDoc prints v (a struct, or a pointer to one) as a JSON object with
 // "schema" first, nil slices and maps as [] and {}, indented.

@@ -320,11 +320,18 @@ func TestIndex(t *testing.T) {
 		if err := os.WriteFile(bad, append([]byte{0x1f, 0x8b, 8, 0}, bytes.Repeat([]byte{0xff}, 64)...), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, file := range []string{filepath.Join(dir, "missing"), bad} {
+		// A Packages.xz that holds plain text is not an xz index (issue
+		// 30 item 6): refused, not parsed by its content.
+		fakeXZ := filepath.Join(dir, "fake", "Packages.xz")
+		os.MkdirAll(filepath.Dir(fakeXZ), 0o755)
+		if err := os.WriteFile(fakeXZ, []byte(sampleIndex), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range []string{filepath.Join(dir, "missing"), bad, fakeXZ} {
 			// A file the command line names that is missing or malformed
 			// is exit 2, like every such file (profile, lock, keyring).
 			code, stdout, stderr := cli(t, "index", "--file", file)
-			if code != exitUsage || !strings.HasPrefix(stderr, "debredist index: index "+file+": ") || strings.Contains(stderr, "--help") {
+			if code != exitUsage || !strings.HasPrefix(stderr, "debredist index: ") || !strings.Contains(stderr, file+": ") || strings.Contains(stderr, "--help") {
 				t.Errorf("%s: code %d, stderr %q", file, code, stderr)
 			}
 			if stdout != "" {

@@ -20,7 +20,7 @@ var manCmd = &command{
 	help: `Prints debredist(1) in roff, made from the same text as --help: every command
 with its flags and examples, the exit status, the environment and the files.`,
 	example: `debredist man > debredist.1 && man ./debredist.1
-debredist man | gzip > /usr/local/share/man/man1/debredist.1.gz`,
+debredist man | gzip > ~/.local/share/man/man1/debredist.1.gz`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		return func(args []string) error {
 			if err := noArgs(args); err != nil {

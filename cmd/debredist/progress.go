@@ -42,6 +42,8 @@ type progress struct {
 	debs    counter      // debs: in the cache (downloaded or found there) of the fetch plan
 	bytes   counter      // bytes of those debs
 	cached  int64        // debs found in the cache
+	local   bool         // the mirror is a directory: debs are read, not downloaded
+	work    counter      // build: bytes of debs of the packages to build, and of those built
 	retries int64        // downloads retried
 	pkgs    counter      // redist packages built or up to date of the plan
 	started time.Time    // of the current stage
@@ -125,12 +127,24 @@ func (pr *progress) handle(e debredist.Event) {
 		pr.indexes = append(pr.indexes, fmt.Sprintf("%s (%d packages)", e.Package, e.Total))
 		pr.detail("index %s: %d packages", e.URL, e.Total)
 	case debredist.EventPlan:
-		pr.line("plan: %s, %d redist packages from %s", e.Message, e.Total, strings.Join(pr.indexes, ", "))
+		if len(pr.indexes) == 0 { // the debs are a lock's: no index was read
+			pr.line("plan: %s, %d redist packages from the lock's debs", e.Message, e.Total)
+		} else {
+			pr.line("plan: %s, %d redist packages from %s", e.Message, e.Total, strings.Join(pr.indexes, ", "))
+		}
 		pr.pkgs.total = e.Total
 	case debredist.EventFetchPlan:
 		pr.setStage("fetch")
 		pr.debs, pr.bytes, pr.cached = counter{total: e.Total}, counter{total: e.Bytes}, 0
-		pr.line("fetch: %d debs, %s", e.Total, humanBytes(e.Bytes))
+		pr.local = e.URL != "" && !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://")
+		where := ""
+		switch {
+		case pr.local:
+			where = ", read from the mirror directory " + strings.TrimPrefix(e.URL, "file://") + " into the cache " + e.Message
+		case e.Message != "":
+			where = ", into the cache " + e.Message
+		}
+		pr.line("fetch: %d debs, %s%s", e.Total, humanBytes(e.Bytes), where)
 		if pr.overall != nil {
 			pr.overall.SetTotal(max(e.Bytes, 1), false)
 			pr.overall.SetCurrent(0)
@@ -161,7 +175,7 @@ func (pr *progress) handle(e debredist.Event) {
 	case debredist.EventFetchDone:
 		pr.debs.done++
 		pr.bytes.done += e.Bytes
-		pr.detail("downloaded %s (%s)", e.Package, humanBytes(e.Bytes))
+		pr.detail("%s %s (%s)", pr.gotWord(), e.Package, humanBytes(e.Bytes))
 		if b := pr.bars[e.Package]; b != nil {
 			b.SetTotal(e.Bytes, true)
 			delete(pr.bars, e.Package)
@@ -190,30 +204,37 @@ func (pr *progress) handle(e debredist.Event) {
 			pr.endFetch()
 			pr.setStage("build")
 			pr.line("build: %d redist packages", pr.pkgs.total)
-			if pr.overall != nil {
-				pr.overall.SetTotal(max(pr.pkgs.total, 1), false)
-				pr.overall.SetCurrent(pr.pkgs.done)
+			if pr.overall != nil { // weighted by the bytes of debs each package reads
+				pr.overall.SetTotal(max(pr.work.total, 1), false)
+				pr.overall.SetCurrent(pr.work.done)
 			}
 		}
 		pr.detail("building %s (%d debs)", e.Package, e.Total)
+	case debredist.EventBuildPlan:
+		pr.work = counter{total: e.Bytes}
 	case debredist.EventBuildDone, debredist.EventUpToDate:
 		pr.pkgs.done++
+		pr.work.done += e.Total
 		if e.Kind == debredist.EventBuildDone {
 			pr.detail("built %s (%s)", e.Package, humanBytes(e.Bytes))
 		} else {
 			pr.detail("up to date: %s", e.Package)
 		}
 		if pr.stage == "build" && pr.overall != nil {
-			pr.overall.SetCurrent(pr.pkgs.done)
+			pr.overall.SetCurrent(pr.work.done)
 		}
 	}
 }
 
 func withPackage(e debredist.Event) string {
+	msg := e.Message
 	if e.Package != "" && !strings.Contains(e.Message, e.Package) {
-		return e.Package + ": " + e.Message
+		msg = e.Package + ": " + e.Message
 	}
-	return e.Message
+	if e.Code != "" {
+		msg += " [" + e.Code + "]"
+	}
+	return msg
 }
 
 // once prints a warning or note the first time its message is seen.
@@ -249,10 +270,19 @@ func (pr *progress) setBar() {
 	}
 }
 
+// gotWord says how a deb not in the cache came: downloaded, or read from
+// a directory mirror.
+func (pr *progress) gotWord() string {
+	if pr.local {
+		return "read from the mirror"
+	}
+	return "downloaded"
+}
+
 // endFetch says how the download stage ended.
 func (pr *progress) endFetch() {
 	if pr.stage == "fetch" {
-		pr.line("fetch: done: %d debs (%d downloaded, %d in the cache), %s in %s", pr.debs.done, pr.debs.done-pr.cached, pr.cached,
+		pr.line("fetch: done: %d debs (%d %s, %d in the cache), %s in %s", pr.debs.done, pr.debs.done-pr.cached, pr.gotWord(), pr.cached,
 			humanBytes(pr.bytes.done), time.Since(pr.started).Round(100*time.Millisecond))
 	}
 }

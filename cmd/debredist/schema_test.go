@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -117,15 +118,17 @@ func TestJSONSchemas(t *testing.T) {
 		{"diff", []string{"diff", "--mirror", m, "--cache", cache, "--json", "r36.4", "r36.5", "--files"}},
 		{"diff", []string{"diff", "--mirror", m, "--cache", cache, "--json", "r36.4", "r36.5"}},
 		{"diff", []string{"diff", "--mirror", m, "--cache", cache, "--json", "r36.4", out}},
+		{"inventory", []string{"inventory", "--l4t", "r36.5", "--mirror", m, "--cache", cache, "--json"}},
 	}
 	got := map[string]map[string]bool{}
 	objects := map[string][]map[string]bool{} // "schema path" -> key sets
+	variants := map[string][]string{}         // cuda_variant value -> where seen
 	for _, r := range runs {
 		code, stdout, stderr := cli(t, r.args...)
 		if code != exitOK {
 			t.Fatalf("%v: exit %d: %s", r.args, code, stderr)
 		}
-		want := fmt.Sprintf("{\n  \"schema\": %q", "debredist."+r.schema+"/v1")
+		want := fmt.Sprintf("{\n  \"schema\": %q", schemaName(r.schema))
 		if !strings.HasPrefix(stdout, want) {
 			t.Errorf("%v: output does not start with %s", r.args, want)
 		}
@@ -138,6 +141,28 @@ func TestJSONSchemas(t *testing.T) {
 		}
 		shape(v, "."+r.schema, got[r.schema])
 		keySets(v, "."+r.schema, objects)
+		valuesOf(v, "cuda_variant", variants, r.schema)
+	}
+	// One spelling of cuda_variant everywhere (issue 31 item 3): the
+	// provenance's, as plan, convert and verify (with --nixpkgs) print it.
+	for _, o := range []string{out, out7} {
+		for _, p := range []string{"cudnn/redist/debredist-provenance_9.3.0.json", "cudnn/redist/debredist-provenance_9.20.0.json"} {
+			if b, err := os.ReadFile(filepath.Join(o, p)); err == nil {
+				var v any
+				json.Unmarshal(b, &v)
+				valuesOf(v, "cuda_variant", variants, "provenance")
+			}
+		}
+	}
+	for val, where := range variants {
+		if strings.HasPrefix(val, "cuda") {
+			t.Errorf("cuda_variant %q (in %v): spelled with the manifest key's prefix", val, where)
+		}
+	}
+	for _, w := range []string{"plan", "convert", "verify", "provenance"} {
+		if !slices.ContainsFunc(slices.Collect(maps.Values(variants)), func(ws []string) bool { return slices.Contains(ws, w) && slices.Contains(ws, "provenance") }) {
+			t.Errorf("no cuda_variant value is shared by %s and the provenance: %v", w, variants)
+		}
 	}
 	// Flags and inputs do not change the shape: an object lacks a field
 	// that another object of its kind has only when the field is optional.
@@ -211,8 +236,26 @@ func TestJSONSchemas(t *testing.T) {
 		if len(parts) != 2 {
 			continue
 		}
-		if !strings.Contains(string(doc), "debredist."+parts[0]+"/v1") || !strings.Contains(string(doc), "`"+strings.TrimSuffix(parts[1], "[]")+"`") {
-			t.Errorf("docs/json.md does not document %s of debredist.%s/v1", parts[1], parts[0])
+		if !strings.Contains(string(doc), schemaName(parts[0])) || !strings.Contains(string(doc), "`"+strings.TrimSuffix(parts[1], "[]")+"`") {
+			t.Errorf("docs/json.md does not document %s of %s", parts[1], schemaName(parts[0]))
+		}
+	}
+}
+
+// valuesOf records, for every string value of key anywhere in v, where it
+// was seen.
+func valuesOf(v any, key string, out map[string][]string, where string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && k == key && !slices.Contains(out[s], where) {
+				out[s] = append(out[s], where)
+			}
+			valuesOf(e, key, out, where)
+		}
+	case []any:
+		for _, e := range x {
+			valuesOf(e, key, out, where)
 		}
 	}
 }

@@ -122,7 +122,23 @@ func runVerify(a *app, out string, nixpkgs, asJSON bool) error {
 	}
 	fmt.Fprintf(a.stdout, "%s in %d manifests: all ok\n", what, len(rep.Manifests))
 	if nrep != nil {
-		fmt.Fprintf(a.stdout, "nixpkgs' buildRedist rules hold for %d archives", len(nrep.Components))
+		// The closing line says what the per-archive lines said: "hold"
+		// only when every archive read is plain ok.
+		count := map[string]int{}
+		for _, c := range nrep.Components {
+			count[strings.TrimSpace(nixStatus(c))]++
+		}
+		if count["ok"] == len(nrep.Components) {
+			fmt.Fprintf(a.stdout, "nixpkgs' buildRedist rules hold for %d archives", len(nrep.Components))
+		} else {
+			parts := []string{fmt.Sprintf("%d ok", count["ok"])}
+			for _, st := range []string{"override", "insecure", "nixpkgs-broken"} {
+				if count[st] > 0 {
+					parts = append(parts, fmt.Sprintf("%d %s", count[st], st))
+				}
+			}
+			fmt.Fprintf(a.stdout, "nixpkgs' buildRedist rules for %d archives: %s (see the lines above)", len(nrep.Components), strings.Join(parts, ", "))
+		}
 		if len(nrep.Excluded) > 0 {
 			fmt.Fprintf(a.stdout, "; %d not read by nixpkgs (skip lines above)", len(nrep.Excluded))
 		}
@@ -140,17 +156,7 @@ func printNixReport(a *app, nrep *verify.NixpkgsReport) {
 			outs = append(outs, fmt.Sprintf("%s:%d", o, n))
 		}
 		sort.Strings(outs)
-		status := "ok   "
-		switch {
-		case c.Broken != "":
-			status = "nixpkgs-broken"
-		case len(c.Failures) > 0:
-			status = "FAIL "
-		case len(c.EmptyOutputs) > 0:
-			status = "override"
-		case len(c.Insecure) > 0:
-			status = "insecure"
-		}
+		status := nixStatus(c)
 		known := ""
 		if !c.Known {
 			known = " (no package rules: generic checks only)"
@@ -206,6 +212,21 @@ func shortSource(s string) string {
 		return file + "@" + rev[:8]
 	}
 	return s
+}
+
+// nixStatus is the word an archive's line of verify --nixpkgs starts with.
+func nixStatus(c verify.NixpkgsArchive) string {
+	switch {
+	case c.Broken != "":
+		return "nixpkgs-broken"
+	case len(c.Failures) > 0:
+		return "FAIL "
+	case len(c.EmptyOutputs) > 0:
+		return "override"
+	case len(c.Insecure) > 0:
+		return "insecure"
+	}
+	return "ok   "
 }
 
 // joinProblems lists an archive's problems on one line.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 
 	"github.com/debredist/debredist/internal/decompress"
 )
@@ -21,6 +22,37 @@ type UnsupportedCompressionError struct {
 
 func (e *UnsupportedCompressionError) Error() string {
 	return "unsupported compression " + e.Format
+}
+
+// CompressionMismatchError is an index file whose name names a
+// compression (Packages.xz) that its bytes are not in.
+type CompressionMismatchError struct {
+	Name string // the file name or URL
+	Want string // the format the name says ("xz")
+	Got  string // the format the bytes start with ("none": plain data)
+}
+
+func (e *CompressionMismatchError) Error() string {
+	got := e.Got + " data"
+	if e.Got == "none" {
+		got = "not compressed (no known magic bytes)"
+	}
+	return fmt.Sprintf("%s: named like %s data, but its bytes are %s", e.Name, e.Want, got)
+}
+
+// CheckCompressionName returns a *CompressionMismatchError when name ends in
+// a compression suffix with magic bytes (.gz, .xz, .zst, .bz2) and head, the
+// file's first bytes (decompress.HeadSize are enough), are not that format.
+// Other names are not checked: a plain "Packages" may hold any.
+func CheckCompressionName(name string, head []byte) error {
+	want, ok := decompress.ForSuffix(path.Ext(name))
+	if !ok || want.Magic() == nil {
+		return nil
+	}
+	if got := decompress.Sniff(head); got != want {
+		return &CompressionMismatchError{Name: name, Want: want.String(), Got: got.String()}
+	}
+	return nil
 }
 
 // Decompress sniffs the magic bytes of r (never a file name) and returns a

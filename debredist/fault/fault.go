@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/redist"
 )
 
 // DebKind classifies a DebError.
@@ -196,13 +197,35 @@ func (e *HTTPError) NotFound() bool {
 // offline.
 type MissingError struct {
 	Packages []apt.Package
+	Cache    string // the cache directory looked in
+	Mirror   string // the mirror the debs would come from
+	Local    bool   // Mirror is a directory (or file://) mirror
 }
+
+// missingShown is how many debs a MissingError names (Packages has all).
+const missingShown = 3
 
 func (e *MissingError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "offline: %d deb(s) not in the cache:", len(e.Packages))
-	for _, p := range e.Packages {
-		fmt.Fprintf(&b, "\n  %s %s (%s, sha256 %s)", p.Name, p.Version, p.Filename, p.SHA256)
+	cache := "the cache"
+	if e.Cache != "" {
+		cache += " " + e.Cache
+	}
+	fmt.Fprintf(&b, "offline: %d deb(s) are not in %s: ", len(e.Packages), cache)
+	for i, p := range e.Packages[:min(len(e.Packages), missingShown)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %s", p.Name, p.Version)
+	}
+	if n := len(e.Packages) - missingShown; n > 0 {
+		fmt.Fprintf(&b, " and %d more", n)
+	}
+	switch {
+	case e.Local:
+		fmt.Fprintf(&b, "; the mirror %s is a directory, which needs no network: drop --offline to read the debs from it (they are verified and kept in the cache)", e.Mirror)
+	default:
+		b.WriteString("; run once without --offline (`debredist fetch` with the same release or lock) to download them into the cache, or give --cache DIR where they are")
 	}
 	return b.String()
 }
@@ -374,3 +397,64 @@ var ErrUnverifiedIndex = errors.New("no Release file lists a Packages index, so 
 
 // Usagef returns a *UsageError with a formatted message.
 func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+
+// NotFoundError is a mirror, or a suite of one, that does not exist: a
+// mirror directory that is missing, or a suite for which the mirror has no
+// InRelease, Release and no Packages index. It is not an unverified index
+// (ErrUnverifiedIndex): there is nothing to accept.
+type NotFoundError struct {
+	// What is missing: "mirror directory" or "suite r36.9".
+	What string
+	// Path is the path or URL that does not exist.
+	Path string
+	// Repo is the repo whose suites Suites lists ("common").
+	Repo string
+	// Suites are the suites the mirror has for Repo, sorted, when they can
+	// be listed (a directory mirror's dists/); Listed is false when they
+	// cannot (an HTTP mirror does not list directories).
+	Suites []string
+	Listed bool
+}
+
+func (e *NotFoundError) Error() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s: no such %s", e.Path, e.What)
+	if strings.HasPrefix(e.What, "suite") {
+		sb.WriteString(" on the mirror (no InRelease, Release or Packages index there)")
+	}
+	switch {
+	case e.Listed && len(e.Suites) > 0:
+		fmt.Fprintf(&sb, "; the mirror's %s suites: %s", e.Repo, strings.Join(e.Suites, ", "))
+	case e.Listed:
+		fmt.Fprintf(&sb, "; the mirror has no %s suites at all", e.Repo)
+	case e.Repo != "":
+		sb.WriteString("; an HTTP mirror does not list its suites")
+	}
+	return sb.String()
+}
+
+// WarningsError is a conversion that wrote and verified its output but
+// fails because of warnings (debredist.Build.FailOnWarnings): Warnings are
+// those whose codes Allowed does not name.
+type WarningsError struct {
+	Warnings []redist.Warning
+	Allowed  []string
+}
+
+func (e *WarningsError) Error() string {
+	codes := map[string]int{}
+	var order []string
+	for _, w := range e.Warnings {
+		if codes[w.Code] == 0 {
+			order = append(order, w.Code)
+		}
+		codes[w.Code]++
+	}
+	parts := make([]string, len(order))
+	for i, c := range order {
+		parts[i] = fmt.Sprintf("%s (%d)", c, codes[c])
+	}
+	first := e.Warnings[0]
+	return fmt.Sprintf("%d warning(s) not allowed: %s; the first: %s (the output is written; to accept a code: --allow-warning CODE)",
+		len(e.Warnings), strings.Join(parts, ", "), first.String())
+}

@@ -2,6 +2,8 @@ package profile
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -187,6 +189,25 @@ func TestCompareDotted(t *testing.T) {
 	} {
 		if got := CompareDotted(c.a, c.b); got != c.want {
 			t.Errorf("CompareDotted(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// TestLoadFileNestedUnknownKey (issue 31 item 4): an unknown key inside
+// "rules" (or one of its rules) names that object and its own keys, not the
+// top level's.
+func TestLoadFileNestedUnknownKey(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"name": "x", "l4t": "r36.5", "rules": {"dorp": 1}}`:                                                              `:1:41: unknown field "dorp" in rules (known here: components, cuda_majors, drop_binaries, links, meta_packages, products, rules, stubs, wheels)`,
+		`{"name": "x", "l4t": "r36.5", "rules": {"rules": [{"match": "a/**", "to": "bin"}, {"match": "b", "dorp": "x"}]}}`: `:1:98: unknown field "dorp" in rules.rules[1] (known here: drop, license, match, packages, to, types)`,
+	} {
+		f := filepath.Join(t.TempDir(), "p.json")
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadFile(f)
+		if err == nil || !strings.HasSuffix(err.Error(), f+want) {
+			t.Errorf("%s:\n got  %v\n want %s%s", body, err, f, want)
 		}
 	}
 }

@@ -73,11 +73,17 @@ func (c *Component) Artifacts() []PlatformArtifact {
 	return out
 }
 
-// PlatformArtifact is an artifact with the keys it sits under.
+// PlatformArtifact is an artifact with the keys it sits under. Variant is
+// the manifest key ("cuda12"); VariantOf spells it as debredist's JSON does.
 type PlatformArtifact struct {
 	Platform, Variant string
 	Artifact          *Artifact
 }
+
+// VariantOf is the CUDA variant a manifest key names, spelled as the
+// component's "cuda_variant" list, plan, convert, verify and the provenance
+// spell it: "12" for "cuda12", "13.2" for "cuda13.2".
+func VariantOf(key string) string { return strings.TrimPrefix(key, "cuda") }
 
 var variantKeyRE = regexp.MustCompile(`^cuda[0-9]+(\.[0-9]+)?$`) // cuda13, and cuda13.2 (cuda_compat from CUDA 13)
 

@@ -77,6 +77,13 @@ type Archive struct {
 	// beyond placing the debs' entries (bits stripped, links re-rooted,
 	// merged or dropped, license files merged).
 	Changes []string `json:"changes,omitempty"`
+	// Warnings are what a consumer of this archive will trip over, with
+	// their codes (see Warning); absent when none.
+	Warnings []Warning `json:"warnings,omitempty"`
+	// ProfileRules are the match patterns of the profile's own layout
+	// rules that placed or dropped an entry of this archive (a rule no
+	// archive of the release names is a profile-rule-unused warning).
+	ProfileRules []string `json:"profile_rules,omitempty"`
 }
 
 // Deb is one deb an archive was made from, as read.

@@ -187,7 +187,7 @@ func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
 					continue
 				}
 				seen[pa.Artifact.RelativePath] = true
-				nc := NixpkgsArchive{Manifest: l.rel, Component: name, Platform: pa.Platform, Variant: pa.Variant, Path: pa.Artifact.RelativePath, CUDA: cuda, Version: l.m.Components[name].Version}
+				nc := NixpkgsArchive{Manifest: l.rel, Component: name, Platform: pa.Platform, Variant: redist.VariantOf(pa.Variant), Path: pa.Artifact.RelativePath, CUDA: cuda, Version: l.m.Components[name].Version}
 				p, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
 				if !ok {
 					nc.Failures = append(nc.Failures, "unsafe relative_path")

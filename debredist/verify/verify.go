@@ -224,7 +224,7 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 			}
 		}
 		for _, pa := range c.Artifacts() {
-			ar := Archive{Manifest: rel, Component: name, Platform: pa.Platform, Variant: pa.Variant, Path: pa.Artifact.RelativePath}
+			ar := Archive{Manifest: rel, Component: name, Platform: pa.Platform, Variant: redist.VariantOf(pa.Variant), Path: pa.Artifact.RelativePath}
 			k := seen{pa.Artifact.RelativePath, pa.Artifact.SHA256, pa.Artifact.Size, pa.Artifact.MD5}
 			if first, ok := checked[k]; ok {
 				ar.Size, ar.NAR, ar.Problems = first.Size, first.NAR, slices.Clone(first.Problems)

@@ -53,16 +53,10 @@ func (d *decoder) Close() error {
 // no child at all. Below this size a child saves little or nothing.
 const systemXZMin = 32 << 10
 
-// suffixes maps a member name's compression suffix to its format.
-var suffixes = map[string]decompress.Format{
-	"": decompress.None, ".gz": decompress.Gzip, ".xz": decompress.XZ, ".zst": decompress.Zstd,
-	".bz2": decompress.Bzip2, ".lzma": decompress.LZMA,
-}
-
 // newDecoder returns a decompressing reader for a member of size bytes with
 // the given compression suffix, after checking the stream's magic bytes.
 func newDecoder(ctx context.Context, e *fault.DebError, suffix string, r io.Reader, size int64, opts *Options) (*decoder, error) {
-	f, ok := suffixes[suffix]
+	f, ok := decompress.ForSuffix(suffix)
 	if !ok {
 		return nil, e.With(fault.DebCompression, fmt.Errorf("unknown compression suffix %q", suffix))
 	}

@@ -75,6 +75,18 @@ var formats = [...]struct {
 
 func (f Format) String() string { return formats[f].name }
 
+// suffixes maps a file name's compression suffix to its format ("": none).
+var suffixes = map[string]Format{
+	"": None, ".gz": Gzip, ".xz": XZ, ".zst": Zstd, ".bz2": Bzip2, ".lzma": LZMA,
+}
+
+// ForSuffix returns the format a compression suffix names (".xz"; "" is
+// None), or ok=false for a suffix that names none of them.
+func ForSuffix(suffix string) (f Format, ok bool) {
+	f, ok = suffixes[suffix]
+	return f, ok
+}
+
 // Magic returns the magic bytes a stream of f starts with (nil for None
 // and LZMA). Bzip2's is the "BZh" prefix alone; Sniff checks more.
 func (f Format) Magic() []byte { return formats[f].magic }

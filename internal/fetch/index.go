@@ -8,6 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -75,6 +79,9 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, Inde
 	if err := repo.Validate(); err != nil {
 		return nil, info, err
 	}
+	if err := checkMirrorDir(f.base); err != nil {
+		return nil, info, err
+	}
 	ir, err := f.newIndexReader(repo)
 	if err != nil {
 		return nil, info, err
@@ -82,6 +89,22 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, Inde
 	rel, signed, err := f.release(ctx, ir, repo)
 	if err != nil {
 		return nil, info, err
+	}
+	if rel == nil && (f.keyring != nil || !f.opts.AllowUnverified) {
+		// Neither InRelease nor Release: a suite the mirror lacks, or
+		// a mirror made with dpkg-scanpackages alone. Only the latter
+		// is worth --allow-unverified-index (or a signature).
+		exists, err := f.anyIndex(ctx, ir, repo)
+		switch {
+		case err != nil:
+			return nil, info, err
+		case !exists:
+			return nil, info, suiteNotFound(f.base, repo)
+		case f.keyring != nil:
+			return nil, info, &fault.SignatureError{URL: repo.DistURL("InRelease"), Err: errors.New("neither InRelease nor Release exists")}
+		default:
+			return nil, info, fmt.Errorf("%s: no InRelease or Release: %w", repo.DistURL(""), fault.ErrUnverifiedIndex)
+		}
 	}
 
 	var try []string
@@ -94,12 +117,13 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, Inde
 	}
 	listed := len(try) > 0
 	if !listed {
-		if f.keyring != nil {
+		if f.keyring != nil && rel != nil {
 			return nil, info, fmt.Errorf("the signed Release lists no %s/Packages{.xz,.gz,}; cannot verify the index",
 				strings.TrimSuffix(repo.IndexPath(""), "/"))
 		}
 		if !f.opts.AllowUnverified {
-			return nil, info, fmt.Errorf("%s: %w", repo.DistURL("Release"), fault.ErrUnverifiedIndex)
+			return nil, info, fmt.Errorf("%s lists none of %s{.xz,.gz,}: %w", repo.DistURL("Release"),
+				repo.IndexPath("Packages"), fault.ErrUnverifiedIndex)
 		}
 		try = indexNames[:]
 	}
@@ -133,6 +157,9 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, Inde
 		if err != nil {
 			return nil, info, err
 		}
+		if err := apt.CheckCompressionName(u, data); err != nil {
+			return nil, info, err
+		}
 		if parseErr != nil {
 			return nil, info, fmt.Errorf("%s: %w", u, parseErr)
 		}
@@ -145,7 +172,71 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, Inde
 		ir.save(repo)
 		return pkgs, info, nil
 	}
+	if !listed {
+		return nil, info, suiteNotFound(f.base, repo)
+	}
 	return nil, info, fmt.Errorf("no Packages index found (tried %s)", strings.Join(absent, ", "))
+}
+
+// anyIndex reports whether the mirror has any Packages variant of the
+// repo's suite (its bytes are not checked: this only tells a suite that
+// exists from one that does not).
+func (f *Fetcher) anyIndex(ctx context.Context, ir *indexReader, repo apt.Repo) (bool, error) {
+	for _, n := range indexNames {
+		_, err := ir.get(ctx, repo.IndexURL(n), maxIndexBytes, nil)
+		if isNotFound(err) {
+			continue
+		}
+		return err == nil, err
+	}
+	return false, nil
+}
+
+// checkMirrorDir refuses a directory mirror that does not exist, naming it,
+// before any of its files is looked for.
+func checkMirrorDir(base string) error {
+	if isHTTP(base) {
+		return nil
+	}
+	p, err := localPath(base)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &fault.NotFoundError{What: "mirror directory", Path: p}
+	case err != nil:
+		return fmt.Errorf("mirror directory: %w", err)
+	case !fi.IsDir():
+		return fmt.Errorf("mirror %s: not a directory (want an http(s) URL, a file:// URL or a directory)", p)
+	}
+	return nil
+}
+
+// suiteNotFound is the error for a suite the mirror lacks, with the suites
+// it has when they can be listed (a directory mirror's <repo>/dists/).
+func suiteNotFound(base string, repo apt.Repo) error {
+	e := &fault.NotFoundError{What: "suite " + repo.Suite, Path: strings.TrimRight(repo.DistURL(""), "/"), Repo: repo.Name}
+	if isHTTP(base) {
+		return e
+	}
+	suite, err := localPath(repo.DistURL(""))
+	if err != nil {
+		return e
+	}
+	ents, err := os.ReadDir(filepath.Dir(filepath.Clean(suite)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return e
+	}
+	e.Listed = true
+	for _, de := range ents {
+		if de.IsDir() {
+			e.Suites = append(e.Suites, de.Name())
+		}
+	}
+	sort.Strings(e.Suites)
+	return e
 }
 
 // parseIndex decompresses (bounded) and parses a Packages file, refusing it
@@ -181,7 +272,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 }
 
 // release fetches and checks InRelease, or Release (+ Release.gpg). It
-// returns nil when the repo has neither and no keyring demands one.
+// returns nil when the repo has neither.
 func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (*apt.Release, bool, error) {
 	inURL := repo.DistURL("InRelease")
 	data, err := ir.get(ctx, inURL, maxReleaseBytes, nil)
@@ -203,10 +294,7 @@ func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (
 	relURL := repo.DistURL("Release")
 	data, err = ir.get(ctx, relURL, maxReleaseBytes, nil)
 	if isNotFound(err) {
-		if f.keyring != nil {
-			return nil, false, &fault.SignatureError{URL: inURL, Err: errors.New("neither InRelease nor Release exists")}
-		}
-		return nil, false, nil
+		return nil, false, nil // index decides: a missing suite, or an unsigned one
 	}
 	if err != nil {
 		return nil, false, err

@@ -222,6 +222,10 @@ func TestIndex(t *testing.T) {
 	}
 	isSig := func(err error) bool { var se *fault.SignatureError; return errors.As(err, &se) }
 	isUnverified := func(err error) bool { return errors.Is(err, fault.ErrUnverifiedIndex) }
+	isNotFound := func(err error) bool {
+		var nf *fault.NotFoundError
+		return errors.As(err, &nf) && !errors.Is(err, fault.ErrUnverifiedIndex) && strings.Contains(err.Error(), "no such suite "+testSuite)
+	}
 	contains := func(s string) func(error) bool {
 		return func(err error) bool { return strings.Contains(err.Error(), s) }
 	}
@@ -243,7 +247,10 @@ func TestIndex(t *testing.T) {
 		{name: "xz preferred", mirror: mk(all, nil), wantFile: "Packages.xz", unverified: true},
 		{name: "gz fallback", mirror: mk([]string{"Packages.gz", "Packages"}, nil), wantFile: "Packages.gz", unverified: true},
 		{name: "plain fallback", mirror: mk([]string{"Packages"}, nil), wantFile: "Packages", unverified: true},
-		{name: "no index", mirror: mk(nil, nil), wantErr: contains("no Packages index found"), unverified: true},
+		{name: "no index", mirror: mk(nil, nil), wantErr: isNotFound, unverified: true},
+		{name: "no index, not unverified", mirror: mk(nil, nil), wantErr: isNotFound},
+		{name: "no index, keyring", mirror: mk(nil, nil), keyring: ringA, wantErr: isNotFound},
+		{name: "listed index absent", mirror: mirrorFiles{distDir + "Release": releaseText(map[string][]byte{"main/binary-arm64/Packages.xz": variants["Packages.xz"]})}, wantErr: contains("no Packages index found")},
 		{name: "Release verifies", mirror: mk(all, release), wantFile: "Packages.xz", wantRelease: true},
 		{name: "Release lists only gz", mirror: mk(all, only("main/binary-arm64/Packages.gz")), wantFile: "Packages.gz", wantRelease: true},
 		{name: "Release lists none", mirror: mk(all, only()), wantFile: "Packages.xz", unverified: true},
@@ -403,5 +410,67 @@ func TestIndexForbiddenMeansAbsent(t *testing.T) {
 	}
 	if n := srv.requests("/" + distDir + "InRelease"); n != 2+1 {
 		t.Errorf("%d InRelease requests, want 3 (1 earlier + 2 attempts)", n)
+	}
+}
+
+// TestIndexNotFound: a missing mirror directory and a suite the mirror
+// lacks are "not found" errors naming the path and the suites the mirror
+// has, never an unverified index; --allow-unverified-index is the answer
+// only where there is an index and no Release lists it.
+func TestIndexNotFound(t *testing.T) {
+	plain := packagesText()
+	other := mirrorFiles{
+		"common/dists/r36.4/" + "Release":               []byte("Suite: r36.4\n"),
+		"common/dists/r35.6/main/binary-arm64/Packages": plain,
+	}
+	_, bases := serveMirror(t, other)
+	index := func(base string, allow bool) error {
+		o := testOptions(t, base, nil)
+		o.AllowUnverified = allow
+		_, _, err := mustNew(t, o).Index(context.Background(), apt.NewRepo("", "common", testSuite))
+		return err
+	}
+	for _, allow := range []bool{false, true} {
+		for kind, base := range bases {
+			err := index(base, allow)
+			var nf *fault.NotFoundError
+			if !errors.As(err, &nf) || errors.Is(err, fault.ErrUnverifiedIndex) {
+				t.Fatalf("%s (allow %v): err = %v, want a *fault.NotFoundError", kind, allow, err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "dists/"+testSuite) || !strings.Contains(msg, "no such suite "+testSuite) || strings.Contains(msg, "unverified") {
+				t.Errorf("%s: %q does not say which suite is missing where", kind, msg)
+			}
+			if kind == "http" {
+				if nf.Listed || !strings.Contains(msg, "does not list its suites") {
+					t.Errorf("http: %q claims to know the suites", msg)
+				}
+			} else if !nf.Listed || strings.Join(nf.Suites, ",") != "r35.6,r36.4" || !strings.Contains(msg, "suites: r35.6, r36.4") {
+				t.Errorf("%s: suites %v, message %q; want r35.6, r36.4 listed", kind, nf.Suites, msg)
+			}
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	for _, base := range []string{missing, "file://" + missing} {
+		err := index(base, false)
+		var nf *fault.NotFoundError
+		if !errors.As(err, &nf) || nf.What != "mirror directory" || !strings.Contains(err.Error(), missing+": no such mirror directory") {
+			t.Errorf("mirror %s: err = %v, want it named as a missing mirror directory", base, err)
+		}
+	}
+}
+
+// TestIndexCompressionName: a Packages.xz (or .gz) whose bytes are not
+// that format is refused, even when the Release lists it.
+func TestIndexCompressionName(t *testing.T) {
+	plain := packagesText()
+	for _, name := range []string{"Packages.xz", "Packages.gz"} {
+		m := mirrorFiles{indexDir + name: plain, distDir + "Release": releaseText(map[string][]byte{"main/binary-arm64/" + name: plain})}
+		_, bases := serveMirror(t, m)
+		_, _, err := mustNew(t, testOptions(t, bases["dir"], nil)).Index(context.Background(), apt.NewRepo("", "common", testSuite))
+		var ce *apt.CompressionMismatchError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), name+": named like") {
+			t.Errorf("%s holding plain text: err = %v, want a *apt.CompressionMismatchError naming it", name, err)
+		}
 	}
 }

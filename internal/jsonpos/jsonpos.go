@@ -95,10 +95,20 @@ func Describe(file string, data []byte, v any, err error) error {
 	}
 	if m := unknownFieldRE.FindStringSubmatch(err.Error()); m != nil {
 		msg := fmt.Sprintf("unknown field %q", m[1])
-		if fields := Fields(v); len(fields) > 0 {
+		// The key is looked for where it is unknown: in the object (maybe
+		// nested, "rules" in a profile) whose Go struct lacks it, whose
+		// own keys are then the ones known here.
+		where, fields, off := unknownKey(data, reflect.TypeOf(v), m[1])
+		if off < 0 {
+			fields, off = Fields(v), KeyOffset(data, m[1])
+		}
+		if where != "" {
+			msg += " in " + where
+		}
+		if len(fields) > 0 {
 			msg += " (known here: " + strings.Join(fields, ", ") + ")"
 		}
-		if off := KeyOffset(data, m[1]); off >= 0 {
+		if off >= 0 {
 			return At(file, data, off, "%s", msg)
 		}
 		return &Error{File: file, Msg: msg}
@@ -284,4 +294,87 @@ func fieldByKey(t reflect.Type, key string) reflect.Type {
 		}
 	}
 	return nil
+}
+
+// unknownKey finds the first object key name in data that the Go type the
+// object is read into does not have: it returns the object's JSON path
+// ("rules", "rules.rules[2]"; "" at the top), that struct's JSON field
+// names and the key's byte offset, or off -1 when there is none (a type
+// with its own UnmarshalJSON, or data that does not parse).
+func unknownKey(data []byte, t reflect.Type, name string) (where string, fields []string, off int64) {
+	deref := func(t reflect.Type) reflect.Type {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		return t
+	}
+	type frame struct {
+		t       reflect.Type // the Go type of this object or array (nil: not known)
+		path    string
+		array   bool
+		key     bool         // object: the next token is a key
+		index   int          // array: the next element's index
+		valT    reflect.Type // object: the type and path of the value after the key
+		valPath string
+	}
+	var stack []*frame
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", nil, -1
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return "", nil, -1
+			}
+			continue
+		}
+		if k, ok := tok.(string); ok && top != nil && !top.array && top.key {
+			top.key = false
+			top.valT, top.valPath = nil, strings.TrimPrefix(top.path+"."+k, ".")
+			switch ot := top.t; {
+			case ot == nil:
+			case ot.Kind() == reflect.Map:
+				top.valT = deref(ot.Elem())
+			case ot.Kind() == reflect.Struct:
+				if _, custom := reflect.PointerTo(ot).MethodByName("UnmarshalJSON"); custom {
+					break
+				}
+				ft := fieldByKey(ot, k)
+				if ft == nil && k == name {
+					end := dec.InputOffset()
+					start := int64(bytes.LastIndexByte(data[:max(end-1, 0)], '"'))
+					return top.path, Fields(reflect.New(ot).Interface()), start
+				}
+				top.valT = deref(ft)
+			}
+			continue
+		}
+		// A value: its type and path, then the container moves on.
+		vt, vp := deref(t), ""
+		if top != nil {
+			if top.array {
+				vp = fmt.Sprintf("%s[%d]", top.path, top.index)
+				vt = nil
+				if top.t != nil && (top.t.Kind() == reflect.Slice || top.t.Kind() == reflect.Array) {
+					vt = deref(top.t.Elem())
+				}
+				top.index++
+			} else {
+				vt, vp = top.valT, top.valPath
+				top.key = true
+			}
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, &frame{t: vt, path: vp, array: d == '[', key: d == '{'})
+		} else if top == nil {
+			return "", nil, -1
+		}
+	}
 }

@@ -48,6 +48,25 @@ func TestDecodeErrors(t *testing.T) {
 			t.Errorf("Decode(%s) = %v\n want %s", in, err, want)
 		}
 	}
+	// An unknown key inside a nested object names that object and its own
+	// keys, not the top level's (issue 31 item 4).
+	type nested struct {
+		Name  string            `json:"name"`
+		Inner *sample           `json:"inner"`
+		List  []sample          `json:"list"`
+		Map   map[string]sample `json:"map"`
+	}
+	for in, want := range map[string]string{
+		`{"inner": {"name": "x", "nmae": 1}}`:                     `p.json:1:25: unknown field "nmae" in inner (known here: count, name, repos)`,
+		`{"list": [{"name": "a"}, {"repos": [], "cnt": 2}]}`:      `p.json:1:40: unknown field "cnt" in list[1] (known here: count, name, repos)`,
+		`{"map": {"k": {"x": 1}}, "name": "n"}`:                   `p.json:1:16: unknown field "x" in map.k (known here: count, name, repos)`,
+		`{"list": [{"name": "a"}], "inner": {}, "extra": [1, 2]}`: `p.json:1:40: unknown field "extra" (known here: inner, list, map, name)`,
+	} {
+		var n nested
+		if err := Decode("p.json", []byte(in), &n); err == nil || err.Error() != want {
+			t.Errorf("Decode(%s) = %v\n want %s", in, err, want)
+		}
+	}
 	var s sample
 	if err := Decode("p.json", []byte(`{"name": "ok", "repos": ["a"]}`), &s); err != nil || s.Name != "ok" {
 		t.Errorf("valid input: %v %+v", err, s)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,6 +53,10 @@ type Tree struct {
 	// re-rooted, /etc/alternatives links resolved or dropped, links merged
 	// into the file they resolve to, deb license files merged into LICENSE.
 	Changes []string
+	// ProfileRules are the match patterns of the profile's own path rules
+	// (not the built-in defaults') that placed or dropped an entry other
+	// than a directory, sorted: a rule that no package uses does nothing.
+	ProfileRules []string
 }
 
 // ContentReader returns the content of a file input by its Ref; the engine
@@ -106,6 +111,9 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 			continue
 		}
 		r, dest, whole, ok := e.place(pname, in.Type, in.Path)
+		if ok && r.own && in.Type != entry.Dir && !slices.Contains(t.ProfileRules, r.src.Match) {
+			t.ProfileRules = append(t.ProfileRules, r.src.Match)
+		}
 		switch {
 		case ok && whole && in.Type == entry.Symlink && r.src.To != nil:
 			// A link standing for a directory the layout flattens
@@ -207,6 +215,7 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 	}
 	sort.Slice(t.Nodes, func(i, j int) bool { return t.Nodes[i].Path < t.Nodes[j].Path })
 	sort.Strings(t.Changes)
+	sort.Strings(t.ProfileRules)
 	return t, nil
 }
 

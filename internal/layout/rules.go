@@ -19,6 +19,7 @@ type rule struct {
 	to       string
 	packages []string
 	types    []entry.Type
+	own      bool // a rule of the profile itself, not of the built-in defaults
 }
 
 type linkRule struct {
@@ -30,13 +31,13 @@ type linkRule struct {
 func compileRules(p profile.Profile, rs []profile.PathRule) ([]rule, error) {
 	repl := strings.NewReplacer("{cuda}", p.CUDA, "{target}", p.Target, "{triple}", p.Triple)
 	var out []rule
-	for _, r := range rs {
+	for i, r := range rs {
 		pat := repl.Replace(r.Match)
 		if strings.Contains(pat, "{") {
 			return nil, fmt.Errorf("layout rule %q: unknown placeholder", r.Match)
 		}
 		segs := strings.Split(pat, "/")
-		c := rule{src: r, packages: r.Packages}
+		c := rule{src: r, packages: r.Packages, own: i < len(p.Rules.Paths)}
 		if segs[len(segs)-1] == "**" {
 			c.prefix = true
 			segs = segs[:len(segs)-1]
