@@ -6,10 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
-	"github.com/debredist/debredist/debredist/redist"
 )
 
 // MakeTmp (re)creates OUT/.debredist-tmp, where everything is built before
@@ -63,67 +61,16 @@ type Files struct {
 }
 
 // Find is the one discovery of manifests and provenance sidecars
-// (verify.Dir, verify.Nixpkgs, the Nix overlay, readPrevious for Convert and Diff):
-// every file under dir, following OUT's product symlinks into the current
-// generation, not in the generations or the temporary directory.
+// (Convert's and Diff's readPrevious): the Files of a Snapshot of dir,
+// which is closed again. Readers of the files use Open's Snapshot itself,
+// so that everything they read is of one generation.
 func Find(dir string) (Files, error) {
-	var o Files
-	err := Walk(dir, func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case d.IsDir() && d.Name() == TmpDir:
-			return filepath.SkipDir
-		case d.IsDir():
-			return nil
-		}
-		name := d.Name()
-		if d.Type()&fs.ModeSymlink != 0 && filepath.Dir(p) == filepath.Clean(dir) {
-			if !IsOwnLink(dir, name) { // debredist's own that do not resolve: below
-				o.Foreign = append(o.Foreign, p)
-			}
-			return nil
-		}
-		if redist.IsSidecarName(name) {
-			o.Sidecars = append(o.Sidecars, p)
-		}
-		switch {
-		case redist.IsManifestName(name):
-			o.Manifests = append(o.Manifests, p)
-		case strings.HasPrefix(name, redist.ManifestPrefix):
-			o.Strays = append(o.Strays, p)
-		}
-		return nil
-	})
+	s, err := Open(dir)
 	if err != nil {
-		return o, err
+		return Files{}, err
 	}
-	// What a killed run can leave in OUT's own links.
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
-		if e.Type()&fs.ModeSymlink != 0 && IsOwnLink(dir, e.Name()) {
-			if _, err := os.Stat(p); err != nil {
-				o.Dangling = append(o.Dangling, p)
-			}
-		}
-	}
-	if cur := filepath.Join(dir, GenDir, Current); isGenLink(cur) {
-		products, _ := Products(cur)
-		for _, p := range products {
-			if _, err := os.Lstat(filepath.Join(dir, p)); errors.Is(err, fs.ErrNotExist) {
-				o.Unlinked = append(o.Unlinked, p)
-			}
-		}
-	}
-	return o, nil
-}
-
-// isGenLink reports whether OUT/.debredist/current is a link to
-// a generation (so its products can be listed).
-func isGenLink(cur string) bool {
-	l, err := os.Readlink(cur)
-	return err == nil && isGenName(l)
+	defer s.Close()
+	return s.Files, nil
 }
 
 // Names of debredist's own entries in OUT.
