@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
@@ -33,7 +34,11 @@ type previous struct {
 // record; writeManifests renames it).
 func readPrevious(out string) previous {
 	prev := previous{byKey: map[string]redist.Archive{}, sidecars: map[string]redist.Provenance{}, manifests: map[string]*redist.Manifest{}}
-	found, _ := publish.Find(out) // OUT may not exist yet
+	found, err := outdir.Open(out)
+	if err != nil {
+		return prev // OUT may not exist yet
+	}
+	defer found.Close()
 	var files, current []string
 	for _, f := range found.Sidecars {
 		if strings.HasSuffix(f, redist.LegacySidecarSuffix) {
@@ -45,7 +50,7 @@ func readPrevious(out string) previous {
 	files = append(files, current...) // current names last: they win over legacy ones
 	files = append(files, found.Manifests...)
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := found.ReadFile(f, redist.MaxJSON)
 		if err != nil {
 			continue
 		}

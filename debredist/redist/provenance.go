@@ -101,9 +101,12 @@ type Stub struct {
 	SHA256  string `json:"sha256"`
 }
 
+// MaxJSON bounds what ReadManifest and ReadProvenance read: 64 MiB.
+const MaxJSON = 64 << 20
+
 // ReadProvenance reads a provenance sidecar.
 func ReadProvenance(r io.Reader) (*Provenance, error) {
-	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	b, err := io.ReadAll(io.LimitReader(r, MaxJSON))
 	if err != nil {
 		return nil, err
 	}

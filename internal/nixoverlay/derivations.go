@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 )
 
@@ -55,18 +56,18 @@ type derivation struct {
 }
 
 // writeDerivations writes the file Options.Derivations describes.
-func writeDerivations(b *strings.Builder, abs, mirror string, products []string, byProduct map[string]nixFound, ov nixOverlay) error {
+func writeDerivations(b *strings.Builder, snap *outdir.Snapshot, mirror string, products []string, byProduct map[string]nixFound, ov nixOverlay) error {
 	debs := map[string]string{}     // sha256 -> fetchurl expression
 	provs := map[string][2]string{} // product -> sidecar name, content
 	var drvs []derivation
 	provsByRel := map[string]redist.Archive{}
 	for _, prod := range products {
 		fd := byProduct[prod]
-		prov, sidecar, err := redist.ReadSidecar(fd.file)
+		prov, sidecar, err := snap.ReadSidecar(fd.file)
 		if err != nil {
 			return fmt.Errorf("manifest %s: its provenance sidecar: %w", fd.file, err)
 		}
-		raw, err := os.ReadFile(sidecar) // embedded as it is
+		raw, err := snap.ReadFile(sidecar, redist.MaxJSON) // embedded as it is
 		if err != nil {
 			return err
 		}

@@ -12,17 +12,16 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/nixcheck"
-	"github.com/debredist/debredist/internal/publish"
 )
 
 // Write reads every redistrib_*.json manifest under dir and returns a
@@ -45,7 +44,12 @@ func Write(ctx context.Context, dir string, o Options) (string, error) {
 	if strings.ContainsAny(abs, "\n\r") {
 		return "", fmt.Errorf("nix snippet for %q: a path with a line break cannot go into a Nix comment", abs)
 	}
-	byProduct, cudaFromProvenance, err := nixManifests(abs)
+	snap, err := outdir.Open(abs) // one generation for everything read below
+	if err != nil {
+		return "", fmt.Errorf("nix snippet for %s: %w", abs, err)
+	}
+	defer snap.Close()
+	byProduct, cudaFromProvenance, err := nixManifests(snap)
 	if err != nil {
 		return "", fmt.Errorf("nix snippet for %s: %w", abs, err)
 	}
@@ -76,7 +80,7 @@ func Write(ctx context.Context, dir string, o Options) (string, error) {
 	sort.Strings(products)
 
 	// What nixpkgs' builder would still fail on, per component.
-	rep, err := verify.Nixpkgs(ctx, abs)
+	rep, err := verify.NixpkgsSnapshot(ctx, snap)
 	if err != nil {
 		return "", fmt.Errorf("nix snippet for %s: %w", abs, err)
 	}
@@ -174,7 +178,7 @@ func Write(ctx context.Context, dir string, o Options) (string, error) {
 		writeNixOverlay(&b, ov)
 		return b.String(), nil
 	}
-	if err := writeDerivations(&b, abs, o.Mirror, products, byProduct, ov); err != nil {
+	if err := writeDerivations(&b, snap, o.Mirror, products, byProduct, ov); err != nil {
 		return "", fmt.Errorf("nix derivations for %s: %w", abs, err)
 	}
 	return b.String(), nil
@@ -252,13 +256,9 @@ type nixFound struct {
 
 // nixManifests reads the manifests under abs (one per product) and the
 // CUDA version the first readable provenance sidecar records.
-func nixManifests(abs string) (byProduct map[string]nixFound, cudaFromProvenance string, err error) {
-	found, err := publish.Find(abs)
-	if err != nil {
-		return nil, "", err
-	}
+func nixManifests(found *outdir.Snapshot) (byProduct map[string]nixFound, cudaFromProvenance string, err error) {
 	for _, mf := range found.Manifests {
-		if pv, _, err := redist.ReadSidecar(mf); err == nil && pv.Profile.CUDA != "" {
+		if pv, _, err := found.ReadSidecar(mf); err == nil && pv.Profile.CUDA != "" {
 			cudaFromProvenance = pv.Profile.CUDA
 			break
 		}
@@ -268,7 +268,7 @@ func nixManifests(abs string) (byProduct map[string]nixFound, cudaFromProvenance
 		if strings.ContainsAny(p, "\n\r") {
 			return nil, "", fmt.Errorf("manifest %q: a path with a line break cannot go into a Nix comment", p)
 		}
-		data, err := os.ReadFile(p)
+		data, err := found.ReadFile(p, redist.MaxJSON)
 		if err != nil {
 			return nil, "", err
 		}

@@ -49,30 +49,6 @@ func FileSize(p string) int64 {
 	return st.Size()
 }
 
-// Files is what Find finds under an output directory,
-// each list in walk order.
-type Files struct {
-	Manifests []string // redistrib_<label>.json
-	Sidecars  []string // provenance sidecars, under the current or the legacy name
-	Strays    []string // other files named redistrib_* (legacy sidecars included)
-	Foreign   []string // symlinks in OUT that debredist did not write (not followed)
-	Dangling  []string // product links of debredist's whose product the current output lacks
-	Unlinked  []string // products of the current output without their link in OUT
-}
-
-// Find is the one discovery of manifests and provenance sidecars
-// (Convert's and Diff's readPrevious): the Files of a Snapshot of dir,
-// which is closed again. Readers of the files use Open's Snapshot itself,
-// so that everything they read is of one generation.
-func Find(dir string) (Files, error) {
-	s, err := Open(dir)
-	if err != nil {
-		return Files{}, err
-	}
-	defer s.Close()
-	return s.Files, nil
-}
-
 // Names of debredist's own entries in OUT.
 const (
 	// MutexFile is the OUT mutex (Lock); the file keeps its old name so

@@ -188,7 +188,7 @@ func Prune(out string) (n int, err error) {
 		return 0, err
 	}
 	cur, _ := os.Readlink(filepath.Join(root, Current))
-	if cur != "" && !isGenName(cur) {
+	if cur != "" && !IsGenName(cur) {
 		return 0, fmt.Errorf("%s points to %q, not a generation of debredist's (remove it)", filepath.Join(root, Current), cur)
 	}
 	ents, err := os.ReadDir(root)
@@ -252,11 +252,12 @@ func IsProductLink(out, name string) bool {
 		return false
 	}
 	cur, err := os.Readlink(filepath.Join(out, GenDir, Current))
-	return err == nil && isGenName(cur)
+	return err == nil && IsGenName(cur)
 }
 
-// isGenName reports whether s is a generation directory name (gen-<n>).
-func isGenName(s string) bool {
+// IsGenName reports whether s is a generation directory name (gen-<n>),
+// what OUT/.debredist/current names.
+func IsGenName(s string) bool {
 	_, ok := genNumber(s)
 	return ok
 }

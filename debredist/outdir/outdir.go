@@ -1,4 +1,4 @@
-package publish
+package outdir
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/publish"
 )
 
 // Snapshot is one consistent read of OUT: the generation that
@@ -61,14 +62,14 @@ func Open(out string) (*Snapshot, error) {
 // removed it between the readlink and the open).
 func (s *Snapshot) resolve() error {
 	for try := 0; ; try++ {
-		cur, err := os.Readlink(filepath.Join(s.Out, GenDir, Current))
-		if err != nil || !isGenName(cur) {
+		cur, err := os.Readlink(filepath.Join(s.Out, publish.GenDir, publish.Current))
+		if err != nil || !publish.IsGenName(cur) {
 			return nil // no generations (or none debredist wrote): products are OUT's own directories
 		}
-		if st, err := os.Lstat(filepath.Join(s.Out, GenDir)); err != nil || !st.IsDir() {
+		if st, err := os.Lstat(filepath.Join(s.Out, publish.GenDir)); err != nil || !st.IsDir() {
 			return nil // .debredist is not debredist's: its links are not followed (Foreign)
 		}
-		g, err := files.OpenBeneath(s.top, GenDir+"/"+cur, true)
+		g, err := files.OpenBeneath(s.top, publish.GenDir+"/"+cur, true)
 		if errors.Is(err, fs.ErrNotExist) && try < 10 {
 			continue
 		}
@@ -95,10 +96,10 @@ func (s *Snapshot) list() error {
 	for _, e := range ents {
 		name, p := e.Name(), filepath.Join(s.Out, e.Name())
 		switch {
-		case name == GenDir || name == TmpDir:
+		case name == publish.GenDir || name == publish.TmpDir:
 			continue
 		case e.Type()&fs.ModeSymlink != 0:
-			if !IsOwnLink(s.Out, name) {
+			if !publish.IsOwnLink(s.Out, name) {
 				s.Foreign = append(s.Foreign, p)
 			} else if s.gen == nil || !slices.Contains(genProducts, name) {
 				s.Dangling = append(s.Dangling, p)
@@ -295,4 +296,31 @@ func (s *Snapshot) Close() error {
 		s.gen.Close()
 	}
 	return s.top.Close()
+}
+
+// Files is what a Snapshot holds, each list sorted; paths are under OUT,
+// as reached through its product links (OUT/cuda/redist/…).
+type Files struct {
+	Manifests []string // redistrib_<label>.json
+	Sidecars  []string // provenance sidecars, under the current or the legacy name
+	Strays    []string // other files named redistrib_* (legacy sidecars included)
+	// Foreign are the symbolic links debredist did not write: in OUT, or
+	// anywhere below the generation (debredist writes none there). None is
+	// followed.
+	Foreign  []string
+	Dangling []string // product links of debredist's whose product the current output lacks
+	Unlinked []string // products of the current output without their link in OUT
+}
+
+// Find returns the Files of a Snapshot of dir, closed again: for a
+// caller that holds OUT's lock (Convert), or lists without reading.
+// Readers use the Snapshot itself, so that all they read is of one
+// generation.
+func Find(dir string) (Files, error) {
+	s, err := Open(dir)
+	if err != nil {
+		return Files{}, err
+	}
+	defer s.Close()
+	return s.Files, nil
 }
