@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cudartArchive is the one archive of a `convert --only cuda_cudart` of
+// JetPack 6, as OUT shows it.
+const cudartArchive = "cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz"
+
+// convertCudart converts JetPack 6's cuda_cudart from the sample mirror
+// into a new OUT and returns it with the generation's path of the archive.
+func convertCudart(t *testing.T) (out, genArchive string) {
+	t.Helper()
+	out = filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out); code != exitOK {
+		t.Fatalf("convert: %d %s", code, stderr)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(out, cudartArchive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, real
+}
+
+// runCLI runs this test binary as debredist with a deadline; a run still
+// going after it gets SIGTERM, and must end within the grace after it.
+func runCLI(t *testing.T, deadline time.Duration, args ...string) (code int, output string) {
+	t.Helper()
+	cmd := asCLI(t, args...)
+	var buf strings.Builder
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(deadline):
+		t.Errorf("debredist %s: still running after %s (sent SIGTERM)", strings.Join(args, " "), deadline)
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(stopGrace + 5*time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("debredist %s: SIGTERM did not end it within %s", strings.Join(args, " "), stopGrace+5*time.Second)
+		}
+	}
+	return cmd.ProcessState.ExitCode(), buf.String()
+}
+
+// TestOutLinksAndSpecialFilesNotRead: as someone who can write OUT,
+// replace files of the current generation with links (to identical bytes
+// outside OUT, to /etc/passwd), a FIFO or a sparse file of another size,
+// and link a manifest and a whole directory outside: verify, verify
+// --nixpkgs and nix never follow the link, never wait on the FIFO, never
+// read the sparse file, and verify exits 1 naming what it refused.
+func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
+	clean, _ := convertCudart(t)
+	outside := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		attack func(t *testing.T, out, genArchive string)
+		want   []string // in verify's output
+	}{
+		{"archive linked to an identical copy outside", func(t *testing.T, out, a string) {
+			cp := filepath.Join(outside, "x.tar.xz")
+			copyFileT(t, a, cp)
+			replace(t, a, func() error { return os.Symlink(cp, a) })
+		}, []string{"is a symbolic link (to " + filepath.Join(outside, "x.tar.xz") + ") that debredist did not write: not followed", "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz"}},
+		{"archive linked to /etc/passwd", func(t *testing.T, out, a string) {
+			replace(t, a, func() error { return os.Symlink("/etc/passwd", a) })
+		}, []string{"(to /etc/passwd) that debredist did not write: not followed"}},
+		{"archive a FIFO", func(t *testing.T, out, a string) {
+			replace(t, a, func() error { return syscall.Mkfifo(a, 0o644) })
+		}, []string{"is a named pipe (FIFO), not a regular file: not read"}},
+		{"archive a link to a FIFO outside", func(t *testing.T, out, a string) {
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			replace(t, a, func() error { return os.Symlink(fifo, a) })
+		}, []string{"that debredist did not write: not followed"}},
+		{"archive a sparse 8 GiB file", func(t *testing.T, out, a string) {
+			replace(t, a, func() error {
+				f, err := os.Create(a)
+				if err == nil {
+					err = f.Truncate(8 << 30)
+					f.Close()
+				}
+				return err
+			})
+		}, []string{"size is 8589934592 bytes, manifest says"}},
+		{"manifest linked outside", func(t *testing.T, out, a string) {
+			mf := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(a))), "redistrib_12.6.68.json")
+			cp := filepath.Join(t.TempDir(), "m.json")
+			copyFileT(t, mf, cp)
+			replace(t, mf, func() error { return os.Symlink(cp, mf) })
+		}, []string{"cuda/redist/redistrib_12.6.68.json: a symbolic link (to "}},
+		{"platform directory linked outside", func(t *testing.T, out, a string) {
+			dir := filepath.Dir(a)
+			cp := filepath.Join(t.TempDir(), "linux-aarch64")
+			if err := exec.Command("cp", "-a", dir, cp).Run(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(cp, dir); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"cuda/redist/cuda_cudart/linux-aarch64: a symbolic link (to "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			if err := exec.Command("cp", "-a", clean, out).Run(); err != nil {
+				t.Fatal(err)
+			}
+			a, err := filepath.EvalSymlinks(filepath.Join(out, cudartArchive))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.attack(t, out, a)
+			start := time.Now()
+			code, output := runCLI(t, 20*time.Second, "verify", out)
+			if code != exitFailure {
+				t.Errorf("verify: exit %d, want 1:\n%s", code, output)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(output, w) {
+					t.Errorf("verify's output lacks %q:\n%s", w, output)
+				}
+			}
+			if strings.Contains(output, "sha256 is") || strings.Contains(output, "size is 1") && strings.Contains(tc.name, "passwd") {
+				t.Errorf("verify read what it should not have:\n%s", output)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("verify took %s", d)
+			}
+			if code, output := runCLI(t, 20*time.Second, "verify", "--nixpkgs", out); code != exitFailure {
+				t.Errorf("verify --nixpkgs: exit %d, want 1:\n%s", code, output)
+			}
+			// nix writes its overlay whatever verify finds, listing what
+			// nixpkgs would fail on: here that it read no archive.
+			code, output = runCLI(t, 20*time.Second, "nix", out)
+			if code == exitOK && !strings.Contains(output, "finds problems no override here fixes:\n#   cuda_cudart: ") {
+				t.Errorf("nix: exit %d, and no word of the archive it did not read:\n%s", code, output)
+			}
+		})
+	}
+}
+
+// replace removes the file at p and makes something else there.
+func replace(t *testing.T, p string, make func() error) {
+	t.Helper()
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := make(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFileT(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExitAfterGrace: once the graceful stop was asked for, the process
+// exits with 130 after the grace whatever the run is blocked on.
+func TestExitAfterGrace(t *testing.T) {
+	var buf strings.Builder
+	got := make(chan int, 1)
+	start := time.Now()
+	go exitAfter(50*time.Millisecond, &buf, func(code int) { got <- code })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	select {
+	case code := <-got:
+		if code != exitInterrupted {
+			t.Errorf("exit %d, want %d", code, exitInterrupted)
+		}
+		if time.Since(start) < 50*time.Millisecond {
+			t.Errorf("exited before the grace")
+		}
+		if !strings.Contains(buf.String(), "still not stopped") {
+			t.Errorf("no message: %q", buf.String())
+		}
+	case <-ctx.Done():
+		t.Fatal("no exit after the grace")
+	}
+}
