@@ -55,10 +55,11 @@ func readPrevious(out string) previous {
 			continue
 		}
 		if name := filepath.Base(f); redist.IsSidecarName(name) {
-			var p redist.Provenance
-			if json.Unmarshal(b, &p) != nil {
+			pp, err := redist.ReadProvenance(bytes.NewReader(b))
+			if err != nil {
 				continue
 			}
+			p := *pp
 			key := f
 			if strings.HasSuffix(name, redist.LegacySidecarSuffix) {
 				key, _ = redist.SidecarFor(strings.TrimSuffix(f, redist.LegacySidecarSuffix) + ".json")

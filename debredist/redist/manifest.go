@@ -272,6 +272,9 @@ func ReadManifest(r io.Reader) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := duplicateKey(b); err != nil {
+		return nil, err
+	}
 	m := &Manifest{}
 	if err := json.Unmarshal(b, m); err != nil {
 		return nil, err

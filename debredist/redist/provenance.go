@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/internal/jsonpos"
 )
 
 // Provenance is the sidecar written beside each manifest
@@ -110,11 +111,25 @@ func ReadProvenance(r io.Reader) (*Provenance, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := duplicateKey(b); err != nil {
+		return nil, fmt.Errorf("provenance sidecar: %w", err)
+	}
 	var p Provenance
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("provenance sidecar: %w", err)
 	}
 	return &p, nil
+}
+
+// duplicateKey refuses a key twice in one object: encoding/json would keep
+// the last silently, while other readers of the same file (NVIDIA's
+// scripts, Nix's builtins.fromJSON) may take another.
+func duplicateKey(b []byte) error {
+	var je *jsonpos.Error
+	if err := jsonpos.DuplicateKey("", b); errors.As(err, &je) {
+		return fmt.Errorf("line %d, column %d: %s", je.Line, je.Column, je.Msg)
+	}
+	return nil
 }
 
 // ReadSidecar reads the provenance sidecar of the manifest file at path:

@@ -241,6 +241,12 @@ func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, mf, re
 	// size gets the first key's findings.
 	type seen struct{ rel, sha, size, md5 string }
 	checked := map[seen]Archive{}
+	platforms := map[string][]string{} // relative_path -> the platform keys naming it
+	for _, c := range m.Components {
+		for _, pa := range c.Artifacts() {
+			platforms[pa.Artifact.RelativePath] = append(platforms[pa.Artifact.RelativePath], pa.Platform)
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(m.Components)) {
 		c := m.Components[name]
 		if c.LicensePath != "" {
@@ -260,6 +266,9 @@ func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, mf, re
 			} else {
 				verifyArtifact(ctx, s, &ar, base, pa.Artifact, prov)
 				checked[k] = ar
+			}
+			if rec, ok := prov[pa.Artifact.RelativePath]; ok {
+				ar.Problems = append(ar.Problems, compareRecord(name, c, pa, rec, platforms[pa.Artifact.RelativePath])...)
 			}
 			rep.Artifacts = append(rep.Artifacts, ar)
 			named[pa.Artifact.RelativePath] = true
@@ -332,6 +341,40 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 	} else if len(prov) > 0 {
 		bad("not recorded in the provenance sidecar")
 	}
+}
+
+// compareRecord compares what the manifest says of one artifact of
+// component name with the provenance sidecar's record of its archive,
+// field by field: pname, version, platform, cuda_variant, size, sha256 and
+// md5. An edited manifest (or sidecar) fails here, naming the field, even
+// where the archive itself still matches one of them.
+func compareRecord(name string, c *redist.Component, pa redist.PlatformArtifact, rec redist.Archive, platforms []string) []Problem {
+	var ps []Problem
+	differ := func(field, manifest, recorded string) {
+		ps = append(ps, Problemf("", "field %s: the manifest says %q, the provenance sidecar records %q", field, manifest, recorded))
+	}
+	if name != rec.PName {
+		differ("pname (the component's key)", name, rec.PName)
+	}
+	if c.Version != rec.Version {
+		differ("version", c.Version, rec.Version)
+	}
+	if !slices.Contains(platforms, rec.Platform) {
+		differ("platform", pa.Platform, rec.Platform)
+	}
+	if want := rec.Variant; want != "" && pa.Variant != "cuda"+want || want == "" && pa.Variant != "" {
+		differ("cuda_variant", strings.TrimPrefix(pa.Variant, "cuda"), rec.Variant)
+	}
+	if pa.Artifact.Size != strconv.FormatInt(rec.Size, 10) {
+		differ("size", pa.Artifact.Size, strconv.FormatInt(rec.Size, 10))
+	}
+	if pa.Artifact.SHA256 != rec.SHA256 {
+		differ("sha256", pa.Artifact.SHA256, rec.SHA256)
+	}
+	if rec.MD5 != "" && pa.Artifact.MD5 != rec.MD5 {
+		differ("md5", pa.Artifact.MD5, rec.MD5)
+	}
+	return ps
 }
 
 func topName(file string) string {
