@@ -205,3 +205,53 @@ func TestExitAfterGrace(t *testing.T) {
 		t.Fatal("no exit after the grace")
 	}
 }
+
+// TestVerifyManifestAgainstProvenance: as someone who can write OUT, edit
+// a manifest's or a sidecar's fields (the archive untouched) or write a
+// key twice: verify exits 1 naming the field or the key.
+func TestVerifyManifestAgainstProvenance(t *testing.T) {
+	clean, _ := convertCudart(t)
+	const manifest, sidecar = "cuda/redist/redistrib_12.6.68.json", "cuda/redist/debredist-provenance_12.6.68.json"
+	for _, tc := range []struct {
+		name, file, old, new, want string
+	}{
+		{"version", manifest, `"version": "12.6.68"`, `"version": "99.0"`, `field version: the manifest says "99.0", the provenance sidecar records "12.6.68"`},
+		{"version with a line break", manifest, `"version": "12.6.68"`, `"version": "12.6.68\nnext"`, `field version: the manifest says "12.6.68\nnext"`},
+		{"component key", manifest, `"cuda_cudart": {`, `"cuda_cudart_x": {`, `field pname (the component's key): the manifest says "cuda_cudart_x", the provenance sidecar records "cuda_cudart"`},
+		{"platform", manifest, `"linux-aarch64": {`, `"linux-sbsa": {`, `field platform: the manifest says "linux-sbsa", the provenance sidecar records "linux-aarch64"`},
+		{"size", manifest, `"size": "2024"`, `"size": "2025"`, `field size: the manifest says "2025", the provenance sidecar records "2024"`},
+		{"md5", manifest, `"md5": "1`, `"md5": "2`, `field md5: the manifest says "2`},
+		{"duplicate key in the manifest", manifest, `"version": "12.6.68",`, `"version": "99.0", "version": "12.6.68",`, `duplicate key "version" in object cuda_cudart`},
+		{"duplicate key in the sidecar", sidecar, `"pname": "cuda_cudart",`, `"pname": "other", "pname": "cuda_cudart",`, `duplicate key "pname" in object archives[]`},
+		{"sidecar version", sidecar, `"version": "12.6.68",`, `"version": "12.6.69",`, `field version: the manifest says "12.6.68", the provenance sidecar records "12.6.69"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			if err := exec.Command("cp", "-a", clean, out).Run(); err != nil {
+				t.Fatal(err)
+			}
+			p, err := filepath.EvalSymlinks(filepath.Join(out, tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := strings.Replace(string(b), tc.old, strings.ReplaceAll(tc.new, "\n", `\n`), 1)
+			if edited == string(b) {
+				t.Fatalf("%s holds no %s", tc.file, tc.old)
+			}
+			if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := cli(t, "verify", out)
+			if code != exitFailure {
+				t.Errorf("verify: exit %d, want 1\n%s%s", code, stdout, stderr)
+			}
+			if want := strings.ReplaceAll(tc.want, "\n", `\n`); !strings.Contains(stdout+stderr, want) {
+				t.Errorf("verify does not say %q:\n%s%s", want, stdout, stderr)
+			}
+		})
+	}
+}
