@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -92,6 +93,28 @@ func BuildArchive(ctx context.Context, prov *redist.Provenance, rel string, debs
 		return fmt.Errorf("archive %s: built %d bytes with sha256 %s, the manifest says %d bytes with sha256 %s%s", rel, j.res.Size, j.res.SHA256, rec.Size, rec.SHA256, hint)
 	}
 	return copyFile(j.staged, out)
+}
+
+// ReadProvenanceFile reads the provenance sidecar at p, a file the user
+// names (build-archive --provenance): a regular file only (a named pipe
+// or a device is refused, never waited on), at most redist.MaxJSON bytes,
+// a key twice refused. A failure is a *fault.UsageError naming the file.
+func ReadProvenanceFile(p string) (*redist.Provenance, error) {
+	f, err := files.OpenRegular(p)
+	if err != nil {
+		msg := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = pe.Err.Error()
+		}
+		return nil, &fault.UsageError{Msg: "provenance " + p + ": " + msg, Err: err, File: p}
+	}
+	defer f.Close()
+	prov, err := redist.ReadProvenance(f)
+	if err != nil {
+		return nil, &fault.UsageError{Msg: "provenance " + p + ": " + err.Error(), Err: err, File: p}
+	}
+	return prov, nil
 }
 
 // recordedEncoding is how prov says its archives were compressed.

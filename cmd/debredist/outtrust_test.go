@@ -255,3 +255,30 @@ func TestVerifyManifestAgainstProvenance(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildArchiveSpecialFiles: build-archive never waits on a named pipe
+// or reads a device given as --provenance or --deb: it exits 2 naming it.
+func TestBuildArchiveSpecialFiles(t *testing.T) {
+	out, _ := convertCudart(t)
+	prov := filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json")
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel := strings.TrimPrefix(cudartArchive, "cuda/redist/")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--provenance", fifo, "--deb", "x.deb"}, "provenance " + fifo + ": " + fifo + " is a named pipe (FIFO), not a regular file: not read"},
+		{[]string{"--provenance", "/dev/zero", "--deb", "x.deb"}, "/dev/zero is a character device, not a regular file"},
+		{[]string{"--provenance", prov, "--deb", fifo}, fifo + " is a named pipe (FIFO), not a regular file"},
+		{[]string{"--provenance", prov, "--deb", "/dev/zero"}, "/dev/zero is a character device, not a regular file"},
+	} {
+		args := append([]string{"build-archive", "--archive", rel, "--out", filepath.Join(t.TempDir(), "a.tar.xz")}, tc.args...)
+		code, output := runCLI(t, 20*time.Second, args...)
+		if code != exitUsage || !strings.Contains(output, tc.want) {
+			t.Errorf("%s: exit %d, want 2 saying %q:\n%s", strings.Join(args, " "), code, tc.want, output)
+		}
+	}
+}
