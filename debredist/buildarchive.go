@@ -95,6 +95,10 @@ func BuildArchive(ctx context.Context, prov *redist.Provenance, rel string, debs
 	return copyFile(j.staged, out)
 }
 
+// maxUserFile bounds what is read of a JSON file the user names (a lock
+// file, a profile, a provenance sidecar).
+const maxUserFile = redist.MaxJSON
+
 // ReadProvenanceFile reads the provenance sidecar at p, a file the user
 // names (build-archive --provenance): a regular file only (a named pipe
 // or a device is refused, never waited on), at most redist.MaxJSON bytes,

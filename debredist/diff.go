@@ -17,6 +17,7 @@ import (
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/reldiff"
+	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/layout"
 )
 
@@ -164,7 +165,7 @@ func others(pl *plan.Result) []apt.Package {
 // isProfileFile tells a profile file (a JSON object with "l4t", see
 // 'debredist profiles --json') from a lock file (whose suite is "suite").
 func isProfileFile(p string) bool {
-	b, err := os.ReadFile(p)
+	b, err := files.ReadRegular(p, maxUserFile)
 	if err != nil {
 		return false
 	}

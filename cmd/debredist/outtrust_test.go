@@ -282,3 +282,43 @@ func TestBuildArchiveSpecialFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffOutNotFollowed: diff reads an OUT's provenance through the same
+// reader as verify: a sidecar replaced by a FIFO, or by a link to a
+// sidecar elsewhere, is not read (diff says the OUT holds no provenance
+// record), and a FIFO given as a side is never waited on.
+func TestDiffOutNotFollowed(t *testing.T) {
+	clean, _ := convertCudart(t)
+	const sidecar = "cuda/redist/debredist-provenance_12.6.68.json"
+	elsewhere := filepath.Join(t.TempDir(), "sidecar.json")
+	for _, tc := range []struct {
+		name   string
+		attack func(p string) error
+	}{
+		{"FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"link", func(p string) error { return os.Symlink(elsewhere, p) }},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		if err := exec.Command("cp", "-a", clean, out).Run(); err != nil {
+			t.Fatal(err)
+		}
+		p, err := filepath.EvalSymlinks(filepath.Join(out, sidecar))
+		if err != nil {
+			t.Fatal(err)
+		}
+		copyFileT(t, p, elsewhere)
+		replace(t, p, func() error { return tc.attack(p) })
+		code, output := runCLI(t, 20*time.Second, "diff", clean, out)
+		if code != exitFailure || !strings.Contains(output, "no debredist provenance record found") {
+			t.Errorf("%s: diff: exit %d, want 1 saying no provenance record:\n%s", tc.name, code, output)
+		}
+	}
+	fifo := filepath.Join(t.TempDir(), "lock.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, output := runCLI(t, 20*time.Second, "diff", clean, fifo)
+	if code != exitUsage || !strings.Contains(output, "is a named pipe (FIFO), not a regular file") {
+		t.Errorf("diff with a FIFO side: exit %d, want 2 naming the FIFO:\n%s", code, output)
+	}
+}

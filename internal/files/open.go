@@ -219,3 +219,22 @@ func HashFile(ctx context.Context, f *os.File, limit int64) (string, error) {
 		}
 	}
 }
+
+// ReadRegular reads the whole regular file at name (OpenRegular: links
+// followed, a named pipe or a device refused, never waited on), at most
+// max bytes: a larger file is an error naming it.
+func ReadRegular(name string, max int64) ([]byte, error) {
+	f, err := OpenRegular(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	if int64(len(b)) > max {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("larger than %d bytes: not read", max)}
+	}
+	return b, nil
+}
