@@ -46,17 +46,35 @@ func Open(out string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{Out: out, top: top, products: map[string]bool{}}
-	if err := s.resolve(); err != nil {
-		s.Close()
-		return nil, err
+	for try := 0; ; try++ {
+		s := &Snapshot{Out: out, top: top, products: map[string]bool{}}
+		err := s.resolve()
+		if err == nil {
+			err = s.list()
+		}
+		if err == nil {
+			return s, nil
+		}
+		replaced := s.Replaced()
+		if s.gen != nil {
+			s.gen.Close()
+		}
+		if !replaced || try == maxTries {
+			top.Close()
+			return nil, err
+		}
+		// a conversion switched and removed the generation while it was
+		// listed: list the new one
+		if _, err := top.Seek(0, io.SeekStart); err != nil {
+			top.Close()
+			return nil, err
+		}
 	}
-	if err := s.list(); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
 }
+
+// maxTries bounds how often Open lists OUT again after a conversion
+// removed the generation it was listing.
+const maxTries = 10
 
 // resolve opens the generation current names (retrying when a switch
 // removed it between the readlink and the open).
@@ -70,7 +88,7 @@ func (s *Snapshot) resolve() error {
 			return nil // .debredist is not debredist's: its links are not followed (Foreign)
 		}
 		g, err := files.OpenBeneath(s.top, publish.GenDir+"/"+cur, true)
-		if errors.Is(err, fs.ErrNotExist) && try < 10 {
+		if errors.Is(err, fs.ErrNotExist) && try < maxTries {
 			continue
 		}
 		if err != nil {
@@ -276,11 +294,15 @@ func (s *Snapshot) ReadSidecar(manifest string) (*redist.Provenance, string, err
 // conversion switched OUT to a newer one. Read again from a new Snapshot.
 var ErrReplaced = errors.New("OUT switched to a newer generation while it was read (read it again)")
 
-// Replaced reports whether the Snapshot's generation was removed since
-// Open (a conversion switched OUT and pruned it).
+// Replaced reports whether the Snapshot's generation is no longer OUT's
+// current one (a conversion switched OUT since Open, and removes or
+// removed it).
 func (s *Snapshot) Replaced() bool {
 	if s.gen == nil {
 		return false
+	}
+	if cur, err := os.Readlink(filepath.Join(s.Out, publish.GenDir, publish.Current)); err != nil || cur != s.Gen {
+		return true
 	}
 	st, err := s.gen.Stat()
 	if err != nil {
