@@ -26,7 +26,7 @@ func TestReadersDuringRebuilds(t *testing.T) {
 	out, cache := t.TempDir(), t.TempDir()
 	o := Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc", "cuda_cupti", "libcublas", "cudnn"}}}
 	convert(t, o)
-	rebuilds := 16
+	rebuilds := 8
 	if os.Getenv("DEBREDIST_LONG_TESTS") != "" {
 		rebuilds = 200
 	}
