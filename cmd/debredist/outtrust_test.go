@@ -322,3 +322,64 @@ func TestDiffOutNotFollowed(t *testing.T) {
 		t.Errorf("diff with a FIFO side: exit %d, want 2 naming the FIFO:\n%s", code, output)
 	}
 }
+
+// TestNixDerivationsMirror: convert records a mirror directory given
+// relative as an absolute path, so nix --derivations works from another
+// directory (one holding a same-named directory too); DEBREDIST_MIRROR
+// overrides it as for the other commands; a mirror directory whose index
+// is not the one the conversion read is refused.
+func TestNixDerivationsMirror(t *testing.T) {
+	sample, err := filepath.Abs(sampleMirror)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	m := filepath.Join(work, "m")
+	if err := exec.Command("cp", "-a", sample, m).Run(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(work, "out")
+	t.Chdir(work)
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", "./m", "--cache", "cache", "--out", "out"); code != exitOK {
+		t.Fatalf("convert: %d %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"url": "`+m+`/common/dists/`) {
+		t.Errorf("the provenance does not record the mirror as %s:\n%s", m, b)
+	}
+	elsewhere := t.TempDir()
+	if err := os.Mkdir(filepath.Join(elsewhere, "m"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(elsewhere)
+	t.Setenv("DEBREDIST_MIRROR", "")
+	code, stdout, stderr := cli(t, "nix", "--derivations", out)
+	if code != exitOK || !strings.Contains(stdout, `url = "file://`+m+`/common/pool/`) {
+		t.Errorf("nix --derivations from another directory: exit %d, want the debs from %s:\n%s%s", code, m, stdout, stderr)
+	}
+
+	m2 := filepath.Join(t.TempDir(), "m2")
+	if err := exec.Command("cp", "-a", sample, m2).Run(); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DEBREDIST_MIRROR", m2)
+	code, stdout, stderr = cli(t, "nix", "--derivations", out)
+	if code != exitOK || !strings.Contains(stdout, `url = "file://`+m2+`/common/pool/`) || strings.Contains(stdout, `url = "file://`+m+"/") {
+		t.Errorf("nix --derivations with DEBREDIST_MIRROR=%s: exit %d:\n%s%s", m2, code, stdout, stderr)
+	}
+
+	index := filepath.Join(m2, "common", "dists", "r36.5", "main", "binary-arm64", "Packages.xz")
+	f, err := os.OpenFile(index, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte{0})
+	f.Close()
+	code, _, stderr = cli(t, "nix", "--derivations", out)
+	if code != exitFailure || !strings.Contains(stderr, "the mirror directory "+m2+" holds another index than the conversion read: "+index+" has sha256 ") {
+		t.Errorf("nix --derivations with a mirror holding another index: exit %d, want 1 naming it:\n%s", code, stderr)
+	}
+}

@@ -1,6 +1,7 @@
 package nixoverlay
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/files"
 )
 
 // Options say what Write prints.
@@ -182,8 +184,11 @@ func writeDerivations(b *strings.Builder, snap *outdir.Snapshot, mirror string, 
 }
 
 // mirrorBase is where the debs of prov are fetched from: the override,
-// else the mirror its first index was read from (a directory made
-// absolute), else NVIDIA's repository (a lock records no mirror).
+// else the mirror its first index was read from (convert records a
+// directory as an absolute path), else NVIDIA's repository (a lock records
+// no mirror). A directory must hold the very indexes the conversion read
+// (their sha256s as recorded): a same-named directory elsewhere, or a
+// mirror updated since, is refused rather than pinned.
 func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 	base := override
 	if base == "" {
@@ -203,6 +208,20 @@ func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return "", fmt.Errorf("the mirror directory %s the debs were read from is not there: give --mirror", abs)
+	}
+	for _, ix := range prov.Indexes {
+		i := strings.Index(ix.URL, "/"+ix.Repo+"/dists/")
+		if ix.Repo == "lock" || i < 0 {
+			continue
+		}
+		file := filepath.Join(abs, filepath.FromSlash(ix.URL[i+1:]))
+		sum, err := files.SHA256(context.Background(), file)
+		if err != nil {
+			return "", fmt.Errorf("the mirror directory %s: index %s of repo %s (recorded as %s): %w", abs, file, ix.Repo, ix.URL, err)
+		}
+		if sum != ix.SHA256 {
+			return "", fmt.Errorf("the mirror directory %s holds another index than the conversion read: %s has sha256 %s, the provenance records %s for %s (give --mirror the mirror the conversion read)", abs, file, sum, ix.SHA256, ix.URL)
+		}
 	}
 	return abs, nil
 }
