@@ -383,3 +383,28 @@ func TestNixDerivationsMirror(t *testing.T) {
 		t.Errorf("nix --derivations with a mirror holding another index: exit %d, want 1 naming it:\n%s", code, stderr)
 	}
 }
+
+// TestConvertRebuildsLinkedArchive: an archive of the current generation
+// replaced by a link to identical bytes outside OUT is not taken as up to
+// date: the next convert builds it again, and the new generation holds a
+// regular file.
+func TestConvertRebuildsLinkedArchive(t *testing.T) {
+	out, a := convertCudart(t)
+	cp := filepath.Join(t.TempDir(), "x.tar.xz")
+	copyFileT(t, a, cp)
+	replace(t, a, func() error { return os.Symlink(cp, a) })
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out); code != exitOK {
+		t.Fatalf("convert: %d %s", code, stderr)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(out, filepath.Dir(cudartArchive)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Lstat(filepath.Join(real, filepath.Base(cudartArchive)))
+	if err != nil || !st.Mode().IsRegular() {
+		t.Errorf("the archive after convert: %v %v, want a regular file", st.Mode(), err)
+	}
+	if code, stdout, stderr := cli(t, "verify", out); code != exitOK {
+		t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

@@ -41,8 +41,11 @@ func IsReadOnly(err error) bool {
 	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
 
+// FileSize is the size of the regular file at p, -1 for anything else: a
+// missing file, a named pipe, a device, and a symbolic link (OUT's files
+// are never links, so one is rebuilt rather than trusted).
 func FileSize(p string) int64 {
-	st, err := os.Stat(p)
+	st, err := os.Lstat(p)
 	if err != nil || !st.Mode().IsRegular() {
 		return -1
 	}
