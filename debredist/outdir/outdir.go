@@ -266,28 +266,10 @@ func (s *Snapshot) ReadFile(p string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// ReadSidecar reads the provenance sidecar of the manifest at p (see
-// redist.SidecarFor): under its current name, else its legacy one. It
-// returns the file it read; a missing sidecar wraps fs.ErrNotExist and
-// names the current name.
+// ReadSidecar reads the provenance sidecar of the manifest at p
+// (redist.ReadSidecar) from the Snapshot.
 func (s *Snapshot) ReadSidecar(manifest string) (*redist.Provenance, string, error) {
-	cur, legacy := redist.SidecarFor(manifest)
-	name := cur
-	f, err := s.Open(cur)
-	if errors.Is(err, fs.ErrNotExist) {
-		if lf, lerr := s.Open(legacy); lerr == nil {
-			f, err, name = lf, nil, legacy
-		}
-	}
-	if err != nil {
-		return nil, cur, err
-	}
-	defer f.Close()
-	p, err := redist.ReadProvenance(f)
-	if err != nil {
-		return nil, name, fmt.Errorf("%s: %w", name, err)
-	}
-	return p, name, nil
+	return redist.ReadSidecarWith(manifest, func(name string) (io.ReadCloser, error) { return s.Open(name) })
 }
 
 // ErrReplaced means the generation a Snapshot reads was removed: a

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/jsonpos"
 )
 
@@ -135,13 +135,20 @@ func duplicateKey(b []byte) error {
 // ReadSidecar reads the provenance sidecar of the manifest file at path:
 // under its current name, else under the name of versions before it
 // (SidecarFor). It returns the file it read; a missing sidecar is an error
-// wrapping fs.ErrNotExist that names the current name.
+// wrapping fs.ErrNotExist that names the current name. It reads regular
+// files only (a named pipe is refused, not waited on); a reader of an OUT
+// reads through debredist/outdir instead, which follows no link either.
 func ReadSidecar(manifest string) (*Provenance, string, error) {
+	return ReadSidecarWith(manifest, func(name string) (io.ReadCloser, error) { return files.OpenRegular(name) })
+}
+
+// ReadSidecarWith is ReadSidecar opening the files with open.
+func ReadSidecarWith(manifest string, open func(name string) (io.ReadCloser, error)) (*Provenance, string, error) {
 	cur, legacy := SidecarFor(manifest)
 	name := cur
-	f, err := os.Open(cur)
+	f, err := open(cur)
 	if errors.Is(err, fs.ErrNotExist) {
-		if lf, lerr := os.Open(legacy); lerr == nil {
+		if lf, lerr := open(legacy); lerr == nil {
 			f, err, name = lf, nil, legacy
 		}
 	}
