@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -404,6 +406,52 @@ func TestConvertRebuildsLinkedArchive(t *testing.T) {
 	if err != nil || !st.Mode().IsRegular() {
 		t.Errorf("the archive after convert: %v %v, want a regular file", st.Mode(), err)
 	}
+	if code, stdout, stderr := cli(t, "verify", out); code != exitOK {
+		t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestConvertNeverWritesThroughLinkedDir: a platform directory of the
+// current generation replaced by a link to a copy outside OUT: the next
+// convert (with other bytes: --preset 1) neither writes nor removes
+// anything there, and its generation holds real directories only.
+func TestConvertNeverWritesThroughLinkedDir(t *testing.T) {
+	out, a := convertCudart(t)
+	dir := filepath.Dir(a)
+	elsewhere := filepath.Join(t.TempDir(), "linux-aarch64")
+	if err := exec.Command("cp", "-a", dir, elsewhere).Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, dir); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(elsewhere, filepath.Base(a)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--preset", "1", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out); code != exitOK {
+		t.Fatalf("convert: %d %s", code, stderr)
+	}
+	after, err := os.ReadFile(filepath.Join(elsewhere, filepath.Base(a)))
+	if err != nil || !bytes.Equal(before, after) {
+		t.Errorf("convert changed %s through the link (%v)", elsewhere, err)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 1 {
+		t.Errorf("%s holds %d files after convert, want the 1 it had", elsewhere, len(ents))
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(out, "cuda"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type()&fs.ModeSymlink != 0 {
+			t.Errorf("the new generation holds a link: %s", p)
+		}
+		return err
+	})
 	if code, stdout, stderr := cli(t, "verify", out); code != exitOK {
 		t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
 	}

@@ -248,6 +248,15 @@ func (s *Snapshot) Open(p string) (*os.File, error) {
 	return f, err
 }
 
+// IsFile reports whether p (see Open) is a regular file of the Snapshot.
+func (s *Snapshot) IsFile(p string) bool {
+	f, err := s.Open(p)
+	if err == nil {
+		f.Close()
+	}
+	return err == nil
+}
+
 // ReadFile reads the whole regular file at p (see Open), at most max
 // bytes (more is an error naming the file).
 func (s *Snapshot) ReadFile(p string, max int64) ([]byte, error) {
