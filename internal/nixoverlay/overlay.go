@@ -257,6 +257,9 @@ type nixFound struct {
 // nixManifests reads the manifests under abs (one per product) and the
 // CUDA version the first readable provenance sidecar records.
 func nixManifests(found *outdir.Snapshot) (byProduct map[string]nixFound, cudaFromProvenance string, err error) {
+	if len(found.Foreign) > 0 { // what they stand for would be left out silently
+		return nil, "", fmt.Errorf("%d symbolic link(s) debredist did not write, not followed: %s (debredist verify lists them)", len(found.Foreign), strings.Join(found.Foreign, ", "))
+	}
 	for _, mf := range found.Manifests {
 		if pv, _, err := found.ReadSidecar(mf); err == nil && pv.Profile.CUDA != "" {
 			cudaFromProvenance = pv.Profile.CUDA
