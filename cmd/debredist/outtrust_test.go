@@ -151,10 +151,15 @@ func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
 			if code, output := runCLI(t, 20*time.Second, "verify", "--nixpkgs", out); code != exitFailure {
 				t.Errorf("verify --nixpkgs: exit %d, want 1:\n%s", code, output)
 			}
-			// nix writes its overlay whatever verify finds, listing what
-			// nixpkgs would fail on: here that it read no archive.
+			// nix refuses an OUT with links it did not write (the overlay
+			// would silently lack what they stand for); otherwise it
+			// writes its overlay, listing what nixpkgs would fail on:
+			// here the archive it did not read.
 			code, output = runCLI(t, 20*time.Second, "nix", out)
-			if code == exitOK && !strings.Contains(output, "finds problems no override here fixes:\n#   cuda_cudart: ") {
+			switch link := strings.Contains(tc.name, "link"); {
+			case link && (code != exitFailure || !strings.Contains(output, "debredist did not write, not followed")):
+				t.Errorf("nix: exit %d, want 1 naming the link:\n%s", code, output)
+			case !link && (code != exitOK || !strings.Contains(output, "finds problems no override here fixes:\n#   cuda_cudart: ")):
 				t.Errorf("nix: exit %d, and no word of the archive it did not read:\n%s", code, output)
 			}
 		})
