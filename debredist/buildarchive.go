@@ -106,12 +106,11 @@ const maxUserFile = redist.MaxJSON
 func ReadProvenanceFile(p string) (*redist.Provenance, error) {
 	f, err := files.OpenRegular(p)
 	if err != nil {
-		msg := err.Error()
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			msg = pe.Err.Error()
+		msg := "provenance " + err.Error() // a *files.NotRegularError names the file
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			msg = "provenance " + p + ": " + pe.Err.Error()
 		}
-		return nil, &fault.UsageError{Msg: "provenance " + p + ": " + msg, Err: err, File: p}
+		return nil, &fault.UsageError{Msg: msg, Err: err, File: p}
 	}
 	defer f.Close()
 	prov, err := redist.ReadProvenance(f)
@@ -220,7 +219,11 @@ func copyDebs(ctx context.Context, rec *redist.Archive, debs []string, dir strin
 			if errors.As(err, &ue) || ctx.Err() != nil {
 				return nil, err
 			}
-			return nil, &fault.UsageError{Msg: "deb " + p + ": " + err.Error(), Err: err, File: p}
+			msg := "deb " + p + ": " + err.Error()
+			if nr := (*files.NotRegularError)(nil); errors.As(err, &nr) {
+				msg = "deb " + err.Error() // it names the file
+			}
+			return nil, &fault.UsageError{Msg: msg, Err: err, File: p}
 		}
 		if _, ok := want[sum]; !ok {
 			return nil, fault.Usagef("deb %s (sha256 %s) is none of the %d debs archive %s was made from", p, sum, len(rec.Debs), rec.RelativePath)

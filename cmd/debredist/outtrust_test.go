@@ -277,7 +277,7 @@ func TestBuildArchiveSpecialFiles(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--provenance", fifo, "--deb", "x.deb"}, "provenance " + fifo + ": " + fifo + " is a named pipe (FIFO), not a regular file: not read"},
+		{[]string{"--provenance", fifo, "--deb", "x.deb"}, "provenance " + fifo + " is a named pipe (FIFO), not a regular file: not read"},
 		{[]string{"--provenance", "/dev/zero", "--deb", "x.deb"}, "/dev/zero is a character device, not a regular file"},
 		{[]string{"--provenance", prov, "--deb", fifo}, fifo + " is a named pipe (FIFO), not a regular file"},
 		{[]string{"--provenance", prov, "--deb", "/dev/zero"}, "/dev/zero is a character device, not a regular file"},
