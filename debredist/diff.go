@@ -180,7 +180,11 @@ func isProfileFile(p string) bool {
 // releaseFromOut rebuilds the plan a conversion into out used, from its
 // provenance records (suite picks one release when out holds several).
 func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
-	sidecars := readPrevious(out).sidecars
+	prev := readPrevious(out)
+	if len(prev.foreign) > 0 { // what they stand for would be left out of the comparison silently
+		return nil, fmt.Errorf("%s: %d symbolic link(s) debredist did not write, not followed: %s (debredist verify lists them)", out, len(prev.foreign), strings.Join(prev.foreign, ", "))
+	}
+	sidecars := prev.sidecars
 	if len(sidecars) == 0 {
 		return nil, fmt.Errorf("%s: no debredist provenance record found (not an output directory of debredist convert?)", out)
 	}

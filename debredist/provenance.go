@@ -26,6 +26,7 @@ type previous struct {
 	byKey     map[string]redist.Archive    // input key -> archive record
 	sidecars  map[string]redist.Provenance // sidecar path -> content
 	manifests map[string]*redist.Manifest  // manifest path -> content
+	foreign   []string                     // links in OUT debredist did not write (not followed)
 }
 
 // readPrevious loads the manifests and provenance sidecars under OUT.
@@ -39,6 +40,7 @@ func readPrevious(out string) previous {
 		return prev // OUT may not exist yet
 	}
 	defer found.Close()
+	prev.foreign = found.Foreign
 	var files, current []string
 	for _, f := range found.Sidecars {
 		if strings.HasSuffix(f, redist.LegacySidecarSuffix) {

@@ -293,7 +293,8 @@ func TestBuildArchiveSpecialFiles(t *testing.T) {
 // TestDiffOutNotFollowed: diff reads an OUT's provenance through the same
 // reader as verify: a sidecar replaced by a FIFO, or by a link to a
 // sidecar elsewhere, is not read (diff says the OUT holds no provenance
-// record), and a FIFO given as a side is never waited on.
+// record, or names the link it did not follow), and a FIFO given as a side
+// is never waited on.
 func TestDiffOutNotFollowed(t *testing.T) {
 	clean, _ := convertCudart(t)
 	const sidecar = "cuda/redist/debredist-provenance_12.6.68.json"
@@ -315,9 +316,13 @@ func TestDiffOutNotFollowed(t *testing.T) {
 		}
 		copyFileT(t, p, elsewhere)
 		replace(t, p, func() error { return tc.attack(p) })
+		want := "no debredist provenance record found"
+		if tc.name == "link" {
+			want = "1 symbolic link(s) debredist did not write, not followed: " + filepath.Join(out, sidecar)
+		}
 		code, output := runCLI(t, 20*time.Second, "diff", clean, out)
-		if code != exitFailure || !strings.Contains(output, "no debredist provenance record found") {
-			t.Errorf("%s: diff: exit %d, want 1 saying no provenance record:\n%s", tc.name, code, output)
+		if code != exitFailure || !strings.Contains(output, want) {
+			t.Errorf("%s: diff: exit %d, want 1 saying %q:\n%s", tc.name, code, want, output)
 		}
 	}
 	fifo := filepath.Join(t.TempDir(), "lock.json")
