@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-
 )
 
 // MakeTmp (re)creates OUT/.debredist-tmp, where everything is built before
