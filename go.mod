@@ -13,6 +13,7 @@ require (
 	github.com/ulikunitz/xz v0.5.17
 	github.com/vbauerster/mpb/v8 v8.9.3
 	golang.org/x/sync v0.24.0
+	golang.org/x/sys v0.47.0
 	pault.ag/go/debian v0.18.0
 )
 
@@ -25,5 +26,4 @@ require (
 	github.com/mattn/go-runewidth v0.0.16 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	golang.org/x/crypto v0.41.0 // indirect
-	golang.org/x/sys v0.47.0
 )

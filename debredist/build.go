@@ -27,6 +27,7 @@ import (
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
@@ -348,6 +349,12 @@ func newJobs(ctx context.Context, o *run, pl *plan.Result, comp archive.Compress
 	jobs := make([]*job, 0, len(pl.Packages))
 	kg, kctx := errgroup.WithContext(ctx)
 	kg.SetLimit(builds)
+	// The current output, read as any reader does (no link followed, regular
+	// files only): a file that is not what debredist wrote is rebuilt.
+	snap, _ := outdir.Open(o.Build.Out) // OUT may not exist yet: nothing is up to date
+	if snap != nil {
+		defer snap.Close()
+	}
 	for _, p := range pl.Packages {
 		j := &job{pkg: p, profile: pl.Profile, comp: comp, preset: o.Build.Preset, mtime: mtime, budget: budget}
 		j.key = inputKey(pl.Profile, p, comp, o.Build.Preset, mtime)
@@ -364,11 +371,20 @@ func newJobs(ctx context.Context, o *run, pl *plan.Result, comp archive.Compress
 		jobs = append(jobs, j)
 		rec, ok := prev.byKey[j.key]
 		file := j.final
-		if !ok || rec.RelativePath != j.rel || publish.FileSize(file) != rec.Size || publish.FileSize(j.licenseFile) < 0 {
+		if snap == nil || !ok || rec.RelativePath != j.rel || !snap.IsFile(j.licenseFile) {
+			continue
+		}
+		f, err := snap.Open(file)
+		if err != nil {
+			continue
+		}
+		if st, err := f.Stat(); err != nil || st.Size() != rec.Size {
+			f.Close()
 			continue
 		}
 		kg.Go(func() error {
-			if sum, err := files.SHA256(kctx, file); err == nil && sum == rec.SHA256 {
+			defer f.Close()
+			if sum, err := files.HashFile(kctx, f, rec.Size); err == nil && sum == rec.SHA256 {
 				j.res, j.upToDate = rec, true
 				// The key matched: mtime and preset are this run's (records
 				// written before they were recorded get them now).

@@ -10,7 +10,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
@@ -107,5 +109,97 @@ func TestBuildArchive(t *testing.T) {
 	}
 	if sum, err := files.SHA256(ctx, dst); err != nil || sum != m[2] {
 		t.Errorf("the build the error described: sha256 %s (%v), the error named %s", sum, err, m[2])
+	}
+}
+
+// TestBuildArchiveBounded: build-archive checks --out before any work,
+// validates the recorded fields it uses, naming the field, reads each deb
+// up to its recorded size and no further (a device, a FIFO, a longer or
+// shorter file are refused, naming it, without waiting) and refuses a deb
+// given twice.
+func TestBuildArchiveBounded(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, cache := t.TempDir(), t.TempDir()
+	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+	raw, err := os.ReadFile(filepath.Join(out, "cudnn", "redist", "debredist-provenance_9.3.0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov, err := redist.ReadProvenance(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range prov.Archives { // every record convert writes passes
+		comp, _, _, err := recordedEncoding(prov, &a)
+		if err == nil {
+			err = checkRecord(&a, comp)
+		}
+		if err != nil {
+			t.Errorf("%s: %v", a.RelativePath, err)
+		}
+	}
+	rec := prov.Archives[0]
+	var debs []string
+	for _, d := range rec.Debs {
+		debs = append(debs, filepath.Join(cache, "sha256", d.SHA256[:2], d.SHA256+".deb"))
+	}
+	fresh := func() string { return filepath.Join(t.TempDir(), "x.tar.xz") }
+	refused := func(what string, err error, want ...string) {
+		t.Helper()
+		var ue *fault.UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%s: %v, want a usage error", what, err)
+			return
+		}
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v, want it to say %q", what, err, w)
+			}
+		}
+	}
+
+	exists := filepath.Join(t.TempDir(), "there.tar.xz")
+	os.WriteFile(exists, nil, 0o644)
+	start := time.Now()
+	refused("an existing --out", BuildArchive(ctx, prov, rec.RelativePath, append(debs, "/dev/zero"), exists, DebLimits{}), "--out "+exists+" exists")
+	refused("--out in a missing directory", BuildArchive(ctx, prov, rec.RelativePath, debs, filepath.Join(t.TempDir(), "no", "x"), DebLimits{}), "is not there")
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("--out checked after %s of work", d)
+	}
+
+	refused("/dev/zero", BuildArchive(ctx, prov, rec.RelativePath, append(debs, "/dev/zero"), fresh(), DebLimits{}), "/dev/zero is a character device, not a regular file")
+	fifo := filepath.Join(t.TempDir(), "fifo.deb")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused("a FIFO", BuildArchive(ctx, prov, rec.RelativePath, append(debs, fifo), fresh(), DebLimits{}), fifo+" is a named pipe (FIFO)")
+	refused("a deb twice", BuildArchive(ctx, prov, rec.RelativePath, append(debs, debs[0]), fresh(), DebLimits{}), "deb "+debs[0]+" is given twice")
+	b, _ := os.ReadFile(debs[0])
+	longer := filepath.Join(t.TempDir(), "longer.deb")
+	os.WriteFile(longer, append(b, 0), 0o644)
+	refused("a longer deb", BuildArchive(ctx, prov, rec.RelativePath, append(debs[1:], longer), fresh(), DebLimits{}), "deb "+longer+" is "+strconv.Itoa(len(b)+1)+" bytes: it is none of the")
+	shorter := filepath.Join(t.TempDir(), "shorter.deb")
+	os.WriteFile(shorter, b[:len(b)-1], 0o644)
+	refused("a shorter deb", BuildArchive(ctx, prov, rec.RelativePath, append(debs[1:], shorter), fresh(), DebLimits{}), "deb "+shorter+" is "+strconv.Itoa(len(b)-1)+" bytes: it is none of the")
+
+	for _, tc := range []struct {
+		field string
+		edit  func(a *redist.Archive)
+	}{
+		{"pname", func(a *redist.Archive) { a.PName = "../x" }},
+		{"product", func(a *redist.Archive) { a.Product = "cu da" }},
+		{"platform", func(a *redist.Archive) { a.Platform = "linux/aarch64" }},
+		{"version", func(a *redist.Archive) { a.Version = "9\n3" }},
+		{"relative_path", func(a *redist.Archive) { a.RelativePath = "cudnn/elsewhere.tar.xz" }},
+		{"debs[0].size", func(a *redist.Archive) { a.Debs[0].Size = 0 }},
+		{"debs[0].sha256", func(a *redist.Archive) { a.Debs[0].SHA256 = strings.ToUpper(a.Debs[0].SHA256) }},
+	} {
+		p := *prov
+		p.Archives = []redist.Archive{rec}
+		p.Archives[0].Debs = append([]redist.Deb(nil), rec.Debs...)
+		tc.edit(&p.Archives[0])
+		refused(tc.field, BuildArchive(ctx, &p, p.Archives[0].RelativePath, debs, fresh(), DebLimits{}), "field "+tc.field+": ")
 	}
 }

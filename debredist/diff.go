@@ -17,6 +17,7 @@ import (
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/reldiff"
+	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/layout"
 )
 
@@ -164,7 +165,7 @@ func others(pl *plan.Result) []apt.Package {
 // isProfileFile tells a profile file (a JSON object with "l4t", see
 // 'debredist profiles --json') from a lock file (whose suite is "suite").
 func isProfileFile(p string) bool {
-	b, err := os.ReadFile(p)
+	b, err := files.ReadRegular(p, maxUserFile)
 	if err != nil {
 		return false
 	}
@@ -179,7 +180,11 @@ func isProfileFile(p string) bool {
 // releaseFromOut rebuilds the plan a conversion into out used, from its
 // provenance records (suite picks one release when out holds several).
 func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
-	sidecars := readPrevious(out).sidecars
+	prev := readPrevious(out)
+	if len(prev.foreign) > 0 { // what they stand for would be left out of the comparison silently
+		return nil, fmt.Errorf("%s: %d symbolic link(s) debredist did not write, not followed: %s (debredist verify lists them)", out, len(prev.foreign), strings.Join(prev.foreign, ", "))
+	}
+	sidecars := prev.sidecars
 	if len(sidecars) == 0 {
 		return nil, fmt.Errorf("%s: no debredist provenance record found (not an output directory of debredist convert?)", out)
 	}

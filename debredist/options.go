@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -178,7 +179,21 @@ type run struct {
 
 // newRun starts a call.
 func newRun(o Options) *run {
+	o.Source.Mirror = absMirror(o.Source.Mirror)
 	return &run{Options: o, downloads: &downloadCounter{}, decoders: make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))}
+}
+
+// absMirror makes a mirror directory absolute (a URL stays as given), so
+// that the provenance records where the debs were read from wherever it
+// is read later (nix --derivations from another directory).
+func absMirror(m string) string {
+	if m == "" || strings.Contains(m, "://") {
+		return m
+	}
+	if abs, err := filepath.Abs(m); err == nil {
+		return abs
+	}
+	return m
 }
 
 // EventKind says what an Event reports.

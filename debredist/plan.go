@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/internal/files"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
@@ -180,7 +180,7 @@ func selectProfile(o *run, lock *apt.Lock) (Profile, error) {
 // readLock reads the lock file the user named: a file that is missing or
 // malformed is a *UsageError naming it (and the line and column).
 func readLock(path string) (*apt.Lock, string, error) {
-	b, err := os.ReadFile(path)
+	b, err := files.ReadRegular(path, maxUserFile)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
@@ -26,6 +27,7 @@ type previous struct {
 	byKey     map[string]redist.Archive    // input key -> archive record
 	sidecars  map[string]redist.Provenance // sidecar path -> content
 	manifests map[string]*redist.Manifest  // manifest path -> content
+	foreign   []string                     // links in OUT debredist did not write (not followed)
 }
 
 // readPrevious loads the manifests and provenance sidecars under OUT.
@@ -34,7 +36,12 @@ type previous struct {
 // record; writeManifests renames it).
 func readPrevious(out string) previous {
 	prev := previous{byKey: map[string]redist.Archive{}, sidecars: map[string]redist.Provenance{}, manifests: map[string]*redist.Manifest{}}
-	found, _ := publish.Find(out) // OUT may not exist yet
+	found, err := outdir.Open(out)
+	if err != nil {
+		return prev // OUT may not exist yet
+	}
+	defer found.Close()
+	prev.foreign = found.Foreign
 	var files, current []string
 	for _, f := range found.Sidecars {
 		if strings.HasSuffix(f, redist.LegacySidecarSuffix) {
@@ -46,15 +53,16 @@ func readPrevious(out string) previous {
 	files = append(files, current...) // current names last: they win over legacy ones
 	files = append(files, found.Manifests...)
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := found.ReadFile(f, redist.MaxJSON)
 		if err != nil {
 			continue
 		}
 		if name := filepath.Base(f); redist.IsSidecarName(name) {
-			var p redist.Provenance
-			if json.Unmarshal(b, &p) != nil {
+			pp, err := redist.ReadProvenance(bytes.NewReader(b))
+			if err != nil {
 				continue
 			}
+			p := *pp
 			key := f
 			if strings.HasSuffix(name, redist.LegacySidecarSuffix) {
 				key, _ = redist.SidecarFor(strings.TrimSuffix(f, redist.LegacySidecarSuffix) + ".json")

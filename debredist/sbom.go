@@ -6,11 +6,9 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -18,15 +16,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/files"
-	"github.com/debredist/debredist/internal/publish"
 	"github.com/debredist/debredist/internal/sbom"
 )
 
@@ -59,14 +56,18 @@ func SBOM(ctx context.Context, out, format string, w io.Writer) error {
 		return fault.Usagef("sbom format %q: want %s or %s", format, SBOMSPDX, SBOMCycloneDX)
 	}
 	out = filepath.Clean(out)
-	found, err := publish.Find(out)
+	snap, err := outdir.Open(out) // one generation for everything read below
 	if err != nil {
 		return fmt.Errorf("sbom %s: %w", out, err)
 	}
-	if len(found.Manifests) == 0 {
+	defer snap.Close()
+	if len(snap.Foreign) > 0 {
+		return fmt.Errorf("sbom %s: %d symbolic link(s) debredist did not write, not followed: %s (debredist verify lists them)", out, len(snap.Foreign), strings.Join(snap.Foreign, ", "))
+	}
+	if len(snap.Manifests) == 0 {
 		return fmt.Errorf("sbom %s: no redistrib_*.json manifest (not a debredist output directory?)", out)
 	}
-	in, err := sbomInput(ctx, out, found.Manifests)
+	in, err := sbomInput(ctx, snap, snap.Manifests)
 	if err != nil {
 		return err
 	}
@@ -78,18 +79,19 @@ func SBOM(ctx context.Context, out, format string, w io.Writer) error {
 // those that are already there (carried over from the previous generation,
 // they must describe the new one).
 func writeSBOMs(ctx context.Context, root, tmp string, force bool) error {
-	found, err := publish.Find(root)
+	snap, err := outdir.Open(root)
 	if err != nil {
 		return err
 	}
-	for _, mf := range found.Manifests {
+	defer snap.Close()
+	for _, mf := range snap.Manifests {
 		label := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf), redist.ManifestPrefix), ".json")
 		sp, cd := SBOMFileNames(label)
 		sp, cd = filepath.Join(filepath.Dir(mf), sp), filepath.Join(filepath.Dir(mf), cd)
 		if !force && !exists(sp) && !exists(cd) {
 			continue
 		}
-		in, err := sbomInput(ctx, root, []string{mf})
+		in, err := sbomInput(ctx, snap, []string{mf})
 		if err != nil {
 			return err
 		}
@@ -111,7 +113,7 @@ func writeSBOMs(ctx context.Context, root, tmp string, force bool) error {
 
 // sbomMissing reports whether a manifest under out lacks its documents.
 func sbomMissing(out string) bool {
-	found, err := publish.Find(out)
+	found, err := outdir.Find(out)
 	if err != nil {
 		return true
 	}
@@ -127,16 +129,18 @@ func sbomMissing(out string) bool {
 
 func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
 
-// sbomInput reads what the documents say from the manifests (absolute
-// paths under out) and the files beside them. Every string read is checked
-// by sbom.Input.Check; errors name the file and field.
-func sbomInput(ctx context.Context, out string, manifests []string) (*sbom.Input, error) {
+// sbomInput reads what the documents say from the manifests (paths under
+// snap.Out) and the files beside them, all through snap (one generation,
+// regular files only, no link followed). Every string read is checked by
+// sbom.Input.Check; errors name the file and field.
+func sbomInput(ctx context.Context, snap *outdir.Snapshot, manifests []string) (*sbom.Input, error) {
+	out := snap.Out
 	in := &sbom.Input{Tool: "debredist " + Version}
 	var latest time.Time
 	for _, mf := range slices.Sorted(slices.Values(manifests)) {
 		relm, _ := filepath.Rel(out, mf)
 		relm = filepath.ToSlash(relm)
-		b, err := readRegular(mf, 64<<20)
+		b, err := snap.ReadFile(mf, redist.MaxJSON)
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +148,7 @@ func sbomInput(ctx context.Context, out string, manifests []string) (*sbom.Input
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", relm, err)
 		}
-		prov, side, err := redist.ReadSidecar(mf)
+		prov, side, err := snap.ReadSidecar(mf)
 		if err != nil {
 			return nil, fmt.Errorf("%s: provenance sidecar: %w", relm, err)
 		}
@@ -194,7 +198,7 @@ func sbomInput(ctx context.Context, out string, manifests []string) (*sbom.Input
 			if !ok {
 				return nil, fmt.Errorf("%s: license_path %q is absolute or escapes the manifest's directory", relm, c.LicensePath)
 			}
-			lic, err := readRegular(filepath.Join(base, lp), 16<<20)
+			lic, err := snap.ReadFile(filepath.Join(base, lp), 16<<20)
 			if err != nil {
 				return nil, err
 			}
@@ -227,7 +231,7 @@ func sbomInput(ctx context.Context, out string, manifests []string) (*sbom.Input
 			for _, s := range a.Stubs {
 				want[s.Path], want[s.From] = true, true
 			}
-			file, inner, err := hashArchive(ctx, filepath.Join(base, rp), want, len(wheels) > 0)
+			file, inner, err := hashArchive(ctx, snap, filepath.Join(base, rp), a.Size, want, len(wheels) > 0)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", where, err)
 			}
@@ -277,48 +281,22 @@ type wheelOf struct {
 	debs []string
 }
 
-// readRegular reads a regular file, not following a symbolic link, at
-// most limit bytes.
-func readRegular(name string, limit int64) ([]byte, error) {
-	f, err := openRegular(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, limit)
-	}
-	return b, nil
-}
-
-func openRegular(name string) (*os.File, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("%s: a symbolic link: not followed", name)
-		}
-		return nil, err
-	}
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("not a regular file")}
-	}
-	return f, nil
-}
-
-// hashArchive hashes an archive file (sha256, sha1, size) and, when some
-// entries are wanted or wheels expected, decodes it and hashes those
-// entries and every python/*.whl, by path inside the top directory.
-func hashArchive(ctx context.Context, name string, want map[string]bool, wheels bool) (sbom.File, map[string]sbom.File, error) {
-	f, err := openRegular(name)
+// hashArchive hashes an archive file read through snap (sha256, sha1,
+// size; a size other than the recorded one is an error before a byte is
+// read) and, when some entries are wanted or wheels expected, decodes it
+// and hashes those entries and every python/*.whl, by path inside the top
+// directory.
+func hashArchive(ctx context.Context, snap *outdir.Snapshot, name string, size int64, want map[string]bool, wheels bool) (sbom.File, map[string]sbom.File, error) {
+	f, err := snap.Open(name)
 	if err != nil {
 		return sbom.File{}, nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return sbom.File{}, nil, err
+	} else if st.Size() != size {
+		return sbom.File{}, nil, fmt.Errorf("%s: the file has %d bytes, the provenance records %d: it changed since the conversion (debredist verify tells more)", name, st.Size(), size)
+	}
 	s2, s1, m5 := sha256.New(), sha1.New(), md5.New()
 	n, err := io.Copy(io.MultiWriter(s2, s1, m5), f)
 	if err != nil {

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
-	"github.com/debredist/debredist/internal/publish"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -78,7 +78,7 @@ func sbomBytes(t *testing.T, out, format string) []byte {
 // outProvenance reads every sidecar of OUT's current output.
 func outProvenance(t *testing.T, out string) map[string]*redist.Provenance {
 	t.Helper()
-	found, err := publish.Find(out)
+	found, err := outdir.Find(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"os"
-
 	"github.com/debredist/debredist/debredist"
-	"github.com/debredist/debredist/debredist/fault"
-	"github.com/debredist/debredist/debredist/redist"
 )
 
 // repeatFlag collects every value of a flag given several times (paths may
@@ -55,13 +49,9 @@ against the manifest's sha256 once more.`,
 			case *out == "":
 				return usagef("missing required flag --out")
 			}
-			data, err := os.ReadFile(*prov)
+			p, err := debredist.ReadProvenanceFile(*prov)
 			if err != nil {
-				return &fault.UsageError{Msg: "provenance " + *prov + ": " + errors.Unwrap(err).Error(), Err: err, File: *prov}
-			}
-			p, err := redist.ReadProvenance(bytes.NewReader(data))
-			if err != nil {
-				return &fault.UsageError{Msg: "provenance " + *prov + ": " + err.Error(), Err: err, File: *prov}
+				return err
 			}
 			return debredist.BuildArchive(a.ctx, p, *rel, debs, *out, debredist.DebLimits{})
 		}

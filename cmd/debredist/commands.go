@@ -616,8 +616,9 @@ nixpkgs, jetpack-nixos and cuda-legacy.
 With --derivations it prints instead a Nix file (a function of debredist, fetchurl
 and system) whose "archives" attribute builds every archive of OUT as a
 fixed-output derivation: its hash is the manifest's sha256, Nix fetches the debs the
-provenance pins (from --mirror, default the mirror the conversion read, else
-NVIDIA's) and runs "debredist build-archive" on exactly one archive's debs. Its
+provenance pins (from --mirror, default $DEBREDIST_MIRROR, else the mirror the
+conversion read, else NVIDIA's; a mirror directory must hold the indexes the
+conversion read) and runs "debredist build-archive" on exactly one archive's debs. Its
 "overlay" attribute is the overlay above, taking each archive from its
 derivation. Manifests and provenance are embedded: that file is all a user keeps,
 and any Nix machine, remote builder or binary cache builds or substitutes the
@@ -628,7 +629,7 @@ debredist nix --derivations ./redist > redist.nix
 nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPackage ./nix/package.nix { }'`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		derivations := fs.Bool("derivations", false, "print the Nix file that builds every archive as a fixed-output derivation")
-		mirror := fs.String("mirror", "", "with --derivations: fetch the debs from this base `URL` or directory (default: the mirror the conversion read, else NVIDIA's)")
+		mirror := fs.String("mirror", "", "with --derivations: fetch the debs from this base `URL` or directory (default $DEBREDIST_MIRROR, else the mirror the conversion read, else NVIDIA's)")
 		addToStore := fs.Bool("add-to-store", false, "add OUT's archives to the Nix store (nix-store --add-fixed sha256) instead of printing the overlay")
 		jsonOut := fs.Bool("json", false, "print the data the Nix reads (schema debredist.nix/v1) instead of the Nix")
 		return func(args []string) error {
@@ -644,7 +645,11 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 			if err := namedDir(args[0]); err != nil {
 				return err
 			}
-			r, err := debredist.Nix(a.ctx, args[0], debredist.NixOptions{Derivations: *derivations, Mirror: *mirror})
+			m := *mirror
+			if m == "" && *derivations {
+				m = a.getenv("DEBREDIST_MIRROR") // as the other commands
+			}
+			r, err := debredist.Nix(a.ctx, args[0], debredist.NixOptions{Derivations: *derivations, Mirror: m})
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/debredist/debredist/debredist"
 	"github.com/debredist/debredist/debredist/fault"
@@ -31,13 +32,28 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// After the first signal the library cleans up; a second one
-		// kills the process the default way.
+		// kills the process the default way, and so does the end of
+		// stopGrace: whatever the run is blocked on, it ends.
 		<-ctx.Done()
 		stop()
+		exitAfter(stopGrace, os.Stderr, os.Exit)
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// stopGrace is how long a run may take to stop after SIGINT/SIGTERM
+// (cancelled work, cleanup) before the process exits anyway.
+const stopGrace = 10 * time.Second
+
+// exitAfter exits with exitInterrupted once grace has passed: called
+// after the graceful stop was asked for, it bounds it. What an ended
+// conversion leaves in OUT is what SIGKILL leaves: the next run repairs it.
+func exitAfter(grace time.Duration, stderr io.Writer, exit func(int)) {
+	time.Sleep(grace)
+	fmt.Fprintf(stderr, "debredist: interrupted, and still not stopped %s later: exiting now\n", grace)
+	exit(exitInterrupted)
 }
 
 // app is one invocation: where output goes and the global flags.

@@ -274,8 +274,11 @@ func WriteManifest(w io.Writer, m *Manifest) error {
 
 // ReadManifest parses a manifest.
 func ReadManifest(r io.Reader) (*Manifest, error) {
-	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	b, err := io.ReadAll(io.LimitReader(r, MaxJSON))
 	if err != nil {
+		return nil, err
+	}
+	if err := duplicateKey(b); err != nil {
 		return nil, err
 	}
 	m := &Manifest{}

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/jsonpos"
 )
 
 // Provenance is the sidecar written beside each manifest
@@ -108,11 +109,17 @@ type Stub struct {
 	SHA256  string `json:"sha256"`
 }
 
+// MaxJSON bounds what ReadManifest and ReadProvenance read: 64 MiB.
+const MaxJSON = 64 << 20
+
 // ReadProvenance reads a provenance sidecar.
 func ReadProvenance(r io.Reader) (*Provenance, error) {
-	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	b, err := io.ReadAll(io.LimitReader(r, MaxJSON))
 	if err != nil {
 		return nil, err
+	}
+	if err := duplicateKey(b); err != nil {
+		return nil, fmt.Errorf("provenance sidecar: %w", err)
 	}
 	var p Provenance
 	if err := json.Unmarshal(b, &p); err != nil {
@@ -121,16 +128,34 @@ func ReadProvenance(r io.Reader) (*Provenance, error) {
 	return &p, nil
 }
 
+// duplicateKey refuses a key twice in one object: encoding/json would keep
+// the last silently, while other readers of the same file (NVIDIA's
+// scripts, Nix's builtins.fromJSON) may take another.
+func duplicateKey(b []byte) error {
+	var je *jsonpos.Error
+	if err := jsonpos.DuplicateKey("", b); errors.As(err, &je) {
+		return fmt.Errorf("line %d, column %d: %s", je.Line, je.Column, je.Msg)
+	}
+	return nil
+}
+
 // ReadSidecar reads the provenance sidecar of the manifest file at path:
 // under its current name, else under the name of versions before it
 // (SidecarFor). It returns the file it read; a missing sidecar is an error
-// wrapping fs.ErrNotExist that names the current name.
+// wrapping fs.ErrNotExist that names the current name. It reads regular
+// files only (a named pipe is refused, not waited on); a reader of an OUT
+// reads through debredist/outdir instead, which follows no link either.
 func ReadSidecar(manifest string) (*Provenance, string, error) {
+	return ReadSidecarWith(manifest, func(name string) (io.ReadCloser, error) { return files.OpenRegular(name) })
+}
+
+// ReadSidecarWith is ReadSidecar opening the files with open.
+func ReadSidecarWith(manifest string, open func(name string) (io.ReadCloser, error)) (*Provenance, string, error) {
 	cur, legacy := SidecarFor(manifest)
 	name := cur
-	f, err := os.Open(cur)
+	f, err := open(cur)
 	if errors.Is(err, fs.ErrNotExist) {
-		if lf, lerr := os.Open(legacy); lerr == nil {
+		if lf, lerr := open(legacy); lerr == nil {
 			f, err, name = lf, nil, legacy
 		}
 	}

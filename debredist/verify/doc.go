@@ -5,6 +5,12 @@
 // Nixpkgs applies the rules of nixpkgs' generic CUDA builder (buildRedist)
 // to every archive, as a build would.
 //
+// Both read one generation of OUT through debredist/outdir (no link
+// followed, regular files only, sizes compared by stat before a byte is
+// hashed), and Dir compares each manifest entry with its provenance
+// record; DirSnapshot and NixpkgsSnapshot do the same on a Snapshot the
+// caller holds.
+//
 // Both return a report of everything found wrong, never stopping at the
 // first problem; the error is for failures to run at all. Report.Err and
 // NixpkgsReport.Err turn the problems into one *Error, in the spirit of

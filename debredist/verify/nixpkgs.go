@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/nixcheck"
-	"github.com/debredist/debredist/internal/publish"
 )
 
 // NixpkgsReport is the outcome of Nixpkgs.
@@ -111,15 +110,32 @@ func (r *NixpkgsReport) Err() error {
 // output, the pkg-config move and rewrite, and each package's own
 // requirements (the nixpkgs table debredist carries). It does not re-check
 // hashes (Dir does). The error is for failures to run at all.
+//
+// Like Dir, it reads one generation of OUT, again when a conversion
+// replaced it meanwhile.
 func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
 	dir = filepath.Clean(dir)
+	for try := 0; ; try++ {
+		s, err := outdir.Open(dir)
+		if err != nil {
+			return nil, fmt.Errorf("verify --nixpkgs %s: %w", dir, err)
+		}
+		rep, err := NixpkgsSnapshot(ctx, s)
+		replaced := s.Replaced()
+		s.Close()
+		if err == nil && replaced && rep.Err() != nil && try < maxRereads {
+			continue
+		}
+		return rep, err
+	}
+}
+
+// NixpkgsSnapshot is Nixpkgs on one Snapshot of OUT.
+func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, error) {
+	dir := s.Out
 	rep := &NixpkgsReport{Dir: dir}
 	table := nixcheck.Shared()
-	found, err := publish.Find(dir)
-	if err != nil {
-		return nil, fmt.Errorf("verify --nixpkgs %s: %w", dir, err)
-	}
-	manifests := found.Manifests
+	manifests := s.Manifests
 	if len(manifests) == 0 {
 		rep.Problems = append(rep.Problems, Problemf("", "no redistrib_*.json manifest under %s", dir))
 	}
@@ -131,9 +147,10 @@ func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
 	cudaLabel := ""
 	for _, mf := range manifests {
 		rel, _ := filepath.Rel(dir, mf)
-		f, err := os.Open(mf)
+		f, err := s.Open(mf)
 		if err != nil {
-			return nil, err
+			rep.Problems = append(rep.Problems, Problem{Path: filepath.ToSlash(rel), Err: err})
+			continue
 		}
 		m, err := redist.ReadManifest(f)
 		f.Close()
@@ -161,7 +178,7 @@ func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
 			}
 			continue
 		}
-		prof := sidecarProfile(l.file)
+		prof := sidecarProfile(s, l.file)
 		cuda := prof.CUDA
 		if cuda == "" {
 			cuda = cudaLabel
@@ -194,7 +211,7 @@ func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
 					rep.Components = append(rep.Components, nc)
 					continue
 				}
-				if err := checkNixpkgs(ctx, table, &nc, filepath.Join(base, p), prof.Capabilities, platforms[pa.Artifact.RelativePath]); err != nil {
+				if err := checkNixpkgs(ctx, s, table, &nc, filepath.Join(base, p), prof.Capabilities, platforms[pa.Artifact.RelativePath]); err != nil {
 					nc.Failures = append(nc.Failures, err.Error())
 				}
 				rep.Components = append(rep.Components, nc)
@@ -204,8 +221,8 @@ func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
 	return rep, ctx.Err()
 }
 
-func checkNixpkgs(ctx context.Context, table *nixcheck.Table, nc *NixpkgsArchive, file string, caps, platforms []string) error {
-	f, err := os.Open(file)
+func checkNixpkgs(ctx context.Context, s *outdir.Snapshot, table *nixcheck.Table, nc *NixpkgsArchive, file string, caps, platforms []string) error {
+	f, err := s.Open(file)
 	if err != nil {
 		return err
 	}
@@ -231,8 +248,8 @@ func checkNixpkgs(ctx context.Context, table *nixcheck.Table, nc *NixpkgsArchive
 
 // sidecarProfile returns the profile a manifest's provenance records (the
 // zero Profile when there is none).
-func sidecarProfile(manifest string) profile.Profile {
-	if p, _, err := redist.ReadSidecar(manifest); err == nil {
+func sidecarProfile(s *outdir.Snapshot, manifest string) profile.Profile {
+	if p, _, err := s.ReadSidecar(manifest); err == nil {
 		return p.Profile
 	}
 	return profile.Profile{}

@@ -1,19 +1,18 @@
 package verify
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 )
 
@@ -23,7 +22,7 @@ import (
 // manifest with the sha256 the manifest records (which Dir checks against
 // the archive itself), and no archive of this manifest's directory that the
 // manifest does not name.
-func verifySBOM(rep *Report, mf, rel string) {
+func verifySBOM(snap *outdir.Snapshot, rep *Report, mf, rel string) {
 	label := strings.TrimSuffix(strings.TrimPrefix(path.Base(rel), redist.ManifestPrefix), ".json")
 	spdxName, cdxName := redist.SBOMNames(label)
 	var m *redist.Manifest
@@ -33,7 +32,7 @@ func verifySBOM(rep *Report, mf, rel string) {
 	}{{spdxName, spdxArchives}, {cdxName, cdxArchives}} {
 		p := filepath.Join(filepath.Dir(mf), doc.name)
 		drel := path.Join(path.Dir(rel), doc.name)
-		b, err := readNoFollow(p)
+		b, err := snap.ReadFile(p, 256<<20)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -42,13 +41,11 @@ func verifySBOM(rep *Report, mf, rel string) {
 			continue
 		}
 		if m == nil {
-			f, err := os.Open(mf)
+			mb, err := snap.ReadFile(mf, redist.MaxJSON)
 			if err != nil {
-				return
+				return // verifyManifest reports it
 			}
-			m, err = redist.ReadManifest(f)
-			f.Close()
-			if err != nil {
+			if m, err = redist.ReadManifest(bytes.NewReader(mb)); err != nil {
 				return // verifyManifest reports it
 			}
 		}
@@ -78,25 +75,6 @@ func verifySBOM(rep *Report, mf, rel string) {
 			}
 		}
 	}
-}
-
-func readNoFollow(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, errors.New("a symbolic link: not followed")
-		}
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	b, err := io.ReadAll(io.LimitReader(f, 256<<20+1))
-	if err == nil && len(b) > 256<<20 {
-		err = errors.New("larger than 256 MiB")
-	}
-	return b, err
 }
 
 // spdxArchives reads an SPDX 2.3 JSON document's archive files (type

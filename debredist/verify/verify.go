@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/files"
@@ -137,13 +138,38 @@ func (r *Report) Err() error {
 // file, and the provenance sidecar's record of the archive. The returned
 // error is for failures to run at all; what is wrong with the output is in
 // the Report (see Report.Err).
+//
+// Dir reads one generation of dir (outdir.Open): when a conversion
+// switches OUT while it reads and the old generation's removal makes a
+// read fail, it reads the new one again from the start, up to
+// maxRereads times.
 func Dir(ctx context.Context, dir string) (*Report, error) {
 	dir = filepath.Clean(dir)
-	rep := &Report{Dir: dir}
-	found, err := publish.Find(dir)
-	if err != nil {
-		return nil, fmt.Errorf("verify %s: %w", dir, err)
+	for try := 0; ; try++ {
+		s, err := outdir.Open(dir)
+		if err != nil {
+			return nil, fmt.Errorf("verify %s: %w", dir, err)
+		}
+		rep, err := DirSnapshot(ctx, s)
+		replaced := s.Replaced()
+		s.Close()
+		if err == nil && replaced && rep.Err() != nil && try < maxRereads {
+			continue
+		}
+		return rep, err
 	}
+}
+
+// maxRereads bounds how often Dir and Nixpkgs read OUT again after a
+// conversion replaced the generation they read.
+const maxRereads = 5
+
+// DirSnapshot is Dir on one Snapshot of OUT: every file it reads is of
+// that generation.
+func DirSnapshot(ctx context.Context, s *outdir.Snapshot) (*Report, error) {
+	dir := s.Out
+	rep := &Report{Dir: dir}
+	found := s.Files
 	manifests := found.Manifests
 	for _, p := range found.Foreign {
 		l, _ := os.Readlink(p)
@@ -178,14 +204,14 @@ func Dir(ctx context.Context, dir string) (*Report, error) {
 		}
 		rel, _ := filepath.Rel(dir, mf)
 		rep.Manifests = append(rep.Manifests, filepath.ToSlash(rel))
-		verifyManifest(ctx, rep, mf, filepath.ToSlash(rel))
-		verifySBOM(rep, mf, filepath.ToSlash(rel)) // sbom.go
+		verifyManifest(ctx, s, rep, mf, filepath.ToSlash(rel))
+		verifySBOM(s, rep, mf, filepath.ToSlash(rel)) // sbom.go
 	}
 	return rep, ctx.Err()
 }
 
-func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
-	f, err := os.Open(mf)
+func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, mf, rel string) {
+	f, err := s.Open(mf)
 	if err != nil {
 		rep.Problems = append(rep.Problems, Problem{Path: rel, Err: err})
 		return
@@ -200,7 +226,7 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	prov := map[string]redist.Archive{}
 	// A legacy-named sidecar is reported by Dir's walk, and still checked
 	// against here.
-	switch p, _, err := redist.ReadSidecar(mf); {
+	switch p, _, err := s.ReadSidecar(mf); {
 	case errors.Is(err, fs.ErrNotExist):
 		rep.Problems = append(rep.Problems, Problemf(rel, "provenance sidecar missing: %w", err))
 	case err != nil:
@@ -216,11 +242,21 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	// size gets the first key's findings.
 	type seen struct{ rel, sha, size, md5 string }
 	checked := map[seen]Archive{}
+	platforms := map[string][]string{} // relative_path -> the platform keys naming it
+	for _, c := range m.Components {
+		for _, pa := range c.Artifacts() {
+			platforms[pa.Artifact.RelativePath] = append(platforms[pa.Artifact.RelativePath], pa.Platform)
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(m.Components)) {
 		c := m.Components[name]
 		if c.LicensePath != "" {
-			if p, ok := redist.CleanRelativePath(c.LicensePath); !ok || publish.FileSize(filepath.Join(base, p)) < 0 {
-				rep.Problems = append(rep.Problems, Problemf(rel, "%s: license_path %s is missing or unsafe", name, c.LicensePath))
+			if p, ok := redist.CleanRelativePath(c.LicensePath); !ok {
+				rep.Problems = append(rep.Problems, Problemf(rel, "%s: license_path %s is unsafe", name, c.LicensePath))
+			} else if f, err := s.Open(filepath.Join(base, p)); err != nil {
+				rep.Problems = append(rep.Problems, Problemf(rel, "%s: license_path %s: %w", name, c.LicensePath, err))
+			} else {
+				f.Close()
 			}
 		}
 		for _, pa := range c.Artifacts() {
@@ -229,8 +265,11 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 			if first, ok := checked[k]; ok {
 				ar.Size, ar.NAR, ar.Problems = first.Size, first.NAR, slices.Clone(first.Problems)
 			} else {
-				verifyArtifact(ctx, &ar, base, pa.Artifact, prov)
+				verifyArtifact(ctx, s, &ar, base, pa.Artifact, prov)
 				checked[k] = ar
+			}
+			if rec, ok := prov[pa.Artifact.RelativePath]; ok {
+				ar.Problems = append(ar.Problems, compareRecord(name, c, pa, rec, platforms[pa.Artifact.RelativePath])...)
 			}
 			rep.Artifacts = append(rep.Artifacts, ar)
 			named[pa.Artifact.RelativePath] = true
@@ -243,23 +282,34 @@ func verifyManifest(ctx context.Context, rep *Report, mf, rel string) {
 	}
 }
 
-func verifyArtifact(ctx context.Context, ar *Archive, base string, a *redist.Artifact, prov map[string]redist.Archive) {
+func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base string, a *redist.Artifact, prov map[string]redist.Archive) {
 	bad := func(format string, v ...any) { ar.Problems = append(ar.Problems, Problemf("", format, v...)) }
 	p, ok := redist.CleanRelativePath(a.RelativePath)
 	if !ok {
 		bad("relative_path is absolute or escapes the manifest's directory")
 		return
 	}
-	f, err := os.Open(filepath.Join(base, p))
+	f, err := s.Open(filepath.Join(base, p))
 	if err != nil {
 		bad("%w", err)
 		return
 	}
 	defer f.Close()
-	st, _ := f.Stat()
+	st, err := f.Stat()
+	if err != nil {
+		bad("%w", err)
+		return
+	}
 	ar.Size = st.Size()
+	// The sizes first, by stat: a file of another size is not the archive,
+	// and is not read (it could be terabytes).
 	if want, err := strconv.ParseInt(a.Size, 10, 64); err != nil || want != st.Size() {
-		bad("size is %d bytes, manifest says %s", st.Size(), a.Size)
+		bad("size is %d bytes, manifest says %s: not read further", st.Size(), a.Size)
+		return
+	}
+	if rec, ok := prov[a.RelativePath]; ok && rec.Size != st.Size() {
+		bad("size is %d bytes, the provenance sidecar records %d: not read further", st.Size(), rec.Size)
+		return
 	}
 	r, err := archive.Inspect(ctx, f)
 	if err != nil {
@@ -268,7 +318,7 @@ func verifyArtifact(ctx context.Context, ar *Archive, base string, a *redist.Art
 		}
 		// An archive that does not decode is first of all not the bytes
 		// its manifest names: say so, and why it does not decode after.
-		if sum, herr := files.SHA256(ctx, filepath.Join(base, p)); herr == nil && sum != a.SHA256 {
+		if sum, herr := files.HashFile(ctx, f, st.Size()); herr == nil && sum != a.SHA256 {
 			bad("sha256 is %s, manifest says %s: the archive is damaged or was replaced (it does not decode: %v)", sum, a.SHA256, strings.TrimPrefix(err.Error(), "archive: "))
 			return
 		}
@@ -292,6 +342,40 @@ func verifyArtifact(ctx context.Context, ar *Archive, base string, a *redist.Art
 	} else if len(prov) > 0 {
 		bad("not recorded in the provenance sidecar")
 	}
+}
+
+// compareRecord compares what the manifest says of one artifact of
+// component name with the provenance sidecar's record of its archive,
+// field by field: pname, version, platform, cuda_variant, size, sha256 and
+// md5. An edited manifest (or sidecar) fails here, naming the field, even
+// where the archive itself still matches one of them.
+func compareRecord(name string, c *redist.Component, pa redist.PlatformArtifact, rec redist.Archive, platforms []string) []Problem {
+	var ps []Problem
+	differ := func(field, manifest, recorded string) {
+		ps = append(ps, Problemf("", "field %s: the manifest says %q, the provenance sidecar records %q", field, manifest, recorded))
+	}
+	if name != rec.PName {
+		differ("pname (the component's key)", name, rec.PName)
+	}
+	if c.Version != rec.Version {
+		differ("version", c.Version, rec.Version)
+	}
+	if !slices.Contains(platforms, rec.Platform) {
+		differ("platform", pa.Platform, rec.Platform)
+	}
+	if want := rec.Variant; want != "" && pa.Variant != "cuda"+want || want == "" && pa.Variant != "" {
+		differ("cuda_variant", strings.TrimPrefix(pa.Variant, "cuda"), rec.Variant)
+	}
+	if pa.Artifact.Size != strconv.FormatInt(rec.Size, 10) {
+		differ("size", pa.Artifact.Size, strconv.FormatInt(rec.Size, 10))
+	}
+	if pa.Artifact.SHA256 != rec.SHA256 {
+		differ("sha256", pa.Artifact.SHA256, rec.SHA256)
+	}
+	if rec.MD5 != "" && pa.Artifact.MD5 != rec.MD5 {
+		differ("md5", pa.Artifact.MD5, rec.MD5)
+	}
+	return ps
 }
 
 func topName(file string) string {

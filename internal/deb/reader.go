@@ -618,6 +618,9 @@ func cleanName(raw string, maxLen int) (string, fault.DebKind, error) {
 	if safepath.Escapes(name) {
 		return "", fault.DebUnsafePath, errors.New("path escapes the archive root")
 	}
+	if err := safepath.CheckComponents(name); err != nil {
+		return "", fault.DebUnsafePath, err
+	}
 	return name, 0, nil
 }
 

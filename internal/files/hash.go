@@ -1,35 +1,15 @@
 package files
 
-import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"io"
-	"os"
-)
+import "context"
 
 // SHA256 returns the sha256 of a file in hex, reading it in 1 MiB steps
-// and stopping when ctx is done.
+// and stopping when ctx is done. It reads regular files only: a named
+// pipe or a device is a *NotRegularError, never waited on.
 func SHA256(ctx context.Context, name string) (string, error) {
-	f, err := os.Open(name)
+	f, err := OpenRegular(name)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	h := sha256.New()
-	buf := make([]byte, 1<<20)
-	for {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		n, err := f.Read(buf)
-		h.Write(buf[:n])
-		if err == io.EOF {
-			return hex.EncodeToString(h.Sum(nil)), nil
-		}
-		if err != nil {
-			return "", fmt.Errorf("hashing %s: %w", name, err)
-		}
-	}
+	return HashFile(ctx, f, -1)
 }

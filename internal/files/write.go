@@ -1,7 +1,10 @@
-// Package files holds the two file operations every stage needs: writing
+// Package files holds the file operations every stage needs: writing
 // a file whole or not at all (Write: a temporary file, synced, renamed
 // over the destination, so that a reader or a run killed half-way sees the
-// old file or the new one, never a part) and hashing one (SHA256).
+// old file or the new one, never a part), hashing one (SHA256, HashFile),
+// and opening one for reading as untrusted input: a regular file only,
+// never blocking on a named pipe (OpenRegular), and below a directory
+// without following any symbolic link (OpenBeneath).
 package files
 
 import (

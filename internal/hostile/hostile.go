@@ -630,6 +630,10 @@ func (dc *debCases) nameCases() {
 			debtest.File{Name: Lib + "cafe\u0301.txt", Body: []byte("nfd\n")})),
 		"lib/libcubl\u0430s.so.12.6.1.4", "lib/caf\u00e9.txt", "lib/cafe\u0301.txt")
 	dc.accept("dot-segments-inside", "./usr/./local/../local/... cleans to a path inside the package", build(plus(debtest.File{Name: "./usr/./local/../local/cuda-12.6/targets/aarch64-linux/lib/libdots.so", Raw: true, Body: []byte("dots\n")})), "lib/libdots.so")
+	// NAME_MAX: one policy for convert and extract (internal/safepath).
+	long := strings.Repeat("n", 252)
+	dc.accept("name-component-255", "a 255-byte file name is the longest every Linux file system holds", build(plus(debtest.File{Name: Lib + long + ".so", Body: []byte("long\n")})), "lib/"+long+".so")
+	dc.reject("name-component-256", ErrDebUnsafePath, dataXZ, "./"+Lib+long+".so1", "a 256-byte file name: no Linux file system holds it, the archive could not be unpacked", build(plus(debtest.File{Name: Lib + long + ".so1", Body: []byte("long\n")})))
 }
 
 const stanza = `Package: %s

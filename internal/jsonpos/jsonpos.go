@@ -378,3 +378,65 @@ func unknownKey(data []byte, t reflect.Type, name string) (where string, fields 
 		}
 	}
 }
+
+// DuplicateKey returns an *Error locating the first key that appears
+// twice in one object of data (encoding/json keeps the last silently, so
+// the same file reads differently to other parsers), naming the key and
+// the object (its keys from the top, "." between them), or nil. Malformed
+// JSON is left to the decoder.
+func DuplicateKey(file string, data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		keys    map[string]bool // nil for an array
+		expect  bool            // the next string token is a key
+		path    string
+		lastKey string
+	}
+	var stack []*frame
+	for {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end, or malformed: the decoder says so
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if k, ok := tok.(string); ok && top != nil && top.keys != nil && top.expect {
+			if top.keys[k] {
+				where := "the top-level object"
+				if top.path != "" {
+					where = "object " + top.path
+				}
+				// off is before the separator; the key starts after it
+				return At(file, data, off+int64(bytes.IndexByte(data[off:], '"')), "duplicate key %q in %s", k, where)
+			}
+			top.keys[k], top.expect, top.lastKey = true, false, k
+			continue
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			f := &frame{}
+			switch {
+			case top == nil:
+			case top.keys == nil:
+				f.path = top.path + "[]"
+			case top.path == "":
+				f.path = top.lastKey
+			default:
+				f.path = top.path + "." + top.lastKey
+			}
+			if tok == json.Delim('{') {
+				f.keys, f.expect = map[string]bool{}, true
+			}
+			stack = append(stack, f)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 && stack[len(stack)-1].keys != nil {
+			stack[len(stack)-1].expect = true // a value ended: a key comes next
+		}
+	}
+}

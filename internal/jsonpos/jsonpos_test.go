@@ -2,6 +2,7 @@ package jsonpos
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -70,5 +71,22 @@ func TestDecodeErrors(t *testing.T) {
 	var s sample
 	if err := Decode("p.json", []byte(`{"name": "ok", "repos": ["a"]}`), &s); err != nil || s.Name != "ok" {
 		t.Errorf("valid input: %v %+v", err, s)
+	}
+}
+
+// TestDuplicateKey: a key twice in one object is found, located and
+// named with its object; the same key in different objects is not.
+func TestDuplicateKey(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a": 1, "b": {"a": 2}, "c": [{"a": 1}, {"a": 2}]}`, ""},
+		{`{"a": 1, "a": 2}`, `f.json:1:10: duplicate key "a" in the top-level object`},
+		{"{\n \"c\": {\"v\": \"1\",\n  \"v\": \"2\"}}", `f.json:3:3: duplicate key "v" in object c`},
+		{`{"c": {"p": [{"x": 1, "x": 1}]}}`, `f.json:1:23: duplicate key "x" in object c.p[]`},
+		{`{"a": 1,`, ""},
+	} {
+		err := DuplicateKey("f.json", []byte(tc.in))
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)
+		}
 	}
 }

@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
-	"github.com/debredist/debredist/internal/publish"
 )
 
 // Schema names the format of Data (docs/json.md).
@@ -81,12 +80,11 @@ type Release struct {
 	Size         string `json:"size,omitempty"`
 }
 
-// collect reads abs (its current generation) into Data, and what the user
-// is told beside the Nix.
-func collect(ctx context.Context, abs string, derivations bool) (*Data, *Result, error) {
-	found, err := publish.Find(abs)
-	if err != nil {
-		return nil, nil, err
+// collect reads one generation of OUT (abs, read through snap) into Data,
+// and what the user is told beside the Nix.
+func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations bool) (*Data, *Result, error) {
+	if len(snap.Foreign) > 0 { // what they stand for would be left out silently
+		return nil, nil, fmt.Errorf("%d symbolic link(s) debredist did not write, not followed: %s (debredist verify lists them)", len(snap.Foreign), strings.Join(snap.Foreign, ", "))
 	}
 	type manifest struct {
 		file string
@@ -94,8 +92,8 @@ func collect(ctx context.Context, abs string, derivations bool) (*Data, *Result,
 	}
 	byProduct := map[string]manifest{}
 	cudaFromProvenance := ""
-	for _, p := range found.Manifests {
-		data, err := os.ReadFile(p)
+	for _, p := range snap.Manifests {
+		data, err := snap.ReadFile(p, redist.MaxJSON)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -110,7 +108,7 @@ func collect(ctx context.Context, abs string, derivations bool) (*Data, *Result,
 			return nil, nil, fmt.Errorf("two %s manifests: %s and %s (convert into separate directories)", m.ReleaseProduct, prev.file, p)
 		}
 		byProduct[m.ReleaseProduct] = manifest{p, m}
-		if pv, _, err := redist.ReadSidecar(p); err == nil && pv.Profile.CUDA != "" && cudaFromProvenance == "" {
+		if pv, _, err := snap.ReadSidecar(p); err == nil && pv.Profile.CUDA != "" && cudaFromProvenance == "" {
 			cudaFromProvenance = pv.Profile.CUDA
 		}
 	}
@@ -141,7 +139,7 @@ func collect(ctx context.Context, abs string, derivations bool) (*Data, *Result,
 	res := &Result{Set: d.Set}
 
 	// What nixpkgs' builder would do with each archive.
-	rep, err := verify.Nixpkgs(ctx, abs)
+	rep, err := verify.NixpkgsSnapshot(ctx, snap)
 	if err != nil {
 		return nil, nil, err
 	}

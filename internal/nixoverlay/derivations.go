@@ -1,6 +1,8 @@
 package nixoverlay
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"net/url"
@@ -12,8 +14,9 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
-	"github.com/debredist/debredist/internal/publish"
+	"github.com/debredist/debredist/internal/files"
 )
 
 // Deb is one deb the derivations fetch.
@@ -47,28 +50,23 @@ var (
 // addDerivations adds the debs, sidecars and archive derivations of every
 // product the overlay hands over (and of the others: their archives are
 // built too).
-func (d *Data) addDerivations(abs, mirror string) error {
-	found, err := publish.Find(abs)
-	if err != nil {
-		return err
-	}
+func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 	recs := map[string]redist.Archive{}
-	for _, mf := range found.Manifests {
-		f, err := os.Open(mf)
+	for _, mf := range snap.Manifests {
+		data, err := snap.ReadFile(mf, redist.MaxJSON)
 		if err != nil {
 			return err
 		}
-		m, err := redist.ReadManifest(f)
-		f.Close()
+		m, err := redist.ReadManifest(bytes.NewReader(data))
 		if err != nil {
 			return fmt.Errorf("manifest %s: %w", mf, err)
 		}
 		prod := m.ReleaseProduct
-		prov, sidecar, err := redist.ReadSidecar(mf)
+		prov, sidecar, err := snap.ReadSidecar(mf)
 		if err != nil {
 			return fmt.Errorf("manifest %s: its provenance sidecar: %w", mf, err)
 		}
-		raw, err := os.ReadFile(sidecar) // embedded as it is: build-archive reads it
+		raw, err := snap.ReadFile(sidecar, redist.MaxJSON) // embedded as it is: build-archive reads it
 		if err != nil {
 			return err
 		}
@@ -128,8 +126,11 @@ func (d *Data) addDerivations(abs, mirror string) error {
 }
 
 // mirrorBase is where the debs of prov are fetched from: the override,
-// else the mirror its first index was read from (a directory made
-// absolute), else NVIDIA's repository (a lock records no mirror).
+// else the mirror its first index was read from (convert records a
+// directory as an absolute path), else NVIDIA's repository (a lock records
+// no mirror). A directory must hold the very indexes the conversion read
+// (their sha256s as recorded): a same-named directory elsewhere, or a
+// mirror updated since, is refused rather than pinned.
 func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 	base := override
 	if base == "" {
@@ -149,6 +150,20 @@ func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return "", fmt.Errorf("the mirror directory %s the debs were read from is not there: give --mirror", abs)
+	}
+	for _, ix := range prov.Indexes {
+		i := strings.Index(ix.URL, "/"+ix.Repo+"/dists/")
+		if ix.Repo == "lock" || i < 0 {
+			continue
+		}
+		file := filepath.Join(abs, filepath.FromSlash(ix.URL[i+1:]))
+		sum, err := files.SHA256(context.Background(), file)
+		if err != nil {
+			return "", fmt.Errorf("the mirror directory %s: index %s of repo %s (recorded as %s): %w", abs, file, ix.Repo, ix.URL, err)
+		}
+		if sum != ix.SHA256 {
+			return "", fmt.Errorf("the mirror directory %s holds another index than the conversion read: %s has sha256 %s, the provenance records %s for %s (give --mirror the mirror the conversion read)", abs, file, sum, ix.SHA256, ix.URL)
+		}
 	}
 	return abs, nil
 }

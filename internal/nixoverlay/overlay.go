@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/internal/nixcheck"
 )
 
@@ -74,12 +75,17 @@ func Write(ctx context.Context, dir string, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nix for %s: %w", dir, err)
 	}
-	d, res, err := collect(ctx, abs, o.Derivations)
+	snap, err := outdir.Open(abs) // one generation for everything read below
+	if err != nil {
+		return nil, fmt.Errorf("nix for %s: %w", abs, err)
+	}
+	defer snap.Close()
+	d, res, err := collect(ctx, snap, abs, o.Derivations)
 	if err != nil {
 		return nil, fmt.Errorf("nix for %s: %w", abs, err)
 	}
 	if o.Derivations {
-		if err := d.addDerivations(abs, o.Mirror); err != nil {
+		if err := d.addDerivations(snap, o.Mirror); err != nil {
 			return nil, fmt.Errorf("nix derivations for %s: %w", abs, err)
 		}
 	}

@@ -188,7 +188,7 @@ func Prune(out string) (n int, err error) {
 		return 0, err
 	}
 	cur, _ := os.Readlink(filepath.Join(root, Current))
-	if cur != "" && !isGenName(cur) {
+	if cur != "" && !IsGenName(cur) {
 		return 0, fmt.Errorf("%s points to %q, not a generation of debredist's (remove it)", filepath.Join(root, Current), cur)
 	}
 	ents, err := os.ReadDir(root)
@@ -252,11 +252,12 @@ func IsProductLink(out, name string) bool {
 		return false
 	}
 	cur, err := os.Readlink(filepath.Join(out, GenDir, Current))
-	return err == nil && isGenName(cur)
+	return err == nil && IsGenName(cur)
 }
 
-// isGenName reports whether s is a generation directory name (gen-<n>).
-func isGenName(s string) bool {
+// IsGenName reports whether s is a generation directory name (gen-<n>),
+// what OUT/.debredist/current names.
+func IsGenName(s string) bool {
 	_, ok := genNumber(s)
 	return ok
 }
@@ -314,16 +315,14 @@ func cloneTree(src, dst string) error {
 		switch {
 		case d.IsDir():
 			return os.MkdirAll(target, 0o755)
-		case d.Type()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, target)
 		case d.Type().IsRegular():
 			return os.Link(p, target)
 		}
-		return nil // sockets, fifos: not debredist's
+		// Links, sockets, fifos: not debredist's (it writes none in a
+		// generation). A link is not carried over, so nothing later
+		// written into the new generation can go through it; what it
+		// stood for is rebuilt (the readers never took it as a file).
+		return nil
 	})
 }
 

@@ -2,7 +2,8 @@
 // deb reader and extractor, the layout engine and the archive writer and
 // inspector: resolving a symlink target inside a root (through the other
 // symlinks of the tree, never leaving the root, never through an absolute
-// link, at most MaxHops links) and building relative link targets.
+// link, at most MaxHops links), building relative link targets, and the
+// rules every entry name meets (CheckName, CheckComponents).
 //
 // All paths are slash-separated and relative to the root ("." or "" is the
 // root itself); a symlink target is the raw link text.
@@ -188,11 +189,29 @@ var (
 	ErrNameNUL       = errors.New("NUL byte in name")
 	ErrNameAbsolute  = errors.New("absolute name")
 	ErrNameComponent = errors.New(`empty, "." or ".." path component`)
+	ErrNameTooLong   = errors.New("a path component longer than 255 bytes (NAME_MAX: no Linux file system holds it)")
 )
+
+// MaxComponent is the longest path component a name may hold, in bytes:
+// NAME_MAX of ext4, xfs, btrfs and tmpfs. The deb reader (convert and
+// extract alike) and the archive writer and inspector refuse longer ones,
+// so that every archive can be unpacked.
+const MaxComponent = 255
+
+// CheckComponents reports ErrNameTooLong when a component of the
+// slash-separated name is longer than MaxComponent bytes.
+func CheckComponents(name string) error {
+	for c := range strings.SplitSeq(name, "/") {
+		if len(c) > MaxComponent {
+			return ErrNameTooLong
+		}
+	}
+	return nil
+}
 
 // CheckName accepts only a canonical root-relative name: non-empty, no NUL,
 // not absolute, no empty, "." or ".." component (what path.Clean leaves
-// alone and never escapes).
+// alone and never escapes), no component longer than MaxComponent.
 func CheckName(name string) error {
 	switch {
 	case name == "":
@@ -207,5 +226,5 @@ func CheckName(name string) error {
 			return ErrNameComponent
 		}
 	}
-	return nil
+	return CheckComponents(name)
 }

@@ -215,3 +215,16 @@ func TestJoinCheckName(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckNameMax: a 255-byte component passes, a 256-byte one anywhere
+// in the name is ErrNameTooLong.
+func TestCheckNameMax(t *testing.T) {
+	n255, n256 := strings.Repeat("a", 255), strings.Repeat("a", 256)
+	for name, want := range map[string]error{
+		n255: nil, "lib/" + n255: nil, n256: ErrNameTooLong, "lib/" + n256 + "/x": ErrNameTooLong,
+	} {
+		if err := CheckName(name); !errors.Is(err, want) && err != want {
+			t.Errorf("CheckName(%d bytes): %v, want %v", len(name), err, want)
+		}
+	}
+}

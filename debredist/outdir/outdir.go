@@ -1,0 +1,339 @@
+package outdir
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/publish"
+)
+
+// Snapshot is one consistent read of OUT: the generation that
+// OUT/.debredist/current named when Open resolved it, once, and every file
+// opened through it comes from that generation (or, in an OUT written
+// before generations, from OUT's own product directories). Files are
+// opened below the generation without following any symbolic link, and
+// only regular files are read (files.OpenBeneath): OUT is untrusted.
+//
+// A conversion that switches OUT while a Snapshot is read removes the old
+// generation; files already open stay readable, later opens fail. Replaced
+// reports that, and the reader reads again from a new Snapshot.
+type Snapshot struct {
+	Files        // what is in the generation, paths under Out as reached through OUT's product links
+	Out   string // OUT, cleaned
+	// Gen is the generation read ("gen-3"), "" for an OUT without
+	// generations.
+	Gen      string
+	top, gen *os.File
+	products map[string]bool // products read from gen (the rest from top)
+}
+
+// Open resolves OUT's current generation once and lists its manifests,
+// provenance sidecars, stray redistrib_* files, the links debredist did not
+// write, and the state of its own product links (see Files). The caller
+// closes the Snapshot.
+func Open(out string) (*Snapshot, error) {
+	out = filepath.Clean(out)
+	top, err := os.OpenFile(out, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	for try := 0; ; try++ {
+		s := &Snapshot{Out: out, top: top, products: map[string]bool{}}
+		err := s.resolve()
+		if err == nil {
+			err = s.list()
+		}
+		if err == nil {
+			return s, nil
+		}
+		replaced := s.Replaced()
+		if s.gen != nil {
+			s.gen.Close()
+		}
+		if !replaced || try == maxTries {
+			top.Close()
+			return nil, err
+		}
+		// a conversion switched and removed the generation while it was
+		// listed: list the new one
+		if _, err := top.Seek(0, io.SeekStart); err != nil {
+			top.Close()
+			return nil, err
+		}
+	}
+}
+
+// maxTries bounds how often Open lists OUT again after a conversion
+// removed the generation it was listing.
+const maxTries = 10
+
+// resolve opens the generation current names (retrying when a switch
+// removed it between the readlink and the open).
+func (s *Snapshot) resolve() error {
+	for try := 0; ; try++ {
+		cur, err := os.Readlink(filepath.Join(s.Out, publish.GenDir, publish.Current))
+		if err != nil || !publish.IsGenName(cur) {
+			return nil // no generations (or none debredist wrote): products are OUT's own directories
+		}
+		if st, err := os.Lstat(filepath.Join(s.Out, publish.GenDir)); err != nil || !st.IsDir() {
+			return nil // .debredist is not debredist's: its links are not followed (Foreign)
+		}
+		g, err := files.OpenBeneath(s.top, publish.GenDir+"/"+cur, true)
+		if errors.Is(err, fs.ErrNotExist) && try < maxTries {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("opening the current generation of %s: %w", s.Out, err)
+		}
+		s.gen, s.Gen = g, cur
+		return nil
+	}
+}
+
+// list fills Files: OUT's entries, and each product's tree in the
+// generation.
+func (s *Snapshot) list() error {
+	ents, err := s.top.ReadDir(-1)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	genProducts, err := s.genProducts()
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		name, p := e.Name(), filepath.Join(s.Out, e.Name())
+		switch {
+		case name == publish.GenDir || name == publish.TmpDir:
+			continue
+		case e.Type()&fs.ModeSymlink != 0:
+			if !publish.IsOwnLink(s.Out, name) {
+				s.Foreign = append(s.Foreign, p)
+			} else if s.gen == nil || !slices.Contains(genProducts, name) {
+				s.Dangling = append(s.Dangling, p)
+			} else {
+				s.products[name] = true
+				if err := s.walk(s.gen, name); err != nil {
+					return err
+				}
+			}
+		case e.IsDir():
+			root := s.top // a product directory of an OUT without generations
+			if s.gen != nil && slices.Contains(genProducts, name) {
+				// half-way through the migration to generations: the
+				// generation holds the same files
+				root = s.gen
+				s.products[name] = true
+			}
+			if err := s.walk(root, name); err != nil {
+				return err
+			}
+		default:
+			s.file(name, e)
+		}
+	}
+	for _, p := range genProducts {
+		if _, err := os.Lstat(filepath.Join(s.Out, p)); errors.Is(err, fs.ErrNotExist) {
+			s.Unlinked = append(s.Unlinked, p)
+		}
+	}
+	return nil
+}
+
+// genProducts lists the product directories of the generation: real
+// directories holding a real redist/ directory (a link there is Foreign).
+func (s *Snapshot) genProducts() ([]string, error) {
+	if s.gen == nil {
+		return nil, nil
+	}
+	ents, err := s.gen.ReadDir(-1)
+	if _, serr := s.gen.Seek(0, io.SeekStart); err == nil {
+		err = serr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", s.gen.Name(), err)
+	}
+	var ps []string
+	for _, e := range ents {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if d, err := files.OpenBeneath(s.gen, e.Name()+"/redist", true); err == nil {
+			d.Close()
+			ps = append(ps, e.Name())
+		}
+	}
+	slices.Sort(ps)
+	return ps, nil
+}
+
+// walk lists the tree rel below root, never following a link.
+func (s *Snapshot) walk(root *os.File, rel string) error {
+	d, err := files.OpenBeneath(root, rel, true)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", filepath.Join(s.Out, rel), err)
+	}
+	ents, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", filepath.Join(s.Out, rel), err)
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, e := range ents {
+		q := rel + "/" + e.Name()
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			s.Foreign = append(s.Foreign, filepath.Join(s.Out, q))
+		case e.IsDir():
+			if err := s.walk(root, q); err != nil {
+				return err
+			}
+		default:
+			s.file(q, e)
+		}
+	}
+	return nil
+}
+
+// file sorts a file (not a link, not a directory) by its name.
+func (s *Snapshot) file(rel string, e fs.DirEntry) {
+	p, name := filepath.Join(s.Out, rel), e.Name()
+	if redist.IsSidecarName(name) {
+		s.Sidecars = append(s.Sidecars, p)
+	}
+	switch {
+	case redist.IsManifestName(name):
+		s.Manifests = append(s.Manifests, p)
+	case strings.HasPrefix(name, redist.ManifestPrefix):
+		s.Strays = append(s.Strays, p)
+	}
+}
+
+// Open opens the regular file at p, a path under Out as Files names them
+// (OUT/<product>/…), from the Snapshot's generation: no symbolic link is
+// followed (a *files.LinkError names it), nothing but a regular file is
+// opened (a *files.NotRegularError), and once the generation was removed
+// the error wraps ErrReplaced.
+func (s *Snapshot) Open(p string) (*os.File, error) {
+	rel, err := filepath.Rel(s.Out, filepath.Clean(p))
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%s is not in %s", p, s.Out)
+	}
+	rel = filepath.ToSlash(rel)
+	root := s.top
+	if first, _, _ := strings.Cut(rel, "/"); s.products[first] {
+		root = s.gen
+	}
+	f, err := files.OpenBeneath(root, rel, false)
+	if err != nil && root == s.gen && s.Replaced() {
+		return nil, fmt.Errorf("%s: %w", p, ErrReplaced)
+	}
+	if err != nil {
+		// name the file as OUT shows it, not by the generation's path
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, &fs.PathError{Op: "open", Path: p, Err: pe.Err}
+		}
+	}
+	return f, err
+}
+
+// IsFile reports whether p (see Open) is a regular file of the Snapshot.
+func (s *Snapshot) IsFile(p string) bool {
+	f, err := s.Open(p)
+	if err == nil {
+		f.Close()
+	}
+	return err == nil
+}
+
+// ReadFile reads the whole regular file at p (see Open), at most max
+// bytes (more is an error naming the file).
+func (s *Snapshot) ReadFile(p string, max int64) ([]byte, error) {
+	f, err := s.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", p, err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is larger than %d bytes: not read", p, max)
+	}
+	return b, nil
+}
+
+// ReadSidecar reads the provenance sidecar of the manifest at p
+// (redist.ReadSidecar) from the Snapshot.
+func (s *Snapshot) ReadSidecar(manifest string) (*redist.Provenance, string, error) {
+	return redist.ReadSidecarWith(manifest, func(name string) (io.ReadCloser, error) { return s.Open(name) })
+}
+
+// ErrReplaced means the generation a Snapshot reads was removed: a
+// conversion switched OUT to a newer one. Read again from a new Snapshot.
+var ErrReplaced = errors.New("OUT switched to a newer generation while it was read (read it again)")
+
+// Replaced reports whether the Snapshot's generation is no longer OUT's
+// current one (a conversion switched OUT since Open, and removes or
+// removed it).
+func (s *Snapshot) Replaced() bool {
+	if s.gen == nil {
+		return false
+	}
+	if cur, err := os.Readlink(filepath.Join(s.Out, publish.GenDir, publish.Current)); err != nil || cur != s.Gen {
+		return true
+	}
+	st, err := s.gen.Stat()
+	if err != nil {
+		return true
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return ok && sys.Nlink == 0
+}
+
+// Close releases the Snapshot's directories.
+func (s *Snapshot) Close() error {
+	if s.gen != nil {
+		s.gen.Close()
+	}
+	return s.top.Close()
+}
+
+// Files is what a Snapshot holds, each list sorted; paths are under OUT,
+// as reached through its product links (OUT/cuda/redist/…).
+type Files struct {
+	Manifests []string // redistrib_<label>.json
+	Sidecars  []string // provenance sidecars, under the current or the legacy name
+	Strays    []string // other files named redistrib_* (legacy sidecars included)
+	// Foreign are the symbolic links debredist did not write: in OUT, or
+	// anywhere below the generation (debredist writes none there). None is
+	// followed.
+	Foreign  []string
+	Dangling []string // product links of debredist's whose product the current output lacks
+	Unlinked []string // products of the current output without their link in OUT
+}
+
+// Find returns the Files of a Snapshot of dir, closed again: for a
+// caller that holds OUT's lock (Convert), or lists without reading.
+// Readers use the Snapshot itself, so that all they read is of one
+// generation.
+func Find(dir string) (Files, error) {
+	s, err := Open(dir)
+	if err != nil {
+		return Files{}, err
+	}
+	defer s.Close()
+	return s.Files, nil
+}
