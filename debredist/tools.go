@@ -7,8 +7,11 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/plan"
+	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/nixoverlay"
 )
@@ -17,8 +20,8 @@ import (
 // bombs are stopped by expansion ratio as well as by size; a bound
 // exceeded is a *fault.DebError of Kind DebLimit). Zero fields take the
 // defaults; the fields, their defaults and the measurements behind them
-// are documented on the deb reader's Limits, which this is.
-type DebLimits = deb.Limits
+// are documented on entry.Limits, which this is.
+type DebLimits = entry.Limits
 
 // ExtractOptions are the options of ExtractDeb.
 type ExtractOptions struct {
@@ -144,9 +147,30 @@ type NixResult struct {
 // The printed Nix is constant code applied to one JSON string of data:
 // nothing read from OUT is ever Nix syntax.
 func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
-	r, err := nixoverlay.Write(ctx, out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror})
+	r, err := nixoverlay.Write(ctx, out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror, Nixpkgs: nixpkgsVerdicts})
 	if err != nil {
 		return nil, err
 	}
 	return &NixResult{Text: r.Text, Set: r.Set, Archives: r.Archives, Notes: r.Notes, Data: r.Data}, nil
+}
+
+// nixpkgsVerdicts runs verify --nixpkgs on the snapshot nixoverlay reads and
+// hands down what the overlay needs of it.
+func nixpkgsVerdicts(ctx context.Context, snap *outdir.Snapshot) (*nixoverlay.Verdicts, error) {
+	rep, err := verify.NixpkgsSnapshot(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	v := &nixoverlay.Verdicts{Archives: make([]nixoverlay.Verdict, 0, len(rep.Components))}
+	for _, c := range rep.Components {
+		v.Archives = append(v.Archives, nixoverlay.Verdict{
+			Component: c.Component, Path: c.Path, Version: c.Version, Source: c.Source, Broken: c.Broken,
+			Fills: c.Fills, EmptyOutputs: c.EmptyOutputs, NixpkgsOwn: c.NixpkgsOwn, Insecure: c.Insecure, Failures: c.Failures,
+			StubsDir: c.StubsDir,
+		})
+	}
+	for _, p := range rep.Problems {
+		v.Problems = append(v.Problems, p.Error())
+	}
+	return v, nil
 }

@@ -4,9 +4,11 @@
 // branch on it with errors.As and errors.Is. Each message names what failed
 // (package, deb, member, entry, path, URL) and why.
 //
-// Errors of the public stage packages are defined there: apt.SyntaxError,
-// apt.StanzaError, apt.MismatchError, apt.LockError, plan.VersionError,
-// profile.InvalidError.
+// Errors of the public stage packages are defined there: apt.StanzaError,
+// apt.MismatchError, apt.LockError, plan.VersionError,
+// profile.InvalidError. fault is a leaf: it imports the standard library
+// and the public leaf packages only (redist), so that every layer may
+// return its errors.
 package fault
 
 import (
@@ -18,7 +20,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/redist"
 )
 
@@ -196,10 +197,17 @@ func (e *HTTPError) NotFound() bool {
 // MissingError lists every deb that is not in the cache when working
 // offline.
 type MissingError struct {
-	Packages []apt.Package
+	Packages []MissingDeb
 	Cache    string // the cache directory looked in
 	Mirror   string // the mirror the debs would come from
 	Local    bool   // Mirror is a directory (or file://) mirror
+}
+
+// MissingDeb names one deb a MissingError lists, as its index does.
+type MissingDeb struct {
+	Name, Version string
+	Filename      string // its path on the mirror (the index's Filename)
+	SHA256        string // the digest the cache would hold it under
 }
 
 // missingShown is how many debs a MissingError names (Packages has all).
@@ -276,7 +284,7 @@ func (e *KeyringError) Unwrap() error { return e.Err }
 
 // IndexError is a repo's Packages index for a suite that could not be
 // fetched, verified against its Release or parsed; Err says why (an
-// *HTTPError, an *apt.MismatchError, an *apt.SyntaxError or StanzaError, a
+// *HTTPError, an *apt.MismatchError, a *SyntaxError, an *apt.StanzaError, a
 // *SignatureError, ...).
 type IndexError struct {
 	Repo, Suite string
@@ -457,4 +465,20 @@ func (e *WarningsError) Error() string {
 	first := e.Warnings[0]
 	return fmt.Sprintf("%d warning(s) not allowed: %s; the first: %s (the output is written; to accept a code: --allow-warning CODE)",
 		len(e.Warnings), strings.Join(parts, ", "), first.String())
+}
+
+// SyntaxError reports input that is not deb822 control syntax (apt indexes,
+// Release files, a deb's control file): a line without a colon, a
+// continuation line before any field, an invalid field name, a control
+// character (binary junk), a second stanza or a field given twice where one
+// stanza is read (a Release file), or a stanza or line above the size
+// limit. Line is 1-based; Msg says what is wrong. apt.SyntaxError is this
+// type.
+type SyntaxError struct {
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("control syntax: line %d: %s", e.Line, e.Msg)
 }

@@ -64,7 +64,7 @@ func newDecoder(ctx context.Context, e *fault.DebError, suffix string, r io.Read
 	if err := checkMagic(e, f, br); err != nil {
 		return nil, err
 	}
-	maxWindow := opts.Limits.maxWindow()
+	maxWindow := maxWindow(opts.Limits)
 	if f == decompress.XZ && opts.SystemXZ && size >= cmp.Or(opts.systemXZMin, systemXZMin) {
 		if path, err := exec.LookPath("xz"); err == nil {
 			// Refuse a first block over the limit before spawning a child

@@ -20,40 +20,11 @@ import (
 	"github.com/debredist/debredist/internal/safepath"
 )
 
-// Limits bounds what a deb may make this package consume. Zero fields take
-// the defaults.
-//
-// Decompression bombs are stopped by expansion ratio as well as by size:
-// once a member has produced RatioMinBytes, its output may not exceed
-// MaxRatio times the compressed bytes read from it so far (a running
-// ratio, so a bomb is refused after RatioMinBytes, not after MaxRatio
-// times its whole size); and all members together may not produce more
-// than max(RatioMinBytes, MaxDebRatio × the deb's size) when that size is
-// known. Measured on Debian's CUDA 11.8 arm64 debs (up to the 667 MB
-// nvidia-cuda-dev): whole debs expand at most 9.4x, and the running ratio
-// past 64 MiB peaks at 37x (nvidia-cuda-dev, whose first 64 MiB are
-// headers); zero-filled bombs expand 1,000-30,000x. MaxRatio stays low
-// enough that a bomb is refused having produced under 100 MB, with the
-// compressed bytes read ahead by the decoders counted.
-type Limits struct {
-	MaxBytes        int64 // total uncompressed data.tar bytes (headers included); default 16 GiB
-	MaxEntries      int   // data.tar entries; default 1_000_000
-	MaxNameLen      int   // entry name and link target length; default 4096
-	MaxControlBytes int64 // control.tar uncompressed; default 16 MiB
-	MaxWindow       int64 // xz/lzma dictionary and zstd window; default and most decompress.MaxWindow (64 MiB)
-	MaxRatio        int64 // per member: uncompressed/compressed bytes read so far; default 200
-	RatioMinBytes   int64 // ratio limits apply past this much output; default 64 MiB
-	MaxDebRatio     int64 // all members' output over the deb's size; default 100
-	// MinEntryBytes: a deb of known size may hold at most
-	// max(16384, size/MinEntryBytes) entries (default 64 bytes of deb per
-	// entry). An empty file or directory compresses to a few bytes, so a
-	// 1.5 MB deb can declare a million of them; real debs use hundreds of
-	// bytes per entry at least (header-only debs) and Debian's CUDA debs
-	// megabytes.
-	MinEntryBytes int64
-}
+// Limits bounds what a deb may make this package consume: entry.Limits,
+// which documents the fields and their defaults.
+type Limits = entry.Limits
 
-func (l Limits) withDefaults() Limits {
+func withDefaults(l Limits) Limits {
 	if l.MaxBytes <= 0 {
 		l.MaxBytes = 16 << 30
 	}
@@ -84,7 +55,7 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-func (l Limits) maxWindow() int64 { return l.withDefaults().MaxWindow }
+func maxWindow(l Limits) int64 { return withDefaults(l).MaxWindow }
 
 // minEntryBudget is the entry count a deb may always hold, whatever its
 // size (Limits.MinEntryBytes).
@@ -159,7 +130,7 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) (*Reader, error) 
 	if name == "" {
 		name = "deb"
 	}
-	rd := &Reader{ctx: ctx, opts: opts, lim: opts.Limits.withDefaults(), name: name, regular: map[string]bool{}, seen: map[string]seenEntry{}, hash: sha256.New()}
+	rd := &Reader{ctx: ctx, opts: opts, lim: withDefaults(opts.Limits), name: name, regular: map[string]bool{}, seen: map[string]seenEntry{}, hash: sha256.New()}
 	if err := ctx.Err(); err != nil {
 		return nil, rd.errorf(fault.DebIO, "", "", err)
 	}

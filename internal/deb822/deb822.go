@@ -14,20 +14,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/debredist/debredist/debredist/fault"
 )
 
-// SyntaxError reports input that is not deb822 control syntax: a line
-// without a colon, a continuation line before any field, an invalid field
-// name, a control character (binary junk), or a stanza or line above the
-// size limit. Line is 1-based.
-type SyntaxError struct {
-	Line int
-	Msg  string
-}
-
-func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("control syntax: line %d: %s", e.Line, e.Msg)
-}
+// SyntaxError reports input that is not deb822 control syntax; it is
+// fault.SyntaxError, public, so that callers match it with errors.As.
+type SyntaxError = fault.SyntaxError
 
 // fieldSpan locates one field in Reader.buf.
 type fieldSpan struct {

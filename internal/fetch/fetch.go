@@ -274,7 +274,11 @@ func (f *Fetcher) Fetch(ctx context.Context, pkgs []apt.Package) (map[string]str
 		slices.SortFunc(missing, func(a, b apt.Package) int {
 			return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Version, b.Version), cmp.Compare(a.Repo, b.Repo))
 		})
-		errs = append(errs, &fault.MissingError{Packages: missing, Cache: f.cache, Mirror: f.base, Local: !isHTTP(f.base)})
+		me := &fault.MissingError{Cache: f.cache, Mirror: f.base, Local: !isHTTP(f.base)}
+		for _, p := range missing {
+			me.Packages = append(me.Packages, fault.MissingDeb{Name: p.Name, Version: p.Version, Filename: p.Filename, SHA256: p.SHA256})
+		}
+		errs = append(errs, me)
 	}
 	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(a.Error(), b.Error()) })
 	return paths, errors.Join(groupByCause(errs)...)

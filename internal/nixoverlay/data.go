@@ -13,7 +13,6 @@ import (
 
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
-	"github.com/debredist/debredist/debredist/verify"
 )
 
 // Schema names the format of Data (docs/json.md).
@@ -82,7 +81,7 @@ type Release struct {
 
 // collect reads one generation of OUT (abs, read through snap) into Data,
 // and what the user is told beside the Nix.
-func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations bool) (*Data, *Result, error) {
+func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations bool, nixpkgs NixpkgsFunc) (*Data, *Result, error) {
 	if len(snap.Foreign) > 0 { // what they stand for would be left out silently
 		return nil, nil, fmt.Errorf("%d symbolic link(s) debredist did not write, not followed: %s (debredist verify lists them)", len(snap.Foreign), strings.Join(snap.Foreign, ", "))
 	}
@@ -139,12 +138,15 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 	res := &Result{Set: d.Set}
 
 	// What nixpkgs' builder would do with each archive.
-	rep, err := verify.NixpkgsSnapshot(ctx, snap)
+	if nixpkgs == nil {
+		return nil, nil, fmt.Errorf("nixoverlay: Options.Nixpkgs is required")
+	}
+	rep, err := nixpkgs(ctx, snap)
 	if err != nil {
 		return nil, nil, err
 	}
-	checked := map[string]verify.NixpkgsArchive{} // pname NUL relative_path
-	for _, c := range rep.Components {
+	checked := map[string]Verdict{} // pname NUL relative_path
+	for _, c := range rep.Archives {
 		checked[c.Component+"\x00"+c.Path] = c
 	}
 	for _, prod := range slices.Sorted(maps.Keys(byProduct)) {
@@ -200,7 +202,7 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 		d.NullPackages = append(d.NullPackages, "cuda_compat")
 	}
 	for _, p := range rep.Problems {
-		res.Notes = append(res.Notes, "verify --nixpkgs: "+p.Error())
+		res.Notes = append(res.Notes, "verify --nixpkgs: "+p)
 	}
 	if len(d.Manifests) == 0 {
 		return nil, nil, fmt.Errorf("no manifest of nixpkgs' CUDA redists (%s)", strings.Join(nixTable().Redists, ", "))
@@ -209,7 +211,7 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 }
 
 // addVerdict adds what verify --nixpkgs says of one archive of a package.
-func addVerdict(pkg *Package, c verify.NixpkgsArchive, cuda string, res *Result) {
+func addVerdict(pkg *Package, c Verdict, cuda string, res *Result) {
 	pkg.Outputs = c.Fills
 	if c.Broken != "" {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: %s", c.Component, c.Broken))

@@ -4,8 +4,9 @@
 // OUT. No string from OUT, a profile or an index is ever printed as Nix
 // syntax or inside a comment: the data reaches Nix through
 // builtins.fromJSON, and attribute names made from it are made at
-// evaluation time. It reads OUT through verify.Nixpkgs, which says what
-// nixpkgs would still fail on.
+// evaluation time. It reads one generation of OUT (debredist/outdir); what
+// nixpkgs would still fail on is handed down by the caller (Options.Nixpkgs:
+// the facade runs verify --nixpkgs), so nothing here calls up into verify.
 package nixoverlay
 
 import (
@@ -41,6 +42,28 @@ type Options struct {
 	// Mirror is the base URL (or directory) the debs are fetched from;
 	// default: the mirror the provenance records, else NVIDIA's.
 	Mirror string
+	// Nixpkgs says what nixpkgs' builder would do with each archive of the
+	// snapshot (verify --nixpkgs); required.
+	Nixpkgs NixpkgsFunc
+}
+
+// NixpkgsFunc returns nixpkgs' verdicts on the archives of one snapshot of
+// OUT.
+type NixpkgsFunc func(ctx context.Context, snap *outdir.Snapshot) (*Verdicts, error)
+
+// Verdicts are what verify --nixpkgs says of one snapshot of OUT, as far as
+// the overlay needs it.
+type Verdicts struct {
+	Archives []Verdict
+	Problems []string // not tied to one archive, each as its error text
+}
+
+// Verdict is what nixpkgs' builder would do with one archive: the fields
+// of verify.NixpkgsArchive the overlay reads, which document them.
+type Verdict struct {
+	Component, Path, Version, Source, Broken            string
+	Fills, EmptyOutputs, NixpkgsOwn, Insecure, Failures []string
+	StubsDir                                            bool
 }
 
 // Result is what Write produces.
@@ -80,7 +103,7 @@ func Write(ctx context.Context, dir string, o Options) (*Result, error) {
 		return nil, fmt.Errorf("nix for %s: %w", abs, err)
 	}
 	defer snap.Close()
-	d, res, err := collect(ctx, snap, abs, o.Derivations)
+	d, res, err := collect(ctx, snap, abs, o.Derivations, o.Nixpkgs)
 	if err != nil {
 		return nil, fmt.Errorf("nix for %s: %w", abs, err)
 	}

@@ -1,0 +1,144 @@
+package depcheck
+
+import (
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The layers of docs/architecture.md ("Direction of imports"), by path
+// relative to the module. A package not named here is internal machinery
+// (internal/...), the CLI (cmd/...) or a tool (bench/...).
+var (
+	// facade composes the stages; the CLI alone imports it.
+	facade = "debredist"
+	// work are the public packages that do work of their own (read and
+	// decode OUT, compare releases): the facade and the CLI call them,
+	// nothing below does.
+	work = set("debredist/verify", "debredist/reldiff")
+	// leaves are the public types every layer shares: they import the
+	// standard library, each other and the small utilities only.
+	leaves = set("debredist/entry", "debredist/fault", "debredist/profile", "debredist/redist")
+	// utils are small internal utilities with no project imports.
+	utils = set("internal/jsonpos", "internal/safepath", "internal/files")
+	// buildStages is the machinery of building one redist package, which
+	// internal/build owns: the facade composes stages and holds none.
+	buildStages = set("internal/elfstub", "internal/wheel")
+)
+
+// known lists the violations of today, by rule: each one fixed must be
+// removed here (the test fails on a listed violation that no longer
+// occurs), and a new one fails the test.
+var known = map[string][]string{
+	"the facade composes: build machinery only through internal/build": {
+		"debredist -> internal/elfstub",
+		"debredist -> internal/wheel",
+	},
+}
+
+func set(s ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, x := range s {
+		m[x] = true
+	}
+	return m
+}
+
+func TestLayering(t *testing.T) {
+	mod, pkgs, err := Module("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := func(path string) (string, bool) {
+		if path == mod {
+			return ".", true
+		}
+		r, ok := strings.CutPrefix(path, mod+"/")
+		return r, ok
+	}
+	got := map[string][]string{}
+	add := func(rule, what string) { got[rule] = append(got[rule], what) }
+	for _, p := range pkgs {
+		from, _ := rel(p.ImportPath)
+		for _, imp := range p.Imports {
+			to, ours := rel(imp)
+			edge := from + " -> " + to
+			switch {
+			case !ours:
+				// the standard library and modules: no rule
+			case to == facade && from != "cmd/debredist":
+				add("facade imported by the CLI alone", edge)
+			case work[to] && from != facade && !strings.HasPrefix(from, "cmd/"):
+				add("public work packages imported by the facade and the CLI alone", edge)
+			}
+			if !ours {
+				continue
+			}
+			if leaves[from] && !leaves[to] && !utils[to] {
+				add("leaves import only the standard library, leaves and utils", edge)
+			}
+			if utils[from] {
+				add("utils import nothing of the project", edge)
+			}
+			if strings.HasPrefix(from, "cmd/debredist") && strings.HasPrefix(to, "internal/") {
+				add("the CLI imports no internal package", edge)
+			}
+			if from == facade && buildStages[to] {
+				add("the facade composes: build machinery only through internal/build", edge)
+			}
+		}
+		if pub := strings.HasPrefix(from, "debredist"); pub {
+			m, err := ExportedMentions(p.Dir, p.GoFiles, func(path string) bool {
+				r, ours := rel(path)
+				return ours && strings.HasPrefix(r, "internal/")
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range m {
+				add("public API names no internal type", from+"/"+s)
+			}
+		}
+	}
+	rules := map[string]bool{}
+	for r := range got {
+		rules[r] = true
+	}
+	for r := range known {
+		rules[r] = true
+	}
+	var names []string
+	for r := range rules {
+		names = append(names, r)
+	}
+	sort.Strings(names)
+	for _, r := range names {
+		g, k := set(got[r]...), set(known[r]...)
+		for _, v := range sorted(g) {
+			if !k[v] {
+				t.Errorf("%s: %s", r, v)
+			}
+		}
+		for _, v := range sorted(k) {
+			if !g[v] {
+				t.Errorf("%s: %s no longer occurs: remove it from known", r, v)
+			}
+		}
+	}
+	n := 0
+	for _, v := range known {
+		n += len(v)
+	}
+	if n > 0 {
+		t.Logf("%d known violations left", n)
+	}
+}
+
+func sorted(m map[string]bool) []string {
+	var s []string
+	for k := range m {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return s
+}
