@@ -22,6 +22,7 @@ import (
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/build"
 	"github.com/debredist/debredist/internal/files"
 )
 
@@ -83,7 +84,7 @@ func BuildArchive(ctx context.Context, prov *redist.Provenance, rel string, debs
 		return inPackage(pkg.PName, err)
 	}
 	if j.empty {
-		return fmt.Errorf("redist package %s: the debs carry no payload: %s", pkg.PName, noPayloadReason)
+		return fmt.Errorf("redist package %s: the debs carry no payload: %s", pkg.PName, build.NoPayloadReason)
 	}
 	if j.res.SHA256 != rec.SHA256 || j.res.Size != rec.Size {
 		hint := ""

@@ -17,6 +17,7 @@ import (
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/reldiff"
+	"github.com/debredist/debredist/internal/build"
 	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/layout"
 )
@@ -280,13 +281,13 @@ func listings(ctx context.Context, o *run, r *reldiff.Release, names []string) (
 			if !ok {
 				return nil, fmt.Errorf("%s: redist package %s: deb %s (%s) is not in the cache", r.Ref, p.PName, d.Name, d.SHA256)
 			}
-			ins, _, err := stage(ctx, o, d, file, dir, &n)
+			ins, _, err := build.Stage(ctx, o.Build.Limits, d, file, dir, &n)
 			if err != nil {
 				return nil, fmt.Errorf("%s: redist package %s: deb %s: %w", r.Ref, p.PName, d.Name, err)
 			}
 			inputs = append(inputs, ins...)
 		}
-		tree, unplaced, err := eng.BuildPartial(p.PName, inputs, readBlob)
+		tree, unplaced, err := eng.BuildPartial(p.PName, inputs, build.ReadBlob)
 		l := reldiff.NewListing(tree.Headers(), unplaced, err)
 		out[p.PName] = &l
 		if err := os.RemoveAll(dir); err != nil {

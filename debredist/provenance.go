@@ -2,7 +2,6 @@ package debredist
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,7 +16,7 @@ import (
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
-	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/build"
 	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/publish"
 )
@@ -114,7 +113,7 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 			continue
 		}
 		m := &redist.Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*redist.Component{}}
-		prov := redist.Provenance{Tool: "debredist " + Version, Encoder: encoderInfo(comp, o.Build.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
+		prov := redist.Provenance{Tool: "debredist " + Version, Encoder: build.Encoder(comp, o.Build.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
 		if len(o.Build.Only) > 0 {
 			// --only rebuilds some components: the others of this
 			// manifest stay as the earlier run wrote them.
@@ -280,13 +279,4 @@ func writeLockOut(file string, pl *plan.Result) error {
 		return fmt.Errorf("--lock-out: %w", err)
 	}
 	return nil
-}
-
-// encoderInfo describes how this run compresses archives.
-func encoderInfo(c archive.Compression, preset int) redist.Encoder {
-	e := redist.Encoder{Format: c.Ext(), BlockSize: archive.BlockSize, Preset: preset}
-	if c != archive.Zstd {
-		e.Preset = cmp.Or(preset, archive.DefaultPreset)
-	}
-	return e
 }

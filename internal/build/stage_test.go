@@ -1,4 +1,4 @@
-package debredist
+package build
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/internal/deb/debtest"
 )
 
@@ -42,13 +43,13 @@ func TestStageAllOrder(t *testing.T) {
 		add(name, b)
 	}
 	ctx := context.Background()
-	o := newRun(Options{})
+	decoders := make(chan struct{}, 2)
 	for i := range 5 {
 		blobs := filepath.Join(dir, "ok", string(rune('0'+i)))
 		if err := os.MkdirAll(blobs, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		ins, read, err := stageAll(ctx, o, debs, paths, blobs)
+		ins, read, err := stageAll(ctx, decoders, entry.Limits{}, debs, paths, blobs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +78,7 @@ func TestStageAllOrder(t *testing.T) {
 		if err := os.MkdirAll(blobs, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := stageAll(ctx, o, debs, paths, blobs)
+		_, _, err := stageAll(ctx, decoders, entry.Limits{}, debs, paths, blobs)
 		if err == nil || !strings.Contains(err.Error(), "/b.deb") || strings.Contains(err.Error(), "/d.deb") {
 			t.Fatalf("run %d: %v: want the error of b.deb, the first that fails", i, err)
 		}

@@ -1,4 +1,4 @@
-package debredist
+package build
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ var distPackagesRE = regexp.MustCompile(`^lib/python3\.([0-9]+)/(?:dist|site)-pa
 // wheel per Python version in python/ (NVIDIA's tarball layout), and leave
 // the tree. The debs' own .dist-info/.egg-info metadata is replaced by the
 // wheel's. It returns the wheels' archive paths.
-func addWheels(p Profile, pname, version string, tree *layout.Tree) ([]string, error) {
+func addWheels(p profile.Profile, pname, version, tool string, tree *layout.Tree) ([]string, error) {
 	var rules []profile.WheelRule
 	for _, r := range p.Merged().Wheels {
 		if len(r.Packages) == 0 || slices.Contains(r.Packages, pname) {
@@ -107,7 +107,7 @@ func addWheels(p Profile, pname, version string, tree *layout.Tree) ([]string, e
 			vs = vs[:parts]
 		}
 		meta := wheel.Meta{Name: r.Name, Version: strings.Join(vs, "."), PythonTag: "cp3" + k.minor, ABITag: "none",
-			PlatformTag: "linux_" + arch, Summary: r.Summary, Generator: "debredist " + Version}
+			PlatformTag: "linux_" + arch, Summary: r.Summary, Generator: tool}
 		var b bytes.Buffer
 		if err := wheel.Write(&b, meta, groups[k]); err != nil {
 			return nil, fmt.Errorf("redist package %s: %w", pname, err)

@@ -1,4 +1,4 @@
-package debredist
+package build
 
 import (
 	"crypto/sha256"
@@ -14,6 +14,7 @@ import (
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/elfstub"
 	"github.com/debredist/debredist/internal/layout"
@@ -27,7 +28,7 @@ const stubOrigin = "debredist-stub"
 // the rule names (with the real library's SONAME and symbol@version set),
 // unless the tree already holds that path (a stub the debs carry is never
 // replaced). debs are the package's debs, named in errors.
-func addStubs(p Profile, pname string, tree *layout.Tree, debs []apt.Package) ([]redist.Stub, error) {
+func addStubs(p profile.Profile, pname string, tree *layout.Tree, debs []apt.Package) ([]redist.Stub, error) {
 	rules := p.Merged().Stubs
 	nodes := map[string]*layout.Node{}
 	for i := range tree.Nodes {

@@ -1,4 +1,4 @@
-package debredist
+package build
 
 import (
 	"bytes"
@@ -57,8 +57,8 @@ func demoLibrary(t *testing.T) ([]byte, *elfstub.Library) {
 	return b, lib
 }
 
-func stubProfile() Profile {
-	return Profile{Name: "test", Rules: profile.Rules{Stubs: []profile.StubRule{
+func stubProfile() profile.Profile {
+	return profile.Profile{Name: "test", Rules: profile.Rules{Stubs: []profile.StubRule{
 		{Packages: []string{"libdemo"}, Match: `^lib/(libdemo)\.so\.[0-9][0-9.]*$`, Name: "lib/stubs/${1}.so"},
 	}}}
 }

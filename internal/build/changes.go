@@ -1,9 +1,8 @@
-package debredist
+package build
 
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/layout"
@@ -24,13 +23,4 @@ func treeChanges(tr *layout.Tree) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// inPackage names the redist package in err unless err already does (the
-// layout engine's errors start with it).
-func inPackage(pname string, err error) error {
-	if strings.HasPrefix(err.Error(), "redist package "+pname+":") {
-		return err
-	}
-	return fmt.Errorf("redist package %s: %w", pname, err)
 }
