@@ -123,14 +123,13 @@ func ReadProvenanceFile(p string) (*redist.Provenance, error) {
 
 // recordedEncoding is how prov says its archives were compressed.
 func recordedEncoding(prov *redist.Provenance, rec *redist.Archive) (archive.Compression, int, time.Time, error) {
-	var comp archive.Compression
-	switch prov.Encoder.Format {
-	case archive.XZ.Ext():
-		comp = archive.XZ
-	case archive.Zstd.Ext():
-		comp = archive.Zstd
-	default:
-		return 0, 0, time.Time{}, fmt.Errorf("provenance encoder: format %q: this debredist writes %s or %s", prov.Encoder.Format, archive.XZ.Ext(), archive.Zstd.Ext())
+	comp, ok := archive.CompressionOfExt(prov.Encoder.Format)
+	if !ok {
+		var exts []string
+		for _, c := range archive.Compressions() {
+			exts = append(exts, c.Ext())
+		}
+		return 0, 0, time.Time{}, fmt.Errorf("provenance encoder: format %q: this debredist writes %s", prov.Encoder.Format, strings.Join(exts, " or "))
 	}
 	if prov.Encoder.BlockSize != archive.BlockSize {
 		return 0, 0, time.Time{}, fmt.Errorf("provenance encoder: block size %d, this debredist writes %d", prov.Encoder.BlockSize, archive.BlockSize)

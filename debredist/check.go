@@ -1,6 +1,7 @@
 package debredist
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -36,7 +37,8 @@ func (o Options) Check() error {
 	if err := checkJobs(o.Source.Downloads); err != nil {
 		return err
 	}
-	if _, err := compression(o.Build.Compression); err != nil {
+	comp, err := compression(o.Build.Compression)
+	if err != nil {
 		return err
 	}
 	for _, c := range o.Build.AllowWarnings {
@@ -47,9 +49,12 @@ func (o Options) Check() error {
 	if len(o.Build.AllowWarnings) > 0 && !o.Build.FailOnWarnings {
 		return fault.Usagef("--allow-warning needs --fail-on-warnings (warnings fail nothing without it)")
 	}
-	zstd := o.Build.Compression == "zstd" || o.Build.Compression == "zst"
-	if o.Build.Preset < 0 || o.Build.Preset > 6 || zstd && o.Build.Preset > 4 {
-		return fault.Usagef("--preset %d: want 1..6 for xz, 1..4 for zstd", o.Build.Preset)
+	if _, err := comp.Preset(o.Build.Preset); err != nil {
+		var want []string
+		for _, c := range Compressions() {
+			want = append(want, fmt.Sprintf("1..%d for %s", c.MaxPreset, c.Name))
+		}
+		return &fault.UsageError{Msg: fmt.Sprintf("--preset %d: want %s", o.Build.Preset, strings.Join(want, ", ")), Err: err}
 	}
 	return nil
 }

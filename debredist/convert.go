@@ -172,14 +172,35 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 	return res, nil
 }
 
+// compression is the archive compression Build.Compression names.
 func compression(s string) (archive.Compression, error) {
-	switch s {
-	case "", "xz":
-		return archive.XZ, nil
-	case "zstd", "zst":
-		return archive.Zstd, nil
+	c, err := archive.ParseCompression(s)
+	if err != nil {
+		var names []string
+		for _, c := range archive.Compressions() {
+			names = append(names, c.String())
+		}
+		return 0, &fault.UsageError{Msg: fmt.Sprintf("--compress %q: want %s", s, strings.Join(names, " or ")), Err: err}
 	}
-	return 0, fault.Usagef("--compress %q: want xz or zstd", s)
+	return c, nil
+}
+
+// CompressionInfo is one archive compression Build.Compression may name:
+// its presets are 1..MaxPreset (fastest to smallest), 0 meaning
+// DefaultPreset.
+type CompressionInfo struct {
+	Name                     string
+	MaxPreset, DefaultPreset int
+}
+
+// Compressions lists the compressions Build.Compression may name, the
+// default ("xz") first.
+func Compressions() []CompressionInfo {
+	var out []CompressionInfo
+	for _, c := range archive.Compressions() {
+		out = append(out, CompressionInfo{Name: c.String(), MaxPreset: c.MaxPreset(), DefaultPreset: c.DefaultPreset()})
+	}
+	return out
 }
 
 // checkForeign refuses, before anything is written to OUT, a product

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/debredist/debredist/debredist"
@@ -89,9 +90,17 @@ func completionData(a *app) []compCmd {
 			case "jetpack":
 				cf.values = jetpacks
 			case "compress":
-				cf.values = []string{"xz", "zstd"}
+				for _, c := range debredist.Compressions() {
+					cf.values = append(cf.values, c.Name)
+				}
 			case "preset":
-				cf.values = []string{"1", "2", "3", "4", "5", "6"}
+				top := 0
+				for _, c := range debredist.Compressions() {
+					top = max(top, c.MaxPreset)
+				}
+				for p := 1; p <= top; p++ {
+					cf.values = append(cf.values, strconv.Itoa(p))
+				}
 			case "format":
 				cf.values = []string{debredist.InventoryJetPackNixos, debredist.InventoryLock}
 				if c.name == "sbom" {

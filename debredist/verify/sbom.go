@@ -14,6 +14,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/archive"
 )
 
 // verifySBOM checks the bills of materials beside the manifest mf (rel
@@ -156,5 +157,6 @@ func cdxArchives(b []byte) (map[string]string, error) {
 }
 
 func isArchiveName(p string) bool {
-	return strings.HasSuffix(p, ".tar.xz") || strings.HasSuffix(p, ".tar.zst")
+	_, _, ok := archive.TrimExt(p)
+	return ok
 }

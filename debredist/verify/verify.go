@@ -379,12 +379,10 @@ func compareRecord(name string, c *redist.Component, pa redist.PlatformArtifact,
 }
 
 func topName(file string) string {
-	for _, ext := range []string{".tar.xz", ".tar.zst", ".tar.gz"} {
-		if strings.HasSuffix(file, ext) {
-			return strings.TrimSuffix(file, ext)
-		}
+	if top, _, ok := archive.TrimExt(file); ok {
+		return top
 	}
-	return file
+	return strings.TrimSuffix(file, ".tar.gz")
 }
 
 // strayError is a redistrib_* file that is not a manifest; its message

@@ -30,33 +30,6 @@ type Entry struct {
 	Open func() (io.ReadCloser, error)
 }
 
-// Compression selects the archive compressor.
-type Compression int
-
-// Compressions. The zero value is XZ.
-const (
-	XZ Compression = iota
-	Zstd
-)
-
-// Ext returns the archive file extension for c: ".tar.xz" or ".tar.zst".
-func (c Compression) Ext() string {
-	if c == Zstd {
-		return ".tar.zst"
-	}
-	return ".tar.xz"
-}
-
-func (c Compression) String() string {
-	switch c {
-	case XZ:
-		return "xz"
-	case Zstd:
-		return "zstd"
-	}
-	return "Compression(" + strconv.Itoa(int(c)) + ")"
-}
-
 // Options controls Write. The zero value writes xz with the default preset
 // on all cores, mtime 1970-01-01, but Top must be set.
 type Options struct {
@@ -73,10 +46,10 @@ type Options struct {
 	// Budget, when set, is shared by Writes running at the same time and
 	// bounds their blocks in flight together (see Budget).
 	Budget *Budget
-	// Preset selects the compression strength. XZ: 1..6 are the
-	// internal/lzma levels (lzma.Level), fastest to smallest, all with an 8
-	// MiB dictionary; 0 means DefaultPreset. Zstd: 1..4 select klauspost
-	// levels fastest, default, better, best; 0 means best.
+	// Preset selects the compression strength, 1..Compression.MaxPreset()
+	// (fastest to smallest); 0 means Compression.DefaultPreset(). XZ: the
+	// internal/lzma levels (lzma.Level), all with an 8 MiB dictionary.
+	// Zstd: klauspost levels fastest, default, better, best.
 	Preset int
 
 	// blockSize overrides BlockSize (0: BlockSize). Tests only: it lets

@@ -184,14 +184,7 @@ func Write(ctx context.Context, w io.Writer, entries []Entry, opts Options) (Res
 	}
 	cw := &countWriter{w: w, sha: sha256.New(), md5: md5.New()}
 	var zw io.WriteCloser
-	switch opts.Compression {
-	case XZ:
-		zw, err = newXZWriter(cw, opts.Workers, opts.Preset, opts.Budget, opts.blockSize)
-	case Zstd:
-		zw, err = newZstdWriter(cw, opts.Workers, opts.Preset, opts.Budget, opts.blockSize)
-	default:
-		err = fmt.Errorf("archive: unknown compression %v", opts.Compression)
-	}
+	zw, err = opts.Compression.newWriter(cw, opts.Workers, opts.Preset, opts.Budget, opts.blockSize)
 	if err != nil {
 		return Result{}, err
 	}

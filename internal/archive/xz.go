@@ -35,10 +35,10 @@ func NewXZWriter(w io.Writer, workers int) io.WriteCloser {
 	return zw
 }
 
+// xzFormat is xz: the presets are internal/lzma's levels.
+var xzFormat = format{name: "xz", ext: ".tar.xz", maxPreset: lzma.MaxLevel, defPreset: DefaultPreset, newWriter: newXZWriter}
+
 func newXZWriter(w io.Writer, workers, preset int, budget *Budget, blockSize int) (io.WriteCloser, error) {
-	if preset == 0 {
-		preset = DefaultPreset
-	}
 	params, err := lzma.Level(preset)
 	if err != nil {
 		return nil, fmt.Errorf("archive: xz preset %d out of range 1..%d", preset, lzma.MaxLevel)

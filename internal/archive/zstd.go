@@ -15,17 +15,14 @@ var zstdLevels = [...]zstd.EncoderLevel{
 	1: zstd.SpeedFastest, 2: zstd.SpeedDefault, 3: zstd.SpeedBetterCompression, 4: zstd.SpeedBestCompression,
 }
 
+// zstdFormat is zstd: the presets are zstdLevels.
+var zstdFormat = format{name: "zstd", aliases: []string{"zst"}, ext: ".tar.zst", maxPreset: len(zstdLevels) - 1, defPreset: len(zstdLevels) - 1, newWriter: newZstdWriter}
+
 // newZstdWriter returns a parallel deterministic zstd encoder: every
 // BlockSize block becomes an independent zstd frame (with content checksum),
 // compressed by EncodeAll, which is a pure function of the block bytes and the
 // level. Concatenated frames are a valid zstd stream for zstd(1) and tar.
 func newZstdWriter(w io.Writer, workers, preset int, budget *Budget, blockSize int) (io.WriteCloser, error) {
-	if preset == 0 {
-		preset = 4
-	}
-	if preset < 1 || preset >= len(zstdLevels) {
-		return nil, fmt.Errorf("archive: zstd preset %d out of range 1..%d", preset, len(zstdLevels)-1)
-	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}

@@ -9,7 +9,6 @@ package build
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -358,11 +357,9 @@ func InputKey(tool string, p profile.Profile, pkg plan.Package, c archive.Compre
 }
 
 // Encoder describes how archives are compressed with c at preset (0: the
-// default), as the provenance records it.
+// default), as the provenance records it: the preset really used, for
+// every compression. preset is in c's range (Options.Check).
 func Encoder(c archive.Compression, preset int) redist.Encoder {
-	e := redist.Encoder{Format: c.Ext(), BlockSize: archive.BlockSize, Preset: preset}
-	if c != archive.Zstd {
-		e.Preset = cmp.Or(preset, archive.DefaultPreset)
-	}
-	return e
+	used, _ := c.Preset(preset)
+	return redist.Encoder{Format: c.Ext(), BlockSize: archive.BlockSize, Preset: used}
 }
