@@ -31,6 +31,12 @@ func (o Options) Check() error {
 	case n == 0 && r.LockFile == "":
 		return fault.Usagef("select a release with --jetpack, --l4t, --profile or --lock")
 	}
+	return o.checkBuild()
+}
+
+// checkBuild is Check less the release selection (ConvertPlan's plan
+// selects the release).
+func (o Options) checkBuild() error {
 	if err := checkJobs(o.Build.Jobs); err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ type PackageResult struct {
 // directory inside it, assembled as the next generation beside the current
 // one (unchanged files shared by hardlink) and switched to with one rename
 // of OUT/.debredist/current.
-func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
+func Convert(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Build.Out == "" {
 		return nil, fault.Usagef("missing required flag --out")
 	}
@@ -81,6 +81,37 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 	}
 	o := newRun(opts)
 	o.Build.Out = filepath.Clean(o.Build.Out)
+	pl, err := makePlan(ctx, o, true)
+	if err != nil {
+		return nil, err
+	}
+	return convertPlan(ctx, o, pl)
+}
+
+// ConvertPlan is Convert of a plan made beforehand (Plan or PlanCached,
+// perhaps with packages left out of pl.Packages by the caller): it converts
+// exactly pl.Packages, from exactly their debs, with pl's profile. The
+// release options (opts.Release) and Build.Only are not read: the plan is
+// the selection. Its SkippedPackages and Inputs are reported and locked
+// (Build.LockOut) as Convert's are.
+func ConvertPlan(ctx context.Context, opts Options, pl *plan.Result) (*Result, error) {
+	if opts.Build.Out == "" {
+		return nil, fault.Usagef("missing required flag --out")
+	}
+	if pl == nil {
+		return nil, fault.Usagef("ConvertPlan: no plan")
+	}
+	if err := opts.checkBuild(); err != nil {
+		return nil, err
+	}
+	o := newRun(opts)
+	o.Build.Out = filepath.Clean(o.Build.Out)
+	return convertPlan(ctx, o, pl)
+}
+
+// convertPlan converts the packages of pl into o.Build.Out (Convert and
+// ConvertPlan).
+func convertPlan(ctx context.Context, o *run, pl *plan.Result) (_ *Result, err error) {
 	comp, err := compression(o.Build.Compression)
 	if err != nil {
 		return nil, err
@@ -88,10 +119,6 @@ func Convert(ctx context.Context, opts Options) (_ *Result, err error) {
 	builds := o.Build.Jobs
 	if builds <= 0 {
 		builds = defaultBuilds()
-	}
-	pl, err := makePlan(ctx, o)
-	if err != nil {
-		return nil, err
 	}
 	if len(pl.Packages) == 0 {
 		return nil, fmt.Errorf("L4T %s: nothing to convert (no redist package in the plan)", pl.Profile.Suite)

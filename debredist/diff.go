@@ -99,7 +99,7 @@ func loadRelease(ctx context.Context, o *run, ref string) (*reldiff.Release, err
 		return releaseFromOut(p, ref, suite)
 	case err == nil && isProfileFile(p):
 		o.Release.ProfileFile = p
-		pl, err := makePlan(ctx, o)
+		pl, err := makePlan(ctx, o, true)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +119,7 @@ func loadRelease(ctx context.Context, o *run, ref string) (*reldiff.Release, err
 			}
 		}
 		o.Release.L4T = suite
-		pl, err := makePlan(ctx, o)
+		pl, err := makePlan(ctx, o, true)
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +139,7 @@ func loadRelease(ctx context.Context, o *run, ref string) (*reldiff.Release, err
 		}
 		o.Release.JetPack = ref
 	}
-	pl, err := makePlan(ctx, o)
+	pl, err := makePlan(ctx, o, true)
 	if err != nil {
 		return nil, err
 	}

@@ -62,8 +62,17 @@ func TestEmptyComponentNotEmitted(t *testing.T) {
 		}
 	}
 
-	// Now the debs are cached: plan sees it without converting.
+	// Now the debs are cached: Plan, a function of the indexes and the
+	// profile, still plans cuda_nvprune; PlanCached's look-ahead sees it
+	// empty without converting.
 	pl, err = Plan(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(pl.Packages, func(p plan.Package) bool { return p.PName == "cuda_nvprune" }) || len(pl.SkippedPackages) != 0 {
+		t.Fatalf("Plan read the cache: want cuda_nvprune planned, got skipped %v", pl.SkippedPackages)
+	}
+	pl, err = PlanCached(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func Inventory(ctx context.Context, o Options, w io.Writer, format string) error
 		return fault.Usagef("inventory format %q: want %s or %s", format, InventoryJetPackNixos, InventoryLock)
 	}
 	o.Build.Only = nil
-	pl, err := makePlan(ctx, newRun(o))
+	pl, err := makePlan(ctx, newRun(o), true)
 	if err != nil {
 		return err
 	}

@@ -17,13 +17,26 @@ import (
 )
 
 // Plan selects the release, reads its indexes (or lock file) and groups
-// the debs into redist packages.
+// the debs into redist packages. It is a function of the indexes and the
+// profile: it reads no deb, so the same indexes plan the same whatever the
+// cache holds. ConvertPlan converts exactly its result; PlanCached adds
+// the cache look-ahead Convert plans with.
 func Plan(ctx context.Context, o Options) (*plan.Result, error) {
-	return makePlan(ctx, newRun(o))
+	return makePlan(ctx, newRun(o), false)
 }
 
-// makePlan is Plan for this package's own use.
-func makePlan(ctx context.Context, o *run) (*plan.Result, error) {
+// PlanCached is Plan with the cache look-ahead that Convert, Fetch,
+// Inventory and Diff plan with (and the plan command prints): a redist
+// package whose debs are all in the cache (Source.CacheDir) and carry no
+// payload is moved to SkippedPackages before Build.Only applies, as
+// Convert would find it empty. Its result depends on the cache.
+func PlanCached(ctx context.Context, o Options) (*plan.Result, error) {
+	return makePlan(ctx, newRun(o), true)
+}
+
+// makePlan is Plan for this package's own use; lookAhead adds
+// skipEmptyPackages (PlanCached).
+func makePlan(ctx context.Context, o *run, lookAhead bool) (*plan.Result, error) {
 	if err := o.Options.Check(); err != nil {
 		return nil, err
 	}
@@ -98,8 +111,10 @@ func makePlan(ctx context.Context, o *run) (*plan.Result, error) {
 		return nil, err
 	}
 	res := &plan.Result{Profile: prof, Products: p.Products(), Packages: p.Packages, Skipped: p.Skipped, Inputs: pkgs, Indexes: indexes}
-	if err := skipEmptyPackages(ctx, o, res); err != nil { // empty.go
-		return nil, err
+	if lookAhead {
+		if err := skipEmptyPackages(ctx, o, res); err != nil { // empty.go
+			return nil, err
+		}
 	}
 	if len(o.Build.Only) > 0 {
 		var keep []plan.Package

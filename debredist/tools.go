@@ -58,7 +58,7 @@ type FetchResult struct {
 // the release's repos). With Build.LockOut it writes the lock of the debs.
 func Fetch(ctx context.Context, opts Options, packages ...string) (*FetchResult, error) {
 	o := newRun(opts)
-	pl, err := makePlan(ctx, o)
+	pl, err := makePlan(ctx, o, true)
 	if err != nil {
 		return nil, err
 	}

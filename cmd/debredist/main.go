@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/debredist/debredist/debredist"
 	"github.com/debredist/debredist/debredist/fault"
 )
 
@@ -275,50 +274,6 @@ func (a *app) commandUsage(w io.Writer, c *command, fs *flagSet) {
 	for _, l := range strings.Split(strings.TrimSpace(c.example), "\n") {
 		fmt.Fprintf(w, "  %s\n", strings.TrimSpace(l))
 	}
-}
-
-var versionCmd = &command{
-	name:    "version",
-	summary: "print debredist's version",
-	help:    "Prints debredist's version (part of every archive's input key) and the Go toolchain.",
-	example: "debredist version",
-	flags: func(a *app, fs *flagSet) func([]string) error {
-		return func(args []string) error {
-			if len(args) > 0 {
-				return usagef("unexpected argument %q", args[0])
-			}
-			fmt.Fprintf(a.stdout, "debredist %s (%s %s/%s)\n", debredist.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return nil
-		}
-	},
-}
-
-var helpCmd = &command{
-	name:    "help",
-	args:    "[command]",
-	summary: "show help for debredist or a command",
-	help:    "Shows the list of commands, or the flags and an example of one command.",
-	example: "debredist help convert",
-	flags: func(a *app, fs *flagSet) func([]string) error {
-		return func(args []string) error {
-			switch len(args) {
-			case 0:
-				a.topUsage(a.stdout)
-				return nil
-			case 1:
-				c := lookup(args[0])
-				if c == nil {
-					return usagef("unknown command %q", args[0])
-				}
-				cfs := newFlagSet("debredist " + c.name)
-				a.globalFlags(cfs)
-				c.flags(a, cfs)
-				a.commandUsage(a.stdout, c, cfs)
-				return nil
-			}
-			return usagef("give at most one command")
-		}
-	},
 }
 
 // setMemoryLimit gives the Go heap a soft limit of 224 MiB plus 80 MiB per

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
+)
+
+var indexCmd = &command{
+	name:    "index",
+	args:    "PATH [--json]",
+	summary: "list the packages of a local apt Packages index",
+	help: `Parses a local apt Packages index (plain, gzip, xz or zstd, detected by content) and
+prints its packages, one per line:
+  name version architecture filename size sha256 source
+or, with --json, a JSON object (schema debredist.index/v1) with every parsed field of
+every package (source_version, description, depends, provides, md5sum, sha1, ...)
+and the problems. A stanza that cannot be downloaded safely (no Filename, a malformed
+SHA256, an unsafe path...) is a warning naming its line and package; the packages
+that could be read are still listed, and the exit status is 1, as it is when the
+file cannot be read or parsed at all (plan, fetch and convert refuse such an index
+whole, as apt does).`,
+	example: `debredist index Packages.gz
+debredist index Packages.xz --json | jq '.packages[].package'`,
+	flags: func(a *app, fs *flagSet) func([]string) error {
+		file := fs.String("file", "", "the Packages index `file` to read (the same as the PATH argument)")
+		asJSON := fs.Bool("json", false, "print the packages and problems as JSON")
+		return func(args []string) error {
+			switch {
+			case len(args) > 1:
+				return usagef("want 1 argument, the Packages file; got %d", len(args))
+			case len(args) == 1 && *file != "":
+				return usagef("give the Packages file once: as PATH or with --file")
+			case len(args) == 1:
+				*file = args[0]
+			case *file == "":
+				return usagef("want 1 argument, the Packages file")
+			}
+			f, err := os.Open(*file)
+			if err != nil {
+				var pe *os.PathError
+				if errors.As(err, &pe) {
+					err = pe.Err
+				}
+				return &fault.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
+			}
+			defer f.Close()
+			br := bufio.NewReader(f)
+			head, _ := br.Peek(64)
+			if err := apt.CheckCompressionName(*file, head); err != nil {
+				return &fault.UsageError{Msg: err.Error(), Err: err, File: *file}
+			}
+			pkgs, problems, err := apt.ParsePackages(br, apt.ParseOptions{})
+			if err != nil {
+				return &fault.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
+			}
+			if !*asJSON || len(problems) > 0 {
+				for _, p := range problems {
+					a.warn(fmt.Sprintf("%s: %s (stanza left out)", *file, p.String()))
+				}
+			}
+			if *asJSON {
+				var probs []string
+				for _, p := range problems {
+					probs = append(probs, p.String())
+				}
+				if err := writeDoc(a.stdout, "index", struct {
+					File     string        `json:"file"`
+					Packages []apt.Package `json:"packages"`
+					Problems []string      `json:"problems"`
+				}{*file, pkgs, probs}); err != nil {
+					return err
+				}
+			} else {
+				for _, p := range pkgs {
+					fmt.Fprintf(a.stdout, "%s %s %s %s %d %s %s\n", p.Name, p.Version, orDash(p.Architecture), p.Filename, p.Size, p.SHA256, orDash(p.Source))
+				}
+			}
+			if len(problems) > 0 {
+				return &exitError{code: exitFailure, msg: fmt.Sprintf("index %s: %d stanza(s) could not be read and are left out", *file, len(problems))}
+			}
+			return nil
+		}
+	},
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/debredist/debredist/debredist"
+)
+
+func noArgs(args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// humanBytes renders n as "12.3 MiB".
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// ---- release selection shared by plan, fetch and convert
+
+// selection holds the flags that select a release and where its debs
+// come from.
+type selection struct {
+	jetpack, l4t, lock, profile string
+	mirror, cache, keyring      string
+	offline, unverified         bool
+}
+
+func (s *selection) register(fs *flagSet) {
+	fs.StringVar(&s.jetpack, "jetpack", "", "select the release by JetPack `version` or profile name (5, 6, 7, 6.2, jetpack6; see 'debredist profiles')")
+	fs.StringVar(&s.l4t, "l4t", "", "select the release by L4T apt `suite` (rMAJOR.MINOR, e.g. r36.5)")
+	fs.StringVar(&s.lock, "lock", "", "pin the exact debs with a lock `file` (debredist lock or jetpack-nixos sourceinfo); may be combined with --jetpack/--l4t/--profile")
+	fs.StringVar(&s.profile, "profile", "", "select the release with a profile `file` (JSON, see 'debredist profiles --json NAME')")
+	s.registerSource(fs)
+}
+
+// registerSource registers the flags that say where indexes and debs come
+// from (not which release).
+func (s *selection) registerSource(fs *flagSet) {
+	fs.StringVar(&s.mirror, "mirror", "", "apt mirror: base `URL` (https, http, file) or directory (default $DEBREDIST_MIRROR, else NVIDIA's repository)")
+	fs.StringVar(&s.cache, "cache", "", "deb and index cache `dir` (default $XDG_CACHE_HOME/debredist)")
+	fs.StringVar(&s.keyring, "keyring", "", "OpenPGP keyring `file` to check InRelease/Release.gpg signatures (unchecked without it)")
+	fs.BoolVar(&s.offline, "offline", false, "use only the cache (debs, and the indexes of an earlier online run); fail listing what is missing")
+	fs.BoolVar(&s.unverified, "allow-unverified-index", false, "accept a Packages index no Release file lists (like apt's [trusted=yes]); without a Release nothing tells a complete index from one cut short")
+}
+
+// source returns the Options fields the source flags set; the mirror
+// defaults to $DEBREDIST_MIRROR.
+func (s *selection) source(a *app) debredist.Options {
+	mirror := s.mirror
+	if mirror == "" {
+		mirror = a.getenv("DEBREDIST_MIRROR")
+	}
+	return debredist.Options{Source: debredist.Source{Mirror: mirror, CacheDir: s.cache, Keyring: s.keyring, Offline: s.offline, AllowUnverifiedIndex: s.unverified}}
+}
+
+// options checks the selection and turns it into Options.
+func (s *selection) options(a *app) (debredist.Options, error) {
+	o := s.source(a)
+	o.Release.JetPack, o.Release.L4T, o.Release.ProfileFile, o.Release.LockFile = s.jetpack, s.l4t, s.profile, s.lock
+	if v := a.getenv("SOURCE_DATE_EPOCH"); v != "" {
+		sec, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || sec < 0 {
+			return o, usagef("SOURCE_DATE_EPOCH=%q: want a non-negative integer number of seconds", v)
+		}
+		o.Build.MTime = time.Unix(sec, 0).UTC()
+	}
+	return o, nil
+}
+
+func jobsFlag(fs *flagSet) *int {
+	return fs.Int("jobs", 0, "`N` parallel downloads and package builds (default: 4 downloads, one build per core and at least 2)")
+}
