@@ -11,7 +11,8 @@ import (
 )
 
 // Check reports the first option that does not make sense (a
-// *fault.UsageError naming the CLI flag): not exactly one release
+// *fault.UsageError naming the option, "Build.Preset 7: ..."; the CLI
+// words it in its flags): not exactly one release
 // selector (JetPack, L4T, ProfileFile, or LockFile alone), a negative
 // Jobs or Downloads, an unknown Compression, a Preset outside its
 // range, or an AllowWarnings code that is none of redist.WarningCodes (or
@@ -27,9 +28,9 @@ func (o Options) Check() error {
 	}
 	switch {
 	case n > 1:
-		return fault.Usagef("give only one of --jetpack, --l4t and --profile")
+		return fault.Usagef("give only one of Release.JetPack, Release.L4T and Release.ProfileFile")
 	case n == 0 && r.LockFile == "":
-		return fault.Usagef("select a release with --jetpack, --l4t, --profile or --lock")
+		return fault.Usagef("select a release with Release.JetPack, Release.L4T, Release.ProfileFile or Release.LockFile")
 	}
 	return o.checkBuild()
 }
@@ -37,10 +38,10 @@ func (o Options) Check() error {
 // checkBuild is Check less the release selection (ConvertPlan's plan
 // selects the release).
 func (o Options) checkBuild() error {
-	if err := checkJobs(o.Build.Jobs); err != nil {
+	if err := checkJobs("Build.Jobs", o.Build.Jobs); err != nil {
 		return err
 	}
-	if err := checkJobs(o.Source.Downloads); err != nil {
+	if err := checkJobs("Source.Downloads", o.Source.Downloads); err != nil {
 		return err
 	}
 	comp, err := compression(o.Build.Compression)
@@ -49,18 +50,18 @@ func (o Options) checkBuild() error {
 	}
 	for _, c := range o.Build.AllowWarnings {
 		if !slices.Contains(redist.WarningCodes, c) {
-			return fault.Usagef("--allow-warning %q: not a warning code (the codes: %s)", c, strings.Join(redist.WarningCodes, ", "))
+			return fault.Usagef("Build.AllowWarnings %q: not a warning code (the codes: %s)", c, strings.Join(redist.WarningCodes, ", "))
 		}
 	}
 	if len(o.Build.AllowWarnings) > 0 && !o.Build.FailOnWarnings {
-		return fault.Usagef("--allow-warning needs --fail-on-warnings (warnings fail nothing without it)")
+		return fault.Usagef("Build.AllowWarnings needs Build.FailOnWarnings (warnings fail nothing without it)")
 	}
 	if _, err := comp.Preset(o.Build.Preset); err != nil {
 		var want []string
 		for _, c := range Compressions() {
 			want = append(want, fmt.Sprintf("1..%d for %s", c.MaxPreset, c.Name))
 		}
-		return &fault.UsageError{Msg: fmt.Sprintf("--preset %d: want %s", o.Build.Preset, strings.Join(want, ", ")), Err: err}
+		return &fault.UsageError{Msg: fmt.Sprintf("Build.Preset %d: want %s", o.Build.Preset, strings.Join(want, ", ")), Err: err}
 	}
 	return nil
 }
@@ -106,13 +107,13 @@ func (c *downloadCounter) stats() DownloadStats {
 	return c.s
 }
 
-func checkJobs(n int) error {
+func checkJobs(option string, n int) error {
 	if n < 0 {
-		return fault.Usagef("--jobs %d: want a positive number", n)
+		return fault.Usagef("%s %d: want a positive number", option, n)
 	}
 	return nil
 }
 
 // Check reports options Diff cannot use (a negative Downloads); the
 // releases are its arguments. Diff calls it first.
-func (o DiffOptions) Check() error { return checkJobs(o.Source.Downloads) }
+func (o DiffOptions) Check() error { return checkJobs("Source.Downloads", o.Source.Downloads) }

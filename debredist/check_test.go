@@ -21,13 +21,13 @@ func TestCheckSameAnswers(t *testing.T) {
 		o    debredist.Options
 		want string
 	}{
-		{debredist.Options{Build: debredist.Build{Out: out}}, "select a release with --jetpack, --l4t, --profile or --lock"},
-		{debredist.Options{Release: debredist.Release{JetPack: "6", L4T: "r36.5"}, Build: debredist.Build{Out: out}}, "give only one of --jetpack, --l4t and --profile"},
-		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Jobs: -1}}, "--jobs -1: want a positive number"},
-		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Compression: "gzip"}}, `--compress "gzip": want xz or zstd`},
-		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Preset: 7}}, "--preset 7"},
-		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Compression: "zst", Preset: 5}}, "--preset 5"},
-		{debredist.Options{Release: debredist.Release{JetPack: "6"}}, "missing required flag --out"},
+		{debredist.Options{Build: debredist.Build{Out: out}}, "select a release with Release.JetPack, Release.L4T, Release.ProfileFile or Release.LockFile"},
+		{debredist.Options{Release: debredist.Release{JetPack: "6", L4T: "r36.5"}, Build: debredist.Build{Out: out}}, "give only one of Release.JetPack, Release.L4T and Release.ProfileFile"},
+		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Jobs: -1}}, "Build.Jobs -1: want a positive number"},
+		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Compression: "gzip"}}, `Build.Compression "gzip": want xz or zstd`},
+		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Preset: 7}}, "Build.Preset 7"},
+		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Compression: "zst", Preset: 5}}, "Build.Preset 5"},
+		{debredist.Options{Release: debredist.Release{JetPack: "6"}}, "Build.Out is required"},
 	}
 	for _, c := range bad {
 		_, err := debredist.Convert(ctx, c.o)
@@ -50,7 +50,7 @@ func TestCheckSameAnswers(t *testing.T) {
 			t.Errorf("--compress %q: %v", comp, err)
 		}
 	}
-	if err := (debredist.DiffOptions{Source: debredist.Source{Downloads: -2}}).Check(); err == nil || !strings.Contains(err.Error(), "--jobs -2") {
+	if err := (debredist.DiffOptions{Source: debredist.Source{Downloads: -2}}).Check(); err == nil || !strings.Contains(err.Error(), "Source.Downloads -2") {
 		t.Errorf("Diff --jobs -2: %v", err)
 	}
 }

@@ -74,7 +74,7 @@ type PackageResult struct {
 // of OUT/.debredist/current.
 func Convert(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Build.Out == "" {
-		return nil, fault.Usagef("missing required flag --out")
+		return nil, fault.Usagef("Build.Out is required")
 	}
 	if err := opts.Check(); err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func Convert(ctx context.Context, opts Options) (*Result, error) {
 // (Build.LockOut) as Convert's are.
 func ConvertPlan(ctx context.Context, opts Options, pl *plan.Result) (*Result, error) {
 	if opts.Build.Out == "" {
-		return nil, fault.Usagef("missing required flag --out")
+		return nil, fault.Usagef("Build.Out is required")
 	}
 	if pl == nil {
 		return nil, fault.Usagef("ConvertPlan: no plan")
@@ -207,7 +207,7 @@ func compression(s string) (archive.Compression, error) {
 		for _, c := range archive.Compressions() {
 			names = append(names, c.String())
 		}
-		return 0, &fault.UsageError{Msg: fmt.Sprintf("--compress %q: want %s", s, strings.Join(names, " or ")), Err: err}
+		return 0, &fault.UsageError{Msg: fmt.Sprintf("Build.Compression %q: want %s", s, strings.Join(names, " or ")), Err: err}
 	}
 	return c, nil
 }
@@ -257,7 +257,7 @@ func checkForeign(out string, pl *plan.Result) error {
 		default:
 			what = "a file debredist did not write"
 		}
-		return fmt.Errorf("--out %s: %s is %s, where the %s product goes; debredist does not take it over: move it out of %s (or convert into another --out); nothing was written", out, at, what, pr.Product, out)
+		return fmt.Errorf("Build.Out %s: %s is %s, where the %s product goes; debredist does not take it over: move it out of %s (or convert into another Build.Out); nothing was written", out, at, what, pr.Product, out)
 	}
 	return nil
 }

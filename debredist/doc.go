@@ -19,6 +19,15 @@
 // applies nixpkgs' rules to it. docs/architecture.md maps every stage to
 // its package.
 //
+// The stages compose: Plan is a function of the release's indexes (or
+// lock) and its profile and reads no deb; PlanCached adds the cache
+// look-ahead Convert plans with (packages whose cached debs carry nothing
+// are skipped); ConvertPlan converts exactly a plan's packages, from
+// exactly their debs; and package outdir reads the resulting OUT (one
+// generation, through the product links), as Convert, Diff, SBOM and Nix
+// do themselves. Building one redist package is internal/build's;
+// compression (names, extensions, presets) is internal/archive's.
+//
 // The package prints nothing, parses no flags and never exits: progress
 // arrives as Events through Options.OnEvent, failures as errors. Every I/O
 // call takes a context first, and the bounds on what a deb may expand to
@@ -34,8 +43,10 @@
 // stages it runs: Plan reads Source, Release and Build.Only; Fetch adds
 // Build.LockOut; Convert reads everything; Inventory reads Source and
 // Release; Diff takes a DiffOptions with a Source only. Options.Check
-// validates what Plan, Fetch and Convert share, with the same usage errors
-// the CLI prints; the zero value of every field is its default. What a
+// validates what Plan, Fetch and Convert share; its usage errors name the
+// option ("Build.Preset 7: want 1..6 for xz, 1..4 for zstd"), which the CLI
+// words in its flags ("--preset 7: ..."). The zero value of every field is
+// its default. What a
 // call counted comes back in its result (Result.Downloads,
 // FetchResult.Downloads).
 //
@@ -73,4 +84,22 @@
 //
 // The messages name the deb, member, entry, URL or package concerned;
 // context.Canceled and the os errors stay reachable with errors.Is.
+//
+// # Vocabulary
+//
+// One concept, one name; where a JSON format or the CLI fixed another
+// spelling before, the table says so (those bytes do not change):
+//
+//	concept                 Go                                  JSON / CLI
+//	L4T apt suite, "r36.5"  Release.L4T, Profile.Suite          profile "l4t", lock "suite", --l4t
+//	JetPack version, "6"    Release.JetPack, Profile.JetPack    "jetpack", --jetpack
+//	redist package          plan.Package (PName)                "pname"; --only names them
+//	product ("cuda")        plan.Package.Product                "product"; OUT/<product>
+//	CUDA variant ("12")     redist.Archive.Variant, plan.Package.CUDAVariant  "cuda_variant"
+//	archive size            int64 bytes; redist.Artifact.Size a string (NVIDIA's schema), Artifact.Bytes the number  "size"
+//	parallel downloads      Source.Downloads (a count)          --jobs
+//	what was downloaded     Result.Downloads, FetchResult.Downloads (DownloadStats)  "downloads"
+//	compression preset      Build.Preset; redist.Encoder.Preset (the one used)  "preset", --preset
+//	a plan                  plan.Result (Plan's result); plan.Plan is plan.Build's grouping
+//	OUT                     Build.Out; outdir.Snapshot reads one generation  --out
 package debredist

@@ -230,7 +230,7 @@ func ExampleOptions_Check() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// give only one of --jetpack, --l4t and --profile
+	// give only one of Release.JetPack, Release.L4T and Release.ProfileFile
 }
 
 // BuildArchive rebuilds one archive a conversion recorded, from the debs

@@ -291,7 +291,7 @@ func (o *run) newFetcher() (*fetch.Fetcher, error) {
 	var ke *fault.KeyringError
 	switch {
 	case errors.Is(err, fetch.ErrCacheNotDir):
-		return nil, fmt.Errorf("--cache: %w", err)
+		return nil, fmt.Errorf("Source.CacheDir: %w", err)
 	case errors.As(err, &ke): // a file the user named
 		return nil, &fault.UsageError{Msg: ke.Error(), Err: err, File: ke.Path}
 	}
@@ -304,7 +304,7 @@ func (o *run) newFetcher() (*fetch.Fetcher, error) {
 // from the cache or from a lock.
 func indexHint(o *run, err error) error {
 	if errors.Is(err, fault.ErrUnverifiedIndex) {
-		return fmt.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: --allow-unverified-index)", err)
+		return fmt.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: Source.AllowUnverifiedIndex)", err)
 	}
 	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) && nf.Repo != "" && !nf.Listed {
 		return fmt.Errorf("%w (is the mirror URL right? `debredist profiles` lists the suites of the built-in releases)", err)
@@ -315,7 +315,7 @@ func indexHint(o *run, err error) error {
 		if base == "" {
 			base = "NVIDIA's repository " + apt.DefaultBase
 		}
-		return fmt.Errorf("%w\ncannot reach %s: give another mirror (--mirror URL or DIR, or DEBREDIST_MIRROR), or use --offline after one online run, or --lock FILE whose debs are in the cache", err, base)
+		return fmt.Errorf("%w\ncannot reach %s: give another mirror (Source.Mirror URL or DIR, or DEBREDIST_MIRROR), or use Source.Offline after one online run, or Release.LockFile FILE whose debs are in the cache", err, base)
 	}
 	return err
 }

@@ -80,7 +80,7 @@ func makePlan(ctx context.Context, o *run, lookAhead bool) (*plan.Result, error)
 			pkgs = append(pkgs, ps...)
 		}
 		if unsigned {
-			msg := "index signatures were not checked (no --keyring given)"
+			msg := "index signatures were not checked (no Source.Keyring given)"
 			if o.Source.Keyring != "" {
 				msg = "the repository publishes no signed Release: index signatures could not be checked"
 			}
@@ -99,7 +99,7 @@ func makePlan(ctx context.Context, o *run, lookAhead bool) (*plan.Result, error)
 	if prof.ReleaseDate == "" {
 		prof.ReleaseDate = "1970-01-01"
 		if o.Build.MTime.IsZero() {
-			return nil, fmt.Errorf("L4T %s: no release date in the profile and none derivable from nvidia-l4t-* versions; set SOURCE_DATE_EPOCH or release_date in a --profile file", prof.Suite)
+			return nil, fmt.Errorf("L4T %s: no release date in the profile and none derivable from nvidia-l4t-* versions; set SOURCE_DATE_EPOCH or release_date in a Release.ProfileFile file", prof.Suite)
 		}
 		prof.ReleaseDate = o.Build.MTime.UTC().Format("2006-01-02")
 	}
@@ -125,7 +125,7 @@ func makePlan(ctx context.Context, o *run, lookAhead bool) (*plan.Result, error)
 				for _, q := range p.Packages {
 					names = append(names, q.PName)
 				}
-				return nil, fault.Usagef("--only %s: no such redist package in %s (have: %s)", name, prof.Suite, strings.Join(names, ", "))
+				return nil, fault.Usagef("Build.Only %s: no such redist package in %s (have: %s)", name, prof.Suite, strings.Join(names, ", "))
 			}
 		}
 		for _, q := range p.Packages {
@@ -187,7 +187,7 @@ func selectProfile(o *run, lock *apt.Lock) (Profile, error) {
 		return p, nil
 	}
 	if lock.Suite == "" {
-		return Profile{}, fault.Usagef("lock file %s does not name its L4T suite (jetpack-nixos format): add --l4t or --jetpack", o.Release.LockFile)
+		return Profile{}, fault.Usagef("lock file %s does not name its L4T suite (jetpack-nixos format): add Release.L4T or Release.JetPack", o.Release.LockFile)
 	}
 	return profile.ForSuite(lock.Suite)
 }

@@ -276,7 +276,7 @@ func writeLockOut(file string, pl *plan.Result) error {
 		return fmt.Errorf("lock file %s: %w", file, err)
 	}
 	if err := files.Write(file, b.Bytes(), filepath.Dir(file)); err != nil {
-		return fmt.Errorf("--lock-out: %w", err)
+		return fmt.Errorf("Build.LockOut: %w", err)
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func repairCache(ctx context.Context, o *run, f *fetch.Fetcher, debs []apt.Packa
 		return fmt.Errorf("%w; removing it: %v", ce, eerr)
 	}
 	if o.Source.Offline {
-		return fmt.Errorf("%w; removed it (--offline: not downloading it again)", ce)
+		return fmt.Errorf("%w; removed it (Source.Offline: not downloading it again)", ce)
 	}
 	o.emit(Event{Kind: EventWarning, Package: ce.Package, Message: ce.Error() + "; removed it, downloading it again"})
 	var again []apt.Package

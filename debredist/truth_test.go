@@ -141,8 +141,8 @@ func TestUnwritableLockOutLeavesOutComplete(t *testing.T) {
 	mustWrite(t, file, nil)
 	e.opts.Build.LockOut = filepath.Join(file, "x.lock.json")
 	_, err = Convert(context.Background(), e.opts)
-	if err == nil || !strings.Contains(err.Error(), "--lock-out") || strings.Contains(err.Error(), ".write-") {
-		t.Fatalf("got %v, want an error naming --lock-out (and no temporary file)", err)
+	if err == nil || !strings.Contains(err.Error(), "Build.LockOut") || strings.Contains(err.Error(), ".write-") {
+		t.Fatalf("got %v, want an error naming Build.LockOut (and no temporary file)", err)
 	}
 	rep, err := verify.Dir(context.Background(), e.out)
 	if err != nil || rep.Err() != nil || len(rep.Manifests) == 0 {

@@ -75,6 +75,9 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 			if err := o.Check(); err != nil {
 				return err
 			}
+			if o.Build.Out == "" {
+				return usagef("missing required flag --out")
+			}
 			pr := a.newProgress()
 			o.OnEvent = pr.handle
 			res, err := debredist.Convert(a.ctx, o)

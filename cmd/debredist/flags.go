@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 // flagSet is a flag.FlagSet that prints nothing itself, knows short
@@ -40,7 +42,7 @@ func (f *flagSet) parse(args []string, stopAtFirst bool) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, errHelp
 			}
-			return nil, &usageError{err.Error()}
+			return nil, &fault.UsageError{Msg: err.Error()}
 		}
 		rest := f.Args()
 		if stopAtFirst || len(rest) == 0 {

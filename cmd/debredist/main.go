@@ -92,12 +92,36 @@ type command struct {
 	flags func(a *app, fs *flagSet) func(args []string) error
 }
 
-// usageError is a bad command line (exit 2).
-type usageError struct{ msg string }
+// usagef is a bad command line (exit 2): a *fault.UsageError, the one
+// usage-error type of the library and the CLI.
+func usagef(format string, v ...any) error { return fault.Usagef(format, v...) }
 
-func (e *usageError) Error() string { return e.msg }
+// flagOf maps the library's option names, which its messages use, to the
+// flags that set them: the CLI words its errors in flags.
+var flagOf = strings.NewReplacer(
+	"Release.JetPack", "--jetpack",
+	"Release.L4T", "--l4t",
+	"Release.ProfileFile", "--profile",
+	"Release.LockFile", "--lock",
+	"Build.Out", "--out",
+	"Build.Jobs", "--jobs",
+	"Build.Compression", "--compress",
+	"Build.Preset", "--preset",
+	"Build.Only", "--only",
+	"Build.LockOut", "--lock-out",
+	"Build.AllowWarnings", "--allow-warning",
+	"Build.FailOnWarnings", "--fail-on-warnings",
+	"Source.Downloads", "--jobs",
+	"Source.CacheDir", "--cache",
+	"Source.Offline", "--offline",
+	"Source.Mirror", "--mirror",
+	"Source.Keyring", "--keyring",
+	"Source.AllowUnverifiedIndex", "--allow-unverified-index",
+	"ExtractOptions.Force", "--force",
+)
 
-func usagef(format string, v ...any) error { return &usageError{fmt.Sprintf(format, v...)} }
+// inFlags words a library message in the CLI's flags.
+func inFlags(msg string) string { return flagOf.Replace(msg) }
 
 // exitError carries an exit code for a failure that was already reported
 // (e.g. verify problems, printed one per artifact).
@@ -191,17 +215,16 @@ func (a *app) exit(err error, cmd *command, fs *flagSet) int {
 	if err == nil {
 		return exitOK
 	}
-	var ue *usageError
-	var due *fault.UsageError
+	var ue *fault.UsageError
 	var ee *exitError
 	switch {
 	case errors.Is(err, errHelp):
 		return exitOK
-	case errors.As(err, &due) && due.File != "": // a file the command line names is missing or malformed
-		fmt.Fprintf(a.stderr, "debredist %s: %v\n", cmd.name, err)
+	case errors.As(err, &ue) && ue.File != "": // a file the command line names is missing or malformed
+		fmt.Fprintf(a.stderr, "debredist %s: %s\n", cmd.name, inFlags(err.Error()))
 		return exitUsage
-	case errors.As(err, &ue) || errors.As(err, &due):
-		fmt.Fprintf(a.stderr, "debredist %s: %v\n", cmd.name, err)
+	case errors.As(err, &ue):
+		fmt.Fprintf(a.stderr, "debredist %s: %s\n", cmd.name, inFlags(err.Error()))
 		if cmd == helpCmd {
 			fmt.Fprintln(a.stderr, "Run 'debredist help' for the list of commands.")
 		} else {
@@ -213,11 +236,11 @@ func (a *app) exit(err error, cmd *command, fs *flagSet) int {
 		return exitInterrupted
 	case errors.As(err, &ee):
 		if ee.msg != "" {
-			fmt.Fprintf(a.stderr, "debredist: %s\n", ee.msg)
+			fmt.Fprintf(a.stderr, "debredist: %s\n", inFlags(ee.msg))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(a.stderr, "debredist: %v\n", err)
+	fmt.Fprintf(a.stderr, "debredist: %s\n", inFlags(err.Error()))
 	return exitFailure
 }
 

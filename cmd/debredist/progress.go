@@ -227,7 +227,7 @@ func (pr *progress) handle(e debredist.Event) {
 }
 
 func withPackage(e debredist.Event) string {
-	msg := e.Message
+	msg := inFlags(e.Message)
 	if e.Package != "" && !strings.Contains(e.Message, e.Package) {
 		msg = e.Package + ": " + e.Message
 	}

@@ -48,5 +48,5 @@ func ExampleUsageError() {
 		fmt.Println("usage error:", ue.Msg)
 	}
 	// Output:
-	// usage error: --compress "lz4": want xz or zstd
+	// usage error: Build.Compression "lz4": want xz or zstd
 }

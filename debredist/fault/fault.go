@@ -231,9 +231,9 @@ func (e *MissingError) Error() string {
 	}
 	switch {
 	case e.Local:
-		fmt.Fprintf(&b, "; the mirror %s is a directory, which needs no network: drop --offline to read the debs from it (they are verified and kept in the cache)", e.Mirror)
+		fmt.Fprintf(&b, "; the mirror %s is a directory, which needs no network: drop Source.Offline to read the debs from it (they are verified and kept in the cache)", e.Mirror)
 	default:
-		b.WriteString("; run once without --offline (`debredist fetch` with the same release or lock) to download them into the cache, or give --cache DIR where they are")
+		b.WriteString("; run once without Source.Offline (`debredist fetch` with the same release or lock) to download them into the cache, or give Source.CacheDir DIR where they are")
 	}
 	return b.String()
 }
@@ -332,7 +332,7 @@ type UnplacedError struct {
 
 func (e *UnplacedError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "redist package %s: %d deb path(s) have no place in the redist layout (add a rule to a --profile file to place or drop them):", e.PName, len(e.Paths))
+	fmt.Fprintf(&b, "redist package %s: %d deb path(s) have no place in the redist layout (add a rule to a Release.ProfileFile file to place or drop them):", e.PName, len(e.Paths))
 	for _, o := range e.Paths {
 		fmt.Fprintf(&b, "\n  %s: %s", o.Deb, o.Path)
 	}
@@ -380,7 +380,7 @@ func (e *IncompleteError) Error() string {
 	if len(names) > 8 {
 		names, more = names[:8], fmt.Sprintf(" and %d more", len(names)-8)
 	}
-	return fmt.Sprintf("L4T %s: %s lacks %d redist package(s) profile %s expects: %s%s (a damaged or partial mirror? if the release really lacks them, use a --profile file whose \"expect\" leaves them out, or narrow the run with --only)",
+	return fmt.Sprintf("L4T %s: %s lacks %d redist package(s) profile %s expects: %s%s (a damaged or partial mirror? if the release really lacks them, use a Release.ProfileFile file whose \"expect\" leaves them out, or narrow the run with Build.Only)",
 		e.Suite, e.Source, len(e.Missing), e.Profile, strings.Join(names, ", "), more)
 }
 
@@ -463,7 +463,7 @@ func (e *WarningsError) Error() string {
 		parts[i] = fmt.Sprintf("%s (%d)", c, codes[c])
 	}
 	first := e.Warnings[0]
-	return fmt.Sprintf("%d warning(s) not allowed: %s; the first: %s (the output is written; to accept a code: --allow-warning CODE)",
+	return fmt.Sprintf("%d warning(s) not allowed: %s; the first: %s (the output is written; to accept a code: Build.AllowWarnings CODE)",
 		len(e.Warnings), strings.Join(parts, ", "), first.String())
 }
 

@@ -302,7 +302,7 @@ func ForSuite(suite string) (Profile, error) {
 		}
 	}
 	if template == nil {
-		return Profile{}, fmt.Errorf("L4T %s: no built-in profile for L4T major %s (supported: %s); write a profile file and pass --profile", suite, Major(suite), strings.Join(SupportedMajors(), ", "))
+		return Profile{}, fmt.Errorf("L4T %s: no built-in profile for L4T major %s (supported: %s); write a profile file and pass Release.ProfileFile", suite, Major(suite), strings.Join(SupportedMajors(), ", "))
 	}
 	p := *template
 	p.Name = "l4t-" + suite

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -54,7 +55,17 @@ type Artifact struct {
 	RelativePath string `json:"relative_path"`
 	SHA256       string `json:"sha256"`
 	MD5          string `json:"md5,omitempty"`
-	Size         string `json:"size"`
+	Size         string `json:"size"` // decimal bytes, a string as NVIDIA's schema has it: see Bytes
+}
+
+// Bytes is Size as a number of bytes, as every other size debredist
+// reports is; an error when Size is not a non-negative decimal integer.
+func (a *Artifact) Bytes() (int64, error) {
+	n, err := strconv.ParseInt(a.Size, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("artifact %s: size %q is not a number of bytes", a.RelativePath, a.Size)
+	}
+	return n, nil
 }
 
 // Artifacts lists every artifact of the component with its platform and

@@ -303,7 +303,7 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 	ar.Size = st.Size()
 	// The sizes first, by stat: a file of another size is not the archive,
 	// and is not read (it could be terabytes).
-	if want, err := strconv.ParseInt(a.Size, 10, 64); err != nil || want != st.Size() {
+	if want, err := a.Bytes(); err != nil || want != st.Size() {
 		bad("size is %d bytes, manifest says %s: not read further", st.Size(), a.Size)
 		return
 	}

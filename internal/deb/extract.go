@@ -46,7 +46,7 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 				return fail(fault.DebIO, "", err)
 			}
 			if !empty {
-				return fail(fault.DebExists, "", fmt.Errorf("destination %s is not empty (--force replaces it)", dir))
+				return fail(fault.DebExists, "", fmt.Errorf("destination %s is not empty (ExtractOptions.Force replaces it)", dir))
 			}
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {

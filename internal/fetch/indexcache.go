@@ -55,7 +55,7 @@ func (f *Fetcher) newIndexReader(repo apt.Repo) (*indexReader, error) {
 	r.replay = true
 	b, err := readCapped(f.indexRecordPath(repo), maxIndexRecordBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("offline: the index of %s %s from %s is not in the cache (%s); run once without --offline to cache it", repo.Name, repo.Suite, f.base, f.cache)
+		return nil, fmt.Errorf("offline: the index of %s %s from %s is not in the cache (%s); run once without Source.Offline to cache it", repo.Name, repo.Suite, f.base, f.cache)
 	}
 	if err == nil {
 		err = json.Unmarshal(b, r.rec)
@@ -64,7 +64,7 @@ func (f *Fetcher) newIndexReader(repo apt.Repo) (*indexReader, error) {
 		err = errors.New("it records another mirror, repo or suite")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("offline: cached index record %s is unusable (%v); run once without --offline to replace it", f.indexRecordPath(repo), err)
+		return nil, fmt.Errorf("offline: cached index record %s is unusable (%v); run once without Source.Offline to replace it", f.indexRecordPath(repo), err)
 	}
 	return r, nil
 }
@@ -85,7 +85,7 @@ func (r *indexReader) get(ctx context.Context, u string, limit int64, check func
 	}
 	sum, ok := r.rec.Files[u]
 	if !ok {
-		return nil, fmt.Errorf("offline: %s is not in the index cache; run once without --offline", u)
+		return nil, fmt.Errorf("offline: %s is not in the index cache; run once without Source.Offline", u)
 	}
 	if sum == "" {
 		return nil, fmt.Errorf("%s: %w (as recorded by the last online run)", u, fs.ErrNotExist)
@@ -96,10 +96,10 @@ func (r *indexReader) get(ctx context.Context, u string, limit int64, check func
 	}
 	b, err := readCapped(p, limit)
 	if err != nil {
-		return nil, fmt.Errorf("offline: cached %s: %w; run once without --offline", u, err)
+		return nil, fmt.Errorf("offline: cached %s: %w; run once without Source.Offline", u, err)
 	}
 	if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != sum {
-		return nil, fmt.Errorf("offline: cached %s (%s) does not have the sha256 recorded for it; run once without --offline", u, p)
+		return nil, fmt.Errorf("offline: cached %s (%s) does not have the sha256 recorded for it; run once without Source.Offline", u, p)
 	}
 	if check != nil {
 		if err := check(b); err != nil {

@@ -27,7 +27,7 @@ func TestIndexOffline(t *testing.T) {
 	o := testOptions(t, srv.URL, nil)
 	o.Keyring = ring
 	o.Offline = true
-	if _, _, err := mustNew(t, o).Index(ctx, repo); err == nil || !strings.Contains(err.Error(), "run once without --offline") {
+	if _, _, err := mustNew(t, o).Index(ctx, repo); err == nil || !strings.Contains(err.Error(), "run once without Source.Offline") {
 		t.Fatalf("offline before any online run: err = %v", err)
 	}
 
