@@ -25,11 +25,11 @@ import (
 // say how the archive was made (no mtime, an encoder format or block size
 // this debredist does not write) are refused, and a build whose bytes
 // would differ from the manifest writes nothing, naming both hashes.
-func TestBuildArchive(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	out, cache := t.TempDir(), t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+// recordedArchive reads the cuda provenance a conversion into out wrote,
+// and returns it, its first archive record and that archive's debs in the
+// cache.
+func recordedArchive(t *testing.T, out, cache string) (*redist.Provenance, redist.Archive, []string) {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +43,15 @@ func TestBuildArchive(t *testing.T) {
 	for _, d := range rec.Debs {
 		debs = append(debs, filepath.Join(cache, "sha256", d.SHA256[:2], d.SHA256+".deb"))
 	}
+	return prov, rec, debs
+}
+
+func TestBuildArchive(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	out, cache := t.TempDir(), t.TempDir()
+	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+	prov, rec, debs := recordedArchive(t, out, cache)
 	dst := filepath.Join(t.TempDir(), "a.tar.xz")
 	if err := BuildArchive(ctx, prov, rec.RelativePath, debs, dst, DebLimits{}); err != nil {
 		t.Fatal(err)
@@ -92,7 +101,7 @@ func TestBuildArchive(t *testing.T) {
 	later := *rec.MTime + 86400 // recorded wrong: other bytes
 	old.Archives[0].MTime = &later
 	dst = fresh()
-	err = BuildArchive(ctx, &old, rec.RelativePath, debs, dst, DebLimits{})
+	err := BuildArchive(ctx, &old, rec.RelativePath, debs, dst, DebLimits{})
 	if _, err := os.Stat(dst); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a build that differs from the manifest wrote %s", dst)
 	}

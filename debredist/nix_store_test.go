@@ -142,6 +142,7 @@ func parseEval(t *testing.T, set string, lines []string) (cells []evalLine, summ
 // 5's cuda_compat stays null and its libcusparse evaluates without
 // libnvjitlink. Controls: without debredist's overlay, and for JetPack 5
 // without the filter of jetpack-nixos' extension (then its debs win).
+// JetPack 6 always; 5 and 7, a sweep, with DEBREDIST_LONG_TESTS=1 (CI).
 func TestNixOverlayWithJetpackNixos(t *testing.T) {
 	testutil.RequireTool(t, "nix-instantiate")
 	testutil.RequireTool(t, "jq")
@@ -166,6 +167,9 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 		{jp: "7", set: "cudaPackages_13_2", plainAlsoOK: true, mustHave: []string{"cudnn_jit", "cuda_compat_orin", "cuda_compat", "tensorrt", "cuda_nvtx"}},
 	} {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
+			if tc.jp != "6" && !testutil.Long() {
+				t.Skip("the sweep over JetPack 5 and 7 (about 20 s of Nix evaluation) runs with DEBREDIST_LONG_TESTS=1, as CI does")
+			}
 			out := t.TempDir()
 			convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out}})
 			r, err := Nix(context.Background(), out, NixOptions{})

@@ -63,23 +63,20 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 		var allow listFlag
 		fs.Var(&allow, "allow-warning", "a warning `code` that --fail-on-warnings accepts (comma-separated or repeated): "+strings.Join(redist.WarningCodes, ", "))
 		return func(args []string) error {
-			if err := noArgs(args); err != nil {
-				return err
-			}
-			o, err := sel.options(a)
+			o, pr, err := sel.start(a, args, func(o *debredist.Options) error {
+				o.Build.Out, o.Source.Downloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.Compression, o.Build.Only, o.Build.LockOut = *out, *jobs, *jobs, *verifyCache, *compress, only, *lockOut
+				o.Build.Preset, o.Build.SBOM, o.Build.FailOnWarnings, o.Build.AllowWarnings = *preset, *withSBOM, *failOnWarnings, allow
+				if err := o.Check(); err != nil {
+					return err
+				}
+				if o.Build.Out == "" {
+					return usagef("missing required flag --out")
+				}
+				return nil
+			})
 			if err != nil {
 				return err
 			}
-			o.Build.Out, o.Source.Downloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.Compression, o.Build.Only, o.Build.LockOut = *out, *jobs, *jobs, *verifyCache, *compress, only, *lockOut
-			o.Build.Preset, o.Build.SBOM, o.Build.FailOnWarnings, o.Build.AllowWarnings = *preset, *withSBOM, *failOnWarnings, allow
-			if err := o.Check(); err != nil {
-				return err
-			}
-			if o.Build.Out == "" {
-				return usagef("missing required flag --out")
-			}
-			pr := a.newProgress()
-			o.OnEvent = pr.handle
 			res, err := debredist.Convert(a.ctx, o)
 			pr.close(err)
 			var we *fault.WarningsError

@@ -26,19 +26,13 @@ debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12
 		fs.Var(&pkgs, "package", "fetch only these binary `packages` (comma-separated or repeated)")
 		asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
 		return func(args []string) error {
-			if err := noArgs(args); err != nil {
-				return err
-			}
-			o, err := sel.options(a)
+			o, pr, err := sel.start(a, args, func(o *debredist.Options) error {
+				o.Source.Downloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.LockOut = *jobs, *jobs, *verifyCache, *lockOut
+				return o.Check()
+			})
 			if err != nil {
 				return err
 			}
-			o.Source.Downloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.LockOut = *jobs, *jobs, *verifyCache, *lockOut
-			if err := o.Check(); err != nil {
-				return err
-			}
-			pr := a.newProgress()
-			o.OnEvent = pr.handle
 			res, err := debredist.Fetch(a.ctx, o, pkgs...)
 			pr.close(err)
 			if err != nil {

@@ -46,12 +46,10 @@ debredist inventory --l4t r36.5 --json | jq -r '.packages[] | .package + " " + .
 			if *asJSON && *format != debredist.InventoryJetPackNixos {
 				return usagef("give --json or --format, not both")
 			}
-			o, err := sel.options(a)
+			o, pr, err := sel.start(a, nil, nil)
 			if err != nil {
 				return err
 			}
-			pr := a.newProgress()
-			o.OnEvent = pr.handle
 			var b bytes.Buffer
 			if *asJSON {
 				o.Build.Only = nil

@@ -29,16 +29,13 @@ debredist plan --lock jetpack6.lock --offline --json`,
 		fs.Var(&only, "only", "plan only these redist packages (`pnames`, comma-separated or repeated)")
 		asJSON := fs.Bool("json", false, "print the plan as JSON on stdout")
 		return func(args []string) error {
-			if err := noArgs(args); err != nil {
-				return err
-			}
-			o, err := sel.options(a)
+			o, pr, err := sel.start(a, args, func(o *debredist.Options) error {
+				o.Build.Only = only
+				return nil
+			})
 			if err != nil {
 				return err
 			}
-			o.Build.Only = only
-			pr := a.newProgress()
-			o.OnEvent = pr.handle
 			pl, err := debredist.PlanCached(a.ctx, o)
 			pr.close(err)
 			if err != nil {

@@ -91,3 +91,25 @@ func (s *selection) options(a *app) (debredist.Options, error) {
 func jobsFlag(fs *flagSet) *int {
 	return fs.Int("jobs", 0, "`N` parallel downloads and package builds (default: 4 downloads, one build per core and at least 2)")
 }
+
+// start is what the commands that plan share before they run: no
+// positional argument, the options of the release selection, set (the
+// command's own flags and checks; nil for none) applied, and progress
+// shown through OnEvent. The caller closes the progress with the error.
+func (s *selection) start(a *app, args []string, set func(o *debredist.Options) error) (debredist.Options, *progress, error) {
+	if err := noArgs(args); err != nil {
+		return debredist.Options{}, nil, err
+	}
+	o, err := s.options(a)
+	if err != nil {
+		return debredist.Options{}, nil, err
+	}
+	if set != nil {
+		if err := set(&o); err != nil {
+			return debredist.Options{}, nil, err
+		}
+	}
+	pr := a.newProgress()
+	o.OnEvent = pr.handle
+	return o, pr, nil
+}
