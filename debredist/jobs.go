@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -224,20 +223,11 @@ func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int)
 				}
 			}
 			if err != nil {
-				return inPackage(j.pkg.PName, err)
+				return build.InPackage(j.pkg.PName, err)
 			}
 			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size, Total: debBytes(j.pkg)})
 			return nil
 		})
 	}
 	return g.Wait()
-}
-
-// inPackage names the redist package in err unless err already does (the
-// layout engine's errors start with it).
-func inPackage(pname string, err error) error {
-	if strings.HasPrefix(err.Error(), "redist package "+pname+":") {
-		return err
-	}
-	return fmt.Errorf("redist package %s: %w", pname, err)
 }

@@ -20,6 +20,7 @@ import (
 // from the python3-libnvinfer* debs, no installed dist-packages tree of
 // those debs, bin/trtexec, and samples/ where the debs carry samples; pip
 // installs each wheel for the Python version the debs were built for.
+// JetPack 6 always; 5 and 7, a sweep, with DEBREDIST_LONG_TESTS=1 (CI).
 func TestTensorRTWheels(t *testing.T) {
 	t.Parallel()
 	pip := testutil.RequireTool(t, "pip3")
@@ -34,6 +35,9 @@ func TestTensorRTWheels(t *testing.T) {
 		{"7", "3.12", []string{"tensorrt-10.16.2-cp312-none-linux_aarch64.whl", "tensorrt_dispatch-10.16.2-cp312-none-linux_aarch64.whl", "tensorrt_lean-10.16.2-cp312-none-linux_aarch64.whl"}, false},
 	} {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
+			if tc.jp != "6" && !testutil.Long() {
+				t.Skip("the sweep over JetPack 5 and 7 runs with DEBREDIST_LONG_TESTS=1, as CI does")
+			}
 			out := t.TempDir()
 			res := convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out, Only: []string{"tensorrt"}}})
 			file := filepath.Join(out, filepath.FromSlash(res.Packages[0].Archive))

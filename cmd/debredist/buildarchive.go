@@ -1,7 +1,11 @@
 package main
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 // repeatFlag collects every value of a flag given several times (paths may
@@ -53,7 +57,11 @@ against the manifest's sha256 once more.`,
 			if err != nil {
 				return err
 			}
-			return debredist.BuildArchive(a.ctx, p, *rel, debs, *out, debredist.DebLimits{})
+			err = debredist.BuildArchive(a.ctx, p, *rel, debs, *out, debredist.DebLimits{})
+			if ue := (*fault.UsageError)(nil); errors.As(err, &ue) && ue.File == *out && strings.HasPrefix(ue.Msg, "out ") {
+				ue.Msg = "--" + ue.Msg // the library names its parameter out: here the flag --out
+			}
+			return err
 		}
 	},
 }

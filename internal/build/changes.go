@@ -3,6 +3,7 @@ package build
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/layout"
@@ -23,4 +24,13 @@ func treeChanges(tr *layout.Tree) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// InPackage names the redist package in err unless err already does (the
+// layout engine's errors start with it).
+func InPackage(pname string, err error) error {
+	if strings.HasPrefix(err.Error(), "redist package "+pname+":") {
+		return err
+	}
+	return fmt.Errorf("redist package %s: %w", pname, err)
 }
