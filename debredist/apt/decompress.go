@@ -11,7 +11,7 @@ import (
 )
 
 // MaxXZDictBytes is the largest xz dictionary (and zstd window) Decompress
-// accepts: decompress.MaxWindow, the limit shared by every decoder.
+// accepts (64 MiB): the limit every decoder of debredist shares.
 const MaxXZDictBytes = decompress.MaxWindow
 
 // UnsupportedCompressionError reports input whose magic bytes name a
@@ -42,7 +42,7 @@ func (e *CompressionMismatchError) Error() string {
 
 // CheckCompressionName returns a *CompressionMismatchError when name ends in
 // a compression suffix with magic bytes (.gz, .xz, .zst, .bz2) and head, the
-// file's first bytes (decompress.HeadSize are enough), are not that format.
+// file's first bytes (1036 are enough: an xz stream and block header), are not that format.
 // Other names are not checked: a plain "Packages" may hold any.
 func CheckCompressionName(name string, head []byte) error {
 	want, ok := decompress.ForSuffix(path.Ext(name))

@@ -21,7 +21,7 @@ import (
 // opened through it comes from that generation (or, in an OUT written
 // before generations, from OUT's own product directories). Files are
 // opened below the generation without following any symbolic link, and
-// only regular files are read (files.OpenBeneath): OUT is untrusted.
+// only regular files are read: OUT is untrusted.
 //
 // A conversion that switches OUT while a Snapshot is read removes the old
 // generation; files already open stay readable, later opens fail. Replaced
@@ -221,9 +221,9 @@ func (s *Snapshot) file(rel string, e fs.DirEntry) {
 
 // Open opens the regular file at p, a path under Out as Files names them
 // (OUT/<product>/…), from the Snapshot's generation: no symbolic link is
-// followed (a *files.LinkError names it), nothing but a regular file is
-// opened (a *files.NotRegularError), and once the generation was removed
-// the error wraps ErrReplaced.
+// followed (the error names the link), nothing but a regular file is
+// opened (the error names the file and its type), and once the generation
+// was removed the error wraps ErrReplaced.
 func (s *Snapshot) Open(p string) (*os.File, error) {
 	rel, err := filepath.Rel(s.Out, filepath.Clean(p))
 	if err != nil || !filepath.IsLocal(rel) {

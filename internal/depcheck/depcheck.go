@@ -14,6 +14,7 @@ import (
 	"go/token"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,14 +61,14 @@ func Module(dir string) (module string, pkgs map[string]*Package, err error) {
 // ExportedMentions returns, for the package in dir, every exported
 // declaration whose signature (a function's parameters and results, a
 // type's definition with its exported fields and methods, a variable's or
-// constant's declared type, an alias's target) names an identifier of an
-// imported package for which bad reports true; each as "file:line: Name
-// mentions path.Ident".
+// constant's declared type, an alias's target) or doc comment (the
+// package's too) names an identifier of an imported package for which bad
+// reports true; each as "file:line: Name mentions path.Ident".
 func ExportedMentions(dir string, files []string, bad func(importPath string) bool) ([]string, error) {
 	fset := token.NewFileSet()
 	var found []string
 	for _, name := range files {
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution|parser.ParseComments)
 		if err != nil {
 			return nil, fmt.Errorf("depcheck: %v", err)
 		}
@@ -104,23 +105,37 @@ func ExportedMentions(dir string, files []string, bad func(importPath string) bo
 				return inspectSel(fset, name, decl, imports, bad, &found)(n)
 			})
 		}
+		checkDoc := func(decl string, doc *ast.CommentGroup) {
+			if doc == nil {
+				return
+			}
+			for _, m := range docRef.FindAllStringSubmatch(doc.Text(), -1) {
+				if path, ok := imports[m[1]]; ok && bad(path) {
+					found = append(found, fmt.Sprintf("%s:%d: %s's doc mentions %s.%s", name, fset.Position(doc.Pos()).Line, decl, path, m[2]))
+				}
+			}
+		}
+		checkDoc("package "+f.Name.Name, f.Doc)
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				if !d.Name.IsExported() || (d.Recv != nil && !exportedRecv(d.Recv)) {
 					continue
 				}
+				checkDoc(d.Name.Name, d.Doc)
 				check(d.Name.Name, d.Type)
 			case *ast.GenDecl:
 				for _, s := range d.Specs {
 					switch s := s.(type) {
 					case *ast.TypeSpec:
 						if s.Name.IsExported() {
+							checkDoc(s.Name.Name, cmpDoc(s.Doc, d.Doc))
 							check(s.Name.Name, s.Type)
 						}
 					case *ast.ValueSpec:
 						for _, n := range s.Names {
 							if n.IsExported() {
+								checkDoc(n.Name, cmpDoc(s.Doc, d.Doc))
 								check(n.Name, s.Type)
 								break
 							}
@@ -132,6 +147,18 @@ func ExportedMentions(dir string, files []string, bad func(importPath string) bo
 	}
 	sort.Strings(found)
 	return found, nil
+}
+
+// docRef is a reference to a package's identifier in a doc comment:
+// "deb.Limits".
+var docRef = regexp.MustCompile(`\b([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9]*)`)
+
+// cmpDoc is a spec's own doc comment, else its declaration's.
+func cmpDoc(spec, decl *ast.CommentGroup) *ast.CommentGroup {
+	if spec != nil {
+		return spec
+	}
+	return decl
 }
 
 func inspectSel(fset *token.FileSet, file, decl string, imports map[string]string, bad func(string) bool, found *[]string) func(ast.Node) bool {
