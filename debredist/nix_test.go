@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,6 +32,24 @@ func writeNixTree(t *testing.T, dir string, ms []*redist.Manifest, prov map[stri
 		}
 		if err := os.WriteFile(filepath.Join(d, "redistrib_"+m.ReleaseLabel+".json"), b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
+		}
+		// Each archive a file of the manifest's size (not an archive:
+		// verify --nixpkgs reports it, nix takes it as a file).
+		for _, c := range m.Components {
+			for _, pa := range c.Artifacts() {
+				rel, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
+				if !ok {
+					continue
+				}
+				n, _ := strconv.Atoi(pa.Artifact.Size)
+				p := filepath.Join(d, filepath.FromSlash(rel))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, bytes.Repeat([]byte{'x'}, n), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 	}
 	for product, cuda := range prov {

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
-	"bufio"
 	"errors"
 	"fmt"
 	"io"

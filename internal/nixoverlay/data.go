@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/debredist/debredist/debredist/outdir"
@@ -178,6 +181,9 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 					continue
 				}
 				seen[rel] = true
+				if err := archiveReadable(snap, filepath.Join(base, filepath.FromSlash(rel)), pa.Artifact.Size, derivations); err != nil {
+					return nil, nil, fmt.Errorf("manifest %s: %s: %w", mf.file, name, err)
+				}
 				d.Archives[prod] = append(d.Archives[prod], rel)
 				res.Archives = append(res.Archives, filepath.Join(base, filepath.FromSlash(rel)))
 				c, ok := checked[name+"\x00"+rel]
@@ -206,6 +212,30 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 		return nil, nil, fmt.Errorf("no manifest of nixpkgs' CUDA redists (%s)", strings.Join(nixTable().Redists, ", "))
 	}
 	return d, res, nil
+}
+
+// archiveReadable checks, before the overlay names an archive, that it is a
+// regular file of the generation with the manifest's size (the overlay of
+// nix --derivations builds its archives from the debs: there a missing one
+// is fine, one that is there must still be whole). Anything else is an
+// error: the overlay would point Nix at bytes no one checked.
+func archiveReadable(snap *outdir.Snapshot, p, size string, derivations bool) error {
+	f, err := snap.Open(p)
+	if err != nil {
+		if derivations && errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("archive %s: %w (debredist verify tells more)", p, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if strconv.FormatInt(st.Size(), 10) != size {
+		return fmt.Errorf("archive %s: size is %d bytes, the manifest says %s (debredist verify tells more)", p, st.Size(), size)
+	}
+	return nil
 }
 
 // addVerdict adds what verify --nixpkgs says of one archive of a package.
