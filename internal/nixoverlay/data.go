@@ -242,7 +242,7 @@ func archiveReadable(snap *outdir.Snapshot, p, size string, derivations bool) er
 func addVerdict(pkg *Package, c verify.NixpkgsArchive, cuda string, res *Result) {
 	pkg.Outputs = c.Fills
 	if c.Broken != "" {
-		res.Notes = append(res.Notes, fmt.Sprintf("%s: %s", c.Component, c.Broken))
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: does not evaluate, nixpkgs' own problem: %s", c.Component, c.Broken))
 		return
 	}
 	drop := append([]string(nil), c.EmptyOutputs...)
@@ -262,7 +262,8 @@ func addVerdict(pkg *Package, c verify.NixpkgsArchive, cuda string, res *Result)
 		pkg.StubsHook = &h
 	}
 	for _, v := range c.Insecure {
-		res.Notes = append(res.Notes, fmt.Sprintf("INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs config's permittedInsecurePackages", v, c.Source, cuda, c.Component, c.Version))
+		src, _, _ := strings.Cut(c.Source, " ")
+		res.Notes = append(res.Notes, fmt.Sprintf("INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs config's permittedInsecurePackages", v, src, cuda, c.Component, c.Version))
 	}
 	for _, f := range c.Failures {
 		res.Notes = append(res.Notes, fmt.Sprintf("verify --nixpkgs finds a problem no override fixes: %s: %s", c.Component, f))
