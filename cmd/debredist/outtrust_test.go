@@ -262,6 +262,34 @@ func TestVerifyManifestAgainstProvenance(t *testing.T) {
 			}
 		})
 	}
+	// The sidecar's records emptied: no check is turned off by that.
+	t.Run("records emptied", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out")
+		if err := exec.Command("cp", "-a", clean, out).Run(); err != nil {
+			t.Fatal(err)
+		}
+		p, err := filepath.EvalSymlinks(filepath.Join(out, sidecar))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["archives"] = []any{}
+		b, _ = json.MarshalIndent(doc, "", "  ")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := cli(t, "verify", out)
+		if code != exitFailure || !strings.Contains(stdout+stderr, "not recorded in the provenance sidecar") {
+			t.Errorf("verify with the sidecar's records emptied: exit %d\n%s%s", code, stdout, stderr)
+		}
+	})
 }
 
 // TestBuildArchiveSpecialFiles: build-archive never waits on a named pipe
