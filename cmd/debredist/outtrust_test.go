@@ -82,7 +82,7 @@ func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
 		}, []string{"is a symbolic link (to " + filepath.Join(outside, "x.tar.xz") + ") that debredist did not write: not followed", "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz"}},
 		{"archive linked to /etc/passwd", func(t *testing.T, out, a string) {
 			replace(t, a, func() error { return os.Symlink("/etc/passwd", a) })
-		}, []string{"(to /etc/passwd) that debredist did not write: not followed"}},
+		}, []string{`(to "/etc/passwd") that debredist did not write: not followed`}},
 		{"archive a FIFO", func(t *testing.T, out, a string) {
 			replace(t, a, func() error { return syscall.Mkfifo(a, 0o644) })
 		}, []string{"is a named pipe (FIFO), not a regular file: not read"}},
@@ -518,5 +518,24 @@ func TestConvertNeverWritesThroughLinkedDir(t *testing.T) {
 	})
 	if code, stdout, stderr := cli(t, "verify", out); code != exitOK {
 		t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestOutsideDirectoryNotRead: a real directory in an OUT with generations
+// that is no product of the current one (here a copy of a product's tree)
+// is not read as output: verify names it and fails, and nix's data holds
+// only the generation's manifests.
+func TestOutsideDirectoryNotRead(t *testing.T) {
+	clean, _ := convertCudart(t)
+	out := filepath.Join(t.TempDir(), "out")
+	if err := exec.Command("cp", "-a", clean, out).Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command("cp", "-rL", filepath.Join(out, "cuda"), filepath.Join(out, "zz")).Run(); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cli(t, "verify", out)
+	if code != exitFailure || !strings.Contains(stdout+stderr, "zz: a directory that is no product of the current output") || strings.Count(stdout, "archive.tar.xz") != 1 {
+		t.Errorf("verify with a copied product directory: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

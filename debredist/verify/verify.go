@@ -173,9 +173,15 @@ func DirSnapshot(ctx context.Context, s *outdir.Snapshot) (*Report, error) {
 	manifests := found.Manifests
 	for _, p := range found.Foreign {
 		l, _ := os.Readlink(p)
+		l = strconv.Quote(l) // the target is OUT's text: quoted, never raw on a terminal
 		rel, _ := filepath.Rel(dir, p)
 		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
 			"a symbolic link (to %s) that debredist did not write: not followed, its target is not verified", l))
+	}
+	for _, p := range found.Outside {
+		rel, _ := filepath.Rel(dir, p)
+		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
+			"a directory that is no product of the current output (not debredist's, or a copy of one): not read, not verified"))
 	}
 	for _, p := range found.Dangling {
 		rel, _ := filepath.Rel(dir, p)
