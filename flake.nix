@@ -33,15 +33,20 @@
 
       # lib.redistOverlay FILE: the overlay of the file `debredist nix
       # --derivations OUT` prints (keep that file in your flake; it embeds
-      # everything it needs). Each archive is a fixed-output derivation that
-      # runs this flake's debredist, unless pkgs.debredist is set. Use it
-      # after jetpack-nixos' overlay:
+      # everything it needs, and this works in pure evaluation). Each archive
+      # is a fixed-output derivation built on the build platform by
+      # pkgs.buildPackages.debredist when set, else by this flake's package.
+      # Use it after jetpack-nixos' overlay:
       #   nixpkgs.overlays = [ jetpack-nixos.overlays.default (debredist.lib.redistOverlay ./redist.nix) ];
       lib.redistOverlay =
         file: final: prev:
+        let
+          build = final.buildPackages or final;
+        in
         (import file {
           inherit (final) fetchurl;
-          debredist = final.debredist or (final.callPackage ./nix/package.nix { });
+          system = build.stdenv.buildPlatform.system;
+          debredist = build.debredist or (build.callPackage ./nix/package.nix { });
         }).overlay
           final
           prev;

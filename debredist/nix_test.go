@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,6 +32,24 @@ func writeNixTree(t *testing.T, dir string, ms []*redist.Manifest, prov map[stri
 		}
 		if err := os.WriteFile(filepath.Join(d, "redistrib_"+m.ReleaseLabel+".json"), b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
+		}
+		// Each archive a file of the manifest's size (not an archive:
+		// verify --nixpkgs reports it, nix takes it as a file).
+		for _, c := range m.Components {
+			for _, pa := range c.Artifacts() {
+				rel, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
+				if !ok {
+					continue
+				}
+				n, _ := strconv.Atoi(pa.Artifact.Size)
+				p := filepath.Join(d, filepath.FromSlash(rel))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, bytes.Repeat([]byte{'x'}, n), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 	}
 	for product, cuda := range prov {
@@ -352,5 +371,57 @@ func TestNixHostileStrings(t *testing.T) {
 				t.Errorf("package %s: version %q license %q, want %q", names[i], g.V, g.L, hostile[i])
 			}
 		}
+	}
+}
+
+// TestNixDerivationsHostileStrings: the file of nix --derivations embeds
+// the provenance sidecar as it was read; hostile text in it (and in a
+// manifest's display name) stays a string: the file parses, evaluating
+// it runs nothing, and the sidecar Nix hands to build-archive is the
+// sidecar's bytes.
+func TestNixDerivationsHostileStrings(t *testing.T) {
+	testutil.RequireTool(t, "nix-instantiate")
+	if os.Getenv("NIX_CONFIG") == "" {
+		t.Setenv("NIX_CONFIG", "build-users-group =")
+	}
+	out := t.TempDir()
+	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart"}}})
+	hostile := `x"; y = builtins.abort "pwned"; z = "${builtins.abort "pwned"}\` + "\n# \u2028"
+	sidecar, err := filepath.EvalSymlinks(filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(sidecar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := json.Marshal(hostile)
+	edited := strings.Replace(string(b), `"tool": "`, `"tool": `+string(q[:len(q)-1]), 1)
+	if edited == string(b) {
+		t.Fatal("the sidecar has no tool field")
+	}
+	if err := os.WriteFile(sidecar, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Nix(context.Background(), out, NixOptions{Derivations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNixParses(t, r.Text)
+	if strings.Contains(r.Text, hostile) || strings.Contains(r.Text, `builtins.abort "pwned"`) {
+		t.Error("the sidecar's text is in the Nix as it was written")
+	}
+	file := filepath.Join(t.TempDir(), "redist.nix")
+	if err := os.WriteFile(file, []byte(r.Text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	expr := `builtins.readFile (builtins.elemAt (import ` + file + ` { debredist = "/x"; }).archives.cuda.cuda_cudart.args 3)`
+	o, err := exec.Command("nix-instantiate", "--eval", "--strict", "--json", "--read-write-mode", "--expr", expr).CombinedOutput()
+	if err != nil {
+		t.Fatalf("evaluating the derivations file: %v\n%s", err, o)
+	}
+	var got string
+	if err := json.Unmarshal(o, &got); err != nil || got != edited {
+		t.Errorf("the sidecar Nix hands to build-archive differs from the file (%v):\n%s", err, o)
 	}
 }

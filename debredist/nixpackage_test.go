@@ -98,11 +98,34 @@ func TestFlake(t *testing.T) {
 	if err := os.WriteFile(file, []byte(r.Text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := eval("lib", `lib: let
-	    pkgs = import `+standin+` { config = { allowUnfree = true; }; overlays = [ (lib.redistOverlay `+file+`) ]; };
-	    a = pkgs.cudaPackages_12_6.cuda_cudart.src.src;
-	  in [ a.name (builtins.elemAt a.args 1) (builtins.baseNameOf a.builder) pkgs.cudaPackages_12_6.cudnn.src.src.name ]`)
-	want := `["cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz","build-archive","debredist","cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz"]`
+	// A flake of the user's, which keeps redist.nix, evaluated purely.
+	user := t.TempDir()
+	if err := os.WriteFile(filepath.Join(user, "redist.nix"), []byte(r.Text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flake := `{
+	  inputs.nixpkgs.url = "path:` + standin + `";
+	  inputs.debredist.url = "path:` + repo + `";
+	  inputs.debredist.inputs.nixpkgs.follows = "nixpkgs";
+	  outputs = { self, nixpkgs, debredist }: {
+	    result = let
+	      pkgs = import nixpkgs { system = "aarch64-linux"; config = { allowUnfree = true; }; overlays = [ (debredist.lib.redistOverlay ./redist.nix) ]; };
+	      a = pkgs.cudaPackages_12_6.cuda_cudart.src.src;
+	    in [ a.name (builtins.elemAt a.args 1) (builtins.baseNameOf a.builder) pkgs.cudaPackages_12_6.cudnn.src.src.name a.system ];
+	  };
+	}`
+	if err := os.WriteFile(filepath.Join(user, "flake.nix"), []byte(flake), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(nix, "--extra-experimental-features", "nix-command flakes", "eval", "--json", "--no-write-lock-file", "path:"+user+"#result")
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	o, err := c.Output()
+	if err != nil {
+		t.Fatalf("nix eval (pure) of a flake using lib.redistOverlay: %v\n%s", err, stderr.String())
+	}
+	got := strings.TrimSpace(string(o))
+	want := `["cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz","build-archive","debredist","cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz","aarch64-linux"]`
 	if got != want {
 		t.Errorf("lib.redistOverlay: %s, want %s", got, want)
 	}

@@ -178,6 +178,7 @@ func sbomInput(ctx context.Context, snap *outdir.Snapshot, manifests []string) (
 			}
 		}
 		wheelRules := prov.Profile.Merged().Wheels
+		covered := map[string]bool{}
 		for _, a := range prov.Archives {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -238,7 +239,10 @@ func sbomInput(ctx context.Context, snap *outdir.Snapshot, manifests []string) (
 			if file.SHA256 != a.SHA256 || file.Size != a.Size {
 				return nil, fmt.Errorf("%s: the file has sha256 %s and %d bytes, the provenance records %s and %d: it changed since the conversion (debredist verify tells more)", where, file.SHA256, file.Size, a.SHA256, a.Size)
 			}
-			file.Path, file.MD5 = arRel, a.MD5
+			if file.MD5 != a.MD5 {
+				return nil, fmt.Errorf("%s: the file has md5 %s, the provenance records %s: it changed since the conversion (debredist verify tells more)", where, file.MD5, a.MD5)
+			}
+			file.Path = arRel
 			comp.Archive = file
 			for _, s := range a.Stubs {
 				sf, ok1 := inner[s.Path]
@@ -262,6 +266,12 @@ func sbomInput(ctx context.Context, snap *outdir.Snapshot, manifests []string) (
 				}
 			}
 			rel.Components = append(rel.Components, comp)
+			covered[a.RelativePath] = true
+		}
+		for _, p := range slices.Sorted(maps.Keys(arts)) {
+			if !covered[p] { // never a bill of materials that leaves an archive out
+				return nil, fmt.Errorf("%s: archive %s: the provenance sidecar %s has no record of it (debredist verify tells more)", relm, p, filepath.ToSlash(siderel))
+			}
 		}
 		in.Releases = append(in.Releases, rel)
 	}
@@ -298,11 +308,11 @@ func hashArchive(ctx context.Context, snap *outdir.Snapshot, name string, size i
 		return sbom.File{}, nil, fmt.Errorf("%s: the file has %d bytes, the provenance records %d: it changed since the conversion (debredist verify tells more)", name, st.Size(), size)
 	}
 	s2, s1, m5 := sha256.New(), sha1.New(), md5.New()
-	n, err := io.Copy(io.MultiWriter(s2, s1, m5), f)
+	n, err := io.Copy(io.MultiWriter(s2, s1, m5), files.ContextReader(ctx, f))
 	if err != nil {
 		return sbom.File{}, nil, err
 	}
-	file := sbom.File{SHA256: hex.EncodeToString(s2.Sum(nil)), SHA1: hex.EncodeToString(s1.Sum(nil)), Size: n}
+	file := sbom.File{SHA256: hex.EncodeToString(s2.Sum(nil)), SHA1: hex.EncodeToString(s1.Sum(nil)), MD5: hex.EncodeToString(m5.Sum(nil)), Size: n}
 	if len(want) == 0 && !wheels {
 		return file, nil, nil
 	}

@@ -117,6 +117,11 @@ type NixOptions struct {
 	// directory); default: the mirror the provenance records, else
 	// NVIDIA's repository.
 	Mirror string
+	// CopyArchivesTo, when set, is a directory each archive is copied to
+	// (read through the one generation Nix reads, its sha256 checked), and
+	// NixResult.Archives lists the copies: the files to hand nix-store
+	// --add-fixed, which would otherwise open OUT's paths again itself.
+	CopyArchivesTo string
 }
 
 // NixResult is what Nix returns.
@@ -147,7 +152,7 @@ type NixResult struct {
 // The printed Nix is constant code applied to one JSON string of data:
 // nothing read from OUT is ever Nix syntax.
 func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
-	r, err := nixoverlay.Write(ctx, out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror, Nixpkgs: nixpkgsVerdicts})
+	r, err := nixoverlay.Write(ctx, out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror, CopyArchivesTo: o.CopyArchivesTo, Nixpkgs: nixpkgsVerdicts})
 	if err != nil {
 		return nil, err
 	}

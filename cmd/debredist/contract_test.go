@@ -479,7 +479,8 @@ func TestWordsMatchWhatHappens(t *testing.T) {
 			t.Errorf("a directory mirror's debs are called downloaded:\n%s", s)
 		}
 	}
-	if !strings.Contains(stderr, "read from the mirror directory "+sampleMirror+" into the cache "+cache) || !strings.Contains(stdout, "debs read from the mirror directory into the cache") {
+	absMirror, _ := filepath.Abs(sampleMirror) // recorded absolute
+	if !strings.Contains(stderr, "read from the mirror directory "+absMirror+" into the cache "+cache) || !strings.Contains(stdout, "debs read from the mirror directory into the cache") {
 		t.Errorf("the output does not say the debs were read into the cache:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 	code, _, stderr = cli(t, "convert", "--lock", lock, "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out)

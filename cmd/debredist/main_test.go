@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -527,6 +528,12 @@ func writeManifests(t *testing.T) string {
 
 func TestNix(t *testing.T) {
 	out := writeManifests(t)
+	// An archive the manifest names is not there: no overlay points at it.
+	code, _, stderr := cli(t, "nix", out)
+	if code != exitFailure || !strings.Contains(stderr, "cuda_nvcc: archive "+filepath.Join(out, "cuda/redist/cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz")) {
+		t.Fatalf("nix without the archives: exit %d: %s", code, stderr)
+	}
+	writeArchiveFiles(t, out)
 	code, stdout, stderr := cli(t, "nix", out)
 	if code != exitOK {
 		t.Fatalf("nix: exit %d: %s", code, stderr)
@@ -613,6 +620,35 @@ func TestNixAddToStore(t *testing.T) {
 	slices.Sort(want)
 	if len(want) < 2 || !slices.Equal(got, slices.Compact(want)) {
 		t.Errorf("nix --add-to-store printed %v, want %v", got, want)
+	}
+}
+
+// writeArchiveFiles writes, for every artifact of the manifests under out,
+// a file of its recorded size (bytes that are not an archive).
+func writeArchiveFiles(t *testing.T, out string) {
+	t.Helper()
+	ms, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*.json"))
+	for _, mf := range ms {
+		b, err := os.ReadFile(mf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := redist.ReadManifest(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range m.Components {
+			for _, pa := range c.Artifacts() {
+				n, _ := strconv.Atoi(pa.Artifact.Size)
+				p := filepath.Join(filepath.Dir(mf), filepath.FromSlash(pa.Artifact.RelativePath))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, bytes.Repeat([]byte{'x'}, n), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 
 	"github.com/debredist/debredist/debredist"
@@ -81,7 +82,18 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 			if m == "" && *derivations {
 				m = a.getenv("DEBREDIST_MIRROR") // as the other commands
 			}
-			r, err := debredist.Nix(a.ctx, args[0], debredist.NixOptions{Derivations: *derivations, Mirror: m})
+			o := debredist.NixOptions{Derivations: *derivations, Mirror: m}
+			if *addToStore {
+				// nix-store gets copies read through one generation of OUT
+				// (their sha256 checked), never OUT's paths to open again.
+				tmp, err := os.MkdirTemp("", "debredist-nix-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(tmp)
+				o.CopyArchivesTo = tmp
+			}
+			r, err := debredist.Nix(a.ctx, args[0], o)
 			if err != nil {
 				return err
 			}

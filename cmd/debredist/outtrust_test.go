@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -81,7 +82,7 @@ func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
 		}, []string{"is a symbolic link (to " + filepath.Join(outside, "x.tar.xz") + ") that debredist did not write: not followed", "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz"}},
 		{"archive linked to /etc/passwd", func(t *testing.T, out, a string) {
 			replace(t, a, func() error { return os.Symlink("/etc/passwd", a) })
-		}, []string{"(to /etc/passwd) that debredist did not write: not followed"}},
+		}, []string{`(to "/etc/passwd") that debredist did not write: not followed`}},
 		{"archive a FIFO", func(t *testing.T, out, a string) {
 			replace(t, a, func() error { return syscall.Mkfifo(a, 0o644) })
 		}, []string{"is a named pipe (FIFO), not a regular file: not read"}},
@@ -159,8 +160,8 @@ func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
 			switch link := strings.Contains(tc.name, "link"); {
 			case link && (code != exitFailure || !strings.Contains(output, "debredist did not write, not followed")):
 				t.Errorf("nix: exit %d, want 1 naming the link:\n%s", code, output)
-			case !link && (code != exitOK || !strings.Contains(output, "finds problems no override here fixes:\n#   cuda_cudart: ")):
-				t.Errorf("nix: exit %d, and no word of the archive it did not read:\n%s", code, output)
+			case !link && (code != exitFailure || !strings.Contains(output, "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz")):
+				t.Errorf("nix: exit %d, want 1 naming the archive it cannot take:\n%s", code, output)
 			}
 		})
 	}
@@ -261,6 +262,34 @@ func TestVerifyManifestAgainstProvenance(t *testing.T) {
 			}
 		})
 	}
+	// The sidecar's records emptied: no check is turned off by that.
+	t.Run("records emptied", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out")
+		if err := exec.Command("cp", "-a", clean, out).Run(); err != nil {
+			t.Fatal(err)
+		}
+		p, err := filepath.EvalSymlinks(filepath.Join(out, sidecar))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["archives"] = []any{}
+		b, _ = json.MarshalIndent(doc, "", "  ")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := cli(t, "verify", out)
+		if code != exitFailure || !strings.Contains(stdout+stderr, "not recorded in the provenance sidecar") {
+			t.Errorf("verify with the sidecar's records emptied: exit %d\n%s%s", code, stdout, stderr)
+		}
+	})
 }
 
 // TestBuildArchiveSpecialFiles: build-archive never waits on a named pipe
@@ -368,9 +397,34 @@ func TestNixDerivationsMirror(t *testing.T) {
 	}
 	t.Chdir(elsewhere)
 	t.Setenv("DEBREDIST_MIRROR", "")
-	code, stdout, stderr := cli(t, "nix", "--derivations", out)
-	if code != exitOK || !strings.Contains(stdout, `url = "file://`+m+`/common/pool/`) {
-		t.Errorf("nix --derivations from another directory: exit %d, want the debs from %s:\n%s%s", code, m, stdout, stderr)
+	// The deb URLs the derivations fetch (the data the file reads).
+	debURLs := func() (int, []string, string) {
+		code, stdout, stderr := cli(t, "nix", "--derivations", "--json", out)
+		var d struct {
+			Debs map[string]struct{ URL string }
+		}
+		var urls []string
+		if code == exitOK {
+			if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+				t.Fatal(err)
+			}
+			for _, deb := range d.Debs {
+				urls = append(urls, deb.URL)
+			}
+		}
+		return code, urls, stderr
+	}
+	allUnder := func(urls []string, prefix string) bool {
+		for _, u := range urls {
+			if !strings.HasPrefix(u, prefix) {
+				return false
+			}
+		}
+		return len(urls) > 0
+	}
+	code, urls, stderr := debURLs()
+	if code != exitOK || !allUnder(urls, "file://"+m+"/common/pool/") {
+		t.Errorf("nix --derivations from another directory: exit %d, want the debs from %s: %v %s", code, m, urls, stderr)
 	}
 
 	m2 := filepath.Join(t.TempDir(), "m2")
@@ -378,9 +432,9 @@ func TestNixDerivationsMirror(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("DEBREDIST_MIRROR", m2)
-	code, stdout, stderr = cli(t, "nix", "--derivations", out)
-	if code != exitOK || !strings.Contains(stdout, `url = "file://`+m2+`/common/pool/`) || strings.Contains(stdout, `url = "file://`+m+"/") {
-		t.Errorf("nix --derivations with DEBREDIST_MIRROR=%s: exit %d:\n%s%s", m2, code, stdout, stderr)
+	code, urls, stderr = debURLs()
+	if code != exitOK || !allUnder(urls, "file://"+m2+"/common/pool/") {
+		t.Errorf("nix --derivations with DEBREDIST_MIRROR=%s: exit %d: %v %s", m2, code, urls, stderr)
 	}
 
 	index := filepath.Join(m2, "common", "dists", "r36.5", "main", "binary-arm64", "Packages.xz")
@@ -464,5 +518,24 @@ func TestConvertNeverWritesThroughLinkedDir(t *testing.T) {
 	})
 	if code, stdout, stderr := cli(t, "verify", out); code != exitOK {
 		t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestOutsideDirectoryNotRead: a real directory in an OUT with generations
+// that is no product of the current one (here a copy of a product's tree)
+// is not read as output: verify names it and fails, and nix's data holds
+// only the generation's manifests.
+func TestOutsideDirectoryNotRead(t *testing.T) {
+	clean, _ := convertCudart(t)
+	out := filepath.Join(t.TempDir(), "out")
+	if err := exec.Command("cp", "-a", clean, out).Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command("cp", "-rL", filepath.Join(out, "cuda"), filepath.Join(out, "zz")).Run(); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cli(t, "verify", out)
+	if code != exitFailure || !strings.Contains(stdout+stderr, "zz: a directory that is no product of the current output") || strings.Count(stdout, "archive.tar.xz") != 1 {
+		t.Errorf("verify with a copied product directory: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

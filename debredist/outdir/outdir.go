@@ -127,6 +127,10 @@ func (s *Snapshot) list() error {
 					return err
 				}
 			}
+		case e.IsDir() && s.gen != nil && !slices.Contains(genProducts, name):
+			// a directory of OUT's that the generation has no product
+			// of: not output, never read as such
+			s.Outside = append(s.Outside, p)
 		case e.IsDir():
 			root := s.top // a product directory of an OUT without generations
 			if s.gen != nil && slices.Contains(genProducts, name) {
@@ -323,6 +327,10 @@ type Files struct {
 	Foreign  []string
 	Dangling []string // product links of debredist's whose product the current output lacks
 	Unlinked []string // products of the current output without their link in OUT
+	// Outside are the directories in an OUT with generations that are not
+	// products of the current one (a copy of a product directory, user
+	// files): not output, not read.
+	Outside []string
 }
 
 // Find returns the Files of a Snapshot of dir, closed again: for a

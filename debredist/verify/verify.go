@@ -173,9 +173,15 @@ func DirSnapshot(ctx context.Context, s *outdir.Snapshot) (*Report, error) {
 	manifests := found.Manifests
 	for _, p := range found.Foreign {
 		l, _ := os.Readlink(p)
+		l = strconv.Quote(l) // the target is OUT's text: quoted, never raw on a terminal
 		rel, _ := filepath.Rel(dir, p)
 		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
 			"a symbolic link (to %s) that debredist did not write: not followed, its target is not verified", l))
+	}
+	for _, p := range found.Outside {
+		rel, _ := filepath.Rel(dir, p)
+		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
+			"a directory that is no product of the current output (not debredist's, or a copy of one): not read, not verified"))
 	}
 	for _, p := range found.Dangling {
 		rel, _ := filepath.Rel(dir, p)
@@ -223,7 +229,11 @@ func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, mf, re
 		return
 	}
 	base := filepath.Dir(mf)
-	prov := map[string]redist.Archive{}
+	// The sidecar's records by relative path; nil when there is no
+	// sidecar to read (a problem of its own). Once read, every archive the
+	// manifest names must have a record: an emptied record list turns no
+	// check off.
+	var prov map[string]redist.Archive
 	// A legacy-named sidecar is reported by Dir's walk, and still checked
 	// against here.
 	switch p, _, err := s.ReadSidecar(mf); {
@@ -232,6 +242,7 @@ func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, mf, re
 	case err != nil:
 		rep.Problems = append(rep.Problems, Problemf(rel, "provenance sidecar unreadable: %w", err))
 	default:
+		prov = map[string]redist.Archive{}
 		for _, a := range p.Archives {
 			prov[a.RelativePath] = a
 		}
@@ -339,7 +350,7 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 		if rec.SHA256 != r.SHA256 || rec.NAR != r.NAR || rec.Size != st.Size() || (rec.MD5 != "" && rec.MD5 != r.MD5) {
 			bad("provenance records size %d sha256 %s md5 %s nar %s, archive has %d %s %s %s", rec.Size, rec.SHA256, rec.MD5, rec.NAR, st.Size(), r.SHA256, r.MD5, r.NAR)
 		}
-	} else if len(prov) > 0 {
+	} else if prov != nil {
 		bad("not recorded in the provenance sidecar")
 	}
 }

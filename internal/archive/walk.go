@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/internal/files"
 )
 
 // Walk decodes an xz or zstd compressed tar archive and calls fn for every
@@ -17,7 +18,7 @@ import (
 // ErrType) but not the rest of Inspect's safety and integrity rules: run
 // Inspect first on archives of unknown origin.
 func Walk(ctx context.Context, r io.Reader, fn func(h entry.Header, content io.Reader) error) error {
-	br := bufio.NewReaderSize(ctxReader{ctx, r}, 64<<10)
+	br := bufio.NewReaderSize(files.ContextReader(ctx, r), 64<<10)
 	dec, err := decompressor(br)
 	if err != nil {
 		return fmt.Errorf("archive: walk: %w", err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/internal/files"
 )
 
 // item is a validated entry in write order.
@@ -266,19 +267,6 @@ func writeTar(ctx context.Context, zw io.Writer, items []*item, opts Options) (R
 	return res, nil
 }
 
-// ctxReader stops a long copy when ctx is cancelled.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
-
 // copyContent copies exactly e.Size bytes of e's content to w and fails if
 // the content is shorter or longer.
 func copyContent(ctx context.Context, w io.Writer, e Entry) (err error) {
@@ -291,7 +279,7 @@ func copyContent(ctx context.Context, w io.Writer, e Entry) (err error) {
 			err = &EntryError{Name: e.Path, Err: fmt.Errorf("close: %w", cerr)}
 		}
 	}()
-	n, err := io.CopyN(w, ctxReader{ctx, rc}, e.Size)
+	n, err := io.CopyN(w, files.ContextReader(ctx, rc), e.Size)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return &EntryError{Name: e.Path, Err: fmt.Errorf("%w: got %d bytes, want %d", ErrSize, n, e.Size)}

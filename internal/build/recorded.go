@@ -236,7 +236,7 @@ func copyDeb(ctx context.Context, p string, sizes map[int64]bool, dst string) (s
 		return "", err
 	}
 	h := sha256.New()
-	n, err := io.CopyN(io.MultiWriter(out, h), ctxReader{ctx, in}, st.Size())
+	n, err := io.CopyN(io.MultiWriter(out, h), files.ContextReader(ctx, in), st.Size())
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -257,19 +257,6 @@ type sizeError struct{ size int64 }
 
 func (e *sizeError) Error() string {
 	return fmt.Sprintf("%d bytes: no recorded deb has that size", e.size)
-}
-
-// ctxReader stops reading when ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // copyFile copies src to a new file dst (0444, as Nix makes outputs).

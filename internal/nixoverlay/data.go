@@ -3,16 +3,22 @@ package nixoverlay
 import (
 	"bytes"
 	"context"
+	sha256h "crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/files"
 )
 
 // Schema names the format of Data (docs/json.md).
@@ -81,7 +87,7 @@ type Release struct {
 
 // collect reads one generation of OUT (abs, read through snap) into Data,
 // and what the user is told beside the Nix.
-func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations bool, nixpkgs NixpkgsFunc) (*Data, *Result, error) {
+func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations bool, copyTo string, nixpkgs NixpkgsFunc) (*Data, *Result, error) {
 	if len(snap.Foreign) > 0 { // what they stand for would be left out silently
 		return nil, nil, fmt.Errorf("%d symbolic link(s) debredist did not write, not followed: %s (debredist verify lists them)", len(snap.Foreign), strings.Join(snap.Foreign, ", "))
 	}
@@ -180,8 +186,17 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 					continue
 				}
 				seen[rel] = true
+				if err := archiveReadable(snap, filepath.Join(base, filepath.FromSlash(rel)), pa.Artifact.Size); err != nil {
+					return nil, nil, fmt.Errorf("manifest %s: %s: %w", mf.file, name, err)
+				}
 				d.Archives[prod] = append(d.Archives[prod], rel)
-				res.Archives = append(res.Archives, filepath.Join(base, filepath.FromSlash(rel)))
+				src := filepath.Join(base, filepath.FromSlash(rel))
+				if copyTo != "" {
+					if src, err = copyArchive(ctx, snap, src, filepath.Join(copyTo, strconv.Itoa(len(res.Archives))), pa.Artifact.SHA256); err != nil {
+						return nil, nil, fmt.Errorf("manifest %s: %s: %w", mf.file, name, err)
+					}
+				}
+				res.Archives = append(res.Archives, src)
 				c, ok := checked[name+"\x00"+rel]
 				if !ok {
 					continue
@@ -210,11 +225,62 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 	return d, res, nil
 }
 
+// archiveReadable checks, before the Nix names an archive, that it is a
+// regular file of the generation with the manifest's size: what the
+// overlay states of a package (its outputs, its stubs) is read from it, and
+// the plain overlay points Nix at it. Anything else is an error.
+func archiveReadable(snap *outdir.Snapshot, p, size string) error {
+	f, err := snap.Open(p)
+	if err != nil {
+		return fmt.Errorf("archive %s: %w (debredist verify tells more)", p, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if strconv.FormatInt(st.Size(), 10) != size {
+		return fmt.Errorf("archive %s: size is %d bytes, the manifest says %s (debredist verify tells more)", p, st.Size(), size)
+	}
+	return nil
+}
+
+// copyArchive copies the archive at p, read through snap, to a new file of
+// its name in dir, checking the copy's sha256 against the manifest's: what
+// is then added to the Nix store is those bytes, whatever happens to OUT.
+func copyArchive(ctx context.Context, snap *outdir.Snapshot, p, dir, sha256 string) (string, error) {
+	f, err := snap.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	dst := filepath.Join(dir, filepath.Base(p))
+	w, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return "", err
+	}
+	h := sha256h.New()
+	_, err = io.Copy(io.MultiWriter(w, h), files.ContextReader(ctx, f))
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("copying archive %s: %w", p, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != sha256 {
+		return "", fmt.Errorf("archive %s has sha256 %s, the manifest says %s (debredist verify tells more)", p, got, sha256)
+	}
+	return dst, nil
+}
+
 // addVerdict adds what verify --nixpkgs says of one archive of a package.
 func addVerdict(pkg *Package, c Verdict, cuda string, res *Result) {
 	pkg.Outputs = c.Fills
 	if c.Broken != "" {
-		res.Notes = append(res.Notes, fmt.Sprintf("%s: %s", c.Component, c.Broken))
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: does not evaluate, nixpkgs' own problem: %s", c.Component, c.Broken))
 		return
 	}
 	drop := append([]string(nil), c.EmptyOutputs...)
@@ -234,7 +300,8 @@ func addVerdict(pkg *Package, c Verdict, cuda string, res *Result) {
 		pkg.StubsHook = &h
 	}
 	for _, v := range c.Insecure {
-		res.Notes = append(res.Notes, fmt.Sprintf("INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs config's permittedInsecurePackages", v, c.Source, cuda, c.Component, c.Version))
+		src, _, _ := strings.Cut(c.Source, " ")
+		res.Notes = append(res.Notes, fmt.Sprintf("INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs config's permittedInsecurePackages", v, src, cuda, c.Component, c.Version))
 	}
 	for _, f := range c.Failures {
 		res.Notes = append(res.Notes, fmt.Sprintf("verify --nixpkgs finds a problem no override fixes: %s: %s", c.Component, f))

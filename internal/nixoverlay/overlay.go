@@ -42,6 +42,11 @@ type Options struct {
 	// Mirror is the base URL (or directory) the debs are fetched from;
 	// default: the mirror the provenance records, else NVIDIA's.
 	Mirror string
+	// CopyArchivesTo, when set, is a directory Write copies every archive
+	// to (read through the same one generation, the sha256 checked), and
+	// Result.Archives lists the copies: what to hand nix-store, which would
+	// otherwise open OUT's paths again itself.
+	CopyArchivesTo string
 	// Nixpkgs says what nixpkgs' builder would do with each archive of the
 	// snapshot (verify --nixpkgs); required.
 	Nixpkgs NixpkgsFunc
@@ -103,7 +108,7 @@ func Write(ctx context.Context, dir string, o Options) (*Result, error) {
 		return nil, fmt.Errorf("nix for %s: %w", abs, err)
 	}
 	defer snap.Close()
-	d, res, err := collect(ctx, snap, abs, o.Derivations, o.Nixpkgs)
+	d, res, err := collect(ctx, snap, abs, o.Derivations, o.CopyArchivesTo, o.Nixpkgs)
 	if err != nil {
 		return nil, fmt.Errorf("nix for %s: %w", abs, err)
 	}

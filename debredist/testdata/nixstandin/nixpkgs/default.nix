@@ -18,7 +18,8 @@ let
     # What nix/package.nix takes: buildGoModule as a mkDerivation (never
     # built here), lib.cleanSource as the identity.
     buildGoModule = args: final.stdenv.mkDerivation (builtins.removeAttrs args [ "vendorHash" "subPackages" "env" "ldflags" ]);
-    stdenv = { mkDerivation = import ./make-derivation.nix { inherit lib config system; }; cc.cc.lib = final.ccLib; };
+    stdenv = { mkDerivation = import ./make-derivation.nix { inherit lib config system; }; cc.cc.lib = final.ccLib; buildPlatform.system = system; };
+    buildPackages = final; # no cross compiling here
     stdenvNoCC = final.stdenv;
     # A C++ runtime every CUDA package takes as an input.
     ccLib = derivation { name = "gcc-lib"; inherit system; builder = "/bin/sh"; args = [ "-c" "exit 1" ]; };
