@@ -118,6 +118,7 @@ var flagOf = strings.NewReplacer(
 	"Source.Keyring", "--keyring",
 	"Source.AllowUnverifiedIndex", "--allow-unverified-index",
 	"ExtractOptions.Force", "--force",
+	"NixOptions.Mirror", "--mirror",
 )
 
 // inFlags words a library message in the CLI's flags.
