@@ -13,13 +13,13 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/reldiff"
 	"github.com/debredist/debredist/internal/build"
 	"github.com/debredist/debredist/internal/files"
-	"github.com/debredist/debredist/internal/layout"
 )
 
 // DiffOptions are the options of Diff: where indexes and debs come from
@@ -231,8 +231,8 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
 	return r, nil
 }
 
-// listings lays out the named components of one release from its debs
-// (fetched through the cache), as a conversion would.
+// listings lays out the named components of one release from its debs,
+// fetched through the cache (build.Listing lays them out).
 func listings(ctx context.Context, o *run, r *reldiff.Release, names []string) (map[string]*reldiff.Listing, error) {
 	out := map[string]*reldiff.Listing{}
 	if len(names) == 0 {
@@ -258,41 +258,12 @@ func listings(ctx context.Context, o *run, r *reldiff.Release, names []string) (
 	if err != nil {
 		return nil, err
 	}
-	eng, err := layout.New(r.Profile)
+	err = build.Listing(ctx, o.Build.Limits, r.Profile, r.Ref, pkgs, paths, func(pname string, nodes []entry.Header, unplaced []fault.DebPath, err error) {
+		l := reldiff.NewListing(nodes, unplaced, err)
+		out[pname] = &l
+	})
 	if err != nil {
 		return nil, err
-	}
-	work, err := os.MkdirTemp("", "debredist-diff-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(work)
-	for i, p := range pkgs {
-		dir := filepath.Join(work, fmt.Sprint(i))
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			return nil, err
-		}
-		var inputs []layout.Input
-		n := 0
-		debs := append([]apt.Package(nil), p.Debs...)
-		sort.Slice(debs, func(a, b int) bool { return debs[a].Name < debs[b].Name })
-		for _, d := range debs {
-			file, ok := paths[d.SHA256]
-			if !ok {
-				return nil, fmt.Errorf("%s: redist package %s: deb %s (%s) is not in the cache", r.Ref, p.PName, d.Name, d.SHA256)
-			}
-			ins, _, err := build.Stage(ctx, o.Build.Limits, d, file, dir, &n)
-			if err != nil {
-				return nil, fmt.Errorf("%s: redist package %s: deb %s: %w", r.Ref, p.PName, d.Name, err)
-			}
-			inputs = append(inputs, ins...)
-		}
-		tree, unplaced, err := eng.BuildPartial(p.PName, inputs, build.ReadBlob)
-		l := reldiff.NewListing(tree.Headers(), unplaced, err)
-		out[p.PName] = &l
-		if err := os.RemoveAll(dir); err != nil {
-			return nil, err
-		}
 	}
 	return out, nil
 }

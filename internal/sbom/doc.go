@@ -1,9 +1,11 @@
 // Package sbom writes the software bill of materials of a converted
 // release: SPDX 2.3 JSON (github.com/spdx/tools-golang) or CycloneDX 1.6
-// JSON (github.com/CycloneDX/cyclonedx-go), from an Input the facade reads
-// out of OUT's manifests, provenance sidecars, LICENSE files and archives.
+// JSON (github.com/CycloneDX/cyclonedx-go), from an Input that Read reads
+// out of OUT's manifests, provenance sidecars, LICENSE files and archives
+// (through one outdir.Snapshot, each archive hashed and checked against its
+// manifest and provenance record).
 //
-// It does no I/O: the same Input gives the same bytes. The creation time
+// Write does no I/O: the same Input gives the same bytes. The creation time
 // is the Input's (the release date or SOURCE_DATE_EPOCH), and the SPDX
 // document namespace and the CycloneDX serial number are derived from the
 // document's own content. Every string of an Input comes from files in
