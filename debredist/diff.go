@@ -135,7 +135,7 @@ func loadRelease(ctx context.Context, o *run, ref string) (*reldiff.Release, err
 		o.Release.L4T = ref
 	} else {
 		if _, err := profile.ForJetPack(ref); err != nil {
-			return nil, fault.Usagef("%q is no file or directory, no L4T suite (rMAJOR.MINOR) and no JetPack release (see 'debredist profiles')", ref)
+			return nil, fault.Usagef("%q is no file or directory, no L4T suite (rMAJOR.MINOR) and no JetPack release (see Profiles)", ref)
 		}
 		o.Release.JetPack = ref
 	}

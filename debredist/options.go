@@ -48,7 +48,7 @@ func FindProfile(name string) (Profile, error) {
 	for _, p := range Profiles() {
 		names = append(names, p.Name)
 	}
-	return Profile{}, fmt.Errorf("no built-in profile %q (have: %s; also their aliases, JetPack versions and L4T suites: see 'debredist profiles')", name, strings.Join(names, ", "))
+	return Profile{}, fmt.Errorf("no built-in profile %q (have: %s; also their aliases, JetPack versions and L4T suites: see Profiles)", name, strings.Join(names, ", "))
 }
 
 // LoadProfile reads a user's profile file; empty fields are inherited from
@@ -307,7 +307,7 @@ func indexHint(o *run, err error) error {
 		return fmt.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: Source.AllowUnverifiedIndex)", err)
 	}
 	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) && nf.Repo != "" && !nf.Listed {
-		return fmt.Errorf("%w (is the mirror URL right? `debredist profiles` lists the suites of the built-in releases)", err)
+		return fmt.Errorf("%w (is the mirror URL right? Profiles lists the suites of the built-in releases)", err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || isDNSError(err) {

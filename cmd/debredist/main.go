@@ -96,8 +96,9 @@ type command struct {
 // usage-error type of the library and the CLI.
 func usagef(format string, v ...any) error { return fault.Usagef(format, v...) }
 
-// flagOf maps the library's option names, which its messages use, to the
-// flags that set them: the CLI words its errors in flags.
+// flagOf maps the library's option and function names, which its messages
+// use, to the flags that set them and the commands that run them: the CLI
+// words its errors, notes and verify's problems in flags and commands.
 var flagOf = strings.NewReplacer(
 	"Release.JetPack", "--jetpack",
 	"Release.L4T", "--l4t",
@@ -119,6 +120,17 @@ var flagOf = strings.NewReplacer(
 	"Source.AllowUnverifiedIndex", "--allow-unverified-index",
 	"ExtractOptions.Force", "--force",
 	"NixOptions.Mirror", "--mirror",
+	// The library names its functions where the CLI names its commands.
+	"; see Builtin)", "; see `debredist profiles`)",
+	": see Profiles)", ": see 'debredist profiles')",
+	"(see Profiles)", "(see 'debredist profiles')",
+	"? Profiles lists", "? `debredist profiles` lists",
+	"one of Builtin's, encoded as JSON", "'debredist profiles --json NAME' prints one",
+	"the list of profiles (schema", "the list of profiles 'debredist profiles --json' prints (schema",
+	"(a list of profiles holds", "(the list 'debredist profiles --json' prints holds",
+	"(Fetch with the same release or lock)", "(`debredist fetch` with the same release or lock)",
+	"(rerun Convert with Build.SBOM)", "(rerun convert --sbom)",
+	"verify.Nixpkgs", "verify --nixpkgs",
 )
 
 // inFlags words a library message in the CLI's flags.

@@ -98,7 +98,7 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 				return err
 			}
 			for _, n := range r.Notes {
-				fmt.Fprintf(a.stderr, "debredist nix: %s\n", n)
+				fmt.Fprintf(a.stderr, "debredist nix: %s\n", inFlags(n))
 			}
 			if *addToStore {
 				return addToNixStore(a, r.Archives)

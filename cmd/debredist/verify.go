@@ -75,6 +75,13 @@ func runVerify(a *app, out string, nixpkgs, asJSON bool) error {
 			return err
 		}
 	}
+	problemsInFlags(rep.Problems)
+	for i := range rep.Artifacts {
+		problemsInFlags(rep.Artifacts[i].Problems)
+	}
+	if nrep != nil {
+		problemsInFlags(nrep.Problems)
+	}
 	if asJSON {
 		if err := writeDoc(a.stdout, "verify", verifyDoc{rep, rep.Archives(), nrep}); err != nil {
 			return err
@@ -228,6 +235,26 @@ func nixStatus(c verify.NixpkgsArchive) string {
 	}
 	return "ok   "
 }
+
+// problemsInFlags words each problem whose message names a library option
+// or function in the CLI's flags and commands (inFlags), in place.
+func problemsInFlags(ps []verify.Problem) {
+	for i, p := range ps {
+		if msg := p.Error(); inFlags(msg) != msg {
+			ps[i] = verify.Problem{Err: inFlagsError{inFlags(msg), p}}
+		}
+	}
+}
+
+// inFlagsError is a problem worded in the CLI's flags; it unwraps to the
+// library's.
+type inFlagsError struct {
+	msg string
+	err error
+}
+
+func (e inFlagsError) Error() string { return e.msg }
+func (e inFlagsError) Unwrap() error { return e.err }
 
 // joinProblems lists an archive's problems on one line.
 func joinProblems(ps []verify.Problem) string {

@@ -233,7 +233,7 @@ func (e *MissingError) Error() string {
 	case e.Local:
 		fmt.Fprintf(&b, "; the mirror %s is a directory, which needs no network: drop Source.Offline to read the debs from it (they are verified and kept in the cache)", e.Mirror)
 	default:
-		b.WriteString("; run once without Source.Offline (`debredist fetch` with the same release or lock) to download them into the cache, or give Source.CacheDir DIR where they are")
+		b.WriteString("; run once without Source.Offline (Fetch with the same release or lock) to download them into the cache, or give Source.CacheDir DIR where they are")
 	}
 	return b.String()
 }

@@ -264,7 +264,7 @@ func ForJetPack(v string) (Profile, error) {
 			return p, nil
 		}
 	}
-	return Profile{}, fmt.Errorf("no built-in profile for JetPack %q (known: %s; see `debredist profiles`)", v, strings.Join(names, ", "))
+	return Profile{}, fmt.Errorf("no built-in profile for JetPack %q (known: %s; see Builtin)", v, strings.Join(names, ", "))
 }
 
 // SupportedMajors lists the L4T majors ("r36") of the built-in profiles,
@@ -400,7 +400,7 @@ const ListSchema = "debredist.profiles/v1"
 // "profiles" key; an array in older versions), with the command that
 // prints one.
 func notAList(name string, data []byte) error {
-	const hint = "a profile file holds one profile: 'debredist profiles --json NAME' prints one"
+	const hint = "a profile file holds one profile: one of Builtin's, encoded as JSON"
 	t := bytes.TrimLeft(data, " \t\r\n")
 	if len(t) > 0 && t[0] == '[' {
 		return jsonpos.At(name, data, int64(len(data)-len(t)), "an array of profiles, not a profile; %s", hint)
@@ -414,10 +414,10 @@ func notAList(name string, data []byte) error {
 	}
 	if list.Schema == ListSchema {
 		return jsonpos.At(name, data, max(jsonpos.KeyOffset(data, "schema"), 0),
-			"the list of profiles 'debredist profiles --json' prints (schema %s), not a profile; %s", ListSchema, hint)
+			"the list of profiles (schema %s), not a profile; %s", ListSchema, hint)
 	}
 	return jsonpos.At(name, data, max(jsonpos.KeyOffset(data, "profiles"), 0),
-		"unknown field \"profiles\" (the list 'debredist profiles --json' prints holds its profiles there); %s", hint)
+		"unknown field \"profiles\" (a list of profiles holds its profiles there); %s", hint)
 }
 
 // maxFileBytes bounds a profile file.

@@ -112,8 +112,8 @@ func TestLoadRefusesAList(t *testing.T) {
 	} {
 		_, err := Load(strings.NewReader(list), "list.json")
 		var ie *InvalidError
-		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "list.json:1:") || !strings.Contains(err.Error(), "'debredist profiles --json NAME' prints one") {
-			t.Errorf("Load(%s): %v, want an *InvalidError at its line hinting 'debredist profiles --json NAME'", list, err)
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "list.json:1:") || !strings.Contains(err.Error(), "one of Builtin's, encoded as JSON") {
+			t.Errorf("Load(%s): %v, want an *InvalidError at its line hinting at one of Builtin's profiles", list, err)
 		}
 	}
 }

@@ -118,7 +118,7 @@ func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
 	for try := 0; ; try++ {
 		s, err := outdir.Open(dir)
 		if err != nil {
-			return nil, fmt.Errorf("verify --nixpkgs %s: %w", dir, err)
+			return nil, fmt.Errorf("verify.Nixpkgs %s: %w", dir, err)
 		}
 		rep, err := NixpkgsSnapshot(ctx, s)
 		replaced := s.Replaced()

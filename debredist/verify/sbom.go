@@ -64,15 +64,15 @@ func verifySBOM(snap *outdir.Snapshot, rep *Report, mf, rel string) {
 		for _, a := range slices.Sorted(maps.Keys(want)) {
 			switch sum, ok := got[a]; {
 			case !ok:
-				rep.Problems = append(rep.Problems, Problemf(drel, "bill of materials does not list the archive %s (rerun convert --sbom)", a))
+				rep.Problems = append(rep.Problems, Problemf(drel, "bill of materials does not list the archive %s (rerun Convert with Build.SBOM)", a))
 			case sum != want[a]:
-				rep.Problems = append(rep.Problems, Problemf(drel, "bill of materials gives %s the sha256 %s, the manifest and the archive %s (rerun convert --sbom)", a, sum, want[a]))
+				rep.Problems = append(rep.Problems, Problemf(drel, "bill of materials gives %s the sha256 %s, the manifest and the archive %s (rerun Convert with Build.SBOM)", a, sum, want[a]))
 			}
 		}
 		dir := path.Dir(rel) + "/"
 		for _, a := range slices.Sorted(maps.Keys(got)) {
 			if _, ok := want[a]; !ok && strings.HasPrefix(a, dir) {
-				rep.Problems = append(rep.Problems, Problemf(drel, "bill of materials lists the archive %s, which the manifest does not name (rerun convert --sbom)", a))
+				rep.Problems = append(rep.Problems, Problemf(drel, "bill of materials lists the archive %s, which the manifest does not name (rerun Convert with Build.SBOM)", a))
 			}
 		}
 	}

@@ -217,7 +217,7 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 		d.NullPackages = append(d.NullPackages, "cuda_compat")
 	}
 	for _, p := range rep.Problems {
-		res.Notes = append(res.Notes, "verify --nixpkgs: "+p)
+		res.Notes = append(res.Notes, "verify.Nixpkgs: "+p)
 	}
 	if len(d.Manifests) == 0 {
 		return nil, nil, fmt.Errorf("no manifest of nixpkgs' CUDA redists (%s)", strings.Join(nixTable().Redists, ", "))
@@ -304,7 +304,7 @@ func addVerdict(pkg *Package, c Verdict, cuda string, res *Result) {
 		res.Notes = append(res.Notes, fmt.Sprintf("INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs config's permittedInsecurePackages", v, src, cuda, c.Component, c.Version))
 	}
 	for _, f := range c.Failures {
-		res.Notes = append(res.Notes, fmt.Sprintf("verify --nixpkgs finds a problem no override fixes: %s: %s", c.Component, f))
+		res.Notes = append(res.Notes, fmt.Sprintf("verify.Nixpkgs finds a problem no override fixes: %s: %s", c.Component, f))
 	}
 }
 
