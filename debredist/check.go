@@ -41,7 +41,7 @@ func (o Options) checkBuild() error {
 	if err := checkJobs("Build.Jobs", o.Build.Jobs); err != nil {
 		return err
 	}
-	if err := checkJobs("Source.Downloads", o.Source.Downloads); err != nil {
+	if err := checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads); err != nil {
 		return err
 	}
 	comp, err := compression(o.Build.Compression)
@@ -114,6 +114,8 @@ func checkJobs(option string, n int) error {
 	return nil
 }
 
-// Check reports options Diff cannot use (a negative Downloads); the
+// Check reports options Diff cannot use (a negative ParallelDownloads); the
 // releases are its arguments. Diff calls it first.
-func (o DiffOptions) Check() error { return checkJobs("Source.Downloads", o.Source.Downloads) }
+func (o DiffOptions) Check() error {
+	return checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads)
+}

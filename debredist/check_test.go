@@ -50,7 +50,7 @@ func TestCheckSameAnswers(t *testing.T) {
 			t.Errorf("--compress %q: %v", comp, err)
 		}
 	}
-	if err := (debredist.DiffOptions{Source: debredist.Source{Downloads: -2}}).Check(); err == nil || !strings.Contains(err.Error(), "Source.Downloads -2") {
+	if err := (debredist.DiffOptions{Source: debredist.Source{ParallelDownloads: -2}}).Check(); err == nil || !strings.Contains(err.Error(), "Source.ParallelDownloads -2") {
 		t.Errorf("Diff --jobs -2: %v", err)
 	}
 }

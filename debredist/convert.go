@@ -121,7 +121,7 @@ func convertPlan(ctx context.Context, o *run, pl *plan.Result) (_ *Result, err e
 		builds = defaultBuilds()
 	}
 	if len(pl.Packages) == 0 {
-		return nil, fmt.Errorf("L4T %s: nothing to convert (no redist package in the plan)", pl.Profile.Suite)
+		return nil, fmt.Errorf("L4T %s: nothing to convert (no redist package in the plan)", pl.Profile.L4T)
 	}
 	o.emit(Event{Kind: EventPlan, Total: int64(len(pl.Packages)), Message: pl.Profile.Name})
 	if err := checkForeign(o.Build.Out, pl); err != nil {

@@ -193,7 +193,7 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
 	suites := map[string]bool{}
 	for f, p := range sidecars {
 		files = append(files, f)
-		suites[p.Profile.Suite] = true
+		suites[p.Profile.L4T] = true
 	}
 	sort.Strings(files)
 	if suite == "" {
@@ -214,7 +214,7 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
 	r := &reldiff.Release{Ref: ref, Origin: "out"}
 	for _, f := range files {
 		p := sidecars[f]
-		if p.Profile.Suite != suite {
+		if p.Profile.L4T != suite {
 			continue
 		}
 		if r.Profile.Name == "" {

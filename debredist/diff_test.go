@@ -64,7 +64,7 @@ func TestDiffR364R365(t *testing.T) {
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.4", "r36.5"}})
 	o := DiffOptions{Source: Source{Mirror: m, CacheDir: t.TempDir()}}
 	r := diff(t, o, "r36.4", "r36.5")
-	if r.From.Suite != "r36.4" || r.To.Suite != "r36.5" || r.From.ReleaseDate != "2025-06-16" || r.To.ReleaseDate != "2026-01-15" {
+	if r.From.L4T != "r36.4" || r.To.L4T != "r36.5" || r.From.ReleaseDate != "2025-06-16" || r.To.ReleaseDate != "2026-01-15" {
 		t.Errorf("sides %+v -> %+v", r.From, r.To)
 	}
 	for _, c := range []struct{ product, label string }{{"cuda", "12.6.68"}, {"cudnn", "9.3.0"}, {"tensorrt", "10.3.0"}} {
@@ -179,8 +179,8 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 		if !r.Empty() {
 			t.Errorf("%s vs %s: %+v", pair[0], pair[1], r)
 		}
-		if r.From.Suite != "r36.5" || r.To.Suite != "r36.5" {
-			t.Errorf("%s vs %s: suites %s %s", pair[0], pair[1], r.From.Suite, r.To.Suite)
+		if r.From.L4T != "r36.5" || r.To.L4T != "r36.5" {
+			t.Errorf("%s vs %s: suites %s %s", pair[0], pair[1], r.From.L4T, r.To.L4T)
 		}
 	}
 	// jetpack-nixos' format: the suite comes from the file name.

@@ -91,15 +91,16 @@
 // spelling before, the table says so (those bytes do not change):
 //
 //	concept                 Go                                  JSON / CLI
-//	L4T apt suite, "r36.5"  Release.L4T, Profile.Suite          profile "l4t", lock "suite", --l4t
+//	L4T apt suite, "r36.5"  Release.L4T, Profile.L4T, reldiff.Side.L4T  profile and diff "l4t", lock "suite", --l4t
 //	JetPack version, "6"    Release.JetPack, Profile.JetPack    "jetpack", --jetpack
 //	redist package          plan.Package (PName)                "pname"; --only names them
 //	product ("cuda")        plan.Package.Product                "product"; OUT/<product>
 //	CUDA variant ("12")     redist.Archive.Variant, plan.Package.CUDAVariant  "cuda_variant"
 //	archive size            int64 bytes; redist.Artifact.Size a string (NVIDIA's schema), Artifact.Bytes the number  "size"
-//	parallel downloads      Source.Downloads (a count)          --jobs
+//	parallel downloads      Source.ParallelDownloads (a count)  --jobs
 //	what was downloaded     Result.Downloads, FetchResult.Downloads (DownloadStats)  "downloads"
 //	compression preset      Build.Preset; redist.Encoder.Preset (the one used)  "preset", --preset
 //	a plan                  plan.Result (Plan's result); plan.Plan is plan.Build's grouping
 //	OUT                     Build.Out; outdir.Snapshot reads one generation  --out
+//	built-in profiles       Profiles, FindProfile, LoadProfile (profile.Builtin, ForJetPack, LoadFile underneath)  profiles
 package debredist

@@ -172,7 +172,7 @@ func ExampleNix() {
 // do.
 func ExampleFindProfile() {
 	for _, p := range debredist.Profiles() {
-		fmt.Println(p.Name, p.JetPack, p.Suite, p.CUDA, p.Platform)
+		fmt.Println(p.Name, p.JetPack, p.L4T, p.CUDA, p.Platform)
 	}
 	for _, name := range []string{"6", "jetpack7.0", "r35.6"} {
 		p, err := debredist.FindProfile(name)
@@ -206,7 +206,7 @@ func ExampleLoadProfile() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(p.Name, p.Suite, p.Platform, p.Target, p.Repos)
+	fmt.Println(p.Name, p.L4T, p.Platform, p.Target, p.Repos)
 
 	// A value outside its grammar is a *profile.InvalidError naming the
 	// field.

@@ -21,7 +21,7 @@ func ExamplePlan() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(p.Profile.Name, p.Profile.Suite, "CUDA", p.Profile.CUDA)
+	fmt.Println(p.Profile.Name, p.Profile.L4T, "CUDA", p.Profile.CUDA)
 	for _, pkg := range p.Packages {
 		fmt.Println(pkg.Product, pkg.PName, pkg.Version, len(pkg.Debs), "debs")
 	}

@@ -56,7 +56,7 @@ func Inventory(ctx context.Context, o Options, w io.Writer, format string) error
 	}
 	var b bytes.Buffer
 	if format == InventoryLock {
-		if err := apt.WriteLock(&b, &apt.Lock{Suite: pl.Profile.Suite, Packages: pl.Inputs}); err != nil {
+		if err := apt.WriteLock(&b, &apt.Lock{Suite: pl.Profile.L4T, Packages: pl.Inputs}); err != nil {
 			return err
 		}
 	} else {

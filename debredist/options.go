@@ -40,7 +40,7 @@ func FindProfile(name string) (Profile, error) {
 		return p, nil
 	}
 	for _, p := range Profiles() {
-		if p.Suite == name {
+		if p.L4T == name {
 			return p, nil
 		}
 	}
@@ -55,8 +55,7 @@ func FindProfile(name string) (Profile, error) {
 // the built-in profile of the same L4T major. A file that is missing or
 // invalid is a *profile.InvalidError naming file, line and column.
 func LoadProfile(path string) (Profile, error) {
-	p, err := profile.LoadFile(path)
-	return p, err
+	return profile.LoadFile(path)
 }
 
 // Options is what a call of this package reads, by stage, nested as
@@ -87,8 +86,8 @@ type Source struct {
 	// lists (like apt's [trusted=yes]); otherwise such an index is refused
 	// (fault.ErrUnverifiedIndex), since nothing tells it from one cut short.
 	AllowUnverifiedIndex bool
-	// Downloads is the number of parallel downloads (default 4).
-	Downloads int
+	// ParallelDownloads is the number of parallel downloads (default 4).
+	ParallelDownloads int
 	// Retries bounds retries per download (default 5; negative: none).
 	Retries int
 	// StallTimeout aborts (and retries) a download that receives no bytes
@@ -268,7 +267,7 @@ func (o *run) newFetcher() (*fetch.Fetcher, error) {
 	f, err := fetch.New(fetch.Options{
 		Base:            o.Source.Mirror,
 		CacheDir:        o.Source.CacheDir,
-		Jobs:            o.Source.Downloads,
+		Jobs:            o.Source.ParallelDownloads,
 		Offline:         o.Source.Offline,
 		VerifyCache:     o.Source.VerifyCache,
 		Keyring:         o.Source.Keyring,

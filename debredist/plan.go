@@ -55,8 +55,8 @@ func makePlan(ctx context.Context, o *run, lookAhead bool) (*plan.Result, error)
 	var pkgs []apt.Package
 	var indexes []redist.Index
 	if lock != nil {
-		if lock.Suite != "" && lock.Suite != prof.Suite {
-			return nil, fault.Usagef("lock file %s pins L4T %s but the profile is for %s", o.Release.LockFile, lock.Suite, prof.Suite)
+		if lock.Suite != "" && lock.Suite != prof.L4T {
+			return nil, fault.Usagef("lock file %s pins L4T %s but the profile is for %s", o.Release.LockFile, lock.Suite, prof.L4T)
 		}
 		pkgs = lock.Packages
 		indexes = append(indexes, redist.Index{Repo: "lock", URL: o.Release.LockFile, SHA256: lockSum})
@@ -67,7 +67,7 @@ func makePlan(ctx context.Context, o *run, lookAhead bool) (*plan.Result, error)
 		}
 		unsigned := false
 		for _, repo := range prof.Repos {
-			r := apt.NewRepo(o.Source.Mirror, repo, prof.Suite)
+			r := apt.NewRepo(o.Source.Mirror, repo, prof.L4T)
 			ps, info, err := f.Index(ctx, r)
 			if err != nil {
 				return nil, indexHint(o, err) // names the repo, suite and URL already
@@ -99,7 +99,7 @@ func makePlan(ctx context.Context, o *run, lookAhead bool) (*plan.Result, error)
 	if prof.ReleaseDate == "" {
 		prof.ReleaseDate = "1970-01-01"
 		if o.Build.MTime.IsZero() {
-			return nil, fmt.Errorf("L4T %s: no release date in the profile and none derivable from nvidia-l4t-* versions; set SOURCE_DATE_EPOCH or release_date in a Release.ProfileFile file", prof.Suite)
+			return nil, fmt.Errorf("L4T %s: no release date in the profile and none derivable from nvidia-l4t-* versions; set SOURCE_DATE_EPOCH or release_date in a Release.ProfileFile file", prof.L4T)
 		}
 		prof.ReleaseDate = o.Build.MTime.UTC().Format("2006-01-02")
 	}
@@ -125,7 +125,7 @@ func makePlan(ctx context.Context, o *run, lookAhead bool) (*plan.Result, error)
 				for _, q := range p.Packages {
 					names = append(names, q.PName)
 				}
-				return nil, fault.Usagef("Build.Only %s: no such redist package in %s (have: %s)", name, prof.Suite, strings.Join(names, ", "))
+				return nil, fault.Usagef("Build.Only %s: no such redist package in %s (have: %s)", name, prof.L4T, strings.Join(names, ", "))
 			}
 		}
 		for _, q := range p.Packages {
@@ -159,7 +159,7 @@ func checkExpected(o *run, prof Profile, pkgs []plan.Package) error {
 	if o.Release.LockFile != "" {
 		where = "the lock file " + o.Release.LockFile
 	}
-	return &fault.IncompleteError{Suite: prof.Suite, Profile: prof.Name, Missing: missing, Source: where}
+	return &fault.IncompleteError{Suite: prof.L4T, Profile: prof.Name, Missing: missing, Source: where}
 }
 
 // selectProfile returns the profile of the release o selects. o.Check has

@@ -270,7 +270,7 @@ func removeStale(dir string, old redist.Provenance, kept map[string]bool) {
 
 // writeLockOut records the debs this conversion read.
 func writeLockOut(file string, pl *plan.Result) error {
-	l := &apt.Lock{Suite: pl.Profile.Suite, Packages: pl.Inputs}
+	l := &apt.Lock{Suite: pl.Profile.L4T, Packages: pl.Inputs}
 	var b bytes.Buffer
 	if err := apt.WriteLock(&b, l); err != nil {
 		return fmt.Errorf("lock file %s: %w", file, err)

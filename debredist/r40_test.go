@@ -45,8 +45,8 @@ func TestNewMajorIsData(t *testing.T) {
 	if err != nil {
 		t.Fatalf("converting the made-up r40 release: %v", err)
 	}
-	if res.Profile.Suite != "r40.0" || len(res.Packages) < 10 {
-		t.Fatalf("converted %d packages of %s", len(res.Packages), res.Profile.Suite)
+	if res.Profile.L4T != "r40.0" || len(res.Packages) < 10 {
+		t.Fatalf("converted %d packages of %s", len(res.Packages), res.Profile.L4T)
 	}
 	products := map[string]bool{}
 	for _, p := range res.Products {

@@ -80,7 +80,7 @@ func Fetch(ctx context.Context, opts Options, packages ...string) (*FetchResult,
 				missing = append(missing, p)
 			}
 			sort.Strings(missing)
-			return nil, fault.Usagef("not in the %s indexes: %s", pl.Profile.Suite, strings.Join(missing, ", "))
+			return nil, fault.Usagef("not in the %s indexes: %s", pl.Profile.L4T, strings.Join(missing, ", "))
 		}
 	} else {
 		for _, p := range pl.Packages {

@@ -64,7 +64,7 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 		fs.Var(&allow, "allow-warning", "a warning `code` that --fail-on-warnings accepts (comma-separated or repeated): "+strings.Join(redist.WarningCodes, ", "))
 		return func(args []string) error {
 			o, pr, err := sel.start(a, args, func(o *debredist.Options) error {
-				o.Build.Out, o.Source.Downloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.Compression, o.Build.Only, o.Build.LockOut = *out, *jobs, *jobs, *verifyCache, *compress, only, *lockOut
+				o.Build.Out, o.Source.ParallelDownloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.Compression, o.Build.Only, o.Build.LockOut = *out, *jobs, *jobs, *verifyCache, *compress, only, *lockOut
 				o.Build.Preset, o.Build.SBOM, o.Build.FailOnWarnings, o.Build.AllowWarnings = *preset, *withSBOM, *failOnWarnings, allow
 				if err := o.Check(); err != nil {
 					return err

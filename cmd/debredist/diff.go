@@ -59,7 +59,7 @@ debredist diff r36.5 ./my-r36.6.json --files`,
 				return usagef("want 2 arguments, FROM and TO; got %d", len(args))
 			}
 			so := sel.source(a)
-			so.Source.Downloads = *jobs
+			so.Source.ParallelDownloads = *jobs
 			o := debredist.DiffOptions{Source: so.Source, Files: *files}
 			if err := o.Check(); err != nil {
 				return err
@@ -85,7 +85,7 @@ const diffPathsShown = 5
 func printDiff(w io.Writer, r *reldiff.Result, all bool) error {
 	var b bytes.Buffer
 	sideLine := func(s reldiff.Side) string {
-		return fmt.Sprintf("%s (%s: %s, L4T %s, CUDA %s, released %s)", s.Ref, s.Origin, s.Profile, s.Suite, orDash(s.CUDA), orDash(s.ReleaseDate))
+		return fmt.Sprintf("%s (%s: %s, L4T %s, CUDA %s, released %s)", s.Ref, s.Origin, s.Profile, s.L4T, orDash(s.CUDA), orDash(s.ReleaseDate))
 	}
 	fmt.Fprintf(&b, "from %s\nto   %s\n\n", sideLine(r.From), sideLine(r.To))
 	var added, removed, changed, debs, paths, unplaced int

@@ -42,7 +42,7 @@ func TestDiffCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 		t.Fatalf("diff --json: %v\n%s", err, stdout)
 	}
-	if !r.Files || r.From.Suite != "r35.6" || r.To.Suite != "r36.5" || r.Empty() {
+	if !r.Files || r.From.L4T != "r35.6" || r.To.L4T != "r36.5" || r.Empty() {
 		t.Errorf("diff --json: %+v", r)
 	}
 	found := false
@@ -121,8 +121,8 @@ func TestInventoryCLI(t *testing.T) {
 func TestPrintDiffFiles(t *testing.T) {
 	added := []string{"lib/a", "lib/b", "lib/c", "lib/d", "lib/e", "lib/f", "lib/g"}
 	r := &reldiff.Result{
-		From:  reldiff.Side{Ref: "r36.5", Origin: "mirror", Profile: "jetpack6", Suite: "r36.5", CUDA: "12.6", ReleaseDate: "2026-01-15"},
-		To:    reldiff.Side{Ref: "my.json", Origin: "profile", Profile: "my", Suite: "r36.6", CUDA: "12.6"},
+		From:  reldiff.Side{Ref: "r36.5", Origin: "mirror", Profile: "jetpack6", L4T: "r36.5", CUDA: "12.6", ReleaseDate: "2026-01-15"},
+		To:    reldiff.Side{Ref: "my.json", Origin: "profile", Profile: "my", L4T: "r36.6", CUDA: "12.6"},
 		Files: true,
 		Products: []reldiff.Product{{Product: "cuda", FromLabel: "12.6.68", ToLabel: "12.6.77", Unchanged: 3, Components: []reldiff.Component{{
 			PName: "cuda_cudart", Status: "changed", FromVersion: "12.6.68", ToVersion: "12.6.77",

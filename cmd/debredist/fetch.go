@@ -27,7 +27,7 @@ debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12
 		asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
 		return func(args []string) error {
 			o, pr, err := sel.start(a, args, func(o *debredist.Options) error {
-				o.Source.Downloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.LockOut = *jobs, *jobs, *verifyCache, *lockOut
+				o.Source.ParallelDownloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.LockOut = *jobs, *jobs, *verifyCache, *lockOut
 				return o.Check()
 			})
 			if err != nil {

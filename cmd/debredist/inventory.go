@@ -59,7 +59,7 @@ debredist inventory --l4t r36.5 --json | jq -r '.packages[] | .package + " " + .
 						Suite    string         `json:"suite"`
 						Indexes  []redist.Index `json:"indexes"`
 						Packages []apt.Package  `json:"packages"`
-					}{pl.Profile.Suite, pl.Indexes, pl.Inputs})
+					}{pl.Profile.L4T, pl.Indexes, pl.Inputs})
 				}
 			} else {
 				err = debredist.Inventory(a.ctx, o, &b, *format)

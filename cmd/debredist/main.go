@@ -112,7 +112,7 @@ var flagOf = strings.NewReplacer(
 	"Build.LockOut", "--lock-out",
 	"Build.AllowWarnings", "--allow-warning",
 	"Build.FailOnWarnings", "--fail-on-warnings",
-	"Source.Downloads", "--jobs",
+	"Source.ParallelDownloads", "--jobs",
 	"Source.CacheDir", "--cache",
 	"Source.Offline", "--offline",
 	"Source.Mirror", "--mirror",

@@ -194,7 +194,7 @@ func TestProfiles(t *testing.T) {
 	var names []string
 	for _, p := range ps {
 		names = append(names, p.Name)
-		if p.Suite == "" || p.Platform == "" || len(p.Repos) == 0 {
+		if p.L4T == "" || p.Platform == "" || len(p.Repos) == 0 {
 			t.Errorf("profile %s lacks suite, platform or repos: %+v", p.Name, p)
 		}
 	}
@@ -214,7 +214,7 @@ func TestProfiles(t *testing.T) {
 	}
 	for _, p := range ps {
 		row := strings.Fields(lines[1+slices.IndexFunc(ps, func(q debredist.Profile) bool { return q.Name == p.Name })])
-		if len(row) < 9 || row[0] != p.Name || row[3] != p.Suite || row[5] != p.Platform || row[7] != strings.Join(p.Repos, ",") {
+		if len(row) < 9 || row[0] != p.Name || row[3] != p.L4T || row[5] != p.Platform || row[7] != strings.Join(p.Repos, ",") {
 			t.Errorf("profiles row for %s: %v", p.Name, row)
 		}
 	}
@@ -468,7 +468,7 @@ func TestPlanFromLock(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &pl); err != nil {
 		t.Fatalf("plan --json: %v\n%s", err, stdout)
 	}
-	if len(pl.Packages) != 1 || pl.Packages[0].PName != "cuda_nvcc" || pl.Profile.Suite != "r36.5" {
+	if len(pl.Packages) != 1 || pl.Packages[0].PName != "cuda_nvcc" || pl.Profile.L4T != "r36.5" {
 		t.Errorf("plan --json --only cuda_nvcc: %+v", pl.Packages)
 	}
 

@@ -52,7 +52,7 @@ debredist plan --lock jetpack6.lock --offline --json`,
 func printPlan(a *app, pl *plan.Result) error {
 	w := a.stdout
 	p := pl.Profile
-	fmt.Fprintf(w, "%s: L4T %s, CUDA %s, platform %s, release date %s\n", p.Name, p.Suite, orDash(p.CUDA), p.Platform, orDash(p.ReleaseDate))
+	fmt.Fprintf(w, "%s: L4T %s, CUDA %s, platform %s, release date %s\n", p.Name, p.L4T, orDash(p.CUDA), p.Platform, orDash(p.ReleaseDate))
 	fmt.Fprintf(w, "\nRedist packages (%d):\n", len(pl.Packages))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  PRODUCT\tPNAME\tVERSION\tPLATFORM\tCUDA\tDEBS")

@@ -47,7 +47,7 @@ debredist plan --profile my-r36.6.json`,
 			fmt.Fprintln(tw, "NAME\tALIASES\tJETPACK\tL4T\tCUDA\tPLATFORM\tTARGET\tREPOS\tRELEASED\tDESCRIPTION")
 			for _, p := range ps {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, orDash(strings.Join(p.Aliases, ",")), orDash(p.JetPack),
-					p.Suite, orDash(p.CUDA), p.Platform, p.Target, strings.Join(p.Repos, ","), orDash(p.ReleaseDate), p.Description)
+					p.L4T, orDash(p.CUDA), p.Platform, p.Target, strings.Join(p.Repos, ","), orDash(p.ReleaseDate), p.Description)
 			}
 			return tw.Flush()
 		}

@@ -49,7 +49,7 @@ func resolved(t *testing.T, suite string, pkgs []apt.Package) profile.Profile {
 
 func render(p *Plan) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "profile %s suite %s cuda %s platform %s date %s\n", p.Profile.Name, p.Profile.Suite, p.Profile.CUDA, p.Profile.Platform, p.Profile.ReleaseDate)
+	fmt.Fprintf(&b, "profile %s suite %s cuda %s platform %s date %s\n", p.Profile.Name, p.Profile.L4T, p.Profile.CUDA, p.Profile.Platform, p.Profile.ReleaseDate)
 	for _, l := range p.Products() {
 		fmt.Fprintf(&b, "label %s %s\n", l.Product, l.Label)
 	}

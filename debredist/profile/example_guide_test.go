@@ -17,7 +17,7 @@ func ExampleForJetPack() {
 			fmt.Println(err)
 			continue
 		}
-		fmt.Println(v, "->", p.Name, p.Suite, "CUDA", p.CUDA, p.Platform, p.Repos)
+		fmt.Println(v, "->", p.Name, p.L4T, "CUDA", p.CUDA, p.Platform, p.Repos)
 	}
 	_, err := profile.ForJetPack("4")
 	fmt.Println(err != nil)
@@ -80,7 +80,7 @@ func ExampleLoad() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(p.Name, p.Suite, p.Platform, p.Target, p.Repos)
+	fmt.Println(p.Name, p.L4T, p.Platform, p.Target, p.Repos)
 	first := p.Merged().Paths[0]
 	fmt.Println(first.Match, "dropped:", first.Drop)
 
@@ -98,7 +98,7 @@ func ExampleLoad() {
 // Builtin lists the embedded releases, the profiles behind --jetpack.
 func ExampleBuiltin() {
 	for _, p := range profile.Builtin() {
-		fmt.Println(p.Name, p.Suite, p.CUDA, p.CUDAMajor(), p.CUDADashed(), p.Capabilities)
+		fmt.Println(p.Name, p.L4T, p.CUDA, p.CUDAMajor(), p.CUDADashed(), p.Capabilities)
 	}
 	// Output:
 	// jetpack5 r35.6 11.4 11 11-4 [7.2 8.7]

@@ -25,8 +25,8 @@ type Profile struct {
 	Aliases     []string `json:"aliases,omitempty"`
 	JetPack     string   `json:"jetpack,omitempty"`
 	Description string   `json:"description,omitempty"`
-	// Suite is the L4T apt suite, "rMAJOR.MINOR".
-	Suite string   `json:"l4t"`
+	// L4T is the L4T apt suite, "rMAJOR.MINOR".
+	L4T   string   `json:"l4t"`
 	Repos []string `json:"repos"`
 	// CUDA is the CUDA major.minor of the set ("12.6").
 	CUDA string `json:"cuda,omitempty"`
@@ -219,7 +219,7 @@ func Builtin() []Profile {
 		}
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return suiteLess(out[i].Suite, out[j].Suite) })
+	sort.Slice(out, func(i, j int) bool { return suiteLess(out[i].L4T, out[j].L4T) })
 	return out
 }
 
@@ -272,7 +272,7 @@ func ForJetPack(v string) (Profile, error) {
 func SupportedMajors() []string {
 	var ms []string
 	for _, p := range Builtin() {
-		if m := "r" + Major(p.Suite); !slices.Contains(ms, m) {
+		if m := "r" + Major(p.L4T); !slices.Contains(ms, m) {
 			ms = append(ms, m)
 		}
 	}
@@ -293,10 +293,10 @@ func ForSuite(suite string) (Profile, error) {
 	}
 	var template *Profile
 	for _, p := range Builtin() {
-		if p.Suite == suite {
+		if p.L4T == suite {
 			return p, nil
 		}
-		if Major(p.Suite) == Major(suite) {
+		if Major(p.L4T) == Major(suite) {
 			p := p
 			template = &p
 		}
@@ -309,7 +309,7 @@ func ForSuite(suite string) (Profile, error) {
 	p.Aliases = nil
 	p.JetPack = ""
 	p.Description = fmt.Sprintf("L4T %s (derived from %s)", suite, template.Name)
-	p.Suite = suite
+	p.L4T = suite
 	p.CUDA = ""
 	p.ReleaseDate = ""
 	p.Expect = nil // which packages another release has is not known
@@ -342,10 +342,10 @@ func Load(r io.Reader, name string) (Profile, error) {
 		return Profile{}, &InvalidError{File: name, Field: "schema", Value: doc.Schema, Want: fmt.Sprintf("%q (the profile format this debredist reads)", Schema)}
 	}
 	p := doc.Profile
-	if !ValidSuite(p.Suite) {
-		return Profile{}, &InvalidError{File: name, Field: "l4t", Value: p.Suite, Want: "an L4T suite like r36.5"}
+	if !ValidSuite(p.L4T) {
+		return Profile{}, &InvalidError{File: name, Field: "l4t", Value: p.L4T, Want: "an L4T suite like r36.5"}
 	}
-	base, err := ForSuite(p.Suite)
+	base, err := ForSuite(p.L4T)
 	if err == nil {
 		if p.Name == "" {
 			p.Name = base.Name
@@ -365,13 +365,13 @@ func Load(r io.Reader, name string) (Profile, error) {
 		if p.Triple == "" {
 			p.Triple = base.Triple
 		}
-		if p.CUDA == "" && base.Suite == p.Suite {
+		if p.CUDA == "" && base.L4T == p.L4T {
 			p.CUDA = base.CUDA
 		}
-		if p.ReleaseDate == "" && base.Suite == p.Suite {
+		if p.ReleaseDate == "" && base.L4T == p.L4T {
 			p.ReleaseDate = base.ReleaseDate
 		}
-		if p.Expect == nil && base.Suite == p.Suite {
+		if p.Expect == nil && base.L4T == p.L4T {
 			p.Expect = base.Expect
 		}
 		if p.Capabilities == nil {
@@ -379,10 +379,10 @@ func Load(r io.Reader, name string) (Profile, error) {
 		}
 	}
 	if p.Name == "" {
-		p.Name = "l4t-" + p.Suite
+		p.Name = "l4t-" + p.L4T
 	}
 	if p.Platform == "" || p.Target == "" || p.Triple == "" || len(p.Repos) == 0 {
-		return Profile{}, &InvalidError{File: name, Err: fmt.Errorf("platform, target, triple and repos are required for L4T %s (no built-in profile of that major to inherit from)", p.Suite)}
+		return Profile{}, &InvalidError{File: name, Err: fmt.Errorf("platform, target, triple and repos are required for L4T %s (no built-in profile of that major to inherit from)", p.L4T)}
 	}
 	return p, p.validate(name)
 }

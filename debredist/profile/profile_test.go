@@ -20,7 +20,7 @@ func TestBuiltinProfiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Suite != w.suite || p.CUDA != w.cuda || p.Platform != w.platform || p.Target != w.target || p.ReleaseDate == "" {
+		if p.L4T != w.suite || p.CUDA != w.cuda || p.Platform != w.platform || p.Target != w.target || p.ReleaseDate == "" {
 			t.Errorf("jetpack %s: %+v", jp, p)
 		}
 		if err := p.validate(p.Name); err != nil {
@@ -61,7 +61,7 @@ func TestForSuiteDerives(t *testing.T) {
 	if p.CUDA != "12.6" || p.ReleaseDate != "2025-06-16" {
 		t.Errorf("resolved CUDA %s date %s, want 12.6 2025-06-16", p.CUDA, p.ReleaseDate)
 	}
-	if _, err := (Profile{Suite: "r36.9"}).Resolve(nil); err == nil {
+	if _, err := (Profile{L4T: "r36.9"}).Resolve(nil); err == nil {
 		t.Errorf("no cuda-cudart: want an error")
 	}
 	for _, bad := range []string{"r40.1", "36.5", "r36"} {

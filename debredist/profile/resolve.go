@@ -29,13 +29,13 @@ func (p Profile) Resolve(pkgs []Binary) (Profile, error) {
 			}
 		}
 		if len(found) == 0 {
-			return p, fmt.Errorf("L4T %s: cannot derive the CUDA version: no cuda-cudart-X-Y package in the index (set \"cuda\" in a Release.ProfileFile file)", p.Suite)
+			return p, fmt.Errorf("L4T %s: cannot derive the CUDA version: no cuda-cudart-X-Y package in the index (set \"cuda\" in a Release.ProfileFile file)", p.L4T)
 		}
 		sort.Slice(found, func(i, j int) bool { return CompareDotted(found[i], found[j]) < 0 })
 		p.CUDA = found[len(found)-1]
 	}
 	if p.ReleaseDate == "" {
-		p.ReleaseDate = l4tDate(p.Suite, pkgs)
+		p.ReleaseDate = l4tDate(p.L4T, pkgs)
 	}
 	return p, nil
 }

@@ -194,7 +194,7 @@ func ExampleReadProvenance() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(p.Tool, p.Encoder.Format, "preset", p.Encoder.Preset, p.Profile.Name, p.Profile.Suite)
+	fmt.Println(p.Tool, p.Encoder.Format, "preset", p.Encoder.Preset, p.Profile.Name, p.Profile.L4T)
 	for _, a := range p.Archives {
 		fmt.Println(a.PName, a.Version, a.NAR)
 		for _, d := range a.Debs {

@@ -54,7 +54,7 @@ type Side struct {
 	Ref         string `json:"ref"`    // as given on the command line
 	Origin      string `json:"origin"` // mirror, lock or out
 	Profile     string `json:"profile"`
-	Suite       string `json:"l4t"`
+	L4T         string `json:"l4t"`
 	CUDA        string `json:"cuda"`
 	ReleaseDate string `json:"release_date"`
 }
@@ -222,7 +222,7 @@ func (r *Result) Empty() bool {
 }
 
 func side(r *Release) Side {
-	return Side{Ref: r.Ref, Origin: r.Origin, Profile: r.Profile.Name, Suite: r.Profile.Suite, CUDA: r.Profile.CUDA, ReleaseDate: r.Profile.ReleaseDate}
+	return Side{Ref: r.Ref, Origin: r.Origin, Profile: r.Profile.Name, L4T: r.Profile.L4T, CUDA: r.Profile.CUDA, ReleaseDate: r.Profile.ReleaseDate}
 }
 
 func labels(r *Release) map[string]string {

@@ -105,7 +105,7 @@ func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 				if _, ok := d.Debs[deb.SHA256]; ok {
 					continue
 				}
-				u, err := apt.NewRepo(base, deb.Repo, prov.Profile.Suite).PoolURL(deb.Filename)
+				u, err := apt.NewRepo(base, deb.Repo, prov.Profile.L4T).PoolURL(deb.Filename)
 				if err != nil {
 					return fmt.Errorf("%s: deb %s: %w", sidecar, deb.Package, err)
 				}

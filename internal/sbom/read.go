@@ -52,7 +52,7 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 		}
 		siderel, _ := filepath.Rel(out, side)
 		rel := Release{Manifest: relm, Product: m.ReleaseProduct, Label: m.ReleaseLabel, Profile: prov.Profile.Name,
-			JetPack: prov.Profile.JetPack, L4T: prov.Profile.Suite, ReleaseDate: m.ReleaseDate}
+			JetPack: prov.Profile.JetPack, L4T: prov.Profile.L4T, ReleaseDate: m.ReleaseDate}
 		if d, err := time.Parse(time.DateOnly, m.ReleaseDate); err != nil {
 			return nil, fmt.Errorf("%s: release_date %q: not a date (YYYY-MM-DD)", relm, m.ReleaseDate)
 		} else if d.After(latest) {
