@@ -183,11 +183,11 @@ func isProfileFile(p string) bool {
 func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
 	prev := readPrevious(out)
 	if len(prev.foreign) > 0 { // what they stand for would be left out of the comparison silently
-		return nil, fmt.Errorf("%s: %d symbolic link(s) debredist did not write, not followed: %s (debredist verify lists them)", out, len(prev.foreign), strings.Join(prev.foreign, ", "))
+		return nil, fmt.Errorf("%s: %d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", out, len(prev.foreign), strings.Join(prev.foreign, ", "))
 	}
 	sidecars := prev.sidecars
 	if len(sidecars) == 0 {
-		return nil, fmt.Errorf("%s: no debredist provenance record found (not an output directory of debredist convert?)", out)
+		return nil, fmt.Errorf("%s: no debredist provenance record found (not an output directory of Convert?)", out)
 	}
 	files := make([]string, 0, len(sidecars))
 	suites := map[string]bool{}

@@ -131,6 +131,9 @@ var flagOf = strings.NewReplacer(
 	"(Fetch with the same release or lock)", "(`debredist fetch` with the same release or lock)",
 	"(rerun Convert with Build.SBOM)", "(rerun convert --sbom)",
 	"verify.Nixpkgs", "verify --nixpkgs",
+	"(verify.Dir tells more)", "(debredist verify tells more)",
+	"(verify.Dir lists them)", "(debredist verify lists them)",
+	"(not an output directory of Convert?)", "(not an output directory of debredist convert?)",
 )
 
 // inFlags words a library message in the CLI's flags.

@@ -89,7 +89,7 @@ type Release struct {
 // and what the user is told beside the Nix.
 func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations bool, copyTo string, nixpkgs NixpkgsFunc) (*Data, *Result, error) {
 	if len(snap.Foreign) > 0 { // what they stand for would be left out silently
-		return nil, nil, fmt.Errorf("%d symbolic link(s) debredist did not write, not followed: %s (debredist verify lists them)", len(snap.Foreign), strings.Join(snap.Foreign, ", "))
+		return nil, nil, fmt.Errorf("%d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", len(snap.Foreign), strings.Join(snap.Foreign, ", "))
 	}
 	type manifest struct {
 		file string
@@ -232,7 +232,7 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 func archiveReadable(snap *outdir.Snapshot, p, size string) error {
 	f, err := snap.Open(p)
 	if err != nil {
-		return fmt.Errorf("archive %s: %w (debredist verify tells more)", p, err)
+		return fmt.Errorf("archive %s: %w (verify.Dir tells more)", p, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -240,7 +240,7 @@ func archiveReadable(snap *outdir.Snapshot, p, size string) error {
 		return err
 	}
 	if strconv.FormatInt(st.Size(), 10) != size {
-		return fmt.Errorf("archive %s: size is %d bytes, the manifest says %s (debredist verify tells more)", p, st.Size(), size)
+		return fmt.Errorf("archive %s: size is %d bytes, the manifest says %s (verify.Dir tells more)", p, st.Size(), size)
 	}
 	return nil
 }
@@ -271,7 +271,7 @@ func copyArchive(ctx context.Context, snap *outdir.Snapshot, p, dir, sha256 stri
 		return "", fmt.Errorf("copying archive %s: %w", p, err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != sha256 {
-		return "", fmt.Errorf("archive %s has sha256 %s, the manifest says %s (debredist verify tells more)", p, got, sha256)
+		return "", fmt.Errorf("archive %s has sha256 %s, the manifest says %s (verify.Dir tells more)", p, got, sha256)
 	}
 	return dst, nil
 }

@@ -135,10 +135,10 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 				return nil, fmt.Errorf("%s: %w", where, err)
 			}
 			if file.SHA256 != a.SHA256 || file.Size != a.Size {
-				return nil, fmt.Errorf("%s: the file has sha256 %s and %d bytes, the provenance records %s and %d: it changed since the conversion (debredist verify tells more)", where, file.SHA256, file.Size, a.SHA256, a.Size)
+				return nil, fmt.Errorf("%s: the file has sha256 %s and %d bytes, the provenance records %s and %d: it changed since the conversion (verify.Dir tells more)", where, file.SHA256, file.Size, a.SHA256, a.Size)
 			}
 			if file.MD5 != a.MD5 {
-				return nil, fmt.Errorf("%s: the file has md5 %s, the provenance records %s: it changed since the conversion (debredist verify tells more)", where, file.MD5, a.MD5)
+				return nil, fmt.Errorf("%s: the file has md5 %s, the provenance records %s: it changed since the conversion (verify.Dir tells more)", where, file.MD5, a.MD5)
 			}
 			file.Path = arRel
 			comp.Archive = file
@@ -168,7 +168,7 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 		}
 		for _, p := range slices.Sorted(maps.Keys(arts)) {
 			if !covered[p] { // never a bill of materials that leaves an archive out
-				return nil, fmt.Errorf("%s: archive %s: the provenance sidecar %s has no record of it (debredist verify tells more)", relm, p, filepath.ToSlash(siderel))
+				return nil, fmt.Errorf("%s: archive %s: the provenance sidecar %s has no record of it (verify.Dir tells more)", relm, p, filepath.ToSlash(siderel))
 			}
 		}
 		in.Releases = append(in.Releases, rel)
@@ -203,7 +203,7 @@ func hashArchive(ctx context.Context, snap *outdir.Snapshot, name string, size i
 	if st, err := f.Stat(); err != nil {
 		return File{}, nil, err
 	} else if st.Size() != size {
-		return File{}, nil, fmt.Errorf("%s: the file has %d bytes, the provenance records %d: it changed since the conversion (debredist verify tells more)", name, st.Size(), size)
+		return File{}, nil, fmt.Errorf("%s: the file has %d bytes, the provenance records %d: it changed since the conversion (verify.Dir tells more)", name, st.Size(), size)
 	}
 	s2, s1, m5 := sha256.New(), sha1.New(), md5.New()
 	n, err := io.Copy(io.MultiWriter(s2, s1, m5), files.ContextReader(ctx, f))
