@@ -31,6 +31,7 @@ func TestNixDerivationsBuild(t *testing.T) {
 	testutil.RequireTool(t, "nix-build")
 	testutil.RequireTool(t, "nix-instantiate")
 	testutil.RequireTool(t, "nix-store")
+	testutil.NixStoreLock(t) // it deletes store paths to have them made again
 	// Root in CI has no nixbld users; nothing is substituted (no network).
 	t.Setenv("NIX_CONFIG", "build-users-group =\nsubstituters =\nsandbox = false\n"+os.Getenv("NIX_CONFIG"))
 

@@ -24,6 +24,7 @@ import (
 func TestNixConsumesOutput(t *testing.T) {
 	testutil.RequireTool(t, "nix-store")
 	testutil.RequireTool(t, "nix-instantiate")
+	testutil.NixStoreLock(t) // it adds archives to the store
 	if os.Getenv("NIX_CONFIG") == "" {
 		t.Setenv("NIX_CONFIG", "build-users-group =")
 	}

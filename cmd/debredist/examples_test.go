@@ -121,6 +121,7 @@ func TestManPageExamplesRun(t *testing.T) {
 					if !testutil.Long() {
 						t.Skip("builds every archive through Nix: only with DEBREDIST_LONG_TESTS=1")
 					}
+					testutil.NixStoreLock(t) // it fetches debs and builds archives in the store
 					sh(t, line, nixpkgsForExamples(t, shim)...)
 					// its result links are GC roots: gone at once, so that
 					// no other test finds these archives alive

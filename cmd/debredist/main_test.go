@@ -568,6 +568,7 @@ func TestNix(t *testing.T) {
 // sha256 and the file name.
 func TestNixAddToStore(t *testing.T) {
 	testutil.RequireTool(t, "nix-store")
+	testutil.NixStoreLock(t) // it adds archives to the store
 	if os.Getenv("NIX_CONFIG") == "" {
 		t.Setenv("NIX_CONFIG", "build-users-group =")
 	}

@@ -6,6 +6,7 @@ package testutil
 import (
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 )
 
@@ -58,4 +59,23 @@ func Main(m *testing.M, cleanup ...func()) {
 		return m.Run()
 	}()
 	os.Exit(code)
+}
+
+// NixStoreLock holds, until the test ends, the lock every test that adds
+// to, builds in or deletes from the machine's one Nix store takes
+// (/tmp/debredist-test-nix-store.lock, flock): test packages run side by
+// side, and one test deleting a store path to make Nix fetch or build it
+// again must not find another test fetching the same deb (the same name
+// and hash) back meanwhile.
+func NixStoreLock(t testing.TB) {
+	t.Helper()
+	f, err := os.OpenFile("/tmp/debredist-test-nix-store.lock", os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		t.Fatalf("the Nix store lock: %v", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatalf("the Nix store lock: %v", err)
+	}
+	t.Cleanup(func() { f.Close() })
 }
