@@ -77,7 +77,7 @@ func archiveEntries(t *testing.T, file string) map[string]entry.Header {
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	err := publish.Walk(dir, func(p string, d fs.DirEntry, err error) error {
+	err := walkOut(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -418,4 +418,41 @@ func TestOnlyAndOtherReleasesShareOut(t *testing.T) {
 	if rep, err := verify.Dir(context.Background(), out); err != nil || rep.Err() != nil || len(rep.Manifests) != 4+3 {
 		t.Fatalf("verify with two releases in OUT: %v %v, %d manifests", err, rep.Err(), len(rep.Manifests))
 	}
+}
+
+// walkOut walks OUT like filepath.WalkDir (a test's view of all it holds), following the product
+// symlinks into the current generation (paths are reported under OUT) and
+// skipping debredist's own entries (.debredist, the temporary directory).
+func walkOut(out string, fn fs.WalkDirFunc) error {
+	out = filepath.Clean(out) // "./out" and "out/" name the same OUT as "out"
+	return filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fn(p, d, err)
+		}
+		if p != out && filepath.Dir(p) == out {
+			if d.Name() == publish.GenDir || d.Name() == publish.TmpDir {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				if !publish.IsProductLink(out, d.Name()) {
+					return fn(p, d, nil) // not debredist's: never followed
+				}
+				real, err := filepath.EvalSymlinks(p)
+				if err != nil {
+					return nil // dangling: a product the current output lacks
+				}
+				if st, err := os.Stat(real); err != nil || !st.IsDir() {
+					return fn(p, d, nil)
+				}
+				return filepath.WalkDir(real, func(q string, e fs.DirEntry, err error) error {
+					rel, _ := filepath.Rel(real, q)
+					return fn(filepath.Join(p, rel), e, err)
+				})
+			}
+		}
+		return fn(p, d, err)
+	})
 }

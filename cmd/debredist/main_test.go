@@ -582,40 +582,12 @@ func TestNixAddToStore(t *testing.T) {
 	}
 	got := strings.Fields(stdout)
 	var want []string
-	ms, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*.json"))
-	for _, mf := range ms {
-		b, err := os.ReadFile(mf)
+	for file, a := range manifestArtifacts(t, out) {
+		p, err := exec.Command("nix-store", "--print-fixed-path", "sha256", a.SHA256, filepath.Base(file)).Output()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatal(err)
-		}
-		for k, v := range m {
-			c, ok := v.(map[string]any)
-			if !ok || strings.HasPrefix(k, "release_") {
-				continue
-			}
-			for _, pv := range c {
-				pl, ok := pv.(map[string]any)
-				if !ok {
-					continue
-				}
-				for _, a := range append([]any{pl}, variantsOf(pl)...) {
-					art := a.(map[string]any)
-					rel, _ := art["relative_path"].(string)
-					if rel == "" {
-						continue
-					}
-					p, err := exec.Command("nix-store", "--print-fixed-path", "sha256", art["sha256"].(string), filepath.Base(rel)).Output()
-					if err != nil {
-						t.Fatal(err)
-					}
-					want = append(want, strings.TrimSpace(string(p)))
-				}
-			}
-		}
+		want = append(want, strings.TrimSpace(string(p)))
 	}
 	slices.Sort(got)
 	slices.Sort(want)
@@ -624,10 +596,11 @@ func TestNixAddToStore(t *testing.T) {
 	}
 }
 
-// writeArchiveFiles writes, for every artifact of the manifests under out,
-// a file of its recorded size (bytes that are not an archive).
-func writeArchiveFiles(t *testing.T, out string) {
+// manifestArtifacts returns every artifact the manifests under out name,
+// by the archive's path.
+func manifestArtifacts(t *testing.T, out string) map[string]*redist.Artifact {
 	t.Helper()
+	arts := map[string]*redist.Artifact{}
 	ms, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*.json"))
 	for _, mf := range ms {
 		b, err := os.ReadFile(mf)
@@ -640,28 +613,26 @@ func writeArchiveFiles(t *testing.T, out string) {
 		}
 		for _, c := range m.Components {
 			for _, pa := range c.Artifacts() {
-				n, _ := strconv.Atoi(pa.Artifact.Size)
-				p := filepath.Join(filepath.Dir(mf), filepath.FromSlash(pa.Artifact.RelativePath))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, bytes.Repeat([]byte{'x'}, n), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				arts[filepath.Join(filepath.Dir(mf), filepath.FromSlash(pa.Artifact.RelativePath))] = pa.Artifact
 			}
 		}
 	}
+	return arts
 }
 
-// variantsOf returns the per-variant artifacts of a manifest platform entry.
-func variantsOf(pl map[string]any) []any {
-	var out []any
-	for k, v := range pl {
-		if a, ok := v.(map[string]any); ok && strings.HasPrefix(k, "cuda") {
-			out = append(out, a)
+// writeArchiveFiles writes, for every artifact of the manifests under out,
+// a file of its recorded size (bytes that are not an archive).
+func writeArchiveFiles(t *testing.T, out string) {
+	t.Helper()
+	for p, a := range manifestArtifacts(t, out) {
+		n, _ := strconv.Atoi(a.Size)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, bytes.Repeat([]byte{'x'}, n), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	return out
 }
 
 func TestInterrupted(t *testing.T) {

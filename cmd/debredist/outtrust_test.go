@@ -110,17 +110,7 @@ func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
 			replace(t, mf, func() error { return os.Symlink(cp, mf) })
 		}, []string{"cuda/redist/redistrib_12.6.68.json: a symbolic link (to "}},
 		{"platform directory linked outside", func(t *testing.T, out, a string) {
-			dir := filepath.Dir(a)
-			cp := filepath.Join(t.TempDir(), "linux-aarch64")
-			if err := exec.Command("cp", "-a", dir, cp).Run(); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.RemoveAll(dir); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(cp, dir); err != nil {
-				t.Fatal(err)
-			}
+			linkDirOutside(t, filepath.Dir(a))
 		}, []string{"cuda/redist/cuda_cudart/linux-aarch64: a symbolic link (to "}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -482,16 +472,7 @@ func TestConvertRebuildsLinkedArchive(t *testing.T) {
 func TestConvertNeverWritesThroughLinkedDir(t *testing.T) {
 	out, a := convertCudart(t)
 	dir := filepath.Dir(a)
-	elsewhere := filepath.Join(t.TempDir(), "linux-aarch64")
-	if err := exec.Command("cp", "-a", dir, elsewhere).Run(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(elsewhere, dir); err != nil {
-		t.Fatal(err)
-	}
+	elsewhere := linkDirOutside(t, dir)
 	before, err := os.ReadFile(filepath.Join(elsewhere, filepath.Base(a)))
 	if err != nil {
 		t.Fatal(err)
@@ -538,4 +519,22 @@ func TestOutsideDirectoryNotRead(t *testing.T) {
 	if code != exitFailure || !strings.Contains(stdout+stderr, "zz: a directory that is no product of the current output") || strings.Count(stdout, "archive.tar.xz") != 1 {
 		t.Errorf("verify with a copied product directory: exit %d\n%s%s", code, stdout, stderr)
 	}
+}
+
+// linkDirOutside moves a copy of dir outside OUT and puts a symbolic link
+// to it where dir was, as someone who can write OUT would; it returns the
+// copy.
+func linkDirOutside(t *testing.T, dir string) string {
+	t.Helper()
+	cp := filepath.Join(t.TempDir(), filepath.Base(dir))
+	if err := exec.Command("cp", "-a", dir, cp).Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(cp, dir); err != nil {
+		t.Fatal(err)
+	}
+	return cp
 }

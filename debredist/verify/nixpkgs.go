@@ -114,20 +114,7 @@ func (r *NixpkgsReport) Err() error {
 // Like Dir, it reads one generation of OUT, again when a conversion
 // replaced it meanwhile.
 func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
-	dir = filepath.Clean(dir)
-	for try := 0; ; try++ {
-		s, err := outdir.Open(dir)
-		if err != nil {
-			return nil, fmt.Errorf("verify.Nixpkgs %s: %w", dir, err)
-		}
-		rep, err := NixpkgsSnapshot(ctx, s)
-		replaced := s.Replaced()
-		s.Close()
-		if err == nil && replaced && rep.Err() != nil && try < maxRereads {
-			continue
-		}
-		return rep, err
-	}
+	return reread(ctx, dir, "verify.Nixpkgs", NixpkgsSnapshot)
 }
 
 // NixpkgsSnapshot is Nixpkgs on one Snapshot of OUT.

@@ -144,13 +144,26 @@ func (r *Report) Err() error {
 // read fail, it reads the new one again from the start, up to
 // maxRereads times.
 func Dir(ctx context.Context, dir string) (*Report, error) {
+	return reread(ctx, dir, "verify", DirSnapshot)
+}
+
+// maxRereads bounds how often Dir and Nixpkgs read OUT again after a
+// conversion replaced the generation they read.
+const maxRereads = 5
+
+// reread runs check on a Snapshot of dir, and on a new one when a
+// conversion replaced the generation meanwhile and the report found
+// problems (the removal of the old generation failing a read), up to
+// maxRereads times. what names the check in an error.
+func reread[R interface{ Err() error }](ctx context.Context, dir, what string, check func(context.Context, *outdir.Snapshot) (R, error)) (R, error) {
 	dir = filepath.Clean(dir)
 	for try := 0; ; try++ {
 		s, err := outdir.Open(dir)
 		if err != nil {
-			return nil, fmt.Errorf("verify %s: %w", dir, err)
+			var none R
+			return none, fmt.Errorf("%s %s: %w", what, dir, err)
 		}
-		rep, err := DirSnapshot(ctx, s)
+		rep, err := check(ctx, s)
 		replaced := s.Replaced()
 		s.Close()
 		if err == nil && replaced && rep.Err() != nil && try < maxRereads {
@@ -159,10 +172,6 @@ func Dir(ctx context.Context, dir string) (*Report, error) {
 		return rep, err
 	}
 }
-
-// maxRereads bounds how often Dir and Nixpkgs read OUT again after a
-// conversion replaced the generation they read.
-const maxRereads = 5
 
 // DirSnapshot is Dir on one Snapshot of OUT: every file it reads is of
 // that generation.

@@ -495,39 +495,3 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// Walk walks OUT like filepath.WalkDir, following the product
-// symlinks into the current generation (paths are reported under OUT) and
-// skipping debredist's own entries (.debredist, the temporary directory).
-func Walk(out string, fn fs.WalkDirFunc) error {
-	out = filepath.Clean(out) // "./out" and "out/" name the same OUT as "out"
-	return filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fn(p, d, err)
-		}
-		if p != out && filepath.Dir(p) == out {
-			if d.Name() == GenDir || d.Name() == TmpDir {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.Type()&fs.ModeSymlink != 0 {
-				if !IsProductLink(out, d.Name()) {
-					return fn(p, d, nil) // not debredist's: never followed
-				}
-				real, err := filepath.EvalSymlinks(p)
-				if err != nil {
-					return nil // dangling: a product the current output lacks
-				}
-				if st, err := os.Stat(real); err != nil || !st.IsDir() {
-					return fn(p, d, nil)
-				}
-				return filepath.WalkDir(real, func(q string, e fs.DirEntry, err error) error {
-					rel, _ := filepath.Rel(real, q)
-					return fn(filepath.Join(p, rel), e, err)
-				})
-			}
-		}
-		return fn(p, d, err)
-	})
-}
