@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -79,7 +80,7 @@ func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
 			cp := filepath.Join(outside, "x.tar.xz")
 			copyFileT(t, a, cp)
 			replace(t, a, func() error { return os.Symlink(cp, a) })
-		}, []string{"is a symbolic link (to " + filepath.Join(outside, "x.tar.xz") + ") that debredist did not write: not followed", "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz"}},
+		}, []string{"is a symbolic link (to " + strconv.Quote(filepath.Join(outside, "x.tar.xz")) + ") that debredist did not write: not followed", "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz"}},
 		{"archive linked to /etc/passwd", func(t *testing.T, out, a string) {
 			replace(t, a, func() error { return os.Symlink("/etc/passwd", a) })
 		}, []string{`(to "/etc/passwd") that debredist did not write: not followed`}},

@@ -54,7 +54,7 @@ type LinkError struct {
 }
 
 func (e *LinkError) Error() string {
-	return fmt.Sprintf("%s is a symbolic link (to %s) that debredist did not write: not followed", e.Path, e.Target)
+	return fmt.Sprintf("%s is a symbolic link (to %q) that debredist did not write: not followed", e.Path, e.Target) // the target is OUT's text: quoted
 }
 
 // OpenRegular opens the file at name for reading, following links as the
