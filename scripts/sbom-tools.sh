@@ -72,4 +72,4 @@ echo "sbom-tools: @cyclonedx/cyclonedx-library $(node -p "require('$DIR/npm/node
 # -mod=vendor meant for this module would make go install pkg@version refuse.
 SYFT_VERSION=v1.57.1
 GOFLAGS= GOBIN="$BIN" go install "github.com/anchore/syft/cmd/syft@$SYFT_VERSION"
-echo "sbom-tools: syft $(SYFT_CHECK_FOR_APP_UPDATE=false "$BIN/syft" version | awk '$1 == "Version:" {print $2}')"
+echo "sbom-tools: syft $(go version -m "$BIN/syft" | awk '$1 == "mod" {print $3}')"
