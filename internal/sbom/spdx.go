@@ -83,7 +83,7 @@ func spdxDoc(in *Input) ([]byte, error) {
 				PackageLicenseConcluded: noAssertion, PackageLicenseDeclared: lic, PackageCopyrightText: noAssertion,
 				PackageSummary:            c.Name,
 				PackageComment:            "Redistributable archive of " + r.Product + " " + r.Label + " (" + r.Manifest + "), built by debredist from the debs that GENERATE its archive file.",
-				PackageExternalReferences: refs(componentPURL(c), cpe),
+				PackageExternalReferences: externalRefs(componentPURL(c), cpe),
 				PrimaryPackagePurpose:     "ARCHIVE",
 				ReleaseDate:               r.ReleaseDate + "T00:00:00Z",
 			}
@@ -118,7 +118,7 @@ func spdxDoc(in *Input) ([]byte, error) {
 						PackageChecksums:        []common.Checksum{{Algorithm: common.SHA256, Value: d.SHA256}},
 						PackageLicenseConcluded: noAssertion, PackageLicenseDeclared: noAssertion, PackageCopyrightText: noAssertion,
 						PackageComment:            "Debian package of NVIDIA's Jetson repository (" + d.Filename + "), hashed by debredist as it read it.",
-						PackageExternalReferences: refs(debPURL(d), cpe),
+						PackageExternalReferences: externalRefs(debPURL(d), cpe),
 						PrimaryPackagePurpose:     "INSTALL",
 					})
 				}
@@ -166,9 +166,9 @@ func spdxDoc(in *Input) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// refs are a package's external references: its purl, and its CPE when
-// it has one.
-func refs(purl, cpe string) []*spdx.PackageExternalReference {
+// externalRefs are a package's external references: its purl, and its CPE
+// when its product has one.
+func externalRefs(purl, cpe string) []*spdx.PackageExternalReference {
 	r := []*spdx.PackageExternalReference{{Category: common.CategoryPackageManager, RefType: common.TypePackageManagerPURL, Locator: purl}}
 	if cpe != "" {
 		r = append(r, &spdx.PackageExternalReference{Category: common.CategorySecurity, RefType: common.TypeSecurityCPE23Type, Locator: cpe})
