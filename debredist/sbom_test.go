@@ -119,8 +119,9 @@ type spdxTestDoc struct {
 			Value     string `json:"checksumValue"`
 		} `json:"checksums"`
 		ExternalRefs []struct {
-			Type    string `json:"referenceType"`
-			Locator string `json:"referenceLocator"`
+			Category string `json:"referenceCategory"`
+			Type     string `json:"referenceType"`
+			Locator  string `json:"referenceLocator"`
 		} `json:"externalRefs"`
 	} `json:"packages"`
 	Files []struct {
@@ -155,12 +156,24 @@ func parseSPDX(t *testing.T, b []byte) *spdxTestDoc {
 // TestSBOMSample: on the sample mirror's JetPack 5, 6 and 7 conversions
 // both documents come out the same twice; the SPDX document lists every
 // archive of the provenance with its sha256 (as a package and as a file),
-// every deb with its version, sha256 and purl, the archive GENERATED_FROM
-// each of its debs, each stub GENERATED_FROM its real library, each wheel
-// GENERATED_FROM its debs, and each component's LICENSE text as a
-// LicenseRef; the CycloneDX document lists every archive with its sha256.
+// every deb with its version, sha256 and purl, each of an archive's debs
+// GENERATES it (never GENERATED_FROM, whose targets syft drops), each real
+// library GENERATES its stub, a wheel's debs GENERATE it, and each
+// component's LICENSE text as a LicenseRef with its name; every package
+// carries the CPE of its product (cpe.json: CUDA Toolkit at the CUDA
+// release's major.minor, cuDNN, TensorRT, Jetson Linux at their release);
+// the CycloneDX document lists every archive with its sha256, every
+// component with its CPE, and names each license (never by its LicenseRef
+// alone).
 func TestSBOMSample(t *testing.T) {
 	t.Parallel()
+	cpe := func(product, version string) string { return "cpe:2.3:" + product + ":" + version + ":*:*:*:*:*:*:*" }
+	wantCPE := map[string]map[string]string{ // JetPack -> release product -> CPE
+		"5": {"cuda": cpe("a:nvidia:cuda_toolkit", "11.4"), "cudnn": cpe("a:nvidia:cudnn", "8.6.0"), "tensorrt": cpe("a:nvidia:tensorrt", "8.5.2")},
+		"6": {"cuda": cpe("a:nvidia:cuda_toolkit", "12.6"), "cudnn": cpe("a:nvidia:cudnn", "9.3.0"), "tensorrt": cpe("a:nvidia:tensorrt", "10.3.0"),
+			"l4t": cpe("o:nvidia:jetson_linux", "36.5.0")},
+		"7": {"cuda": cpe("a:nvidia:cuda_toolkit", "13.2"), "cudnn": cpe("a:nvidia:cudnn", "9.20.0"), "tensorrt": cpe("a:nvidia:tensorrt", "10.16.2")},
+	}
 	for _, jp := range []string{"5", "6", "7"} {
 		t.Run("jetpack"+jp, func(t *testing.T) {
 			t.Parallel()
@@ -176,8 +189,25 @@ func TestSBOMSample(t *testing.T) {
 			}
 			ids := map[string]string{} // SPDXID -> name
 			pkgSHA := map[string]string{}
+			pkgCPE := map[string]string{} // SPDXID -> its one CPE
+			purlCPE := map[string]string{}
 			for _, p := range d.Packages {
 				ids[p.SPDXID] = p.Name + "@" + p.VersionInfo
+				var cpes []string
+				purl := ""
+				for _, r := range p.ExternalRefs {
+					switch {
+					case r.Type == "cpe23Type" && r.Category == "SECURITY":
+						cpes = append(cpes, r.Locator)
+					case r.Type == "purl":
+						purl = r.Locator
+					}
+				}
+				if len(cpes) != 1 {
+					t.Errorf("package %s: CPEs %v, want one (category SECURITY)", p.SPDXID, cpes)
+				} else {
+					pkgCPE[p.SPDXID], purlCPE[purl] = cpes[0], cpes[0]
+				}
 				for _, c := range p.Checksums {
 					if c.Algorithm == "SHA256" {
 						pkgSHA[p.SPDXID] = c.Value
@@ -224,27 +254,35 @@ func TestSBOMSample(t *testing.T) {
 					if fileSHA[ar] != a.SHA256 {
 						t.Errorf("%s: file sha256 %q, provenance %s", ar, fileSHA[ar], a.SHA256)
 					}
-					if !slices.ContainsFunc(slices.Collect(func(yield func(string) bool) {
-						for _, v := range pkgSHA {
-							if !yield(v) {
-								return
-							}
+					want := wantCPE[jp][strings.SplitN(mrel, "/", 2)[0]]
+					if want == "" {
+						t.Fatalf("%s: no CPE expected for its product", mrel)
+					}
+					pkgID := ""
+					for id, sum := range pkgSHA {
+						if sum == a.SHA256 {
+							pkgID = id
 						}
-					}), func(v string) bool { return v == a.SHA256 }) {
+					}
+					if pkgID == "" {
 						t.Errorf("%s: no package with its sha256", ar)
+					} else if pkgCPE[pkgID] != want {
+						t.Errorf("%s: package %s has the CPE %q, want %q", ar, pkgID, pkgCPE[pkgID], want)
 					}
 					for _, deb := range a.Debs {
 						id := debID(deb.Package, deb.Version, deb.SHA256)
 						if id == "" {
 							t.Errorf("%s: deb %s %s (sha256 %s) is not a package", ar, deb.Package, deb.Version, deb.SHA256)
-						} else if !rels[fileID[ar]+" GENERATED_FROM "+id] {
-							t.Errorf("%s: not GENERATED_FROM %s", ar, id)
+						} else if !rels[id+" GENERATES "+fileID[ar]] {
+							t.Errorf("%s: %s does not GENERATE it", ar, id)
+						} else if pkgCPE[id] != want {
+							t.Errorf("%s: deb %s has the CPE %q, want %q", ar, id, pkgCPE[id], want)
 						}
 					}
 					for _, s := range a.Stubs {
 						sid, fid := fileID[ar+"/"+s.Path], fileID[ar+"/"+s.From]
-						if sid == "" || fid == "" || fileSHA[ar+"/"+s.Path] != s.SHA256 || !rels[sid+" GENERATED_FROM "+fid] {
-							t.Errorf("%s: stub %s (from %s) missing, with another sha256, or not GENERATED_FROM its library", ar, s.Path, s.From)
+						if sid == "" || fid == "" || fileSHA[ar+"/"+s.Path] != s.SHA256 || !rels[fid+" GENERATES "+sid] {
+							t.Errorf("%s: stub %s (from %s) missing, with another sha256, or its library does not GENERATE it", ar, s.Path, s.From)
 						}
 						stubs++
 					}
@@ -256,9 +294,9 @@ func TestSBOMSample(t *testing.T) {
 								B    string `json:"relatedSpdxElement"`
 								Type string `json:"relationshipType"`
 							}) bool {
-								return r.A == id && r.Type == "GENERATED_FROM" && strings.Contains(ids[r.B], "python3-libnvinfer")
+								return r.B == id && r.Type == "GENERATES" && strings.Contains(ids[r.A], "python3-libnvinfer")
 							}) {
-								t.Errorf("wheel %s: not GENERATED_FROM a python3-libnvinfer* deb", name)
+								t.Errorf("wheel %s: no python3-libnvinfer* deb GENERATES it", name)
 							}
 						}
 					}
@@ -279,9 +317,15 @@ func TestSBOMSample(t *testing.T) {
 				BOMFormat, SpecVersion, SerialNumber string
 				Metadata                             struct{ Timestamp string }
 				Components                           []struct {
-					Name, Version, Purl string
-					Hashes              []struct{ Alg, Content string }
-					Properties          []struct{ Name, Value string }
+					Name, Version, Purl, Cpe string
+					Hashes                   []struct{ Alg, Content string }
+					Properties               []struct{ Name, Value string }
+					Licenses                 []struct {
+						License struct {
+							ID, Name   string
+							Properties []struct{ Name, Value string }
+						}
+					}
 				}
 			}
 			if err := json.Unmarshal(cdx1, &cd); err != nil {
@@ -293,10 +337,31 @@ func TestSBOMSample(t *testing.T) {
 			if cd.Metadata.Timestamp != d.CreationInfo.Created || !strings.HasSuffix(cd.Metadata.Timestamp, "T00:00:00Z") {
 				t.Errorf("timestamps %s / %s: want the release date", cd.Metadata.Timestamp, d.CreationInfo.Created)
 			}
+			licName := map[string]string{} // SPDX LicenseRef -> name
+			for _, l := range d.Licenses {
+				licName[l.ID] = l.Name
+			}
 			cdxSHA := map[string]string{}
 			for _, c := range cd.Components {
+				if c.Cpe == "" || c.Cpe != purlCPE[c.Purl] {
+					t.Errorf("CycloneDX: %s has the CPE %q, the SPDX document %q", c.Purl, c.Cpe, purlCPE[c.Purl])
+				}
+				for _, l := range c.Licenses {
+					ref := ""
+					for _, p := range l.License.Properties {
+						if p.Name == "debredist:license_ref" {
+							ref = p.Value
+						}
+					}
+					if l.License.ID != "" || l.License.Name == "" || strings.HasPrefix(l.License.Name, "LicenseRef-") || licName[ref] != l.License.Name {
+						t.Errorf("CycloneDX: %s: license id %q name %q (LicenseRef %q, named %q in the SPDX document): want the name, and the LicenseRef as a property", c.Purl, l.License.ID, l.License.Name, ref, licName[ref])
+					}
+				}
 				for _, p := range c.Properties {
 					if p.Name == "debredist:archive" {
+						if len(c.Licenses) != 1 {
+							t.Errorf("CycloneDX: archive %s: %d licenses, want 1", p.Value, len(c.Licenses))
+						}
 						for _, h := range c.Hashes {
 							if h.Alg == "SHA-256" {
 								cdxSHA["./"+p.Value] = h.Content
@@ -336,8 +401,9 @@ func TestSBOMNTIAMinimumElements(t *testing.T) {
 				}
 				seen[p.SPDXID] = true
 				if !slices.ContainsFunc(p.ExternalRefs, func(r struct {
-					Type    string `json:"referenceType"`
-					Locator string `json:"referenceLocator"`
+					Category string `json:"referenceCategory"`
+					Type     string `json:"referenceType"`
+					Locator  string `json:"referenceLocator"`
 				}) bool {
 					return r.Type == "purl" && strings.HasPrefix(r.Locator, "pkg:")
 				}) {
@@ -425,6 +491,83 @@ func TestSBOMValidators(t *testing.T) {
 	os.WriteFile(badc, bytes.Replace(sbomBytes(t, out, SBOMCycloneDX), []byte(`"type": "library"`), []byte(`"type": "librar"`), 1), 0o644)
 	if b, err := exec.Command(cdxTool, badc).CombinedOutput(); err == nil {
 		t.Errorf("cdx-validate accepted a broken document: %s", b)
+	}
+}
+
+// TestSBOMSyft reads both documents of the JetPack 6 sample conversion
+// (5 and 7 too with DEBREDIST_LONG_TESTS=1) with syft, the SBOM tool
+// scanners such as grype build on (scripts/sbom-tools.sh installs it):
+// `syft convert` must keep every package of the document, each with its
+// purl and the CPE the document gives it (syft drops an SPDX package that
+// is the target of a GENERATED_FROM relationship: the debs were, until
+// they became the source of a GENERATES).
+func TestSBOMSyft(t *testing.T) {
+	t.Parallel()
+	syft := testutil.RequireTool(t, "syft")
+	for _, jp := range []string{"5", "6", "7"} {
+		t.Run("jetpack"+jp, func(t *testing.T) {
+			if jp != "6" && !testutil.Long() {
+				t.Skip("the sweep over JetPack 5 and 7 runs with DEBREDIST_LONG_TESTS=1, as CI does")
+			}
+			t.Parallel()
+			out := sbomOut(t, jp)
+			spdxDoc := sbomBytes(t, out, SBOMSPDX)
+			want := map[string]string{} // purl -> CPE, from the SPDX document
+			for _, p := range parseSPDX(t, spdxDoc).Packages {
+				purl, cpe := "", ""
+				for _, r := range p.ExternalRefs {
+					switch r.Type {
+					case "purl":
+						purl = r.Locator
+					case "cpe23Type":
+						cpe = r.Locator
+					}
+				}
+				if purl == "" || cpe == "" || want[purl] != "" {
+					t.Fatalf("SPDX package %s: purl %q, CPE %q (or a purl twice)", p.SPDXID, purl, cpe)
+				}
+				want[purl] = cpe
+			}
+			dir := t.TempDir()
+			for _, f := range []struct {
+				name string
+				doc  []byte
+			}{{"out.spdx.json", spdxDoc}, {"out.cdx.json", sbomBytes(t, out, SBOMCycloneDX)}} {
+				file := filepath.Join(dir, f.name)
+				if err := os.WriteFile(file, f.doc, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.Command(syft, "convert", file, "-o", "syft-json", "-q")
+				cmd.Env = append(os.Environ(), "SYFT_CHECK_FOR_APP_UPDATE=false")
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				b, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("syft convert %s: %v\n%s", f.name, err, stderr.Bytes())
+				}
+				var sj struct {
+					Artifacts []struct {
+						Name, Version, Purl string
+						Cpes                []struct{ Cpe string }
+					}
+				}
+				if err := json.Unmarshal(b, &sj); err != nil {
+					t.Fatalf("syft convert %s: %v", f.name, err)
+				}
+				got := map[string]bool{}
+				for _, a := range sj.Artifacts {
+					got[a.Purl] = true
+					if cpe, ok := want[a.Purl]; !ok {
+						t.Errorf("syft, %s: package %s %s: purl %q is no package of the document", f.name, a.Name, a.Version, a.Purl)
+					} else if !slices.ContainsFunc(a.Cpes, func(c struct{ Cpe string }) bool { return c.Cpe == cpe }) {
+						t.Errorf("syft, %s: package %s %s: CPEs %v, want %s", f.name, a.Name, a.Version, a.Cpes, cpe)
+					}
+				}
+				if len(sj.Artifacts) != len(want) || len(got) != len(want) {
+					t.Errorf("syft kept %d of the %d packages of %s", len(got), len(want), f.name)
+				}
+			}
+		})
 	}
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the validators the SBOM tests run (as root, on Debian bookworm;
-# .ci/run calls it), as two commands on PATH:
+# Installs the validators and the reader the SBOM tests run (as root, on
+# Debian bookworm; .ci/run calls it), as three commands on PATH:
 #
 #   pyspdxtools   the SPDX project's own validator (spdx-tools 0.8, Python).
 #                 Bookworm has no python3-spdx-tools and PyPI is not
@@ -16,6 +16,11 @@
 #                 cannot validate on bookworm: its JSON validator needs
 #                 python3-referencing, whose python3-rpds-py is compiled for
 #                 Python 3.13+.
+#   syft          anchore's SBOM tool (the reader under grype): the tests
+#                 check that `syft convert` keeps every package of both
+#                 documents with its purl and CPE. Built from the Go module
+#                 proxy with the Go the tests use (go install, pinned; a few
+#                 minutes on 2 cores); Debian has no syft.
 #
 # ntia-conformance-checker (NTIA minimum elements) is in neither Debian nor
 # npm, and PyPI is not reachable: the tests check the minimum elements
@@ -62,3 +67,9 @@ NODE_PATH="$DIR/npm/node_modules" exec node "$DIR/cdx-validate.js" "\$@"
 SH
 chmod 755 "$BIN/cdx-validate"
 echo "sbom-tools: @cyclonedx/cyclonedx-library $(node -p "require('$DIR/npm/node_modules/@cyclonedx/cyclonedx-library/package.json').version")"
+
+# syft, pinned (the same documents, the same verdict); GOFLAGS cleared: a
+# -mod=vendor meant for this module would make go install pkg@version refuse.
+SYFT_VERSION=v1.57.1
+GOFLAGS= GOBIN="$BIN" go install "github.com/anchore/syft/cmd/syft@$SYFT_VERSION"
+echo "sbom-tools: syft $(go version -m "$BIN/syft" | awk '$1 == "mod" {print $3}')"

@@ -10,10 +10,11 @@ import (
 )
 
 // cdxDoc renders in as CycloneDX 1.6 JSON: a component per archive (purl
-// pkg:generic/nvidia/…, the archive's hashes, its license by name with the
-// text, its debs as pedigree ancestors), holding the synthesized stubs and
-// wheels as file components whose ancestors are what they were made from;
-// each deb also as a top-level component (purl pkg:deb/nvidia/…).
+// pkg:generic/nvidia/…, CPE, the archive's hashes, its license by name
+// with the text and its LicenseRef id as the SPDX document gives it, its
+// debs as pedigree ancestors), holding the synthesized stubs and wheels as
+// file components whose ancestors are what they were made from; each deb
+// also as a top-level component (purl pkg:deb/nvidia/…, CPE).
 func cdxDoc(in *Input) ([]byte, error) {
 	supplier := &cdx.OrganizationalEntity{Name: Supplier}
 	bom := cdx.NewBOM()
@@ -35,9 +36,9 @@ func cdxDoc(in *Input) ([]byte, error) {
 	seenDeb := map[string]bool{}
 	refs := uniq{}
 	var top []string
-	debComp := func(d *Deb, withRef bool) cdx.Component {
+	debComp := func(d *Deb, cpe string, withRef bool) cdx.Component {
 		c := cdx.Component{Type: cdx.ComponentTypeLibrary, Name: d.Package, Version: d.Version, Supplier: supplier,
-			PackageURL: debPURL(d), Hashes: &[]cdx.Hash{{Algorithm: cdx.HashAlgoSHA256, Value: d.SHA256}},
+			PackageURL: debPURL(d), CPE: cpe, Hashes: &[]cdx.Hash{{Algorithm: cdx.HashAlgoSHA256, Value: d.SHA256}},
 			Properties: &[]cdx.Property{{Name: "debredist:filename", Value: d.Filename}}}
 		if d.URL != "" {
 			c.ExternalReferences = &[]cdx.ExternalReference{{Type: cdx.ERTypeDistribution, URL: d.URL}}
@@ -52,6 +53,7 @@ func cdxDoc(in *Input) ([]byte, error) {
 		for ci := range r.Components {
 			c := &r.Components[ci]
 			lic := licenseRef(c.License)
+			cpe := releaseCPE(r)
 			ref := refs.id(componentPURL(c))
 			top = append(top, ref)
 			hashes := []cdx.Hash{{Algorithm: cdx.HashAlgoSHA256, Value: c.Archive.SHA256}, {Algorithm: cdx.HashAlgoSHA1, Value: c.Archive.SHA1}}
@@ -63,12 +65,12 @@ func cdxDoc(in *Input) ([]byte, error) {
 			byName := map[string]*Deb{}
 			for di := range c.Debs {
 				d := &c.Debs[di]
-				anc = append(anc, debComp(d, false))
+				anc = append(anc, debComp(d, cpe, false))
 				byFile[lastElem(d.Filename)] = d
 				byName[d.Package] = d
 				if !seenDeb[debKey(d)] {
 					seenDeb[debKey(d)] = true
-					debs = append(debs, debComp(d, true))
+					debs = append(debs, debComp(d, cpe, true))
 				}
 			}
 			var sub []cdx.Component
@@ -76,7 +78,7 @@ func cdxDoc(in *Input) ([]byte, error) {
 				from := cdx.Component{Type: cdx.ComponentTypeFile, Name: s.From.Path,
 					Hashes: &[]cdx.Hash{{Algorithm: cdx.HashAlgoSHA256, Value: s.From.SHA256}, {Algorithm: cdx.HashAlgoSHA1, Value: s.From.SHA1}}}
 				if d, ok := byFile[s.FromDeb]; ok {
-					from.Pedigree = &cdx.Pedigree{Ancestors: &[]cdx.Component{debComp(d, false)}}
+					from.Pedigree = &cdx.Pedigree{Ancestors: &[]cdx.Component{debComp(d, cpe, false)}}
 				}
 				sub = append(sub, cdx.Component{BOMRef: refs.id(ref + "#" + s.File.Path), Type: cdx.ComponentTypeFile, Name: s.File.Path,
 					Hashes:   &[]cdx.Hash{{Algorithm: cdx.HashAlgoSHA256, Value: s.File.SHA256}, {Algorithm: cdx.HashAlgoSHA1, Value: s.File.SHA1}},
@@ -86,7 +88,7 @@ func cdxDoc(in *Input) ([]byte, error) {
 				var wa []cdx.Component
 				for _, n := range w.Debs {
 					if d, ok := byName[n]; ok {
-						wa = append(wa, debComp(d, false))
+						wa = append(wa, debComp(d, cpe, false))
 					}
 				}
 				wc := cdx.Component{BOMRef: refs.id(ref + "#" + w.File.Path), Type: cdx.ComponentTypeFile, Name: w.File.Path,
@@ -107,9 +109,13 @@ func cdxDoc(in *Input) ([]byte, error) {
 				props = append(props, cdx.Property{Name: "debredist:cuda_variant", Value: c.Variant})
 			}
 			comp := cdx.Component{BOMRef: ref, Type: cdx.ComponentTypeLibrary, Supplier: supplier, Name: c.PName, Version: c.Version,
-				Description: c.Name, Hashes: &hashes, PackageURL: componentPURL(c),
-				Licenses: &cdx.Licenses{{License: &cdx.License{BOMRef: refs.id(lic + "@" + ref), Name: lic, Acknowledgement: cdx.LicenseAcknowledgementDeclared,
-					Text: &cdx.AttachedText{ContentType: "text/plain", Content: c.License.Text}}}},
+				Description: c.Name, Hashes: &hashes, PackageURL: componentPURL(c), CPE: cpe,
+				// A LicenseRef is no SPDX license id (the schema's id is an
+				// enumeration): the license goes by its name, with its
+				// text and the SPDX document's LicenseRef as a property.
+				Licenses: &cdx.Licenses{{License: &cdx.License{BOMRef: refs.id(lic + "@" + ref), Name: c.License.Name, Acknowledgement: cdx.LicenseAcknowledgementDeclared,
+					Text:       &cdx.AttachedText{ContentType: "text/plain", Content: c.License.Text},
+					Properties: &[]cdx.Property{{Name: "debredist:license_ref", Value: lic}}}}},
 				Pedigree:   &cdx.Pedigree{Ancestors: &anc, Notes: fmt.Sprintf("built by debredist from %d deb(s); license %q as found in their copyright files", len(c.Debs), c.License.Name)},
 				Properties: &props,
 			}

@@ -3,7 +3,9 @@
 // JSON (github.com/CycloneDX/cyclonedx-go), from an Input that Read reads
 // out of OUT's manifests, provenance sidecars, LICENSE files and archives
 // (through one outdir.Snapshot, each archive hashed and checked against its
-// manifest and provenance record).
+// manifest and provenance record). Each package carries, beside its purl,
+// the CPE 2.3 of its product as NVIDIA's security bulletins and NVD name it
+// (cpe.json: the table, with the evidence for each name).
 //
 // Write does no I/O: the same Input gives the same bytes. The creation time
 // is the Input's (the release date or SOURCE_DATE_EPOCH), and the SPDX

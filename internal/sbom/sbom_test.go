@@ -118,3 +118,110 @@ func TestLicenseRefs(t *testing.T) {
 		t.Errorf("packages: %+v", d.Packages)
 	}
 }
+
+// TestCPEs: every package and component carries its product's CPE 2.3
+// (cpe.json) beside its purl, in both formats: CUDA Toolkit at the CUDA
+// release's major.minor, another product at its release label, escaped
+// for the formatted string binding; a product cpe.json does not list gets
+// none, rather than a guessed one.
+func TestCPEs(t *testing.T) {
+	type doc struct {
+		Packages []struct {
+			Name         string
+			ExternalRefs []struct{ ReferenceCategory, ReferenceType, ReferenceLocator string }
+		}
+		Components []struct{ Name, Purl, Cpe string }
+	}
+	for _, c := range []struct {
+		product, label, want string
+	}{
+		{"cuda", "12.6.68", `cpe:2.3:a:nvidia:cuda_toolkit:12.6:*:*:*:*:*:*:*`},
+		{"tensorrt", "10.3.0", `cpe:2.3:a:nvidia:tensorrt:10.3.0:*:*:*:*:*:*:*`},
+		{"cudnn", "9.3.0+jp6", `cpe:2.3:a:nvidia:cudnn:9.3.0\+jp6:*:*:*:*:*:*:*`},
+		{"l4t", "36.5.0", `cpe:2.3:o:nvidia:jetson_linux:36.5.0:*:*:*:*:*:*:*`},
+		{"cusparselt", "0.7.1", ""},
+	} {
+		in := sampleInput()
+		in.Releases[0].Product, in.Releases[0].Label = c.product, c.label
+		for _, f := range []Format{SPDX, CycloneDX} {
+			var b bytes.Buffer
+			if err := Write(&b, in, f); err != nil {
+				t.Fatal(err)
+			}
+			var d doc
+			if err := json.Unmarshal(b.Bytes(), &d); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range d.Packages {
+				cpe := ""
+				for _, r := range p.ExternalRefs {
+					if r.ReferenceType == "cpe23Type" && r.ReferenceCategory == "SECURITY" {
+						cpe = r.ReferenceLocator
+					}
+				}
+				got = append(got, p.Name+" "+cpe)
+			}
+			for _, c := range d.Components {
+				got = append(got, c.Name+" "+c.Cpe)
+			}
+			if want := []string{"libcublas " + c.want, "libcublas-12-6 " + c.want}; strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("%s %s, %s: %q, want %q", c.product, c.label, f, got, want)
+			}
+		}
+	}
+}
+
+// TestCycloneDXLicenseName: a CycloneDX license goes by its name ("CUDA
+// Toolkit"), with its text and the SPDX document's LicenseRef as a
+// property; never by the LicenseRef alone (a LicenseRef is no SPDX id).
+func TestCycloneDXLicenseName(t *testing.T) {
+	var b bytes.Buffer
+	if err := Write(&b, sampleInput(), CycloneDX); err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Components []struct {
+			Licenses []struct {
+				License struct {
+					ID, Name   string
+					Text       struct{ Content string }
+					Properties []struct{ Name, Value string }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	l := d.Components[0].Licenses
+	if len(l) != 1 || l[0].License.ID != "" || l[0].License.Name != "CUDA Toolkit" || l[0].License.Text.Content != "NVIDIA Software License Agreement\n" ||
+		len(l[0].License.Properties) != 1 || l[0].License.Properties[0].Name != "debredist:license_ref" ||
+		l[0].License.Properties[0].Value != licenseRef(sampleInput().Releases[0].Components[0].License) {
+		t.Errorf("licenses: %+v", l)
+	}
+}
+
+// TestCPETable: cpe.json names each product as part:vendor:product with a
+// known version rule and its evidence; a malformed entry is refused.
+func TestCPETable(t *testing.T) {
+	for p, r := range cpeRules {
+		if r.Bulletins == "" || len(r.Evidence) < 40 {
+			t.Errorf("cpe.json: %s: bulletins %q or evidence %q missing", p, r.Bulletins, r.Evidence)
+		}
+	}
+	for _, bad := range []string{
+		`{"products": {"cuda": {"cpe": "cpe:2.3:a:nvidia:cuda_toolkit:12.6", "version": "release", "evidence": "x"}}}`,
+		`{"products": {"cuda": {"cpe": "cpe:2.3:a:nvidia:cuda_toolkit", "version": "component", "evidence": "x"}}}`,
+		`{"products": {"cuda": {"cpe": "cpe:2.3:a:nvidia:cuda_toolkit", "version": "release"}}}`,
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("accepted %s", bad)
+				}
+			}()
+			loadCPERules([]byte(bad))
+		}()
+	}
+}

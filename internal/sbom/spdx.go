@@ -19,14 +19,18 @@ const noAssertion = "NOASSERTION"
 //     declaring its LicenseRef;
 //   - the archive as a file (SHA256, SHA1, MD5), related to the package
 //     by OTHER ("the archive file of this package": a package whose files
-//     are not analyzed may CONTAIN nothing),
-//     GENERATED_FROM each of its debs;
+//     are not analyzed may CONTAIN nothing); each of its debs GENERATES it;
 //   - a package per deb (version, SHA256, download location, purl
 //     pkg:deb/nvidia/…), once however many archives use it;
 //   - each synthesized stub library and wheel as a file the archive file
-//     CONTAINS, a stub GENERATED_FROM the real library (a file too,
-//     GENERATED_FROM its deb), a wheel GENERATED_FROM its debs;
+//     CONTAINS: the real library (a file too, which its deb GENERATES)
+//     GENERATES the stub, a wheel's debs GENERATE it;
+//   - each package's CPE (releaseCPE) beside its purl;
 //   - each distinct LICENSE text as a LicenseRef-<name>-<hash> with the text.
+//
+// "B GENERATES A" says what "A GENERATED_FROM B" says, the other way round:
+// syft reads an SPDX document's GENERATED_FROM targets as source packages
+// and drops them (spdxhelpers.packageIDsToSkip), which would drop every deb.
 func spdxDoc(in *Input) ([]byte, error) {
 	doc := &spdx.Document{
 		SPDXVersion:    spdx.Version,
@@ -61,6 +65,7 @@ func spdxDoc(in *Input) ([]byte, error) {
 		for ci := range r.Components {
 			c := &r.Components[ci]
 			lic := licenseRef(c.License)
+			cpe := releaseCPE(r)
 			if !licIDs[lic] {
 				licIDs[lic] = true
 				doc.OtherLicenses = append(doc.OtherLicenses, &spdx.OtherLicense{LicenseIdentifier: lic, ExtractedText: c.License.Text, LicenseName: c.License.Name,
@@ -77,8 +82,8 @@ func spdxDoc(in *Input) ([]byte, error) {
 				PackageChecksums:        []common.Checksum{{Algorithm: common.SHA256, Value: c.Archive.SHA256}},
 				PackageLicenseConcluded: noAssertion, PackageLicenseDeclared: lic, PackageCopyrightText: noAssertion,
 				PackageSummary:            c.Name,
-				PackageComment:            "Redistributable archive of " + r.Product + " " + r.Label + " (" + r.Manifest + "), built by debredist from the debs it is GENERATED_FROM.",
-				PackageExternalReferences: []*spdx.PackageExternalReference{{Category: "PACKAGE-MANAGER", RefType: "purl", Locator: componentPURL(c)}},
+				PackageComment:            "Redistributable archive of " + r.Product + " " + r.Label + " (" + r.Manifest + "), built by debredist from the debs that GENERATE its archive file.",
+				PackageExternalReferences: externalRefs(componentPURL(c), cpe),
 				PrimaryPackagePurpose:     "ARCHIVE",
 				ReleaseDate:               r.ReleaseDate + "T00:00:00Z",
 			}
@@ -113,13 +118,13 @@ func spdxDoc(in *Input) ([]byte, error) {
 						PackageChecksums:        []common.Checksum{{Algorithm: common.SHA256, Value: d.SHA256}},
 						PackageLicenseConcluded: noAssertion, PackageLicenseDeclared: noAssertion, PackageCopyrightText: noAssertion,
 						PackageComment:            "Debian package of NVIDIA's Jetson repository (" + d.Filename + "), hashed by debredist as it read it.",
-						PackageExternalReferences: []*spdx.PackageExternalReference{{Category: "PACKAGE-MANAGER", RefType: "purl", Locator: debPURL(d)}},
+						PackageExternalReferences: externalRefs(debPURL(d), cpe),
 						PrimaryPackagePurpose:     "INSTALL",
 					})
 				}
 				debByFile[lastElem(d.Filename)] = id
 				debByName[d.Package] = id
-				rel(arID, id, common.TypeRelationshipGeneratedFrom)
+				rel(id, arID, common.TypeRelationshipGenerates)
 			}
 			for _, s := range c.Stubs {
 				sid := common.ElementID(ids.id("File-" + idChars(c.Archive.Path+"-"+s.File.Path)))
@@ -129,9 +134,9 @@ func spdxDoc(in *Input) ([]byte, error) {
 				file(fid, "./"+c.Archive.Path+"/"+s.From.Path, s.From, []string{"BINARY"}, "The library "+s.File.Path+" was synthesized from, from "+s.FromDeb+".")
 				rel(arID, sid, common.TypeRelationshipContains)
 				rel(arID, fid, common.TypeRelationshipContains)
-				rel(sid, fid, common.TypeRelationshipGeneratedFrom)
+				rel(fid, sid, common.TypeRelationshipGenerates)
 				if id, ok := debByFile[s.FromDeb]; ok {
-					rel(fid, id, common.TypeRelationshipGeneratedFrom)
+					rel(id, fid, common.TypeRelationshipGenerates)
 				}
 			}
 			for _, w := range c.Wheels {
@@ -140,7 +145,7 @@ func spdxDoc(in *Input) ([]byte, error) {
 				rel(arID, wid, common.TypeRelationshipContains)
 				for _, d := range w.Debs {
 					if id, ok := debByName[d]; ok {
-						rel(wid, id, common.TypeRelationshipGeneratedFrom)
+						rel(id, wid, common.TypeRelationshipGenerates)
 					}
 				}
 			}
@@ -159,6 +164,16 @@ func spdxDoc(in *Input) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// externalRefs are a package's external references: its purl, and its CPE
+// when its product has one.
+func externalRefs(purl, cpe string) []*spdx.PackageExternalReference {
+	r := []*spdx.PackageExternalReference{{Category: common.CategoryPackageManager, RefType: common.TypePackageManagerPURL, Locator: purl}}
+	if cpe != "" {
+		r = append(r, &spdx.PackageExternalReference{Category: common.CategorySecurity, RefType: common.TypeSecurityCPE23Type, Locator: cpe})
+	}
+	return r
 }
 
 func lastElem(p string) string {
