@@ -8,6 +8,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/fetch"
 )
 
 // Check reports the first option that does not make sense (a
@@ -16,8 +17,10 @@ import (
 // selector (JetPack, L4T, ProfileFile, or LockFile alone), a negative
 // Jobs or Downloads, an unknown Compression, a Preset outside its
 // range, or an AllowWarnings code that is none of redist.WarningCodes (or
-// given without FailOnWarnings). Plan, Fetch and Convert call it first (Convert also wants
-// Build.Out); the CLI calls it so that its answers are the library's.
+// given without FailOnWarnings), a Source.Mirror that is no mirror URL or
+// path (a *fault.UsageError whose Option is "Source.Mirror"). Plan, Fetch
+// and Convert call it first (Convert also wants Build.Out); the CLI calls
+// it so that its answers are the library's.
 func (o Options) Check() error {
 	r := o.Release
 	n := 0
@@ -38,6 +41,9 @@ func (o Options) Check() error {
 // checkBuild is Check less the release selection (ConvertPlan's plan
 // selects the release).
 func (o Options) checkBuild() error {
+	if err := checkMirror("Source.Mirror", o.Source.Mirror); err != nil {
+		return err
+	}
 	if err := checkJobs("Build.Jobs", o.Build.Jobs); err != nil {
 		return err
 	}
@@ -107,6 +113,19 @@ func (c *downloadCounter) stats() DownloadStats {
 	return c.s
 }
 
+// checkMirror reports a mirror base given as option ("Source.Mirror")
+// that cannot be one (fetch.CheckBase): a *fault.UsageError whose Option
+// is option. "" is the default mirror.
+func checkMirror(option, base string) error {
+	if base == "" {
+		return nil
+	}
+	if err := fetch.CheckBase(base); err != nil {
+		return &fault.UsageError{Option: option, Msg: err.Error(), Err: err}
+	}
+	return nil
+}
+
 func checkJobs(option string, n int) error {
 	if n < 0 {
 		return fault.Usagef("%s %d: want a positive number", option, n)
@@ -117,5 +136,8 @@ func checkJobs(option string, n int) error {
 // Check reports options Diff cannot use (a negative ParallelDownloads); the
 // releases are its arguments. Diff calls it first.
 func (o DiffOptions) Check() error {
+	if err := checkMirror("Source.Mirror", o.Source.Mirror); err != nil {
+		return err
+	}
 	return checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads)
 }

@@ -289,6 +289,8 @@ func (o *run) newFetcher() (*fetch.Fetcher, error) {
 	})
 	var ke *fault.KeyringError
 	switch {
+	case errors.Is(err, fetch.ErrCacheNotDir) && o.Source.CacheDir == "":
+		return nil, fmt.Errorf("the default %w (under $XDG_CACHE_HOME; or give Source.CacheDir)", err)
 	case errors.Is(err, fetch.ErrCacheNotDir):
 		return nil, fmt.Errorf("Source.CacheDir: %w", err)
 	case errors.As(err, &ke): // a file the user named
@@ -304,6 +306,11 @@ func (o *run) newFetcher() (*fetch.Fetcher, error) {
 func indexHint(o *run, err error) error {
 	if errors.Is(err, fault.ErrUnverifiedIndex) {
 		return fmt.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: Source.AllowUnverifiedIndex)", err)
+	}
+	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) && nf.What == fault.MirrorDirectory && o.Source.Mirror != "" {
+		// The mirror the caller gave is not there: that value is what
+		// is wrong, not one index of it.
+		return &fault.UsageError{Option: "Source.Mirror", Msg: nf.Error() + " (want a directory that holds <repo>/dists/<suite>/, or an http(s) or file URL)", Err: err, File: nf.Path}
 	}
 	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) && nf.Repo != "" && !nf.Listed {
 		return fmt.Errorf("%w (is the mirror URL right? Profiles lists the suites of the built-in releases)", err)

@@ -3,6 +3,7 @@ package debredist
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"sort"
 	"strings"
 
@@ -115,7 +116,9 @@ type NixOptions struct {
 	Derivations bool
 	// Mirror is where the derivations fetch the debs from (a base URL or
 	// directory); default: the mirror the provenance records, else
-	// NVIDIA's repository.
+	// NVIDIA's repository. One that is no mirror URL, or a directory that
+	// is not there, is a *fault.UsageError whose Option is
+	// "NixOptions.Mirror".
 	Mirror string
 	// CopyArchivesTo, when set, is a directory each archive is copied to
 	// (read through the one generation Nix reads, its sha256 checked), and
@@ -152,6 +155,17 @@ type NixResult struct {
 // The printed Nix is constant code applied to one JSON string of data:
 // nothing read from OUT is ever Nix syntax.
 func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
+	if o.Derivations && o.Mirror != "" {
+		if err := checkMirror("NixOptions.Mirror", o.Mirror); err != nil {
+			return nil, err
+		}
+		if !strings.Contains(o.Mirror, "://") {
+			if st, err := os.Stat(o.Mirror); err != nil || !st.IsDir() {
+				nf := &fault.NotFoundError{What: fault.MirrorDirectory, Path: o.Mirror}
+				return nil, &fault.UsageError{Option: "NixOptions.Mirror", Msg: nf.Error(), Err: nf, File: o.Mirror}
+			}
+		}
+	}
 	r, err := nixoverlay.Write(ctx, out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror, CopyArchivesTo: o.CopyArchivesTo, Nixpkgs: nixpkgsVerdicts})
 	if err != nil {
 		return nil, err

@@ -80,7 +80,9 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 			}
 			m := *mirror
 			if m == "" && *derivations {
-				m = a.getenv("DEBREDIST_MIRROR") // as the other commands
+				if m = a.getenv("DEBREDIST_MIRROR"); m != "" { // as the other commands
+					a.tookEnv("NixOptions.Mirror", "DEBREDIST_MIRROR")
+				}
 			}
 			o := debredist.NixOptions{Derivations: *derivations, Mirror: m}
 			if *addToStore {

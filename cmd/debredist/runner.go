@@ -69,7 +69,9 @@ func (s *selection) registerSource(fs *flagSet) {
 func (s *selection) source(a *app) debredist.Options {
 	mirror := s.mirror
 	if mirror == "" {
-		mirror = a.getenv("DEBREDIST_MIRROR")
+		if mirror = a.getenv("DEBREDIST_MIRROR"); mirror != "" {
+			a.tookEnv("Source.Mirror", "DEBREDIST_MIRROR")
+		}
 	}
 	return debredist.Options{Source: debredist.Source{Mirror: mirror, CacheDir: s.cache, Keyring: s.keyring, Offline: s.offline, AllowUnverifiedIndex: s.unverified}}
 }

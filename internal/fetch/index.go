@@ -200,12 +200,12 @@ func checkMirrorDir(base string) error {
 	}
 	p, err := localPath(base)
 	if err != nil {
-		return err
+		return fmt.Errorf("mirror %w", err)
 	}
 	fi, err := os.Stat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return &fault.NotFoundError{What: "mirror directory", Path: p}
+		return &fault.NotFoundError{What: fault.MirrorDirectory, Path: p}
 	case err != nil:
 		return fmt.Errorf("mirror directory: %w", err)
 	case !fi.IsDir():
