@@ -134,9 +134,10 @@ type NixResult struct {
 	Text string
 	// Set is the package set the overlay changes (cudaPackages_12_6).
 	Set string
-	// Archives are the absolute paths of the archives the overlay fetches
-	// from OUT, each once: what `nix-store --add-fixed sha256` adds to the
-	// store (AddToStore runs it).
+	// Archives are the absolute paths of every archive OUT's manifests
+	// name, each once: those the overlay fetches from OUT and those of
+	// manifests it leaves out (the l4t DLA compiler's, for a fetchurl of
+	// its own): what `nix-store --add-fixed sha256` adds to the store.
 	Archives []string
 	// Notes are what the user must know or decide (the insecure TensorRT,
 	// a manifest nixpkgs does not read, problems no override fixes), one

@@ -563,9 +563,10 @@ func TestNix(t *testing.T) {
 	}
 }
 
-// TestNixAddToStore adds a converted OUT's archives to the Nix store in one
-// command: each lands at the path fetchurl computes from the manifest's
-// sha256 and the file name.
+// TestNixAddToStore adds every archive of a converted OUT to the Nix store
+// in one command, the l4t DLA compiler's (whose manifest the overlay
+// leaves out) included: each lands at the path fetchurl computes from the
+// manifest's sha256 and the file name.
 func TestNixAddToStore(t *testing.T) {
 	testutil.RequireTool(t, "nix-store")
 	testutil.NixStoreLock(t) // it adds archives to the store
@@ -573,7 +574,7 @@ func TestNixAddToStore(t *testing.T) {
 		t.Setenv("NIX_CONFIG", "build-users-group =")
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out, "--only", "cuda_cudart,cudnn"); code != exitOK {
+	if code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out, "--only", "cuda_cudart,cudnn,nvidia_l4t_dla_compiler"); code != exitOK {
 		t.Fatalf("convert: %s", stderr)
 	}
 	code, stdout, stderr := cli(t, "nix", "--add-to-store", out)
@@ -591,7 +592,7 @@ func TestNixAddToStore(t *testing.T) {
 	}
 	slices.Sort(got)
 	slices.Sort(want)
-	if len(want) < 2 || !slices.Equal(got, slices.Compact(want)) {
+	if len(want) < 3 || !slices.Equal(got, slices.Compact(want)) || !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, "nvidia_l4t_dla_compiler") }) {
 		t.Errorf("nix --add-to-store printed %v, want %v", got, want)
 	}
 }
