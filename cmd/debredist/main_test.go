@@ -881,3 +881,52 @@ func TestProgressRetriesAndFailure(t *testing.T) {
 		t.Errorf("a failed run says done:\n%s", got)
 	}
 }
+
+// TestBuildArchiveByHand (issue 39 item 6): build-archive finds the
+// recorded debs itself, by sha256 in the cache or from the mirror the
+// conversion read, and builds convert's bytes; --offline names every deb
+// the cache lacks; a wrong --archive lists the recorded ones; --deb files
+// that leave out two debs name both.
+func TestBuildArchiveByHand(t *testing.T) {
+	cache := t.TempDir()
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out); code != exitOK {
+		t.Fatalf("convert: %s", stderr)
+	}
+	prov := filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json")
+	rel := strings.TrimPrefix(cudartArchive, "cuda/redist/")
+	want, err := os.ReadFile(filepath.Join(out, cudartArchive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	debs := []string{"cuda-cudart-12-6", "cuda-cudart-dev-12-6", "cuda-driver-dev-12-6"}
+	for _, c := range []string{cache, t.TempDir()} { // in the cache; read from the recorded mirror
+		dst := filepath.Join(t.TempDir(), "a.tar.xz")
+		code, _, stderr := cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", dst, "--cache", c)
+		if got, _ := os.ReadFile(dst); code != exitOK || !bytes.Equal(got, want) {
+			t.Errorf("build-archive --cache %s: exit %d, %d bytes (want convert's %d):\n%s", c, code, len(got), len(want), stderr)
+		}
+	}
+	code, _, stderr := cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", filepath.Join(t.TempDir(), "b.tar.xz"), "--cache", t.TempDir(), "--offline")
+	if code != exitFailure {
+		t.Errorf("--offline with an empty cache: exit %d, want 1:\n%s", code, stderr)
+	}
+	for _, d := range debs {
+		if !strings.Contains(stderr, d+" 12.6.68-1") {
+			t.Errorf("--offline with an empty cache does not name %s:\n%s", d, stderr)
+		}
+	}
+	code, _, stderr = cli(t, "build-archive", "--provenance", prov, "--archive", "cuda_cudart/x.tar.xz", "--out", filepath.Join(t.TempDir(), "c.tar.xz"), "--cache", cache)
+	if code != exitUsage || !strings.Contains(stderr, "records no archive cuda_cudart/x.tar.xz (it records: "+rel+")") {
+		t.Errorf("a wrong --archive: exit %d:\n%s", code, stderr)
+	}
+	one := filepath.Join(sampleMirror, "common/pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb")
+	code, _, stderr = cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", filepath.Join(t.TempDir(), "d.tar.xz"), "--deb", one)
+	if code != exitUsage || !strings.Contains(stderr, "2 of its 3 debs not given: "+debs[1]+" 12.6.68-1") || !strings.Contains(stderr, "; "+debs[2]+" 12.6.68-1") {
+		t.Errorf("--deb leaving out two: exit %d:\n%s", code, stderr)
+	}
+	code, _, stderr = cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", filepath.Join(t.TempDir(), "e.tar.xz"), "--deb", one, "--cache", cache)
+	if code != exitUsage || !strings.Contains(stderr, "give them or --deb, not both") {
+		t.Errorf("--deb with --cache: exit %d:\n%s", code, stderr)
+	}
+}
