@@ -52,7 +52,7 @@ func RecordedDebs(ctx context.Context, o Options, prov *redist.Provenance, rel s
 	}
 	if o.Source.Mirror == "" {
 		o.Source.Mirror = prov.Mirror()
-	} else if err := checkMirror("Source.Mirror", o.Source.Mirror); err != nil {
+	} else if err := checkMirror("Source.Mirror", o.Source.Mirror, !o.Source.Offline); err != nil {
 		return nil, err
 	}
 	if err := checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads); err != nil {

@@ -1,6 +1,7 @@
 package debredist
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,7 +19,8 @@ import (
 // Jobs or Downloads, an unknown Compression, a Preset outside its
 // range, or an AllowWarnings code that is none of redist.WarningCodes (or
 // given without FailOnWarnings), a Source.Mirror that is no mirror URL or
-// path (a *fault.UsageError whose Option is "Source.Mirror"). Plan, Fetch
+// (unless Offline) a directory that is not there (a *fault.UsageError
+// whose Option is "Source.Mirror"). Plan, Fetch
 // and Convert call it first (Convert also wants Build.Out); the CLI calls
 // it so that its answers are the library's.
 func (o Options) Check() error {
@@ -41,7 +43,7 @@ func (o Options) Check() error {
 // checkBuild is Check less the release selection (ConvertPlan's plan
 // selects the release).
 func (o Options) checkBuild() error {
-	if err := checkMirror("Source.Mirror", o.Source.Mirror); err != nil {
+	if err := checkMirror("Source.Mirror", o.Source.Mirror, !o.Source.Offline); err != nil {
 		return err
 	}
 	if err := checkJobs("Build.Jobs", o.Build.Jobs); err != nil {
@@ -114,16 +116,32 @@ func (c *downloadCounter) stats() DownloadStats {
 }
 
 // checkMirror reports a mirror base given as option ("Source.Mirror")
-// that cannot be one (fetch.CheckBase): a *fault.UsageError whose Option
-// is option. "" is the default mirror.
-func checkMirror(option, base string) error {
+// that cannot be one (fetch.CheckBase), or with exists a mirror directory
+// that is not there or no directory: a *fault.UsageError whose Option is
+// option (File the directory not there). "" is the default mirror.
+func checkMirror(option, base string, exists bool) error {
 	if base == "" {
 		return nil
 	}
 	if err := fetch.CheckBase(base); err != nil {
 		return &fault.UsageError{Option: option, Msg: err.Error(), Err: err}
 	}
+	if !exists {
+		return nil
+	}
+	err := fetch.CheckMirrorDir(base)
+	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) {
+		return mirrorNotFound(option, nf)
+	} else if err != nil {
+		return &fault.UsageError{Option: option, Msg: err.Error(), Err: err}
+	}
 	return nil
+}
+
+// mirrorNotFound is the error for a mirror directory the caller gave as
+// option that is not there.
+func mirrorNotFound(option string, nf *fault.NotFoundError) error {
+	return &fault.UsageError{Option: option, Msg: nf.Error() + " (want a directory that holds <repo>/dists/<suite>/, or an http(s) or file URL)", Err: nf, File: nf.Path}
 }
 
 func checkJobs(option string, n int) error {
@@ -136,7 +154,7 @@ func checkJobs(option string, n int) error {
 // Check reports options Diff cannot use (a negative ParallelDownloads); the
 // releases are its arguments. Diff calls it first.
 func (o DiffOptions) Check() error {
-	if err := checkMirror("Source.Mirror", o.Source.Mirror); err != nil {
+	if err := checkMirror("Source.Mirror", o.Source.Mirror, !o.Source.Offline); err != nil {
 		return err
 	}
 	return checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads)

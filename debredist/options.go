@@ -310,7 +310,7 @@ func indexHint(o *run, err error) error {
 	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) && nf.What == fault.MirrorDirectory && o.Source.Mirror != "" {
 		// The mirror the caller gave is not there: that value is what
 		// is wrong, not one index of it.
-		return &fault.UsageError{Option: "Source.Mirror", Msg: nf.Error() + " (want a directory that holds <repo>/dists/<suite>/, or an http(s) or file URL)", Err: err, File: nf.Path}
+		return mirrorNotFound("Source.Mirror", nf)
 	}
 	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) && nf.Repo != "" && !nf.Listed {
 		return fmt.Errorf("%w (is the mirror URL right? Profiles lists the suites of the built-in releases)", err)

@@ -3,7 +3,6 @@ package debredist
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"sort"
 	"strings"
 
@@ -156,15 +155,9 @@ type NixResult struct {
 // The printed Nix is constant code applied to one JSON string of data:
 // nothing read from OUT is ever Nix syntax.
 func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
-	if o.Derivations && o.Mirror != "" {
-		if err := checkMirror("NixOptions.Mirror", o.Mirror); err != nil {
+	if o.Derivations {
+		if err := checkMirror("NixOptions.Mirror", o.Mirror, true); err != nil {
 			return nil, err
-		}
-		if !strings.Contains(o.Mirror, "://") {
-			if st, err := os.Stat(o.Mirror); err != nil || !st.IsDir() {
-				nf := &fault.NotFoundError{What: fault.MirrorDirectory, Path: o.Mirror}
-				return nil, &fault.UsageError{Option: "NixOptions.Mirror", Msg: nf.Error(), Err: nf, File: o.Mirror}
-			}
 		}
 	}
 	r, err := nixoverlay.Write(ctx, out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror, CopyArchivesTo: o.CopyArchivesTo, Nixpkgs: nixpkgsVerdicts})

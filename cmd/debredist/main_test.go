@@ -51,7 +51,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--bogus"}, "-bogus"},
 		{[]string{"-v", "--quiet", "profiles"}, "only one of --verbose and --quiet"},
 		{[]string{"profiles", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"profiles", "extra"}, `unexpected argument "extra"`},
+		{[]string{"profiles", "extra"}, `a NAME argument needs --json: 'debredist profiles --json extra' prints that profile`},
+		{[]string{"profiles", "--json", "6", "7"}, "--json NAME prints one profile: give one NAME, not 2 (6 7)"},
 		{[]string{"index"}, "want 1 argument, the Packages file"},
 		{[]string{"index", "a", "b"}, "want 1 argument, the Packages file; got 2"},
 		{[]string{"index", "--file"}, "flag needs an argument: -file"},
@@ -140,6 +141,29 @@ func TestSourceDateEpoch(t *testing.T) {
 	}
 }
 
+// checkOwnFlags (issue 39 item 8): a command's help lists -v and --quiet
+// only where they change something, worded for that command, and no
+// other command's wording.
+func checkOwnFlags(t *testing.T, c *command, help string) {
+	t.Helper()
+	for _, f := range []struct{ flag, usage string }{{"-v, --verbose\n", c.verbose}, {"  --quiet\n", c.quiet}} {
+		switch listed := strings.Contains(help, f.flag); {
+		case f.usage == "" && listed:
+			t.Errorf("%s's help lists %q, which changes nothing for it:\n%s", c.name, strings.TrimSpace(f.flag), help)
+		case f.usage != "" && !strings.Contains(help, f.flag+"        "+f.usage+"\n"):
+			t.Errorf("%s's help lacks %q worded %q:\n%s", c.name, strings.TrimSpace(f.flag), f.usage, help)
+		}
+	}
+	for _, o := range commands {
+		if o.verbose != "" && o.verbose != c.verbose && strings.Contains(help, "        "+o.verbose+"\n") {
+			t.Errorf("%s's help has %s's -v wording %q", c.name, o.name, o.verbose)
+		}
+	}
+	if strings.Contains(help, "Flags:\n\n") || strings.HasSuffix(strings.TrimSpace(help), "Flags:") {
+		t.Errorf("%s's help has an empty Flags section:\n%s", c.name, help)
+	}
+}
+
 func TestHelp(t *testing.T) {
 	for _, c := range commands {
 		for _, args := range [][]string{{c.name, "--help"}, {c.name, "-h"}, {"help", c.name}} {
@@ -148,11 +172,12 @@ func TestHelp(t *testing.T) {
 				if code != exitOK {
 					t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 				}
-				for _, want := range []string{"Usage: debredist " + c.name, "Example:\n  debredist ", "Flags:", "--verbose"} {
+				for _, want := range []string{"Usage: debredist " + c.name, "Example:\n  debredist "} {
 					if !strings.Contains(stdout, want) {
 						t.Errorf("help lacks %q:\n%s", want, stdout)
 					}
 				}
+				checkOwnFlags(t, c, stdout)
 			})
 		}
 	}
@@ -273,7 +298,7 @@ func TestIndex(t *testing.T) {
 			// The unusable stanza is a warning, the rest is listed, and
 			// the run is not a success.
 			code, stdout, stderr := cli(t, "index", file)
-			if code != exitFailure || !strings.Contains(stderr, "debredist: index "+file+": 1 stanza(s) could not be read") {
+			if code != exitFailure || !strings.Contains(stderr, "debredist index: "+file+": 1 stanza(s) could not be read") {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if stdout != wantLines {
@@ -381,7 +406,7 @@ func TestExtract(t *testing.T) {
 	// A non-empty target is refused without --force, replaced with it
 	// (given after the positional arguments).
 	code, _, stderr = cli(t, "extract", debFile, target)
-	if code != exitFailure || !strings.HasPrefix(stderr, "debredist: ") || !strings.Contains(stderr, "(--force replaces it)") {
+	if code != exitUsage || !strings.HasPrefix(stderr, "debredist extract: ") || !strings.Contains(stderr, "(--force replaces it)") {
 		t.Errorf("second extract without --force: code %d, stderr %q", code, stderr)
 	}
 	if err := os.WriteFile(filepath.Join(target, "stale"), nil, 0o644); err != nil {
@@ -724,7 +749,7 @@ func TestProgressLog(t *testing.T) {
 			name: "default",
 			want: []string{"debredist: note: index signatures were not checked\n", "debredist: plan: jetpack6, 2 redist packages from common (1200 packages)\n",
 				"debredist: fetch: 3 debs, 107 B\n", "debredist: retrying failed downloads (cuda-nvcc-12-6: context deadline exceeded); the summaries count the retries, -v shows each\n",
-				"debredist: fetch: done: 2 debs (1 downloaded, 1 in the cache), 107 B in ",
+				"debredist: fetch: done: 2 debs, 107 B: 1 were in the cache already, 1 downloaded, in ",
 				`debredist: warning: cudnn: declared nixpkgs output "static" would be empty` + "\n",
 				"debredist: build: 2 redist packages\n", "debredist: build: done: 2 of 2 redist packages in "},
 			notWant: []string{"download cuda-nvcc", "cached cuda-cudart", "building", "level=", "y.deb", "(attempt"},
