@@ -813,6 +813,40 @@ func TestProgressLog(t *testing.T) {
 	}
 }
 
+// TestFetchLinesAgree (issue 39 item 5): the line that starts the fetch
+// says what will happen, the done line what did, in the same words: a
+// directory mirror whose debs are all in the cache reads none of them.
+func TestFetchLinesAgree(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		url        string
+		hits, read int
+		start      string
+		done       string
+	}{
+		{"all cached", "/m", 2, 0, "fetch: 2 debs, 10 B: those not in the cache /c are read from the mirror directory /m\n", "fetch: done: 2 debs, 10 B: 2 were in the cache already, 0 read from the mirror directory, in "},
+		{"one read", "file:///m", 1, 1, "fetch: 2 debs, 10 B: those not in the cache /c are read from the mirror directory /m\n", "fetch: done: 2 debs, 10 B: 1 were in the cache already, 1 read from the mirror directory, in "},
+		{"one downloaded", "https://m", 1, 1, "fetch: 2 debs, 10 B: those not in the cache /c are downloaded\n", "fetch: done: 2 debs, 10 B: 1 were in the cache already, 1 downloaded, in "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			pr := (&app{stderr: &stderr}).newProgress()
+			pr.handle(debredist.Event{Kind: debredist.EventFetchPlan, Total: 2, Bytes: 10, URL: tc.url, Message: "/c"})
+			for range tc.hits {
+				pr.handle(debredist.Event{Kind: debredist.EventCacheHit, Package: "a", Bytes: 5})
+			}
+			for range tc.read {
+				pr.handle(debredist.Event{Kind: debredist.EventFetchDone, Package: "b", Bytes: 5})
+			}
+			pr.close(nil)
+			lines := strings.SplitAfter(stderr.String(), "\n")
+			if len(lines) < 2 || lines[0] != "debredist: "+tc.start || !strings.HasPrefix(lines[1], "debredist: "+tc.done) {
+				t.Errorf("got\n%s\nwant\ndebredist: %sdebredist: %s…", stderr.String(), tc.start, tc.done)
+			}
+		})
+	}
+}
+
 func TestHumanBytes(t *testing.T) {
 	tests := map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 5 << 20: "5.0 MiB", 3 << 30: "3.0 GiB"}
 	for n, want := range tests {
