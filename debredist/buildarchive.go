@@ -50,15 +50,18 @@ func RecordedDebs(ctx context.Context, o Options, prov *redist.Provenance, rel s
 	if err != nil {
 		return nil, err
 	}
-	if o.Source.Mirror == "" {
-		o.Source.Mirror = prov.Mirror()
-	} else if err := checkMirror("Source.Mirror", o.Source.Mirror, !o.Source.Offline); err != nil {
+	if err := checkMirror("Source.Mirror", o.Source.Mirror, false); err != nil {
 		return nil, err
 	}
 	if err := checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads); err != nil {
 		return nil, err
 	}
+	recorded := o.Source.Mirror == ""
+	if recorded {
+		o.Source.Mirror = prov.Mirror()
+	}
 	r := newRun(o)
+	r.recordedMirror = recorded
 	f, err := r.fetcher()
 	if err != nil {
 		return nil, err

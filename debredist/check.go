@@ -18,9 +18,10 @@ import (
 // selector (JetPack, L4T, ProfileFile, or LockFile alone), a negative
 // Jobs or Downloads, an unknown Compression, a Preset outside its
 // range, or an AllowWarnings code that is none of redist.WarningCodes (or
-// given without FailOnWarnings), a Source.Mirror that is no mirror URL or
-// (unless Offline) a directory that is not there (a *fault.UsageError
-// whose Option is "Source.Mirror"). Plan, Fetch
+// given without FailOnWarnings), a Source.Mirror that is no mirror URL (a
+// *fault.UsageError whose Option is "Source.Mirror"; a mirror directory
+// that is not there is one too, once an index or a deb not in the cache
+// is to be read from it). Plan, Fetch
 // and Convert call it first (Convert also wants Build.Out); the CLI calls
 // it so that its answers are the library's.
 func (o Options) Check() error {
@@ -43,7 +44,7 @@ func (o Options) Check() error {
 // checkBuild is Check less the release selection (ConvertPlan's plan
 // selects the release).
 func (o Options) checkBuild() error {
-	if err := checkMirror("Source.Mirror", o.Source.Mirror, !o.Source.Offline); err != nil {
+	if err := checkMirror("Source.Mirror", o.Source.Mirror, false); err != nil {
 		return err
 	}
 	if err := checkJobs("Build.Jobs", o.Build.Jobs); err != nil {
@@ -154,7 +155,7 @@ func checkJobs(option string, n int) error {
 // Check reports options Diff cannot use (a negative ParallelDownloads); the
 // releases are its arguments. Diff calls it first.
 func (o DiffOptions) Check() error {
-	if err := checkMirror("Source.Mirror", o.Source.Mirror, !o.Source.Offline); err != nil {
+	if err := checkMirror("Source.Mirror", o.Source.Mirror, false); err != nil {
 		return err
 	}
 	return checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads)
