@@ -445,7 +445,9 @@ func TestNixArchivesEveryManifest(t *testing.T) {
 	if got := slices.Sorted(slices.Values(r.Archives)); !slices.Equal(got, want) {
 		t.Errorf("archives %q, want %q", got, want)
 	}
-	if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "l4t (") && strings.Contains(n, "left out of the overlay") }) {
+	if !slices.ContainsFunc(r.Notes, func(n string) bool {
+		return strings.Contains(n, "l4t (") && strings.Contains(n, "left out of the overlay")
+	}) {
 		t.Errorf("no note that l4t is left out of the overlay: %q", r.Notes)
 	}
 	copies := t.TempDir()
