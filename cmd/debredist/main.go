@@ -380,8 +380,8 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Global flags (before the command or among its flags):
-  -v, --verbose   log more
-  --quiet         show warnings and errors only
+  -v, --verbose   log more (what, each command's help says)
+  --quiet         show warnings and errors only (what it leaves out, likewise)
   -h, --help      help for debredist or a command
   --version       print the version
 
