@@ -47,7 +47,10 @@ func TestUsageErrors(t *testing.T) {
 		want string // in stderr
 	}{
 		{nil, "Usage:"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"` + "\nRun 'debredist help' for the list of commands."},
+		{[]string{"conver"}, `unknown command "conver" (did you mean convert?)`},
+		{[]string{"inven"}, `unknown command "inven" (did you mean inventory?)`},
+		{[]string{"help", "verfy"}, `unknown command "verfy" (did you mean verify?)`},
 		{[]string{"--bogus"}, "-bogus"},
 		{[]string{"-v", "--quiet", "profiles"}, "only one of --verbose and --quiet"},
 		{[]string{"profiles", "--bogus"}, "flag provided but not defined: -bogus"},
