@@ -52,7 +52,7 @@ debredist build-archive --offline --provenance out/cuda/redist/debredist-provena
 		var debs repeatFlag
 		fs.Var(&debs, "deb", "a deb `file` the archive is made from (repeat for each; default: the recorded debs from the cache or mirror)")
 		var sel selection
-		sel.registerDebSource(fs, "without --deb; default $DEBREDIST_MIRROR, else the mirror the conversion read, else NVIDIA's repository", "without --deb")
+		sel.registerDebSource(fs, "without --deb; default $DEBREDIST_MIRROR, else the mirror the conversion read, else NVIDIA's repository", "for the recorded debs, without --deb")
 		return func(args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
