@@ -21,9 +21,9 @@ import (
 // given without FailOnWarnings), a Source.Mirror that is no mirror URL (a
 // *fault.UsageError whose Option is "Source.Mirror"; a mirror directory
 // that is not there is one too, once an index or a deb not in the cache
-// is to be read from it). Plan, Fetch
-// and Convert call it first (Convert also wants Build.Out); the CLI calls
-// it so that its answers are the library's.
+// is to be read from it). Plan, Fetch and Convert call it first (Convert
+// also wants Build.Out); the CLI calls it so that its answers are the
+// library's.
 func (o Options) Check() error {
 	r := o.Release
 	n := 0
