@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"slices"
+	"strings"
 
+	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/build"
@@ -31,6 +34,53 @@ import (
 // are refused, naming the file.
 func BuildArchive(ctx context.Context, prov *redist.Provenance, rel string, debs []string, out string, limits DebLimits) error {
 	return build.Recorded(ctx, prov, rel, debs, out, limits, "debredist "+Version)
+}
+
+// RecordedDebs makes sure the debs archive rel of prov was made from are
+// in the cache, as Fetch does for a release: looked up by their recorded
+// sha256 in o.Source.CacheDir, those not there fetched from o.Source.Mirror,
+// else the mirror the provenance records (redist.Provenance.Mirror), else
+// NVIDIA's repository, and checked against that sha256 (o.Source.Offline:
+// the cache only; a *fault.MissingError lists every deb not there). It
+// returns their cache paths, to give BuildArchive. An archive prov does not
+// record is a *fault.UsageError listing those it does. o.OnEvent sees the
+// fetch (EventFetchPlan first); Release and Build are not used.
+func RecordedDebs(ctx context.Context, o Options, prov *redist.Provenance, rel string) ([]string, error) {
+	rec, err := build.RecordOf(prov, rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMirror("Source.Mirror", o.Source.Mirror, false); err != nil {
+		return nil, err
+	}
+	if err := checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads); err != nil {
+		return nil, err
+	}
+	recorded := o.Source.Mirror == ""
+	if recorded {
+		o.Source.Mirror = prov.Mirror()
+	}
+	r := newRun(o)
+	r.recordedMirror = recorded
+	f, err := r.fetcher()
+	if err != nil {
+		return nil, err
+	}
+	debs := make([]apt.Package, 0, len(rec.Debs))
+	for _, d := range rec.Debs {
+		debs = append(debs, apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
+	}
+	got, err := r.fetchDebs(ctx, f, debs)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, 0, len(got))
+	for _, d := range rec.Debs {
+		if p := got[strings.ToLower(d.SHA256)]; p != "" && !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
 }
 
 // maxUserFile bounds what is read of a JSON file the user names (a lock

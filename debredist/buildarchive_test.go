@@ -75,7 +75,42 @@ func TestBuildArchive(t *testing.T) {
 	stranger := filepath.Join(t.TempDir(), "other.deb")
 	os.WriteFile(stranger, []byte("not one of them"), 0o644)
 	usage("a foreign deb", BuildArchive(ctx, prov, rec.RelativePath, append(debs, stranger), fresh(), DebLimits{}), "is none of the")
-	usage("an unknown archive", BuildArchive(ctx, prov, "nope/x.tar.xz", debs, fresh(), DebLimits{}), "records no archive nope/x.tar.xz")
+	usage("an unknown archive", BuildArchive(ctx, prov, "nope/x.tar.xz", debs, fresh(), DebLimits{}), "records no archive nope/x.tar.xz (it records: "+rec.RelativePath)
+	// Every deb not given is named, not only the first.
+	if len(rec.Debs) < 3 {
+		t.Fatalf("%s has %d debs: want 3 to leave out two", rec.RelativePath, len(rec.Debs))
+	}
+	err := BuildArchive(ctx, prov, rec.RelativePath, debs[:1], fresh(), DebLimits{})
+	usage("two debs missing", err, fmt.Sprintf("2 of its %d debs not given", len(rec.Debs)))
+	for _, d := range rec.Debs[1:] {
+		if err == nil || !strings.Contains(err.Error(), d.Package+" "+d.Version) || !strings.Contains(err.Error(), d.SHA256) {
+			t.Errorf("two debs missing: %v does not name %s %s (sha256 %s)", err, d.Package, d.Version, d.SHA256)
+		}
+	}
+
+	// Without deb files: RecordedDebs takes them from the cache by
+	// sha256, else from the mirror the provenance records (here the
+	// sample mirror, read into a new cache), and the build is the same.
+	for _, c := range []string{cache, t.TempDir()} {
+		paths, err := RecordedDebs(ctx, Options{Source: Source{CacheDir: c}}, prov, rec.RelativePath)
+		if err != nil {
+			t.Fatalf("RecordedDebs with cache %s: %v", c, err)
+		}
+		dst := fresh()
+		if err := BuildArchive(ctx, prov, rec.RelativePath, paths, dst, DebLimits{}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(dst); !bytes.Equal(got, wantBytes) {
+			t.Errorf("from RecordedDebs (cache %s): not convert's bytes", c)
+		}
+	}
+	_, err = RecordedDebs(ctx, Options{Source: Source{CacheDir: t.TempDir(), Offline: true}}, prov, rec.RelativePath)
+	var me *fault.MissingError
+	if !errors.As(err, &me) || len(me.Packages) != len(rec.Debs) {
+		t.Errorf("RecordedDebs offline from an empty cache: %v, want every deb missing", err)
+	}
+	_, err = RecordedDebs(ctx, Options{Source: Source{CacheDir: cache}}, prov, "nope/x.tar.xz")
+	usage("RecordedDebs of an unknown archive", err, "(it records: "+rec.RelativePath)
 
 	old := *prov
 	old.Archives = append([]redist.Archive(nil), prov.Archives...)
@@ -102,7 +137,7 @@ func TestBuildArchive(t *testing.T) {
 	later := *rec.MTime + 86400 // recorded wrong: other bytes
 	old.Archives[0].MTime = &later
 	dst = fresh()
-	err := BuildArchive(ctx, &old, rec.RelativePath, debs, dst, DebLimits{})
+	err = BuildArchive(ctx, &old, rec.RelativePath, debs, dst, DebLimits{})
 	if _, err := os.Stat(dst); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a build that differs from the manifest wrote %s", dst)
 	}

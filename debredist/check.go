@@ -1,6 +1,7 @@
 package debredist
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/fetch"
 )
 
 // Check reports the first option that does not make sense (a
@@ -16,8 +18,12 @@ import (
 // selector (JetPack, L4T, ProfileFile, or LockFile alone), a negative
 // Jobs or Downloads, an unknown Compression, a Preset outside its
 // range, or an AllowWarnings code that is none of redist.WarningCodes (or
-// given without FailOnWarnings). Plan, Fetch and Convert call it first (Convert also wants
-// Build.Out); the CLI calls it so that its answers are the library's.
+// given without FailOnWarnings), a Source.Mirror that is no mirror URL (a
+// *fault.UsageError whose Option is "Source.Mirror"; a mirror directory
+// that is not there is one too, once an index or a deb not in the cache
+// is to be read from it). Plan, Fetch and Convert call it first (Convert
+// also wants Build.Out); the CLI calls it so that its answers are the
+// library's.
 func (o Options) Check() error {
 	r := o.Release
 	n := 0
@@ -38,6 +44,9 @@ func (o Options) Check() error {
 // checkBuild is Check less the release selection (ConvertPlan's plan
 // selects the release).
 func (o Options) checkBuild() error {
+	if err := checkMirror("Source.Mirror", o.Source.Mirror, false); err != nil {
+		return err
+	}
 	if err := checkJobs("Build.Jobs", o.Build.Jobs); err != nil {
 		return err
 	}
@@ -107,6 +116,35 @@ func (c *downloadCounter) stats() DownloadStats {
 	return c.s
 }
 
+// checkMirror reports a mirror base given as option ("Source.Mirror")
+// that cannot be one (fetch.CheckBase), or with exists a mirror directory
+// that is not there or no directory: a *fault.UsageError whose Option is
+// option (File the directory not there). "" is the default mirror.
+func checkMirror(option, base string, exists bool) error {
+	if base == "" {
+		return nil
+	}
+	if err := fetch.CheckBase(base); err != nil {
+		return &fault.UsageError{Option: option, Msg: err.Error(), Err: err}
+	}
+	if !exists {
+		return nil
+	}
+	err := fetch.CheckMirrorDir(base)
+	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) {
+		return mirrorNotFound(option, nf)
+	} else if err != nil {
+		return &fault.UsageError{Option: option, Msg: err.Error(), Err: err}
+	}
+	return nil
+}
+
+// mirrorNotFound is the error for a mirror directory the caller gave as
+// option that is not there.
+func mirrorNotFound(option string, nf *fault.NotFoundError) error {
+	return &fault.UsageError{Option: option, Msg: nf.Error() + " (want a directory that holds <repo>/dists/<suite>/, or an http(s) or file URL)", Err: nf, File: nf.Path}
+}
+
 func checkJobs(option string, n int) error {
 	if n < 0 {
 		return fault.Usagef("%s %d: want a positive number", option, n)
@@ -117,5 +155,8 @@ func checkJobs(option string, n int) error {
 // Check reports options Diff cannot use (a negative ParallelDownloads); the
 // releases are its arguments. Diff calls it first.
 func (o DiffOptions) Check() error {
+	if err := checkMirror("Source.Mirror", o.Source.Mirror, false); err != nil {
+		return err
+	}
 	return checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads)
 }

@@ -66,8 +66,9 @@
 //     a repo's Packages index that cannot be fetched, verified against its
 //     Release or parsed (Repo and Suite say which); fault.ErrUnverifiedIndex
 //     an index no Release file lists; *fault.NotFoundError (inside the
-//     IndexError): a missing mirror directory or a suite the mirror lacks,
-//     with the suites it has; *fault.SameCauseError: many debs that
+//     IndexError): a suite the mirror lacks, with the suites it has, or a
+//     missing mirror directory (inside a *fault.UsageError whose Option is
+//     "Source.Mirror" when the caller gave it); *fault.SameCauseError: many debs that
 //     failed the same way, said once.
 //   - *fault.UnplacedError, *fault.ConflictError, *fault.LinkError: a
 //     redist package whose deb paths the profile's layout rules cannot
@@ -77,7 +78,8 @@
 //   - *plan.VersionError: a redist package whose debs disagree on the
 //     version; *profile.InvalidError, *apt.LockError, *fault.UsageError:
 //     inputs the user named (a UsageError's File names a file that is
-//     missing or malformed).
+//     missing or malformed, its Option the option whose value cannot be
+//     used).
 //   - *verify.Error: what verify.Dir, verify.Nixpkgs or Convert's check
 //     of its own output found wrong, as Problems (a path and an error each,
 //     like x/mod/zip's FileError).

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/nixoverlay"
 	"github.com/debredist/debredist/internal/testutil"
 )
@@ -423,5 +424,56 @@ func TestNixDerivationsHostileStrings(t *testing.T) {
 	var got string
 	if err := json.Unmarshal(o, &got); err != nil || got != edited {
 		t.Errorf("the sidecar Nix hands to build-archive differs from the file (%v):\n%s", err, o)
+	}
+}
+
+// TestNixArchivesEveryManifest: NixResult.Archives (what nix --add-to-store
+// adds) lists every archive of OUT, the l4t DLA compiler's too, although
+// the overlay leaves that manifest out (a note says so); with
+// CopyArchivesTo each is a copy of its bytes.
+func TestNixArchivesEveryManifest(t *testing.T) {
+	out := t.TempDir()
+	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "nvidia_l4t_dla_compiler"}}})
+	want := []string{
+		filepath.Join(out, "cuda", "redist", "cuda_cudart", "linux-aarch64", "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz"),
+		filepath.Join(out, "l4t", "redist", "nvidia_l4t_dla_compiler", "linux-aarch64", "nvidia_l4t_dla_compiler-linux-aarch64-36.5.0-archive.tar.xz"),
+	}
+	r, err := Nix(context.Background(), out, NixOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(slices.Values(r.Archives)); !slices.Equal(got, want) {
+		t.Errorf("archives %q, want %q", got, want)
+	}
+	if !slices.ContainsFunc(r.Notes, func(n string) bool {
+		return strings.Contains(n, "l4t (") && strings.Contains(n, "left out of the overlay")
+	}) {
+		t.Errorf("no note that l4t is left out of the overlay: %q", r.Notes)
+	}
+	copies := t.TempDir()
+	r, err = Nix(context.Background(), out, NixOptions{CopyArchivesTo: copies})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Archives) != len(want) {
+		t.Fatalf("copies %q, want %d", r.Archives, len(want))
+	}
+	var got, wantSums []string
+	for i, p := range r.Archives {
+		if !strings.HasPrefix(p, copies+string(filepath.Separator)) {
+			t.Errorf("%s is not a copy in %s", p, copies)
+		}
+		s, err := files.SHA256(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+		if s, err = files.SHA256(context.Background(), want[i]); err != nil {
+			t.Fatal(err)
+		}
+		wantSums = append(wantSums, s)
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(wantSums))) {
+		t.Errorf("copies' sha256s %q, archives' %q", got, wantSums)
 	}
 }

@@ -160,6 +160,9 @@ func (b Build) checkWarnings(ws []redist.Warning) error {
 type run struct {
 	Options
 	downloads *downloadCounter
+	// recordedMirror is true when Source.Mirror is not the caller's but
+	// the one a provenance recorded (RecordedDebs).
+	recordedMirror bool
 
 	// The one fetcher of the call (made on first use): one keyring read,
 	// one HTTP client, one set of in-process cache locks for every stage.
@@ -247,7 +250,30 @@ func (o *run) fetchDebs(ctx context.Context, f *fetch.Fetcher, debs []apt.Packag
 		}
 	}
 	o.emit(Event{Kind: EventFetchPlan, Total: n, Bytes: bytes, URL: f.Mirror(), Message: f.CacheDir()})
+	if !o.Source.Offline && len(f.Missing(debs)) > 0 {
+		// One error for a mirror directory that is not there, not one
+		// per deb.
+		if err := fetch.CheckMirrorDir(f.Mirror()); err != nil {
+			return nil, o.mirrorError(err)
+		}
+	}
 	return f.Fetch(ctx, debs)
+}
+
+// mirrorError words an error about a mirror directory that is not there:
+// when the caller gave it (Source.Mirror), that value is what is wrong, not
+// one index or deb of it (a *fault.UsageError whose Option says so); when
+// it is the one a provenance recorded, the caller can give another. Any
+// other error is returned as it is.
+func (o *run) mirrorError(err error) error {
+	nf := (*fault.NotFoundError)(nil)
+	switch {
+	case !errors.As(err, &nf) || nf.What != fault.MirrorDirectory || o.Source.Mirror == "":
+		return err
+	case o.recordedMirror:
+		return fmt.Errorf("%w: the conversion read the debs from there (give Source.Mirror where they are now)", err)
+	}
+	return mirrorNotFound("Source.Mirror", nf)
 }
 
 func (o *run) emit(e Event) {
@@ -289,6 +315,8 @@ func (o *run) newFetcher() (*fetch.Fetcher, error) {
 	})
 	var ke *fault.KeyringError
 	switch {
+	case errors.Is(err, fetch.ErrCacheNotDir) && o.Source.CacheDir == "":
+		return nil, fmt.Errorf("the default %w (under $XDG_CACHE_HOME; or give Source.CacheDir)", err)
 	case errors.Is(err, fetch.ErrCacheNotDir):
 		return nil, fmt.Errorf("Source.CacheDir: %w", err)
 	case errors.As(err, &ke): // a file the user named
@@ -304,6 +332,9 @@ func (o *run) newFetcher() (*fetch.Fetcher, error) {
 func indexHint(o *run, err error) error {
 	if errors.Is(err, fault.ErrUnverifiedIndex) {
 		return fmt.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: Source.AllowUnverifiedIndex)", err)
+	}
+	if merr := o.mirrorError(err); merr != err {
+		return merr
 	}
 	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) && nf.Repo != "" && !nf.Listed {
 		return fmt.Errorf("%w (is the mirror URL right? Profiles lists the suites of the built-in releases)", err)

@@ -115,7 +115,9 @@ type NixOptions struct {
 	Derivations bool
 	// Mirror is where the derivations fetch the debs from (a base URL or
 	// directory); default: the mirror the provenance records, else
-	// NVIDIA's repository.
+	// NVIDIA's repository. One that is no mirror URL, or a directory that
+	// is not there, is a *fault.UsageError whose Option is
+	// "NixOptions.Mirror".
 	Mirror string
 	// CopyArchivesTo, when set, is a directory each archive is copied to
 	// (read through the one generation Nix reads, its sha256 checked), and
@@ -131,9 +133,10 @@ type NixResult struct {
 	Text string
 	// Set is the package set the overlay changes (cudaPackages_12_6).
 	Set string
-	// Archives are the absolute paths of the archives the overlay fetches
-	// from OUT, each once: what `nix-store --add-fixed sha256` adds to the
-	// store (AddToStore runs it).
+	// Archives are the absolute paths of every archive OUT's manifests
+	// name, each once: those the overlay fetches from OUT and those of
+	// manifests it leaves out (the l4t DLA compiler's, for a fetchurl of
+	// its own): what `nix-store --add-fixed sha256` adds to the store.
 	Archives []string
 	// Notes are what the user must know or decide (the insecure TensorRT,
 	// a manifest nixpkgs does not read, problems no override fixes), one
@@ -152,6 +155,11 @@ type NixResult struct {
 // The printed Nix is constant code applied to one JSON string of data:
 // nothing read from OUT is ever Nix syntax.
 func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
+	if o.Derivations {
+		if err := checkMirror("NixOptions.Mirror", o.Mirror, true); err != nil {
+			return nil, err
+		}
+	}
 	r, err := nixoverlay.Write(ctx, out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror, CopyArchivesTo: o.CopyArchivesTo, Nixpkgs: nixpkgsVerdicts})
 	if err != nil {
 		return nil, err

@@ -70,7 +70,7 @@ func completionData(a *app) []compCmd {
 	var out []compCmd
 	for _, c := range commands {
 		fs := newFlagSet("debredist " + c.name)
-		a.globalFlags(fs)
+		a.globalFlags(fs, c)
 		c.flags(a, fs)
 		short := map[string]string{}
 		for s, l := range fs.aliases {
@@ -80,10 +80,7 @@ func completionData(a *app) []compCmd {
 		for _, a := range strings.Fields(c.args) {
 			cc.paths = cc.paths || pathArgs[a]
 		}
-		fs.VisitAll(func(f *flag.Flag) {
-			if _, isAlias := fs.aliases[f.Name]; isAlias {
-				return
-			}
+		fs.visible(func(f *flag.Flag) {
 			_, isBool := f.Value.(interface{ IsBoolFlag() bool })
 			cf := compFlag{name: f.Name, short: short[f.Name], usage: firstLine(f.Usage), takesValue: !isBool, file: takesFile(f)}
 			switch f.Name {

@@ -367,7 +367,8 @@ func TestConvertShortOutAndLockOut(t *testing.T) {
 
 // TestNotFoundSaysNotFound (issue 31 item 1): a missing mirror directory and
 // a suite the mirror lacks say so, naming the path and the suites the
-// mirror has; --allow-unverified-index is not suggested for them.
+// mirror has; --allow-unverified-index is not suggested for them. Both are
+// something the command line names that is not there: exit 2 (issue 39).
 func TestNotFoundSaysNotFound(t *testing.T) {
 	cache := t.TempDir()
 	missing := filepath.Join(t.TempDir(), "nonexistent")
@@ -381,7 +382,7 @@ func TestNotFoundSaysNotFound(t *testing.T) {
 		{[]string{"--l4t", "r36.9", "--mirror", sampleMirror, "--allow-unverified-index"}, []string{"no such suite r36.9"}},
 	} {
 		code, _, stderr := cli(t, append(append([]string{"plan"}, tc.args...), "--cache", cache)...)
-		if code != exitFailure || strings.Contains(stderr, "unverified") || strings.Count(stderr, "\n") != 1 {
+		if code != exitUsage || strings.Contains(stderr, "unverified") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("plan %v: exit %d, stderr:\n%s", tc.args, code, stderr)
 		}
 		for _, w := range tc.want {
@@ -480,7 +481,7 @@ func TestWordsMatchWhatHappens(t *testing.T) {
 		}
 	}
 	absMirror, _ := filepath.Abs(sampleMirror) // recorded absolute
-	if !strings.Contains(stderr, "read from the mirror directory "+absMirror+" into the cache "+cache) || !strings.Contains(stdout, "debs read from the mirror directory into the cache") {
+	if !strings.Contains(stderr, "those not in the cache "+cache+" are read from the mirror directory "+absMirror) || !strings.Contains(stdout, "debs read from the mirror directory into the cache") {
 		t.Errorf("the output does not say the debs were read into the cache:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 	code, _, stderr = cli(t, "convert", "--lock", lock, "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out)

@@ -45,6 +45,8 @@ nixpkgs-empty-output, nixpkgs-insecure, entry-dropped, profile-rule-unused.`,
 debredist convert --l4t r36.5 --out ./redist --only cuda_cudart,cuda_nvcc --compress zstd
 SOURCE_DATE_EPOCH=1700000000 debredist convert --lock jetpack6.lock --offline --out ./redist --json
 debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning nixpkgs-insecure`,
+	verbose: "log a line per deb (downloaded, read or found in the cache) and per redist package built or up to date",
+	quiet:   "no progress and no result table: only warnings and errors",
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		var sel selection
 		var only listFlag

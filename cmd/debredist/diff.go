@@ -48,6 +48,8 @@ debredist diff --mirror ./testdata/sample-mirror r35.6 r36.5 --json | jq '.produ
 debredist diff jetpack6.lock.json ./redist
 debredist diff sourceinfo/r36.4-debs.json r36.5
 debredist diff r36.5 ./my-r36.6.json --files`,
+	verbose: "list every path of --files (otherwise a few per kind); log a line per index and deb",
+	quiet:   "no progress on stderr: only warnings and errors",
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		var sel selection
 		sel.registerSource(fs)

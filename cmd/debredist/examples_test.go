@@ -25,7 +25,7 @@ var (
 		"extract": `cp "$M/common/pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb" . && cp "$M/common/pool/main/c/cuda-cudart/cuda-driver-dev-12-6_12.6.68-1_arm64.deb" pkg.deb`,
 		"diff": `cp jetpack6.lock jetpack6.lock.json && mkdir -p sourceinfo testdata && ln -s "$M" testdata/sample-mirror &&
 			debredist inventory --quiet --l4t r36.4 -o sourceinfo/r36.4-debs.json`,
-		"build-archive": `debredist convert --quiet --jetpack 6 --only cuda_cudart --out out >/dev/null && cp "$M"/common/pool/main/c/cuda-cudart/cuda-*-12-6_12.6.68-1_arm64.deb .`,
+		"build-archive": `debredist convert --quiet --jetpack 6 --only cuda_cudart --out out >/dev/null`,
 		"sbom":          `debredist convert --quiet --jetpack 6 --only cuda_cudart --out out >/dev/null`,
 		"completion":    `mkdir -p ~/.local/share/bash-completion/completions ~/.zfunc ~/.config/fish/completions`,
 		"man":           `mkdir -p ~/.local/share/man/man1`,

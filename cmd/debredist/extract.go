@@ -21,6 +21,7 @@ beside DIR and renamed into place, so a failure leaves nothing half-written. An
 existing non-empty DIR is refused unless --force (which replaces it).`,
 	example: `debredist extract cuda-cudart-12-6_12.6.68-1_arm64.deb ./cudart
 debredist extract pkg.deb ./pkg --force`,
+	quiet: "print nothing on success (warnings still)",
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		force := fs.Bool("force", false, "replace DIR if it exists and is not empty")
 		return func(args []string) error {
@@ -33,8 +34,11 @@ debredist extract pkg.deb ./pkg --force`,
 			}
 			err := debredist.ExtractDeb(a.ctx, args[0], args[1], debredist.ExtractOptions{Force: *force, Warn: warn})
 			var de *fault.DebError
-			if errors.As(err, &de) && (de.Kind == fault.DebFormat || de.Kind == fault.DebTruncated) {
+			switch {
+			case errors.As(err, &de) && (de.Kind == fault.DebFormat || de.Kind == fault.DebTruncated):
 				return &fault.UsageError{Msg: err.Error(), Err: err, File: args[0]} // not a deb
+			case errors.As(err, &de) && de.Kind == fault.DebExists:
+				return &fault.UsageError{Msg: err.Error(), Err: err, File: args[1]} // an output it would replace
 			}
 			if err != nil {
 				return err

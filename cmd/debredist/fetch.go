@@ -16,6 +16,8 @@ Prints how many debs and bytes are available and where the cache is. With --lock
 it writes a lock file pinning the exact debs, for later --lock --offline runs.`,
 	example: `debredist fetch --jetpack 6 --lock-out jetpack6.lock
 debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12`,
+	verbose: "log a line per deb: downloaded, read from a mirror directory, or found in the cache",
+	quiet:   "no progress on stderr: only warnings and errors",
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		var sel selection
 		var pkgs listFlag

@@ -15,13 +15,34 @@ import (
 type flagSet struct {
 	*flag.FlagSet
 	aliases map[string]string // short -> long
+	hidden  map[string]bool   // accepted, not listed (help, manual page, completion)
 }
 
 func newFlagSet(name string) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	return &flagSet{FlagSet: fs, aliases: map[string]string{}}
+	return &flagSet{FlagSet: fs, aliases: map[string]string{}, hidden: map[string]bool{}}
+}
+
+// hide keeps the flag name (and its aliases) out of the listings.
+func (f *flagSet) hide(name string) {
+	f.hidden[name] = true
+	for s, l := range f.aliases {
+		if l == name {
+			f.hidden[s] = true
+		}
+	}
+}
+
+// visible calls fn for each listed flag: not hidden, aliases folded into
+// their long flag.
+func (f *flagSet) visible(fn func(fl *flag.Flag)) {
+	f.VisitAll(func(fl *flag.Flag) {
+		if _, alias := f.aliases[fl.Name]; !alias && !f.hidden[fl.Name] {
+			fn(fl)
+		}
+	})
 }
 
 // alias registers short as another name of the already defined flag long.
@@ -63,10 +84,7 @@ func (f *flagSet) printDefaults(w io.Writer) {
 	for s, l := range f.aliases {
 		short[l] = s
 	}
-	f.VisitAll(func(fl *flag.Flag) {
-		if _, ok := f.aliases[fl.Name]; ok {
-			return
-		}
+	f.visible(func(fl *flag.Flag) {
 		name := "--" + fl.Name
 		if s, ok := short[fl.Name]; ok {
 			name = "-" + s + ", " + name

@@ -15,10 +15,10 @@ var helpCmd = &command{
 			case 1:
 				c := lookup(args[0])
 				if c == nil {
-					return usagef("unknown command %q", args[0])
+					return usagef("%s", unknownCommand(args[0]))
 				}
 				cfs := newFlagSet("debredist " + c.name)
-				a.globalFlags(cfs)
+				a.globalFlags(cfs, c)
 				c.flags(a, cfs)
 				a.commandUsage(a.stdout, c, cfs)
 				return nil

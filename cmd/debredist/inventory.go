@@ -27,6 +27,8 @@ the suite, the indexes read and every package as a Deb (docs/json.md).`,
 debredist inventory --l4t r36.5 --format lock -o r36.5.lock.json
 debredist plan --lock r36.5-debs.json --l4t r36.5
 debredist inventory --l4t r36.5 --json | jq -r '.packages[] | .package + " " + .version'`,
+	verbose: "log a line per index read",
+	quiet:   "no progress on stderr: only warnings and errors",
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		var sel selection
 		sel.register(fs)

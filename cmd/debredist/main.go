@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -61,8 +62,21 @@ type app struct {
 	stdout, stderr io.Writer
 	verbose, quiet bool
 	getenv         func(string) string
-	saidMu         sync.Mutex
-	said           map[string]bool // warnings and notices printed: each once per run
+	// fromEnv names, per library option whose value this run took from
+	// an environment variable ("Source.Mirror"), that variable: an error
+	// about the value names the variable, not the flag.
+	fromEnv map[string]string
+	saidMu  sync.Mutex
+	said    map[string]bool // warnings and notices printed: each once per run
+}
+
+// tookEnv records that the value of the library option came from the
+// environment variable env.
+func (a *app) tookEnv(option, env string) {
+	if a.fromEnv == nil {
+		a.fromEnv = map[string]string{}
+	}
+	a.fromEnv[option] = env
 }
 
 // firstTime reports whether a warning or note is said for the first time
@@ -87,6 +101,10 @@ type command struct {
 	summary string // one line for the command list
 	help    string // what it does (paragraphs)
 	example string
+	// verbose and quiet say what -v and --quiet change for this command
+	// (its help lists them so); "" where they change nothing: the flags
+	// are accepted there too, and not listed.
+	verbose, quiet string
 	// flags registers the command's flags and returns the function that
 	// runs it with the positional arguments.
 	flags func(a *app, fs *flagSet) func(args []string) error
@@ -160,6 +178,47 @@ func init() {
 	}
 }
 
+// unknownCommand says that name is no command, and which one it may
+// stand for: one that starts with it, or is at most two edits away.
+func unknownCommand(name string) string {
+	msg := fmt.Sprintf("unknown command %q", name)
+	best, bestDist := "", 3
+	for _, c := range commands {
+		d := editDistance(name, c.name)
+		if len(name) >= 2 && strings.HasPrefix(c.name, name) {
+			d = 1
+		}
+		if d < bestDist {
+			best, bestDist = c.name, d
+		}
+	}
+	if best != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", best)
+	}
+	return msg
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 func lookup(name string) *command {
 	for _, c := range commands {
 		if c.name == name {
@@ -174,7 +233,7 @@ func lookup(name string) *command {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a := &app{ctx: ctx, stdout: stdout, stderr: stderr, getenv: os.Getenv, said: map[string]bool{}}
 	g := newFlagSet("debredist")
-	a.globalFlags(g)
+	a.globalFlags(g, nil)
 	showVersion := g.Bool("version", false, "print the version and exit")
 	pos, err := g.parse(args, true)
 	switch {
@@ -193,14 +252,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cmd := lookup(pos[0])
 	if cmd == nil {
-		fmt.Fprintf(stderr, "debredist: unknown command %q\nRun 'debredist help' for the list of commands.\n", pos[0])
+		fmt.Fprintf(stderr, "debredist: %s\nRun 'debredist help' for the list of commands.\n", unknownCommand(pos[0]))
 		return exitUsage
 	}
 	if a.verbose && a.quiet {
 		return a.exit(usagef("give only one of --verbose and --quiet"), cmd, nil)
 	}
 	fs := newFlagSet("debredist " + cmd.name)
-	a.globalFlags(fs)
+	a.globalFlags(fs, cmd)
 	runCmd := cmd.flags(a, fs)
 	cpos, err := fs.parse(pos[1:], false)
 	if errors.Is(err, errHelp) {
@@ -217,47 +276,87 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // globalFlags registers -v/--verbose and --quiet, accepted before the
-// command and among its flags.
-func (a *app) globalFlags(fs *flagSet) {
+// command and among its flags, worded for the command c (nil: before any
+// command) and hidden from the help of a command they change nothing for.
+func (a *app) globalFlags(fs *flagSet, c *command) {
+	verbose, quiet := "log more (what depends on the command: see its help)", "show warnings and errors only"
+	if c != nil {
+		verbose, quiet = c.verbose, c.quiet
+	}
 	// The current values are the defaults: flags given before the command
 	// stay set when the command's flag set registers them again.
-	fs.BoolVar(&a.verbose, "verbose", a.verbose, "log more (convert/fetch: every cached deb; plan: every skipped deb)")
+	fs.BoolVar(&a.verbose, "verbose", a.verbose, verbose)
 	fs.alias("v", "verbose")
-	fs.BoolVar(&a.quiet, "quiet", a.quiet, "show warnings and errors only")
+	fs.BoolVar(&a.quiet, "quiet", a.quiet, quiet)
+	if verbose == "" {
+		fs.hide("verbose")
+	}
+	if quiet == "" {
+		fs.hide("quiet")
+	}
 }
 
-// exit maps err to an exit code, printing it.
+// exit maps err to an exit code of the table in exitTable, printing it as
+// "debredist CMD: what happened: remedy".
 func (a *app) exit(err error, cmd *command, fs *flagSet) int {
 	if err == nil {
 		return exitOK
 	}
+	say := func(msg string) { fmt.Fprintf(a.stderr, "debredist %s: %s\n", cmd.name, msg) }
 	var ue *fault.UsageError
+	var nf *fault.NotFoundError
 	var ee *exitError
 	switch {
 	case errors.Is(err, errHelp):
 		return exitOK
-	case errors.As(err, &ue) && ue.File != "": // a file the command line names is missing or malformed
-		fmt.Fprintf(a.stderr, "debredist %s: %s\n", cmd.name, inFlags(err.Error()))
-		return exitUsage
 	case errors.As(err, &ue):
-		fmt.Fprintf(a.stderr, "debredist %s: %s\n", cmd.name, inFlags(err.Error()))
-		if cmd == helpCmd {
-			fmt.Fprintln(a.stderr, "Run 'debredist help' for the list of commands.")
-		} else {
-			fmt.Fprintf(a.stderr, "Run 'debredist %s --help' for usage.\n", cmd.name)
+		msg, env := a.usageMessage(err)
+		say(msg)
+		if ue.File == "" && !env { // the command line's form
+			if cmd == helpCmd {
+				fmt.Fprintln(a.stderr, "Run 'debredist help' for the list of commands.")
+			} else {
+				fmt.Fprintf(a.stderr, "Run 'debredist %s --help' for usage.\n", cmd.name)
+			}
 		}
 		return exitUsage
+	case errors.As(err, &nf): // a mirror or suite the command line names is not there
+		say(inFlags(err.Error()))
+		return exitUsage
 	case a.ctx.Err() != nil && errors.Is(err, context.Canceled):
-		fmt.Fprintln(a.stderr, "debredist: interrupted")
+		say("interrupted")
 		return exitInterrupted
 	case errors.As(err, &ee):
 		if ee.msg != "" {
-			fmt.Fprintf(a.stderr, "debredist: %s\n", inFlags(ee.msg))
+			say(inFlags(ee.msg))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(a.stderr, "debredist: %s\n", inFlags(err.Error()))
+	say(inFlags(err.Error()))
 	return exitFailure
+}
+
+// usageMessage words a usage error in the CLI's flags; one about a value
+// the run took from an environment variable names the variable.
+func (a *app) usageMessage(err error) (msg string, env bool) {
+	ue, ok := err.(*fault.UsageError)
+	if !ok || ue.Option == "" || a.fromEnv[ue.Option] == "" {
+		return inFlags(err.Error()), false
+	}
+	v := a.fromEnv[ue.Option]
+	return fmt.Sprintf("%s=%s: %s is set in the environment: unset it, or give %s", v, inFlags(ue.Msg), v, inFlags(ue.Option)), true
+}
+
+// exitTable is the exit status of every command: what `debredist help`,
+// the manual page and the README say.
+var exitTable = []struct {
+	code int
+	what string
+}{
+	{exitOK, "success (verify: every check holds; diff: the two sides could be compared, whatever differs)"},
+	{exitFailure, "failure: verify or index found problems; a download, index, deb or build failed; a file or directory could not be written (--cache, --lock-out, -o); convert --fail-on-warnings met a warning"},
+	{exitUsage, "usage error: the command line cannot be used as given: an unknown command or flag, wrong arguments, flags that do not go together, a value not of the flag's form; or something it names (also through DEBREDIST_MIRROR or SOURCE_DATE_EPOCH) is not there or not valid: a file or directory to read, a mirror, a release or suite, a package or archive of it; or an output it would replace (extract without --force, build-archive --out)"},
+	{exitInterrupted, "interrupted (SIGINT/SIGTERM): the run is cancelled and leaves no partial output behind; a second interrupt ends debredist at once"},
 }
 
 func (a *app) topUsage(w io.Writer) {
@@ -281,15 +380,18 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Global flags (before the command or among its flags):
-  -v, --verbose   log more
-  --quiet         show warnings and errors only
+  -v, --verbose   log more (what, each command's help says)
+  --quiet         show warnings and errors only (what it leaves out, likewise)
   -h, --help      help for debredist or a command
   --version       print the version
 
-Exit status: 0 success, 1 failure, 2 usage error (bad flags, or a file the command
-line names that is missing or malformed), 130 interrupted (SIGINT/SIGTERM: the run is
-cancelled and leaves no partial output behind; a second interrupt kills debredist at
-once).
+Exit status (every command):
+`)
+	for _, e := range exitTable {
+		fmt.Fprintf(w, "  %-3d  %s\n", e.code, strings.ReplaceAll(wrap(e.what, 72), "\n", "\n       "))
+	}
+	fmt.Fprint(w, `
+Errors read "debredist COMMAND: what happened: what to do".
 
 Environment: DEBREDIST_MIRROR is the mirror when --mirror is not given;
 SOURCE_DATE_EPOCH sets the archives' mtimes.
@@ -303,16 +405,38 @@ Run 'debredist help <command>' for a command's flags and examples.
 }
 
 func (a *app) commandUsage(w io.Writer, c *command, fs *flagSet) {
-	fmt.Fprintf(w, "Usage: debredist %s %s\n\n", c.name, c.args)
+	fmt.Fprintf(w, "Usage: %s\n\n", strings.TrimSpace("debredist "+c.name+" "+c.args))
 	fmt.Fprintln(w, strings.TrimSpace(c.help))
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Flags:")
-	fs.printDefaults(w)
-	fmt.Fprintln(w)
+	n := 0
+	fs.visible(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintln(w, "Flags:")
+		fs.printDefaults(w)
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, "Example:")
 	for _, l := range strings.Split(strings.TrimSpace(c.example), "\n") {
 		fmt.Fprintf(w, "  %s\n", strings.TrimSpace(l))
 	}
+}
+
+// wrap breaks text into lines of at most width columns at spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(text) {
+		if i > 0 && n+1+len(w) > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
 
 // setMemoryLimit gives the Go heap a soft limit of 224 MiB plus 80 MiB per

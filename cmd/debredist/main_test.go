@@ -47,11 +47,15 @@ func TestUsageErrors(t *testing.T) {
 		want string // in stderr
 	}{
 		{nil, "Usage:"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"` + "\nRun 'debredist help' for the list of commands."},
+		{[]string{"conver"}, `unknown command "conver" (did you mean convert?)`},
+		{[]string{"inven"}, `unknown command "inven" (did you mean inventory?)`},
+		{[]string{"help", "verfy"}, `unknown command "verfy" (did you mean verify?)`},
 		{[]string{"--bogus"}, "-bogus"},
 		{[]string{"-v", "--quiet", "profiles"}, "only one of --verbose and --quiet"},
 		{[]string{"profiles", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"profiles", "extra"}, `unexpected argument "extra"`},
+		{[]string{"profiles", "extra"}, `a NAME argument needs --json: 'debredist profiles --json extra' prints that profile`},
+		{[]string{"profiles", "--json", "6", "7"}, "--json NAME prints one profile: give one NAME, not 2 (6 7)"},
 		{[]string{"index"}, "want 1 argument, the Packages file"},
 		{[]string{"index", "a", "b"}, "want 1 argument, the Packages file; got 2"},
 		{[]string{"index", "--file"}, "flag needs an argument: -file"},
@@ -140,6 +144,29 @@ func TestSourceDateEpoch(t *testing.T) {
 	}
 }
 
+// checkOwnFlags (issue 39 item 8): a command's help lists -v and --quiet
+// only where they change something, worded for that command, and no
+// other command's wording.
+func checkOwnFlags(t *testing.T, c *command, help string) {
+	t.Helper()
+	for _, f := range []struct{ flag, usage string }{{"-v, --verbose\n", c.verbose}, {"  --quiet\n", c.quiet}} {
+		switch listed := strings.Contains(help, f.flag); {
+		case f.usage == "" && listed:
+			t.Errorf("%s's help lists %q, which changes nothing for it:\n%s", c.name, strings.TrimSpace(f.flag), help)
+		case f.usage != "" && !strings.Contains(help, f.flag+"        "+f.usage+"\n"):
+			t.Errorf("%s's help lacks %q worded %q:\n%s", c.name, strings.TrimSpace(f.flag), f.usage, help)
+		}
+	}
+	for _, o := range commands {
+		if o.verbose != "" && o.verbose != c.verbose && strings.Contains(help, "        "+o.verbose+"\n") {
+			t.Errorf("%s's help has %s's -v wording %q", c.name, o.name, o.verbose)
+		}
+	}
+	if strings.Contains(help, "Flags:\n\n") || strings.HasSuffix(strings.TrimSpace(help), "Flags:") {
+		t.Errorf("%s's help has an empty Flags section:\n%s", c.name, help)
+	}
+}
+
 func TestHelp(t *testing.T) {
 	for _, c := range commands {
 		for _, args := range [][]string{{c.name, "--help"}, {c.name, "-h"}, {"help", c.name}} {
@@ -148,11 +175,12 @@ func TestHelp(t *testing.T) {
 				if code != exitOK {
 					t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 				}
-				for _, want := range []string{"Usage: debredist " + c.name, "Example:\n  debredist ", "Flags:", "--verbose"} {
+				for _, want := range []string{"Usage: debredist " + c.name, "Example:\n  debredist "} {
 					if !strings.Contains(stdout, want) {
 						t.Errorf("help lacks %q:\n%s", want, stdout)
 					}
 				}
+				checkOwnFlags(t, c, stdout)
 			})
 		}
 	}
@@ -273,7 +301,7 @@ func TestIndex(t *testing.T) {
 			// The unusable stanza is a warning, the rest is listed, and
 			// the run is not a success.
 			code, stdout, stderr := cli(t, "index", file)
-			if code != exitFailure || !strings.Contains(stderr, "debredist: index "+file+": 1 stanza(s) could not be read") {
+			if code != exitFailure || !strings.Contains(stderr, "debredist index: "+file+": 1 stanza(s) could not be read") {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if stdout != wantLines {
@@ -381,7 +409,7 @@ func TestExtract(t *testing.T) {
 	// A non-empty target is refused without --force, replaced with it
 	// (given after the positional arguments).
 	code, _, stderr = cli(t, "extract", debFile, target)
-	if code != exitFailure || !strings.HasPrefix(stderr, "debredist: ") || !strings.Contains(stderr, "(--force replaces it)") {
+	if code != exitUsage || !strings.HasPrefix(stderr, "debredist extract: ") || !strings.Contains(stderr, "(--force replaces it)") {
 		t.Errorf("second extract without --force: code %d, stderr %q", code, stderr)
 	}
 	if err := os.WriteFile(filepath.Join(target, "stale"), nil, 0o644); err != nil {
@@ -563,9 +591,10 @@ func TestNix(t *testing.T) {
 	}
 }
 
-// TestNixAddToStore adds a converted OUT's archives to the Nix store in one
-// command: each lands at the path fetchurl computes from the manifest's
-// sha256 and the file name.
+// TestNixAddToStore adds every archive of a converted OUT to the Nix store
+// in one command, the l4t DLA compiler's (whose manifest the overlay
+// leaves out) included: each lands at the path fetchurl computes from the
+// manifest's sha256 and the file name.
 func TestNixAddToStore(t *testing.T) {
 	testutil.RequireTool(t, "nix-store")
 	testutil.NixStoreLock(t) // it adds archives to the store
@@ -573,7 +602,7 @@ func TestNixAddToStore(t *testing.T) {
 		t.Setenv("NIX_CONFIG", "build-users-group =")
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out, "--only", "cuda_cudart,cudnn"); code != exitOK {
+	if code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out, "--only", "cuda_cudart,cudnn,nvidia_l4t_dla_compiler"); code != exitOK {
 		t.Fatalf("convert: %s", stderr)
 	}
 	code, stdout, stderr := cli(t, "nix", "--add-to-store", out)
@@ -591,7 +620,7 @@ func TestNixAddToStore(t *testing.T) {
 	}
 	slices.Sort(got)
 	slices.Sort(want)
-	if len(want) < 2 || !slices.Equal(got, slices.Compact(want)) {
+	if len(want) < 3 || !slices.Equal(got, slices.Compact(want)) || !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, "nvidia_l4t_dla_compiler") }) {
 		t.Errorf("nix --add-to-store printed %v, want %v", got, want)
 	}
 }
@@ -723,7 +752,7 @@ func TestProgressLog(t *testing.T) {
 			name: "default",
 			want: []string{"debredist: note: index signatures were not checked\n", "debredist: plan: jetpack6, 2 redist packages from common (1200 packages)\n",
 				"debredist: fetch: 3 debs, 107 B\n", "debredist: retrying failed downloads (cuda-nvcc-12-6: context deadline exceeded); the summaries count the retries, -v shows each\n",
-				"debredist: fetch: done: 2 debs (1 downloaded, 1 in the cache), 107 B in ",
+				"debredist: fetch: done: 2 debs, 107 B: 1 were in the cache already, 1 downloaded, in ",
 				`debredist: warning: cudnn: declared nixpkgs output "static" would be empty` + "\n",
 				"debredist: build: 2 redist packages\n", "debredist: build: done: 2 of 2 redist packages in "},
 			notWant: []string{"download cuda-nvcc", "cached cuda-cudart", "building", "level=", "y.deb", "(attempt"},
@@ -782,6 +811,40 @@ func TestProgressLog(t *testing.T) {
 				if l != "" && !strings.HasPrefix(l, "debredist: ") {
 					t.Errorf("interleaved or foreign line %q", l)
 				}
+			}
+		})
+	}
+}
+
+// TestFetchLinesAgree (issue 39 item 5): the line that starts the fetch
+// says what will happen, the done line what did, in the same words: a
+// directory mirror whose debs are all in the cache reads none of them.
+func TestFetchLinesAgree(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		url        string
+		hits, read int
+		start      string
+		done       string
+	}{
+		{"all cached", "/m", 2, 0, "fetch: 2 debs, 10 B: those not in the cache /c are read from the mirror directory /m\n", "fetch: done: 2 debs, 10 B: 2 were in the cache already, 0 read from the mirror directory, in "},
+		{"one read", "file:///m", 1, 1, "fetch: 2 debs, 10 B: those not in the cache /c are read from the mirror directory /m\n", "fetch: done: 2 debs, 10 B: 1 were in the cache already, 1 read from the mirror directory, in "},
+		{"one downloaded", "https://m", 1, 1, "fetch: 2 debs, 10 B: those not in the cache /c are downloaded\n", "fetch: done: 2 debs, 10 B: 1 were in the cache already, 1 downloaded, in "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			pr := (&app{stderr: &stderr}).newProgress()
+			pr.handle(debredist.Event{Kind: debredist.EventFetchPlan, Total: 2, Bytes: 10, URL: tc.url, Message: "/c"})
+			for range tc.hits {
+				pr.handle(debredist.Event{Kind: debredist.EventCacheHit, Package: "a", Bytes: 5})
+			}
+			for range tc.read {
+				pr.handle(debredist.Event{Kind: debredist.EventFetchDone, Package: "b", Bytes: 5})
+			}
+			pr.close(nil)
+			lines := strings.SplitAfter(stderr.String(), "\n")
+			if len(lines) < 2 || lines[0] != "debredist: "+tc.start || !strings.HasPrefix(lines[1], "debredist: "+tc.done) {
+				t.Errorf("got\n%s\nwant\ndebredist: %sdebredist: %s…", stderr.String(), tc.start, tc.done)
 			}
 		})
 	}
@@ -878,5 +941,54 @@ func TestProgressRetriesAndFailure(t *testing.T) {
 	}
 	if strings.Contains(got, "done") {
 		t.Errorf("a failed run says done:\n%s", got)
+	}
+}
+
+// TestBuildArchiveByHand (issue 39 item 6): build-archive finds the
+// recorded debs itself, by sha256 in the cache or from the mirror the
+// conversion read, and builds convert's bytes; --offline names every deb
+// the cache lacks; a wrong --archive lists the recorded ones; --deb files
+// that leave out two debs name both.
+func TestBuildArchiveByHand(t *testing.T) {
+	cache := t.TempDir()
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out); code != exitOK {
+		t.Fatalf("convert: %s", stderr)
+	}
+	prov := filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json")
+	rel := strings.TrimPrefix(cudartArchive, "cuda/redist/")
+	want, err := os.ReadFile(filepath.Join(out, cudartArchive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	debs := []string{"cuda-cudart-12-6", "cuda-cudart-dev-12-6", "cuda-driver-dev-12-6"}
+	for _, c := range []string{cache, t.TempDir()} { // in the cache; read from the recorded mirror
+		dst := filepath.Join(t.TempDir(), "a.tar.xz")
+		code, _, stderr := cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", dst, "--cache", c)
+		if got, _ := os.ReadFile(dst); code != exitOK || !bytes.Equal(got, want) {
+			t.Errorf("build-archive --cache %s: exit %d, %d bytes (want convert's %d):\n%s", c, code, len(got), len(want), stderr)
+		}
+	}
+	code, _, stderr := cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", filepath.Join(t.TempDir(), "b.tar.xz"), "--cache", t.TempDir(), "--offline")
+	if code != exitFailure {
+		t.Errorf("--offline with an empty cache: exit %d, want 1:\n%s", code, stderr)
+	}
+	for _, d := range debs {
+		if !strings.Contains(stderr, d+" 12.6.68-1") {
+			t.Errorf("--offline with an empty cache does not name %s:\n%s", d, stderr)
+		}
+	}
+	code, _, stderr = cli(t, "build-archive", "--provenance", prov, "--archive", "cuda_cudart/x.tar.xz", "--out", filepath.Join(t.TempDir(), "c.tar.xz"), "--cache", cache)
+	if code != exitUsage || !strings.Contains(stderr, "records no archive cuda_cudart/x.tar.xz (it records: "+rel+")") {
+		t.Errorf("a wrong --archive: exit %d:\n%s", code, stderr)
+	}
+	one := filepath.Join(sampleMirror, "common/pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb")
+	code, _, stderr = cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", filepath.Join(t.TempDir(), "d.tar.xz"), "--deb", one)
+	if code != exitUsage || !strings.Contains(stderr, "2 of its 3 debs not given: "+debs[1]+" 12.6.68-1") || !strings.Contains(stderr, "; "+debs[2]+" 12.6.68-1") {
+		t.Errorf("--deb leaving out two: exit %d:\n%s", code, stderr)
+	}
+	code, _, stderr = cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", filepath.Join(t.TempDir(), "e.tar.xz"), "--deb", one, "--cache", cache)
+	if code != exitUsage || !strings.Contains(stderr, "give them or --deb, not both") {
+		t.Errorf("--deb with --cache: exit %d:\n%s", code, stderr)
 	}
 }

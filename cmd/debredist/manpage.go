@@ -87,16 +87,13 @@ builder, NVIDIA's scripts and other redist consumers use the output like NVIDIA'
 		fmt.Fprintf(&b, ".SS \"%s %s\"\n", roff(c.name), roff(c.args))
 		roffText(&b, c.help)
 		fs := newFlagSet("debredist " + c.name)
-		a.globalFlags(fs)
+		a.globalFlags(fs, c)
 		c.flags(a, fs)
 		short := map[string]string{}
 		for s, l := range fs.aliases {
 			short[l] = s
 		}
-		fs.VisitAll(func(f *flag.Flag) {
-			if _, ok := fs.aliases[f.Name]; ok || f.Name == "verbose" || f.Name == "quiet" {
-				return
-			}
+		fs.visible(func(f *flag.Flag) {
 			typ, usage := flag.UnquoteUsage(f)
 			name := `\fB\-\-` + roff(f.Name) + `\fR`
 			if s := short[f.Name]; s != "" {
@@ -113,11 +110,13 @@ builder, NVIDIA's scripts and other redist consumers use the output like NVIDIA'
 		}
 		b.WriteString(".fi\n")
 	}
-	b.WriteString(".SH GLOBAL FLAGS\n.TP\n\\fB\\-v\\fR, \\fB\\-\\-verbose\\fR\nlog more: a line per deb and per package\n")
+	b.WriteString(".SH GLOBAL FLAGS\nAccepted before the command or among its flags; what they change is listed under each command they change anything for.\n")
+	b.WriteString(".TP\n\\fB\\-v\\fR, \\fB\\-\\-verbose\\fR\nlog more\n")
 	b.WriteString(".TP\n\\fB\\-\\-quiet\\fR\nprint only errors and the warnings a user must act on (each once)\n")
-	b.WriteString(".SH EXIT STATUS\n.TP\n0\nsuccess\n.TP\n1\nfailure (a run that did not complete, a verify problem)\n")
-	b.WriteString(".TP\n2\nusage error: bad flags or arguments, or a file the command line names (profile, lock file, keyring, index) that is missing or malformed\n")
-	b.WriteString(".TP\n130\ninterrupted (SIGINT/SIGTERM): the run was cancelled and left no partial output\n")
+	b.WriteString(".SH EXIT STATUS\nEvery command exits with one of these; its error reads \"debredist \\fIcommand\\fR: what happened: what to do\".\n")
+	for _, e := range exitTable {
+		fmt.Fprintf(&b, ".TP\n%d\n%s\n", e.code, roff(e.what))
+	}
 	b.WriteString(".SH ENVIRONMENT\n.TP\n.B DEBREDIST_MIRROR\nthe apt mirror when \\fB\\-\\-mirror\\fR is not given (default NVIDIA's repository, https://repo.download.nvidia.com/jetson)\n")
 	b.WriteString(".TP\n.B SOURCE_DATE_EPOCH\nevery archive entry's mtime (integer seconds) instead of the release date\n")
 	b.WriteString(".TP\n.B XDG_CACHE_HOME\nthe deb and index cache is $XDG_CACHE_HOME/debredist (\\fB\\-\\-cache\\fR)\n")

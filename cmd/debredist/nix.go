@@ -32,9 +32,10 @@ no manifest, provenance or profile string is ever Nix syntax or a comment. What
 needs your decision (the insecure TensorRT) is printed on standard error. --json
 prints that data instead of the Nix.
 
---add-to-store puts OUT's archives into the Nix store (nix-store --add-fixed
-sha256, one call) and prints their store paths: fetchurl then finds each one by
-name and sha256 without reading OUT.
+--add-to-store puts every archive of OUT into the Nix store (nix-store
+--add-fixed sha256, one call), those of manifests the overlay leaves out (the l4t
+DLA compiler) included, and prints their store paths: fetchurl then finds each one
+by name and sha256 without reading OUT.
 
 JetPack 5 (CUDA 11.4): cudaPackages_11_4 comes from cuda-legacy; jetpack-nixos'
 11.4 extension would rebuild its packages from jetpack-nixos' own debs, so the
@@ -63,7 +64,7 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		derivations := fs.Bool("derivations", false, "print the Nix file that builds every archive as a fixed-output derivation")
 		mirror := fs.String("mirror", "", "with --derivations: fetch the debs from this base `URL` or directory (default $DEBREDIST_MIRROR, else the mirror the conversion read, else NVIDIA's)")
-		addToStore := fs.Bool("add-to-store", false, "add OUT's archives to the Nix store (nix-store --add-fixed sha256) instead of printing the overlay")
+		addToStore := fs.Bool("add-to-store", false, "add every archive of OUT to the Nix store (nix-store --add-fixed sha256) instead of printing the overlay")
 		jsonOut := fs.Bool("json", false, "print the data the Nix reads (schema debredist.nix/v1) instead of the Nix")
 		return func(args []string) error {
 			if *mirror != "" && !*derivations {
@@ -80,7 +81,9 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 			}
 			m := *mirror
 			if m == "" && *derivations {
-				m = a.getenv("DEBREDIST_MIRROR") // as the other commands
+				if m = a.getenv("DEBREDIST_MIRROR"); m != "" { // as the other commands
+					a.tookEnv("NixOptions.Mirror", "DEBREDIST_MIRROR")
+				}
 			}
 			o := debredist.NixOptions{Derivations: *derivations, Mirror: m}
 			if *addToStore {

@@ -27,8 +27,11 @@ debredist plan --profile my-r36.6.json`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		asJSON := fs.Bool("json", false, "print JSON: the list, or with a NAME argument one profile in --profile format")
 		return func(args []string) error {
-			if len(args) > 1 || len(args) == 1 && !*asJSON {
-				return usagef("unexpected argument %q (a NAME goes with --json)", args[len(args)-1])
+			switch {
+			case len(args) > 1:
+				return usagef("--json NAME prints one profile: give one NAME, not %d (%s)", len(args), strings.Join(args, " "))
+			case len(args) == 1 && !*asJSON:
+				return usagef("a NAME argument needs --json: 'debredist profiles --json %s' prints that profile in --profile format; 'debredist profiles' lists them all", args[0])
 			}
 			if len(args) == 1 {
 				p, err := debredist.FindProfile(args[0])

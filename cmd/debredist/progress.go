@@ -137,12 +137,14 @@ func (pr *progress) handle(e debredist.Event) {
 		pr.setStage("fetch")
 		pr.debs, pr.bytes, pr.cached = counter{total: e.Total}, counter{total: e.Bytes}, 0
 		pr.local = e.URL != "" && !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://")
+		// What will happen, not what did: most debs may be in the cache
+		// already (the done line counts them).
 		where := ""
 		switch {
-		case pr.local:
-			where = ", read from the mirror directory " + strings.TrimPrefix(e.URL, "file://") + " into the cache " + e.Message
+		case pr.local && e.Message != "":
+			where = ": those not in the cache " + e.Message + " are read from the mirror directory " + strings.TrimPrefix(e.URL, "file://")
 		case e.Message != "":
-			where = ", into the cache " + e.Message
+			where = ": those not in the cache " + e.Message + " are downloaded"
 		}
 		pr.line("fetch: %d debs, %s%s", e.Total, humanBytes(e.Bytes), where)
 		if pr.overall != nil {
@@ -156,7 +158,11 @@ func (pr *progress) handle(e debredist.Event) {
 		pr.detail("cached %s (%s)", e.Package, humanBytes(e.Bytes))
 		pr.setBar()
 	case debredist.EventFetchStart:
-		pr.detail("download %s %s (%s)", e.Package, e.URL, humanBytes(e.Total))
+		verb := "download"
+		if pr.local {
+			verb = "read"
+		}
+		pr.detail("%s %s %s (%s)", verb, e.Package, e.URL, humanBytes(e.Total))
 		if pr.bars != nil && pr.bars[e.Package] == nil {
 			pr.bars[e.Package] = pr.p.AddBar(e.Total, mpb.BarRemoveOnComplete(),
 				mpb.PrependDecorators(decor.Name("  "+e.Package, decor.WCSyncSpaceR)),
@@ -175,7 +181,11 @@ func (pr *progress) handle(e debredist.Event) {
 	case debredist.EventFetchDone:
 		pr.debs.done++
 		pr.bytes.done += e.Bytes
-		pr.detail("%s %s (%s)", pr.gotWord(), e.Package, humanBytes(e.Bytes))
+		verb := "downloaded"
+		if pr.local {
+			verb = "read into the cache:"
+		}
+		pr.detail("%s %s (%s)", verb, e.Package, humanBytes(e.Bytes))
 		if b := pr.bars[e.Package]; b != nil {
 			b.SetTotal(e.Bytes, true)
 			delete(pr.bars, e.Package)
@@ -274,16 +284,17 @@ func (pr *progress) setBar() {
 // a directory mirror.
 func (pr *progress) gotWord() string {
 	if pr.local {
-		return "read from the mirror"
+		return "read from the mirror directory"
 	}
 	return "downloaded"
 }
 
-// endFetch says how the download stage ended.
+// endFetch says how the download stage ended, in the words of the line
+// that started it.
 func (pr *progress) endFetch() {
 	if pr.stage == "fetch" {
-		pr.line("fetch: done: %d debs (%d %s, %d in the cache), %s in %s", pr.debs.done, pr.debs.done-pr.cached, pr.gotWord(), pr.cached,
-			humanBytes(pr.bytes.done), time.Since(pr.started).Round(100*time.Millisecond))
+		pr.line("fetch: done: %d debs, %s: %d were in the cache already, %d %s, in %s", pr.debs.done, humanBytes(pr.bytes.done), pr.cached,
+			pr.debs.done-pr.cached, pr.gotWord(), time.Since(pr.started).Round(100*time.Millisecond))
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,7 +10,8 @@ import (
 )
 
 // TestReadmeClaims (issue 31 item 7): what the README says about the Go
-// version and the examples holds: the version is go.mod's go line, and
+// version, the exit status and the examples holds: the version is go.mod's
+// go line, the exit status table is exitTable (issue 39), and
 // every public package (debredist and its subpackages, not internal/) has
 // a runnable Example.
 func TestReadmeClaims(t *testing.T) {
@@ -28,6 +30,12 @@ func TestReadmeClaims(t *testing.T) {
 	}
 	if want := "Go " + string(m[1]) + " or newer"; !strings.Contains(string(readme), want) {
 		t.Errorf("README does not say %q (go.mod: go %s)", want, m[1])
+	}
+	// The exit status table is the one the commands use (exitTable).
+	for _, e := range exitTable {
+		if row := fmt.Sprintf("\n| %d | %s |\n", e.code, e.what); !strings.Contains(string(readme), row) {
+			t.Errorf("README lacks the exit status row %q", strings.TrimSpace(row))
+		}
 	}
 	if strings.Contains(string(readme), "runnable examples (`go doc") {
 		t.Error("README says go doc shows the examples: it prints none")

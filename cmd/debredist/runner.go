@@ -57,11 +57,18 @@ func (s *selection) register(fs *flagSet) {
 // registerSource registers the flags that say where indexes and debs come
 // from (not which release).
 func (s *selection) registerSource(fs *flagSet) {
-	fs.StringVar(&s.mirror, "mirror", "", "apt mirror: base `URL` (https, http, file) or directory (default $DEBREDIST_MIRROR, else NVIDIA's repository)")
-	fs.StringVar(&s.cache, "cache", "", "deb and index cache `dir` (default $XDG_CACHE_HOME/debredist)")
+	s.registerDebSource(fs, "default $DEBREDIST_MIRROR, else NVIDIA's repository", "debs, and the indexes of an earlier online run")
 	fs.StringVar(&s.keyring, "keyring", "", "OpenPGP keyring `file` to check InRelease/Release.gpg signatures (unchecked without it)")
-	fs.BoolVar(&s.offline, "offline", false, "use only the cache (debs, and the indexes of an earlier online run); fail listing what is missing")
 	fs.BoolVar(&s.unverified, "allow-unverified-index", false, "accept a Packages index no Release file lists (like apt's [trusted=yes]); without a Release nothing tells a complete index from one cut short")
+}
+
+// registerDebSource registers the flags that say where debs come from:
+// mirror (its default as defaults says), cache and offline (what the
+// cache gives, as cached says).
+func (s *selection) registerDebSource(fs *flagSet, defaults, cached string) {
+	fs.StringVar(&s.mirror, "mirror", "", "apt mirror: base `URL` (https, http, file) or directory ("+defaults+")")
+	fs.StringVar(&s.cache, "cache", "", "deb and index cache `dir` (default $XDG_CACHE_HOME/debredist)")
+	fs.BoolVar(&s.offline, "offline", false, "use only the cache ("+cached+"); fail listing what is missing")
 }
 
 // source returns the Options fields the source flags set; the mirror
@@ -69,7 +76,9 @@ func (s *selection) registerSource(fs *flagSet) {
 func (s *selection) source(a *app) debredist.Options {
 	mirror := s.mirror
 	if mirror == "" {
-		mirror = a.getenv("DEBREDIST_MIRROR")
+		if mirror = a.getenv("DEBREDIST_MIRROR"); mirror != "" {
+			a.tookEnv("Source.Mirror", "DEBREDIST_MIRROR")
+		}
 	}
 	return debredist.Options{Source: debredist.Source{Mirror: mirror, CacheDir: s.cache, Keyring: s.keyring, Offline: s.offline, AllowUnverifiedIndex: s.unverified}}
 }

@@ -37,6 +37,9 @@ debredist sbom ./out --format cyclonedx -o out.cdx.json`,
 			default:
 				return usagef("--format %q: want spdx or cyclonedx", *format)
 			}
+			if err := namedDir(args[0]); err != nil {
+				return err
+			}
 			var b bytes.Buffer
 			if err := debredist.SBOM(a.ctx, args[0], *format, &b); err != nil {
 				return err

@@ -40,6 +40,8 @@ and "nixpkgs" (null without --nixpkgs).`,
 	example: `debredist verify ./redist
 debredist verify --nixpkgs ./redist
 debredist verify ./redist --json`,
+	verbose: "with --nixpkgs: print below each archive the full source (file, commit, note) of the rules applied",
+	quiet:   "leave out the closing \"all ok\" line",
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
 		nixpkgs := fs.Bool("nixpkgs", false, "also apply nixpkgs' buildRedist rules to every archive")
@@ -112,12 +114,12 @@ func runVerify(a *app, out string, nixpkgs, asJSON bool) error {
 			return e
 		}
 	}
-	mode := "verify"
-	if nixpkgs {
-		mode = "verify --nixpkgs"
-	}
 	if len(problems) > 0 {
-		return &exitError{code: exitFailure, msg: fmt.Sprintf("%s %s: %d problem(s)", mode, out, len(problems))}
+		rules := ""
+		if nixpkgs {
+			rules = " (nixpkgs' rules included)"
+		}
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("%s: %d problem(s)%s", out, len(problems), rules)}
 	}
 	if asJSON || a.quiet {
 		return nil

@@ -392,9 +392,20 @@ type UsageError struct {
 	// File is the input the user named (a profile, lock file, keyring or
 	// index) when it is that file that is missing or malformed.
 	File string
+	// Option is the options field ("Source.Mirror") whose value the
+	// caller gave and cannot be used, when the error is about one: Msg
+	// then starts with that value and Error puts the field's name first,
+	// so that a caller that took the value from elsewhere (a flag, an
+	// environment variable) can name where it came from instead.
+	Option string
 }
 
-func (e *UsageError) Error() string { return e.Msg }
+func (e *UsageError) Error() string {
+	if e.Option != "" {
+		return e.Option + " " + e.Msg
+	}
+	return e.Msg
+}
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // ErrUnverifiedIndex is (wrapped in the error of) a Packages index that no
@@ -411,7 +422,7 @@ func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf
 // InRelease, Release and no Packages index. It is not an unverified index
 // (ErrUnverifiedIndex): there is nothing to accept.
 type NotFoundError struct {
-	// What is missing: "mirror directory" or "suite r36.9".
+	// What is missing: MirrorDirectory or "suite r36.9".
 	What string
 	// Path is the path or URL that does not exist.
 	Path string
@@ -423,6 +434,10 @@ type NotFoundError struct {
 	Suites []string
 	Listed bool
 }
+
+// MirrorDirectory is NotFoundError.What for a mirror directory that is
+// not there.
+const MirrorDirectory = "mirror directory"
 
 func (e *NotFoundError) Error() string {
 	var sb strings.Builder

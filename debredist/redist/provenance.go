@@ -109,6 +109,18 @@ type Stub struct {
 	SHA256  string `json:"sha256"`
 }
 
+// Mirror is the mirror base the debs were read from: the part of its first
+// index's URL before /<repo>/dists/ (convert records a mirror directory as
+// an absolute path); "" when no index was read (a lock file's debs).
+func (p *Provenance) Mirror() string {
+	for _, ix := range p.Indexes {
+		if i := strings.Index(ix.URL, "/"+ix.Repo+"/dists/"); ix.Repo != "lock" && i > 0 {
+			return ix.URL[:i]
+		}
+	}
+	return ""
+}
+
 // MaxJSON bounds what ReadManifest and ReadProvenance read: 64 MiB.
 const MaxJSON = 64 << 20
 

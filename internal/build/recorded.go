@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,14 +35,9 @@ func Recorded(ctx context.Context, prov *redist.Provenance, rel string, debs []s
 	if err := checkNewFile(out); err != nil {
 		return err
 	}
-	var rec *redist.Archive
-	for i := range prov.Archives {
-		if prov.Archives[i].RelativePath == rel {
-			rec = &prov.Archives[i]
-		}
-	}
-	if rec == nil {
-		return fault.Usagef("the provenance records no archive %s", rel)
+	rec, err := RecordOf(prov, rel)
+	if err != nil {
+		return err
 	}
 	comp, preset, mtime, err := recordedEncoding(prov, rec, tool)
 	if err != nil {
@@ -81,6 +77,21 @@ func Recorded(ctx context.Context, prov *redist.Provenance, rel string, debs []s
 		return fmt.Errorf("archive %s: built %d bytes with sha256 %s, the manifest says %d bytes with sha256 %s%s", rel, r.Archive.Size, r.Archive.SHA256, rec.Size, rec.SHA256, hint)
 	}
 	return copyFile(staged, out)
+}
+
+// RecordOf returns the record of prov's archive whose relative_path is
+// rel; an archive it does not record is a *fault.UsageError listing those
+// it does.
+func RecordOf(prov *redist.Provenance, rel string) (*redist.Archive, error) {
+	var have []string
+	for i := range slices.Backward(prov.Archives) { // the last record of a path is the current one
+		if prov.Archives[i].RelativePath == rel {
+			return &prov.Archives[i], nil
+		}
+		have = append(have, prov.Archives[i].RelativePath)
+	}
+	slices.Sort(have)
+	return nil, fault.Usagef("the provenance records no archive %s (it records: %s)", rel, strings.Join(slices.Compact(have), ", "))
 }
 
 // CheckRecord checks that rec, an archive record of prov, is one Recorded
@@ -207,10 +218,14 @@ func copyDebs(ctx context.Context, rec *redist.Archive, debs []string, dir strin
 		given[sum] = p
 		paths[sum] = filepath.Join(dir, fmt.Sprintf("%d.deb", i))
 	}
-	for sum, d := range want {
-		if _, ok := paths[sum]; !ok {
-			return nil, fault.Usagef("archive %s: deb %s %s (sha256 %s) not given", rec.RelativePath, d.Package, d.Version, sum)
+	var missing []string
+	for _, d := range rec.Debs {
+		if _, ok := paths[d.SHA256]; !ok {
+			missing = append(missing, fmt.Sprintf("%s %s (%s, sha256 %s)", d.Package, d.Version, path.Base(d.Filename), d.SHA256))
 		}
+	}
+	if len(missing) > 0 {
+		return nil, fault.Usagef("archive %s: %d of its %d debs not given: %s", rec.RelativePath, len(missing), len(want), strings.Join(slices.Compact(missing), "; "))
 	}
 	return paths, nil
 }

@@ -138,8 +138,8 @@ func New(opts Options) (*Fetcher, error) {
 	if f.base == "" {
 		f.base = apt.DefaultBase
 	}
-	if err := checkBase(f.base); err != nil {
-		return nil, fmt.Errorf("fetch: %w", err)
+	if err := CheckBase(f.base); err != nil {
+		return nil, fmt.Errorf("fetch: mirror %w", err)
 	}
 	if b := strings.TrimRight(f.base, "/"); b != "" {
 		f.base = b

@@ -79,7 +79,7 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, Inde
 	if err := repo.Validate(); err != nil {
 		return nil, info, err
 	}
-	if err := checkMirrorDir(f.base); err != nil {
+	if err := CheckMirrorDir(f.base); err != nil {
 		return nil, info, err
 	}
 	ir, err := f.newIndexReader(repo)
@@ -192,24 +192,29 @@ func (f *Fetcher) anyIndex(ctx context.Context, ir *indexReader, repo apt.Repo) 
 	return false, nil
 }
 
-// checkMirrorDir refuses a directory mirror that does not exist, naming it,
-// before any of its files is looked for.
-func checkMirrorDir(base string) error {
+// CheckMirrorDir refuses a directory mirror that does not exist (a
+// *fault.NotFoundError) or is no directory, naming it, before any of its
+// files is looked for; the error starts with the directory. An http(s)
+// base passes.
+func CheckMirrorDir(base string) error {
 	if isHTTP(base) {
 		return nil
 	}
 	p, err := localPath(base)
 	if err != nil {
-		return err
+		return fmt.Errorf("mirror %w", err)
 	}
 	fi, err := os.Stat(p)
+	var pe *fs.PathError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return &fault.NotFoundError{What: "mirror directory", Path: p}
+		return &fault.NotFoundError{What: fault.MirrorDirectory, Path: p}
+	case errors.As(err, &pe):
+		return fmt.Errorf("%s: mirror directory: %w", p, pe.Err)
 	case err != nil:
-		return fmt.Errorf("mirror directory: %w", err)
+		return fmt.Errorf("%s: mirror directory: %w", p, err)
 	case !fi.IsDir():
-		return fmt.Errorf("mirror %s: not a directory (want an http(s) URL, a file:// URL or a directory)", p)
+		return fmt.Errorf("%s: not a directory (want an http(s) URL, a file:// URL or a directory as the mirror)", p)
 	}
 	return nil
 }

@@ -36,26 +36,33 @@ func localPath(loc string) (string, error) {
 	}
 	u, err := url.Parse(loc)
 	if err != nil {
-		return "", fmt.Errorf("mirror location %q: %w", loc, err)
+		return "", fmt.Errorf("%q: %w", loc, err)
 	}
 	if !strings.EqualFold(u.Scheme, "file") {
-		return "", fmt.Errorf("mirror location %q: unsupported scheme %q (want http, https, file or a directory)", loc, u.Scheme)
+		return "", fmt.Errorf("%q: unsupported scheme %q (want an http, https or file URL, or a directory)", loc, u.Scheme)
 	}
 	if u.Host != "" && u.Host != "localhost" {
-		return "", fmt.Errorf("mirror location %q: file URL with remote host %q", loc, u.Host)
+		return "", fmt.Errorf("%q: file URL with remote host %q (want a file URL of this machine)", loc, u.Host)
 	}
 	return u.Path, nil
 }
 
-// checkBase validates a mirror base at New time.
-func checkBase(base string) error {
+// CheckBase reports a mirror base that cannot be one: an http(s) URL that
+// does not parse or names no host, a URL of another scheme, a file:// URL
+// of another host; the error starts with base. It reads nothing (a directory that is not there is the
+// first index read's *fault.NotFoundError). New calls it; callers that
+// name the option the base came from call it first.
+func CheckBase(base string) error {
 	if isHTTP(base) {
 		u, err := url.Parse(base)
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			err = ue.Err // it would quote base again
+		}
 		if err != nil {
-			return fmt.Errorf("mirror base %q: %w", base, err)
+			return fmt.Errorf("%q: %w", base, err)
 		}
 		if u.Host == "" {
-			return fmt.Errorf("mirror base %q: no host", base)
+			return fmt.Errorf("%q: no host", base)
 		}
 		return nil
 	}

@@ -157,8 +157,23 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 	}
 	for _, prod := range slices.Sorted(maps.Keys(byProduct)) {
 		mf := byProduct[prod]
+		base := filepath.Dir(mf.file)
 		if !nixTable().IsRedist(prod) {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s (%s) is not one of nixpkgs' CUDA redists and is left out of the overlay: use its archives directly (fetchurl with the manifest's sha256)", prod, mf.file))
+			// Still one of OUT's archives: Result.Archives lists it, so
+			// that the store gets it for that fetchurl.
+			for _, name := range slices.Sorted(maps.Keys(mf.m.Components)) {
+				seen := map[string]bool{}
+				for _, pa := range mf.m.Components[name].Artifacts() {
+					if seen[pa.Artifact.RelativePath] {
+						continue
+					}
+					seen[pa.Artifact.RelativePath] = true
+					if err := res.addArchive(ctx, snap, base, pa.Artifact, copyTo); err != nil {
+						return nil, nil, fmt.Errorf("manifest %s: %s: %w", mf.file, name, err)
+					}
+				}
+			}
 			continue
 		}
 		raw, err := json.Marshal(mf.m)
@@ -166,7 +181,6 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 			return nil, nil, fmt.Errorf("manifest %s: %w", mf.file, err)
 		}
 		d.Manifests[prod] = raw
-		base := filepath.Dir(mf.file)
 		seen := map[string]bool{}
 		for _, name := range slices.Sorted(maps.Keys(mf.m.Components)) {
 			if !nameRE.MatchString(name) {
@@ -177,26 +191,19 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 			}
 			pkg := Package{Redist: prod, Releases: map[string]Release{}, DropOutputs: []string{}, DropInputs: []string{}}
 			for _, pa := range mf.m.Components[name].Artifacts() {
-				rel, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
-				if !ok || rel != pa.Artifact.RelativePath {
-					return nil, nil, fmt.Errorf("manifest %s: %s: unsafe relative_path %q", mf.file, name, pa.Artifact.RelativePath)
+				rel, err := safeRel(pa.Artifact)
+				if err != nil {
+					return nil, nil, fmt.Errorf("manifest %s: %s: %w", mf.file, name, err)
 				}
 				pkg.Releases[pa.Platform] = Release{RelativePath: rel, SHA256: pa.Artifact.SHA256, MD5: pa.Artifact.MD5, Size: pa.Artifact.Size}
 				if seen[rel] {
 					continue
 				}
 				seen[rel] = true
-				if err := archiveReadable(snap, filepath.Join(base, filepath.FromSlash(rel)), pa.Artifact.Size); err != nil {
+				if err := res.addArchive(ctx, snap, base, pa.Artifact, copyTo); err != nil {
 					return nil, nil, fmt.Errorf("manifest %s: %s: %w", mf.file, name, err)
 				}
 				d.Archives[prod] = append(d.Archives[prod], rel)
-				src := filepath.Join(base, filepath.FromSlash(rel))
-				if copyTo != "" {
-					if src, err = copyArchive(ctx, snap, src, filepath.Join(copyTo, strconv.Itoa(len(res.Archives))), pa.Artifact.SHA256); err != nil {
-						return nil, nil, fmt.Errorf("manifest %s: %s: %w", mf.file, name, err)
-					}
-				}
-				res.Archives = append(res.Archives, src)
 				c, ok := checked[name+"\x00"+rel]
 				if !ok {
 					continue
@@ -223,6 +230,36 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 		return nil, nil, fmt.Errorf("no manifest of nixpkgs' CUDA redists (%s)", strings.Join(nixTable().Redists, ", "))
 	}
 	return d, res, nil
+}
+
+// addArchive appends the archive a of the manifest in directory base to
+// res.Archives once it is readable (archiveReadable): its path in OUT, or
+// with copyTo its copy there.
+func (res *Result) addArchive(ctx context.Context, snap *outdir.Snapshot, base string, a *redist.Artifact, copyTo string) error {
+	rel, err := safeRel(a)
+	if err != nil {
+		return err
+	}
+	src := filepath.Join(base, filepath.FromSlash(rel))
+	if err := archiveReadable(snap, src, a.Size); err != nil {
+		return err
+	}
+	if copyTo != "" {
+		if src, err = copyArchive(ctx, snap, src, filepath.Join(copyTo, strconv.Itoa(len(res.Archives))), a.SHA256); err != nil {
+			return err
+		}
+	}
+	res.Archives = append(res.Archives, src)
+	return nil
+}
+
+// safeRel is a's relative_path when it is a clean path below the manifest.
+func safeRel(a *redist.Artifact) (string, error) {
+	rel, ok := redist.CleanRelativePath(a.RelativePath)
+	if !ok || rel != a.RelativePath {
+		return "", fmt.Errorf("unsafe relative_path %q", a.RelativePath)
+	}
+	return rel, nil
 }
 
 // archiveReadable checks, before the Nix names an archive, that it is a

@@ -134,12 +134,7 @@ func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 	base := override
 	if base == "" {
-		for _, ix := range prov.Indexes {
-			if i := strings.Index(ix.URL, "/"+ix.Repo+"/dists/"); ix.Repo != "lock" && i > 0 {
-				base = ix.URL[:i]
-				break
-			}
-		}
+		base = prov.Mirror()
 	}
 	if base == "" || strings.Contains(base, "://") {
 		return base, nil

@@ -75,8 +75,10 @@ type Verdict struct {
 type Result struct {
 	// Text is the Nix file.
 	Text string
-	// Archives are the absolute paths of the archives the overlay takes
-	// from OUT, one each (for nix-store --add-fixed sha256).
+	// Archives are the absolute paths of every archive OUT's manifests
+	// name, one each (for nix-store --add-fixed sha256): those the overlay
+	// takes from OUT, and those of manifests it leaves out (l4t's, which a
+	// user fetches with fetchurl and the manifest's sha256).
 	Archives []string
 	// Notes are what the user must know or decide (the insecure TensorRT,
 	// problems no override fixes), one line each: for a terminal, never
