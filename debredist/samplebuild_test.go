@@ -33,6 +33,8 @@ var neededOutsideTheSet = map[string]string{
 	"libz.so.1":       "zlib (cuDNN)",
 	"libibverbs.so.1": "rdma-core (libcufile_rdma)",
 	"libnuma.so.1":    "numactl (gdsio)",
+	"libexpat.so.1":   "expat (cuda-gdb)",
+	"libgmp.so.10":    "gmp (cuda-gdb, CUDA 12 on)",
 	"libcuda.so.1":    "the driver: L4T's nvidia-l4t-cuda (JetPack 5, 6), the driver or cuda_compat (JetPack 7)",
 	// L4T driver libraries (nvidia-l4t-core, nvidia-l4t-cuda,
 	// nvidia-l4t-dla-compiler on JetPack 5 where it is part of the core).

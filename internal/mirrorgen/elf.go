@@ -79,6 +79,7 @@ type neededEntry struct {
 // fixture name ("libcublas.so.12") -> entry.
 func neededData() (map[string]map[string]neededEntry, error) {
 	var doc struct {
+		About    string                            `json:"about"`
 		Fixtures map[string]map[string]neededEntry `json:"fixtures"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(neededJSON))
