@@ -20,6 +20,7 @@ import (
 	"github.com/debredist/debredist/debredist/reldiff"
 	"github.com/debredist/debredist/internal/build"
 	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/jsonpos"
 )
 
 // DiffOptions are the options of Diff: where indexes and debs come from
@@ -171,7 +172,7 @@ func isProfileFile(p string) bool {
 		return false
 	}
 	var top map[string]json.RawMessage
-	if json.Unmarshal(b, &top) != nil {
+	if jsonpos.Decode(p, b, &top) != nil {
 		return false
 	}
 	_, suite := top["l4t"]

@@ -1,7 +1,6 @@
 package redist
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -112,31 +111,23 @@ type Stub struct {
 // MaxJSON bounds what ReadManifest and ReadProvenance read: 64 MiB.
 const MaxJSON = 64 << 20
 
-// ReadProvenance reads a provenance sidecar.
+// ReadProvenance reads a provenance sidecar: at most MaxJSON bytes, read
+// as every JSON input is (internal/jsonpos: bounded nesting, keys
+// case-sensitive, none twice; keys a later version adds are ignored), and
+// valid (Check).
 func ReadProvenance(r io.Reader) (*Provenance, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxJSON))
+	b, err := jsonpos.ReadAll("", r, MaxJSON)
 	if err != nil {
-		return nil, err
-	}
-	if err := duplicateKey(b); err != nil {
 		return nil, fmt.Errorf("provenance sidecar: %w", err)
 	}
 	var p Provenance
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := jsonpos.Decode("", b, &p, jsonpos.AllowUnknown); err != nil {
 		return nil, fmt.Errorf("provenance sidecar: %w", err)
 	}
-	return &p, nil
-}
-
-// duplicateKey refuses a key twice in one object: encoding/json would keep
-// the last silently, while other readers of the same file (NVIDIA's
-// scripts, Nix's builtins.fromJSON) may take another.
-func duplicateKey(b []byte) error {
-	var je *jsonpos.Error
-	if err := jsonpos.DuplicateKey("", b); errors.As(err, &je) {
-		return fmt.Errorf("line %d, column %d: %s", je.Line, je.Column, je.Msg)
+	if err := p.Check(); err != nil {
+		return nil, fmt.Errorf("provenance sidecar: not valid: %w", err)
 	}
-	return nil
+	return &p, nil
 }
 
 // ReadSidecar reads the provenance sidecar of the manifest file at path:

@@ -18,6 +18,7 @@ import (
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/jsonpos"
 	"github.com/debredist/debredist/internal/publish"
 )
 
@@ -82,7 +83,7 @@ func (p Problem) MarshalJSON() ([]byte, error) { return json.Marshal(p.Error()) 
 // UnmarshalJSON reads a message written by MarshalJSON (as Err; Path stays "").
 func (p *Problem) UnmarshalJSON(b []byte) error {
 	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := jsonpos.Unmarshal(b, &s); err != nil {
 		return err
 	}
 	*p = Problem{Err: errors.New(s)}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/jsonpos"
 )
 
 // The index cache lets Index work offline against an http(s) mirror after
@@ -58,7 +59,7 @@ func (f *Fetcher) newIndexReader(repo apt.Repo) (*indexReader, error) {
 		return nil, fmt.Errorf("offline: the index of %s %s from %s is not in the cache (%s); run once without Source.Offline to cache it", repo.Name, repo.Suite, f.base, f.cache)
 	}
 	if err == nil {
-		err = json.Unmarshal(b, r.rec)
+		err = jsonpos.Decode(f.indexRecordPath(repo), b, r.rec)
 	}
 	if err == nil && (r.rec.Base != f.base || r.rec.Repo != repo.Name || r.rec.Suite != repo.Suite) {
 		err = errors.New("it records another mirror, repo or suite")
