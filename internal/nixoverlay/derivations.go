@@ -1,7 +1,6 @@
 package nixoverlay
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -53,19 +52,12 @@ var (
 func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 	recs := map[string]redist.Archive{}
 	for _, mf := range snap.Manifests {
-		data, err := snap.ReadFile(mf, redist.MaxJSON)
+		rel, err := snap.ReadRelease(mf) // valid, and agreeing with its provenance (outdir)
 		if err != nil {
 			return err
 		}
-		m, err := redist.ReadManifest(bytes.NewReader(data))
-		if err != nil {
-			return fmt.Errorf("manifest %s: %w", mf, err)
-		}
+		m, prov, sidecar := rel.M, rel.Prov, rel.Sidecar
 		prod := m.ReleaseProduct
-		prov, sidecar, err := snap.ReadSidecar(mf)
-		if err != nil {
-			return fmt.Errorf("manifest %s: its provenance sidecar: %w", mf, err)
-		}
 		raw, err := snap.ReadFile(sidecar, redist.MaxJSON) // embedded as it is: build-archive reads it
 		if err != nil {
 			return err
