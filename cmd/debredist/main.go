@@ -44,7 +44,7 @@ func main() {
 
 // stopGrace is how long a run may take to stop after SIGINT/SIGTERM
 // (cancelled work, cleanup) before the process exits anyway.
-const stopGrace = 10 * time.Second
+const stopGrace = 5 * time.Second
 
 // exitAfter exits with exitInterrupted once grace has passed: called
 // after the graceful stop was asked for, it bounds it. What an ended

@@ -112,28 +112,44 @@ func (s *Snapshot) LinksOutside(f *os.File, p string) (outside, links int) {
 	if err != nil || !filepath.IsLocal(rel) {
 		return links - 1, links
 	}
-	// the directory of generations, and the one read
-	gens, own := filepath.Join(s.Out, publish.GenDir), s.Gen
+	// OUT, and the generation read (its name under OUT/.debredist)
+	out, own := s.Out, s.Gen
 	if s.gen == nil && filepath.Base(filepath.Dir(s.Out)) == publish.GenDir && publish.IsGenName(filepath.Base(s.Out)) {
-		gens, own = filepath.Dir(s.Out), filepath.Base(s.Out)
+		out, own = filepath.Dir(filepath.Dir(s.Out)), filepath.Base(s.Out) // a generation being built
+	}
+	rel = filepath.ToSlash(rel)
+	first, rest, _ := strings.Cut(rel, "/")
+	// Where OUT itself links the file: the same path in its other
+	// generations, and, half-way through the migration of an OUT written
+	// before generations, its product directory and the old one set aside.
+	var cands []string
+	if own != "" {
+		cands = append(cands, rel, publish.GenDir+"/old-"+first+"/"+rest)
+	}
+	d, err := os.OpenFile(out, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return links - 1, links
+	}
+	defer d.Close()
+	if g, err := files.OpenBeneath(d, publish.GenDir, true); err == nil {
+		names, _ := g.Readdirnames(-1)
+		g.Close()
+		for _, n := range names {
+			if n != own && publish.IsGenName(n) {
+				cands = append(cands, publish.GenDir+"/"+n+"/"+rel)
+			}
+		}
 	}
 	inside := 1
-	if d, err := os.OpenFile(gens, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil {
-		names, _ := d.Readdirnames(-1)
-		for _, g := range names {
-			if g == own || !publish.IsGenName(g) {
-				continue
-			}
-			o, err := files.OpenBeneath(d, g+"/"+filepath.ToSlash(rel), false)
-			if err != nil {
-				continue
-			}
-			if ost, err := o.Stat(); err == nil && os.SameFile(st, ost) {
-				inside++
-			}
-			o.Close()
+	for _, c := range cands {
+		o, err := files.OpenBeneath(d, c, false)
+		if err != nil {
+			continue
 		}
-		d.Close()
+		if ost, err := o.Stat(); err == nil && os.SameFile(st, ost) {
+			inside++
+		}
+		o.Close()
 	}
 	return max(links-inside, 0), links
 }
