@@ -16,11 +16,14 @@ import (
 // Provenance is the sidecar written beside each manifest
 // (debredist-provenance_<label>.json): how every archive was made.
 type Provenance struct {
-	Tool     string          `json:"tool"`
-	Encoder  Encoder         `json:"encoder"`
-	Profile  profile.Profile `json:"profile"`
-	Indexes  []Index         `json:"indexes"`
-	Archives []Archive       `json:"archives"`
+	Tool    string          `json:"tool"`
+	Encoder Encoder         `json:"encoder"`
+	Profile profile.Profile `json:"profile"`
+	Indexes []Index         `json:"indexes"`
+	// Mirror is the mirror the debs were read from (a directory as an
+	// absolute path) when no index names it: a conversion from a lock file.
+	Mirror   string    `json:"mirror,omitempty"`
+	Archives []Archive `json:"archives"`
 }
 
 // Encoder says how archives were compressed.

@@ -169,6 +169,7 @@ func (p *Provenance) Check() error {
 	var ps problems
 	ps.text("tool", p.Tool, MaxTextLen, false)
 	ps.match("encoder.format", p.Encoder.Format, p.Encoder.Format == "" || strings.HasPrefix(p.Encoder.Format, ".tar.") && profile.ValidName(strings.TrimPrefix(p.Encoder.Format, ".tar.")), "an archive extension (.tar.xz, .tar.zst)")
+	ps.text("mirror", p.Mirror, MaxLineLen, false)
 	pr := p.Profile
 	ps.text("profile.name", pr.Name, profile.MaxNameLen, false)
 	ps.text("profile.description", pr.Description, 1024, false)

@@ -119,10 +119,11 @@ func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 
 // mirrorBase is where the debs of prov are fetched from: the override,
 // else the mirror its first index was read from (convert records a
-// directory as an absolute path), else NVIDIA's repository (a lock records
-// no mirror). A directory must hold the very indexes the conversion read
-// (their sha256s as recorded): a same-named directory elsewhere, or a
-// mirror updated since, is refused rather than pinned.
+// directory as an absolute path), the mirror a conversion from a lock
+// file records, else NVIDIA's repository. A directory must hold the very
+// indexes the conversion read (their sha256s as recorded): a same-named
+// directory elsewhere, or a mirror updated since, is refused rather than
+// pinned.
 func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 	base := override
 	if base == "" {
@@ -132,6 +133,9 @@ func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 				break
 			}
 		}
+	}
+	if base == "" {
+		base = prov.Mirror // a conversion from a lock file records its mirror so
 	}
 	if base == "" || strings.Contains(base, "://") {
 		return base, nil
