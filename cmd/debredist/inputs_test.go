@@ -62,3 +62,37 @@ func TestNotAnOutputDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertIntoForeignDirectory: convert --out into a directory that is
+// not empty and holds no output is refused unless --allow-nonempty-out
+// says so; verify then names the files that are not debredist's instead
+// of "all ok" (issue 39 item 7).
+func TestConvertIntoForeignDirectory(t *testing.T) {
+	out := t.TempDir()
+	notes := filepath.Join(out, "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out}
+	code, _, stderr := cli(t, args...)
+	if code != exitUsage || !strings.Contains(stderr, "is not empty and holds no debredist output") || !strings.Contains(stderr, "--allow-nonempty-out") {
+		t.Errorf("convert into a foreign directory: exit %d, stderr %q", code, stderr)
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 1 {
+		t.Errorf("the refused run wrote into --out: %v", ents)
+	}
+	if code, _, stderr := cli(t, append(args, "--allow-nonempty-out")...); code != exitOK {
+		t.Fatalf("convert --allow-nonempty-out: exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "mine\n" {
+		t.Errorf("the user's file changed: %q %v", b, err)
+	}
+	code, stdout, _ := cli(t, "verify", out)
+	if code != exitFailure || !strings.Contains(stdout, "FAIL  notes.txt: a file debredist did not write") {
+		t.Errorf("verify of an OUT holding a foreign file: exit %d:\n%s", code, stdout)
+	}
+	// Converting again into the OUT it now is needs no flag.
+	if code, _, stderr := cli(t, args...); code != exitOK {
+		t.Errorf("convert again: exit %d: %s", code, stderr)
+	}
+}

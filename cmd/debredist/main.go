@@ -112,6 +112,7 @@ var flagOf = strings.NewReplacer(
 	"Build.LockOut", "--lock-out",
 	"Build.AllowWarnings", "--allow-warning",
 	"Build.FailOnWarnings", "--fail-on-warnings",
+	"Build.AllowNonEmptyOut", "--allow-nonempty-out",
 	"Source.ParallelDownloads", "--jobs",
 	"Source.CacheDir", "--cache",
 	"Source.Offline", "--offline",
