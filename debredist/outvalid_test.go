@@ -108,6 +108,11 @@ func TestReadersRefuseWhatVerifyRefuses(t *testing.T) {
 		{"NUL in a version", func(t *testing.T, gen string) {
 			edit(t, filepath.Join(gen, "redist", manifest), `"version": "12.6.68"`, `"version": "12.6.68\u0000-evil"`)
 		}, `cuda_cudart.version: "12.6.68\x00-evil" is not dotted numbers`},
+		{"version longer than CycloneDX takes", func(t *testing.T, gen string) {
+			long := strings.Repeat("1.", 550) + "1" // 1101 bytes: CycloneDX 1.6 allows 1024
+			edit(t, filepath.Join(gen, "redist", manifest), `"version": "12.6.68"`, `"version": "`+long+`"`)
+			edit(t, filepath.Join(gen, "redist", sidecar), `"version": "12.6.68",`, `"version": "`+long+`",`)
+		}, `cuda_cudart.version: "1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1."… (1101 bytes) is not dotted numbers`},
 		{"another component's archive", func(t *testing.T, gen string) {
 			// libcublas's archive under cudart's name, every hash rewritten
 			rd := filepath.Join(gen, "redist")

@@ -112,7 +112,7 @@ func ParseLock(name string, data []byte) (*Lock, error) {
 	for _, repo := range slices.Sorted(maps.Keys(top)) {
 		if v := bytes.TrimSpace(top[repo]); len(v) == 0 || v[0] != '{' {
 			return nil, jsonpos.At(name, data, max(jsonpos.KeyOffset(data, repo), 0),
-				"%q: not a debredist lock (no \"packages\" array) and, read as a jetpack-nixos sourceinfo file, a repo must map to an object of packages", repo)
+				"%s: not a debredist lock (no \"packages\" array) and, read as a jetpack-nixos sourceinfo file, a repo must map to an object of packages", jsonpos.Quote(repo))
 		}
 	}
 	return readSourceInfo(name, data)
@@ -175,13 +175,13 @@ func readSourceInfo(name string, data []byte) (*Lock, error) {
 // duplicates of (Repo, Name).
 func checkLock(l *Lock) error {
 	if l.Suite != "" && !ValidSuite(l.Suite) {
-		return fmt.Errorf("apt: lock: invalid suite %q", l.Suite)
+		return fmt.Errorf("apt: lock: invalid suite %s", jsonpos.Quote(l.Suite))
 	}
 	for i := range l.Packages {
 		p := &l.Packages[i]
 		fail := func(reason string) error { return &LockError{Repo: p.Repo, Package: p.Name, Reason: reason} }
 		if msg := filenameProblem(p.Repo); msg != "" || strings.Contains(p.Repo, "/") {
-			return fail(fmt.Sprintf("invalid repo name %q", p.Repo))
+			return fail(fmt.Sprintf("invalid repo name %s", jsonpos.Quote(p.Repo)))
 		}
 		if msg := nameProblem(p.Name); msg != "" {
 			return fail(msg)
@@ -190,7 +190,7 @@ func checkLock(l *Lock) error {
 			return fail(msg)
 		}
 		if msg := filenameProblem(p.Filename); msg != "" {
-			return fail(fmt.Sprintf("unsafe filename %q: %s", p.Filename, msg))
+			return fail(fmt.Sprintf("unsafe filename %s: %s", jsonpos.Quote(p.Filename), msg))
 		}
 		sum, msg := sha256Problem(p.SHA256)
 		if msg != "" {

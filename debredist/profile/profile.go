@@ -264,7 +264,7 @@ func ForJetPack(v string) (Profile, error) {
 			return p, nil
 		}
 	}
-	return Profile{}, fmt.Errorf("no built-in profile for JetPack %q (known: %s; see Builtin)", v, strings.Join(names, ", "))
+	return Profile{}, fmt.Errorf("no built-in profile for JetPack %s (known: %s; see Builtin)", jsonpos.Quote(v), strings.Join(names, ", "))
 }
 
 // SupportedMajors lists the L4T majors ("r36") of the built-in profiles,
@@ -289,7 +289,7 @@ func SupportedMajors() []string {
 // date left to be derived from the index (see Resolve).
 func ForSuite(suite string) (Profile, error) {
 	if !ValidSuite(suite) {
-		return Profile{}, fmt.Errorf("invalid L4T suite %q: want rMAJOR.MINOR, e.g. r36.5", suite)
+		return Profile{}, fmt.Errorf("invalid L4T suite %s: want rMAJOR.MINOR, e.g. r36.5", jsonpos.Quote(suite))
 	}
 	var template *Profile
 	for _, p := range Builtin() {
@@ -457,10 +457,10 @@ func (p Profile) validate(name string) error {
 	}
 	for _, s := range p.Rules.Stubs {
 		if _, err := regexp.Compile(s.Match); err != nil {
-			return fmt.Errorf("profile %s: stub rule %q: %v", name, s.Match, err)
+			return fmt.Errorf("profile %s: stub rule %s: %v", name, jsonpos.Quote(s.Match), err)
 		}
 		if s.Name == "" {
-			return fmt.Errorf("profile %s: stub rule %q has no name", name, s.Match)
+			return fmt.Errorf("profile %s: stub rule %s has no name", name, jsonpos.Quote(s.Match))
 		}
 	}
 	for _, w := range p.Rules.Wheels {

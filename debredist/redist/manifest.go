@@ -65,7 +65,7 @@ type Artifact struct {
 func (a *Artifact) Bytes() (int64, error) {
 	n, err := strconv.ParseInt(a.Size, 10, 64)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("artifact %s: size %q is not a number of bytes", a.RelativePath, a.Size)
+		return 0, fmt.Errorf("artifact %s: size %s is not a number of bytes", jsonpos.Quote(a.RelativePath), jsonpos.Quote(a.Size))
 	}
 	return n, nil
 }

@@ -115,7 +115,7 @@ func (c *Component) check(ps *problems, name string) {
 	if c.LicensePath != "" {
 		ps.relPath(name+".license_path", c.LicensePath)
 	}
-	ps.match(name+".version", c.Version, profile.ValidVersion(c.Version), "dotted numbers")
+	ps.match(name+".version", c.Version, profile.ValidVersion(c.Version), "dotted numbers (at most 64 bytes)")
 	for _, v := range c.CUDAVariant {
 		ps.match(name+".cuda_variant", v, variantRE.MatchString(v), "a CUDA version (12, 13.2)")
 	}
@@ -194,7 +194,7 @@ func (p *Provenance) Check() error {
 		ps.match(f+".pname", a.PName, profile.ValidPName(a.PName), profile.PNameWant)
 		ps.match(f+".platform", a.Platform, profile.ValidPlatform(a.Platform), "a platform (linux-[a-z0-9]+)")
 		ps.match(f+".cuda_variant", a.Variant, a.Variant == "" || variantRE.MatchString(a.Variant), "a CUDA version (12, 13.2)")
-		ps.match(f+".version", a.Version, profile.ValidVersion(a.Version), "dotted numbers")
+		ps.match(f+".version", a.Version, profile.ValidVersion(a.Version), "dotted numbers (at most 64 bytes)")
 		ps.relPath(f+".relative_path", a.RelativePath)
 		ps.match(f+".size", strconv.FormatInt(a.Size, 10), a.Size > 0, "a positive number of bytes")
 		ps.match(f+".sha256", a.SHA256, hex64RE.MatchString(a.SHA256), "64 lower-case hex digits")

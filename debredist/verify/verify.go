@@ -397,7 +397,7 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 		bad("md5 is %s, manifest says %s", r.MD5, a.MD5)
 	}
 	if want := archive.TopName(path.Base(a.RelativePath)); r.Top != want {
-		bad("top-level directory is %q, want %q (the file name without its extension)", r.Top, want)
+		bad("top-level directory is %s, want %s (the file name without its extension)", jsonpos.Quote(r.Top), jsonpos.Quote(want))
 	}
 	if rec, ok := prov[a.RelativePath]; ok {
 		if rec.SHA256 != r.SHA256 || rec.NAR != r.NAR || rec.Size != st.Size() || (rec.MD5 != "" && rec.MD5 != r.MD5) {
