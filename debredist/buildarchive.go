@@ -39,7 +39,7 @@ func BuildArchive(ctx context.Context, prov *redist.Provenance, rel string, debs
 // RecordedDebs makes sure the debs archive rel of prov was made from are
 // in the cache, as Fetch does for a release: looked up by their recorded
 // sha256 in o.Source.CacheDir, those not there fetched from o.Source.Mirror,
-// else the mirror the provenance records (redist.Provenance.Mirror), else
+// else the mirror the provenance records (redist.Provenance.MirrorBase), else
 // NVIDIA's repository, and checked against that sha256 (o.Source.Offline:
 // the cache only; a *fault.MissingError lists every deb not there). It
 // returns their cache paths, to give BuildArchive. An archive prov does not
@@ -58,7 +58,7 @@ func RecordedDebs(ctx context.Context, o Options, prov *redist.Provenance, rel s
 	}
 	recorded := o.Source.Mirror == ""
 	if recorded {
-		o.Source.Mirror = prov.Mirror()
+		o.Source.Mirror = prov.MirrorBase()
 	}
 	r := newRun(o)
 	r.recordedMirror = recorded

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
@@ -127,6 +128,9 @@ func convertPlan(ctx context.Context, o *run, pl *plan.Result) (_ *Result, err e
 	if err := checkForeign(o.Build.Out, pl); err != nil {
 		return nil, err
 	}
+	if err := checkNonEmpty(o.Build.Out, o.Build.AllowNonEmptyOut); err != nil {
+		return nil, err
+	}
 	claim, err := publish.Take(ctx, o.Build.Out, func(msg string) { o.emit(Event{Kind: EventOutBusy, Message: msg}) })
 	if err != nil {
 		return nil, err
@@ -235,6 +239,25 @@ func Compressions() []CompressionInfo {
 // that is not its product link, a file, or a directory without redist/
 // (an older debredist's output, which is migrated, has one). Such content
 // is the user's: it has to be moved, and no rerun changes that.
+// checkNonEmpty refuses an out that exists, is not empty and is no output
+// directory of debredist's (outdir.IsOut), unless allow.
+func checkNonEmpty(out string, allow bool) error {
+	ok, err := outdir.IsOut(out)
+	if err != nil || ok || allow {
+		return nil // unreadable: publish says so
+	}
+	d, err := os.Open(out)
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(1)
+	d.Close()
+	if len(names) == 0 {
+		return nil
+	}
+	return fault.Usagef("Build.Out %s is not empty and holds no debredist output (no redistrib_*.json, no .debredist): give a new or empty directory, or set Build.AllowNonEmptyOut to convert into it beside what it holds; nothing was written", out)
+}
+
 func checkForeign(out string, pl *plan.Result) error {
 	for _, pr := range pl.Products {
 		at := filepath.Join(out, pr.Product)

@@ -15,11 +15,14 @@ import (
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/profile"
+	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/reldiff"
 	"github.com/debredist/debredist/internal/build"
 	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/jsonpos"
 )
 
 // DiffOptions are the options of Diff: where indexes and debs come from
@@ -171,7 +174,7 @@ func isProfileFile(p string) bool {
 		return false
 	}
 	var top map[string]json.RawMessage
-	if json.Unmarshal(b, &top) != nil {
+	if jsonpos.Decode(p, b, &top) != nil {
 		return false
 	}
 	_, suite := top["l4t"]
@@ -179,13 +182,26 @@ func isProfileFile(p string) bool {
 }
 
 // releaseFromOut rebuilds the plan a conversion into out used, from its
-// provenance records (suite picks one release when out holds several).
+// provenance records (suite picks one release when out holds several),
+// read as every reader of OUT reads them (outdir.Snapshot.ReadRelease: a
+// manifest and its sidecar each valid and agreeing, or an error).
 func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
-	prev := readPrevious(out)
-	if len(prev.foreign) > 0 { // what they stand for would be left out of the comparison silently
-		return nil, fmt.Errorf("%s: %d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", out, len(prev.foreign), strings.Join(prev.foreign, ", "))
+	snap, err := outdir.Open(out)
+	if err != nil {
+		return nil, err
 	}
-	sidecars := prev.sidecars
+	defer snap.Close()
+	if len(snap.Foreign) > 0 { // what they stand for would be left out of the comparison silently
+		return nil, fmt.Errorf("%s: %d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", out, len(snap.Foreign), strings.Join(snap.Foreign, ", "))
+	}
+	sidecars := map[string]redist.Provenance{}
+	for _, mf := range snap.Manifests {
+		rel, err := snap.ReadRelease(mf)
+		if err != nil {
+			return nil, fmt.Errorf("%w (verify.Dir tells more)", err)
+		}
+		sidecars[rel.Sidecar] = *rel.Prov
+	}
 	if len(sidecars) == 0 {
 		return nil, fmt.Errorf("%s: no debredist provenance record found (not an output directory of Convert?)", out)
 	}

@@ -55,8 +55,12 @@ func world(t *testing.T, debs ...lockDeb) debredist.Options {
 		if d.sha != "" {
 			sha = d.sha
 		}
-		entries = append(entries, map[string]any{"repo": hostile.Repo, "package": d.pkg, "version": d.version,
-			"filename": d.filename, "sha256": sha, "size": len(d.body), "source": hostile.Source})
+		e := map[string]any{"repo": hostile.Repo, "package": d.pkg, "version": d.version,
+			"filename": d.filename, "sha256": sha, "source": hostile.Source}
+		if len(d.body) > 0 { // a lock's sizes are positive: an empty deb's is left out (unknown)
+			e["size"] = len(d.body)
+		}
+		entries = append(entries, e)
 	}
 	b, err := json.Marshal(map[string]any{"version": 1, "suite": hostile.Suite, "packages": entries})
 	if err != nil {

@@ -44,13 +44,14 @@ func newHostileEnv(t *testing.T, debBytes []byte, lim *hostile.Limits) *hostileE
 	mustWrite(t, p, debBytes)
 	mustWrite(t, filepath.Join(e.sentinel, "keep.txt"), []byte("sentinel\n"))
 	sum := sha256.Sum256(debBytes)
-	lock := map[string]any{
-		"version": apt.LockVersion, "suite": hostile.Suite,
-		"packages": []map[string]any{{
-			"repo": hostile.Repo, "package": hostile.Package, "version": hostile.Version, "filename": hostile.Filename,
-			"sha256": hex.EncodeToString(sum[:]), "size": len(debBytes), "source": hostile.Source,
-		}},
+	entry := map[string]any{
+		"repo": hostile.Repo, "package": hostile.Package, "version": hostile.Version, "filename": hostile.Filename,
+		"sha256": hex.EncodeToString(sum[:]), "source": hostile.Source,
 	}
+	if len(debBytes) > 0 { // a lock's sizes are positive: an empty deb's is left out (unknown)
+		entry["size"] = len(debBytes)
+	}
+	lock := map[string]any{"version": apt.LockVersion, "suite": hostile.Suite, "packages": []map[string]any{entry}}
 	lb, err := json.Marshal(lock)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,6 +41,12 @@ const (
 func WriteFile(name string, data []byte) error {
 	return files.Write(name, data, filepath.Dir(name))
 }
+
+// OpenFile opens a file the user names for reading (debredist index
+// PATH): a regular file, links followed; a named pipe, device, socket or
+// directory is refused (the error names it and what it is), never waited
+// on or read.
+func OpenFile(name string) (*os.File, error) { return files.OpenRegular(name) }
 
 // Inventory writes the package inventory of the release o selects (from
 // the mirror's indexes, or a lock file) to w in format (InventoryJetPackNixos

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,64 +13,70 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/nixoverlay"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
-// writeNixTree writes manifests (and optional provenance sidecars) under
-// dir/<product>/redist/, as Convert lays them out.
+// writeNixTree writes manifests and their provenance sidecars under
+// dir/<product>/redist/, as Convert lays them out, each archive a real one
+// (one LICENSE in the top directory its name says) whose size and hashes
+// the manifest and the sidecar record: an OUT verify.Dir finds nothing
+// wrong with, which nix reads. prov gives the CUDA a product's sidecar
+// records (a product without a manifest gets a stray sidecar).
 func writeNixTree(t *testing.T, dir string, ms []*redist.Manifest, prov map[string]string) {
 	t.Helper()
+	write := func(p string, b []byte) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sidecar := func(product, label string, recs []redist.Archive) {
+		b, err := json.Marshal(redist.Provenance{Tool: "debredist test", Profile: Profile{CUDA: prov[product]}, Archives: recs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(filepath.Join(dir, product, "redist", redist.SidecarName(label)), b)
+	}
 	for _, m := range ms {
 		d := filepath.Join(dir, m.ReleaseProduct, "redist")
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := redist.WriteManifest(&b, m); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(d, "redistrib_"+m.ReleaseLabel+".json"), b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		// Each archive a file of the manifest's size (not an archive:
-		// verify --nixpkgs reports it, nix takes it as a file).
-		for _, c := range m.Components {
+		var recs []redist.Archive
+		for name, c := range m.Components {
 			for _, pa := range c.Artifacts() {
 				rel, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
 				if !ok {
 					continue
 				}
-				n, _ := strconv.Atoi(pa.Artifact.Size)
-				p := filepath.Join(d, filepath.FromSlash(rel))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				var buf bytes.Buffer
+				res, err := archive.Write(context.Background(), &buf, []archive.Entry{{
+					Header: entry.Header{Path: "LICENSE", Type: entry.Regular, Mode: 0o644, Size: 1},
+					Open:   func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("L")), nil },
+				}}, archive.Options{Top: archive.TopName(filepath.Base(rel)), Workers: 1})
+				if err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(p, bytes.Repeat([]byte{'x'}, n), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				write(filepath.Join(d, rel), buf.Bytes())
+				pa.Artifact.Size, pa.Artifact.SHA256, pa.Artifact.MD5 = strconv.FormatInt(res.Size, 10), res.SHA256, res.MD5
+				recs = append(recs, redist.Archive{Product: m.ReleaseProduct, PName: name, Platform: pa.Platform, Variant: redist.VariantOf(pa.Variant),
+					Version: c.Version, RelativePath: pa.Artifact.RelativePath, Size: res.Size, SHA256: res.SHA256, MD5: res.MD5, NAR: res.NAR})
 			}
 		}
+		var b bytes.Buffer
+		if err := redist.WriteManifest(&b, m); err != nil {
+			t.Fatal(err)
+		}
+		write(filepath.Join(d, "redistrib_"+m.ReleaseLabel+".json"), b.Bytes())
+		sidecar(m.ReleaseProduct, m.ReleaseLabel, recs)
 	}
-	for product, cuda := range prov {
-		d := filepath.Join(dir, product, "redist")
-		label := "x" // a product without a manifest here: a stray sidecar
-		for _, m := range ms {
-			if m.ReleaseProduct == product {
-				label = m.ReleaseLabel // its manifest's sidecar
-			}
-		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		b, err := json.Marshal(redist.Provenance{Tool: "debredist test", Profile: Profile{CUDA: cuda}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(d, redist.SidecarName(label)), b, 0o644); err != nil {
-			t.Fatal(err)
+	for product := range prov {
+		if !slices.ContainsFunc(ms, func(m *redist.Manifest) bool { return m.ReleaseProduct == product }) {
+			sidecar(product, "x", nil) // a product without a manifest here: a stray sidecar
 		}
 	}
 }
@@ -162,7 +169,7 @@ func TestNixSnippet(t *testing.T) {
 			manifests: []*redist.Manifest{nixManifest("cudnn", "9.3.0", variantComp("cudnn", "9.3.0.75", "cudnn/x.tar.xz"))},
 			wantErr:   "cannot name the cudaPackages set",
 		},
-		{name: "empty directory", subdir: "out", wantErr: "no redistrib_*.json manifest"},
+		{name: "empty directory", subdir: "out", wantErr: "is not a debredist output directory (no redistrib_*.json, no .debredist)"},
 		{
 			name: "path with a space, quotes and an interpolation", subdir: `my "out" ${dir}`,
 			manifests: []*redist.Manifest{nixManifest("cuda", "13.0.2", plainComp("cuda_nvcc", "13.0.2", "cuda_nvcc/linux-sbsa/n.tar.xz"))},
@@ -181,28 +188,61 @@ func TestNixSnippet(t *testing.T) {
 		{
 			name: "unsafe relative_path", subdir: "out",
 			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("cuda_nvcc", "12.6.68", "../../etc/passwd"))},
-			wantErr:   `cuda_nvcc: unsafe relative_path "../../etc/passwd"`,
+			wantErr:   `cuda_nvcc.linux-aarch64.relative_path: "../../etc/passwd" is not a relative path below the manifest's directory`,
 		},
 		{
 			name: "bad cuda label", subdir: "out",
 			manifests: []*redist.Manifest{nixManifest("cuda", "twelve", plainComp("cuda_nvcc", "12.6.68", "n.tar.xz"))},
-			wantErr:   `CUDA version "twelve" is not MAJOR.MINOR`,
+			wantErr:   `release_label: "twelve" is not dotted numbers`,
 		},
 		{
 			name: "product not a product name", subdir: "out",
 			manifests: []*redist.Manifest{nixManifest("cu da", "12.6.68", plainComp("cuda_nvcc", "12.6.68", "n.tar.xz"))},
-			wantErr:   `release_product "cu da" is not a product name`,
+			wantErr:   `release_product: "cu da" is not a product name`,
 		},
 		{
 			name: "component that Nix reserves", subdir: "out",
 			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("__functor", "12.6.68", "n.tar.xz"))},
-			wantErr:   `component "__functor" is not a package name`,
+			wantErr:   `component "__functor": not a redist package name`,
+		},
+		// issue 37: names nixpkgs' CUDA package set uses for itself are
+		// never handed to it as packages
+		{
+			name: "component named lib", subdir: "out",
+			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("lib", "12.6.68", "lib/linux-aarch64/lib-linux-aarch64-12.6.68-archive.tar.xz"))},
+			wantErr:   `component "lib": not a redist package name`,
+		},
+		{
+			name: "component named flags", subdir: "out",
+			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("flags", "12.6.68", "flags/linux-aarch64/flags-linux-aarch64-12.6.68-archive.tar.xz"))},
+			wantErr:   `component "flags": not a redist package name`,
+		},
+		{
+			name: "component named type", subdir: "out",
+			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("type", "12.6.68", "type/linux-aarch64/type-linux-aarch64-12.6.68-archive.tar.xz"))},
+			wantErr:   `component "type": not a redist package name`,
+		},
+		// issue 37: a NUL cuts the string in Nix's builtins.fromJSON
+		{
+			name: "NUL in a version", subdir: "out",
+			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("cuda_nvcc", "12.6.68\x00-evil", "n/linux-aarch64/n.tar.xz"))},
+			wantErr:   `cuda_nvcc.version: "12.6.68\x00-evil" is not dotted numbers`,
+		},
+		{
+			name: "NUL in a license", subdir: "out",
+			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", func() *redist.Component {
+				c := plainComp("cuda_nvcc", "12.6.68", "n/linux-aarch64/n.tar.xz")
+				c.License = "L\x00icense"
+				return c
+			}())},
+			wantErr: `cuda_nvcc.license: "L\x00icense" holds the character U+0000`,
 		},
 		{
 			name: "two manifests of one product", subdir: "out",
 			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("a", "1", "a.tar.xz"))},
-			extra:     map[string]string{"cuda/redist/redistrib_12.6.77.json": `{"release_label":"12.6.77","release_product":"cuda"}`},
-			wantErr:   "two cuda manifests",
+			extra: map[string]string{"cuda/redist/redistrib_12.6.77.json": `{"release_label":"12.6.77","release_product":"cuda"}`,
+				"cuda/redist/debredist-provenance_12.6.77.json": `{"tool":"t"}`},
+			wantErr: "two cuda manifests",
 		},
 		{
 			name: "not a manifest", subdir: "out",
@@ -308,11 +348,13 @@ func checkNixParses(t *testing.T, snippet string) {
 }
 
 // TestNixHostileStrings writes an OUT whose manifests carry what an
-// attacker who can edit OUT's JSON would try (quotes, ${, backslashes,
-// line breaks, U+2028, a comment's end, Nix keywords as package names) and
-// checks that the printed overlay parses, that evaluating it in the
-// stand-in runs none of it (builtins.abort would end the evaluation), and
-// that every string arrives as the same string.
+// attacker who can edit OUT's JSON would try (quotes, ${, backslashes, a
+// comment's end, Nix keywords as package names) and checks that the
+// printed overlay parses, that evaluating it in the stand-in runs none of
+// it (builtins.abort would end the evaluation), and that every string
+// arrives as the same string; line breaks, U+2028, U+2029, a byte order
+// mark or NUL (which builtins.fromJSON cuts at) are refused as OUT's
+// readers all refuse them, naming the field (issue 37).
 func TestNixHostileStrings(t *testing.T) {
 	testutil.RequireTool(t, "nix-instantiate")
 	if os.Getenv("NIX_CONFIG") == "" {
@@ -322,16 +364,25 @@ func TestNixHostileStrings(t *testing.T) {
 		`1"; x = builtins.abort "pwned"; y = "`,
 		`${builtins.abort "pwned"}`,
 		`\${builtins.abort "pwned"}\`,
-		"2\n  x = builtins.abort \"pwned\";\n#",
-		"3\u2028\u2029'' ${x} ''",
+		"2 # x = builtins.abort \"pwned\";",
+		"3 '' ${x} ''",
 		"*/ builtins.abort \"pwned\" /*",
 	}
 	var comps []*redist.Component
 	names := []string{"if", "in", "rec", "let", "or", "assert"}
 	for i, v := range hostile {
-		c := plainComp(names[i], v, "x/"+names[i]+".tar.xz")
+		c := plainComp(names[i], "12.6."+strconv.Itoa(i), "x/"+names[i]+".tar.xz")
 		c.License = v
 		comps = append(comps, c)
+	}
+	for _, v := range []string{"2\n  x = builtins.abort \"pwned\";\n#", "3\u2028\u2029", "\ufeffL", "L\x00x"} {
+		refused := filepath.Join(t.TempDir(), "out")
+		c := plainComp("cuda_nvcc", "12.6.68", "n/n.tar.xz")
+		c.License = v
+		writeNixTree(t, refused, []*redist.Manifest{nixManifest("cuda", "12.6.68", c)}, nil)
+		if _, err := Nix(context.Background(), refused, NixOptions{}); err == nil || !strings.Contains(err.Error(), "cuda_nvcc.license: "+strconv.Quote(v)+" holds the character") {
+			t.Errorf("license %q: %v, want it refused naming the field", v, err)
+		}
 	}
 	out := filepath.Join(t.TempDir(), `o"${x}`)
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -368,7 +419,7 @@ func TestNixHostileStrings(t *testing.T) {
 			t.Fatalf("%v: %s", err, o)
 		}
 		for i, g := range got {
-			if g.V != hostile[i] || g.L != hostile[i] {
+			if g.V != "12.6."+strconv.Itoa(i) || g.L != hostile[i] {
 				t.Errorf("package %s: version %q license %q, want %q", names[i], g.V, g.L, hostile[i])
 			}
 		}
@@ -387,7 +438,7 @@ func TestNixDerivationsHostileStrings(t *testing.T) {
 	}
 	out := t.TempDir()
 	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart"}}})
-	hostile := `x"; y = builtins.abort "pwned"; z = "${builtins.abort "pwned"}\` + "\n# \u2028"
+	hostile := `x"; y = builtins.abort "pwned"; z = "${builtins.abort "pwned"}\ # */`
 	sidecar, err := filepath.EvalSymlinks(filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -137,6 +137,12 @@ type Build struct {
 	// Convert then returns the Result with the error.
 	FailOnWarnings bool
 	AllowWarnings  []string
+	// AllowNonEmptyOut lets Convert write into an Out that exists, is not
+	// empty and holds no debredist output (no redistrib_*.json, no
+	// .debredist): without it such a directory is refused, since the
+	// conversion would add its products and state beside files that are
+	// not its own (verify then names each of them).
+	AllowNonEmptyOut bool
 }
 
 // checkWarnings is FailOnWarnings.

@@ -63,7 +63,7 @@ func commitGeneration(ctx context.Context, o *run, pl *plan.Result, jobs []*job,
 	if err = writeSBOMs(ctx, g.Dir, tmp, o.Build.SBOM); err != nil { // sbom.go
 		return nil, fmt.Errorf("writing the bill of materials: %w", err)
 	}
-	if err = checkOutput(g.Dir, res, jobs); err != nil {
+	if err = checkWritten(g.Dir, res, jobs); err != nil {
 		return nil, fmt.Errorf("verifying the output: %w", err)
 	}
 	if err = g.Publish(); err != nil {

@@ -59,7 +59,9 @@ func makePlan(ctx context.Context, o *run, lookAhead bool) (*plan.Result, error)
 			return nil, fault.Usagef("lock file %s pins L4T %s but the profile is for %s", o.Release.LockFile, lock.Suite, prof.L4T)
 		}
 		pkgs = lock.Packages
-		indexes = append(indexes, redist.Index{Repo: "lock", URL: o.Release.LockFile, SHA256: lockSum})
+		// recorded absolute, like a mirror directory: the provenance is
+		// read from other directories later
+		indexes = append(indexes, redist.Index{Repo: "lock", URL: absMirror(o.Release.LockFile), SHA256: lockSum})
 	} else {
 		f, err := o.fetcher()
 		if err != nil {

@@ -114,6 +114,9 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 		}
 		m := &redist.Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*redist.Component{}}
 		prov := redist.Provenance{Tool: "debredist " + Version, Encoder: build.Encoder(comp, o.Build.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
+		if !slices.ContainsFunc(pl.Indexes, func(ix redist.Index) bool { return ix.Repo != "lock" }) {
+			prov.Mirror = o.Source.Mirror // a lock names no index: where the debs came from
+		}
 		if len(o.Build.Only) > 0 {
 			// --only rebuilds some components: the others of this
 			// manifest stay as the earlier run wrote them.

@@ -77,7 +77,8 @@ func readSampleArchives(t *testing.T, out string) sampleArchives {
 			return err
 		}
 		defer f.Close()
-		return archive.Walk(context.Background(), f, func(h entry.Header, r io.Reader) error {
+		top := archive.TopName(name)
+		return archive.Walk(context.Background(), f, top, func(h entry.Header, r io.Reader) error {
 			switch h.Type {
 			case entry.Symlink:
 				s.links[name][h.Path] = h.Link

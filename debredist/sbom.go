@@ -55,6 +55,9 @@ func SBOM(ctx context.Context, out, format string, w io.Writer) error {
 	if len(snap.Manifests) == 0 {
 		return fmt.Errorf("sbom %s: no redistrib_*.json manifest (not a debredist output directory?)", out)
 	}
+	if err := checkOutput(ctx, snap); err != nil {
+		return fmt.Errorf("sbom %s: %w", out, err)
+	}
 	in, err := sbom.Read(ctx, snap, snap.Manifests, "debredist "+Version)
 	if err != nil {
 		return err

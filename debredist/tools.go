@@ -170,6 +170,9 @@ func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
 // nixpkgsVerdicts runs verify --nixpkgs on the snapshot nixoverlay reads and
 // hands down what the overlay needs of it.
 func nixpkgsVerdicts(ctx context.Context, snap *outdir.Snapshot) (*nixoverlay.Verdicts, error) {
+	if err := checkOutput(ctx, snap); err != nil {
+		return nil, err
+	}
 	rep, err := verify.NixpkgsSnapshot(ctx, snap)
 	if err != nil {
 		return nil, err

@@ -49,7 +49,7 @@ func TestTensorRTWheels(t *testing.T) {
 			dir := t.TempDir()
 			var wheels []string
 			var trtexec, samples bool
-			err = archive.Walk(context.Background(), f, func(h entry.Header, r io.Reader) error {
+			err = archive.Walk(context.Background(), f, "", func(h entry.Header, r io.Reader) error {
 				switch {
 				case path.Dir(h.Path) == "python" && strings.HasSuffix(h.Path, ".whl"):
 					wheels = append(wheels, path.Base(h.Path))

@@ -18,7 +18,7 @@ build {
   pname = "debredist";
   version = "0.1.0";
   src = lib.cleanSource ../.;
-  vendorHash = "sha256-gmE8VYz8asblkqWgUGJjCMyrfRIB0Q3sn63HZtEhl5s=";
+  vendorHash = "sha256-G7UDYK3H3dwHJp2rY0ySkPd/eGdtbP7PSgmlOj7Wi8s=";
   subPackages = [ "cmd/debredist" ];
   env.CGO_ENABLED = "0";
   ldflags = [ "-s" "-w" ];

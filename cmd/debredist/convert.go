@@ -24,6 +24,9 @@ and provenance under --out, and verifies the result. Archives whose inputs did n
 change are kept ("up to date"). --out switches from the old output to the new one
 in one step (the next generation is built in --out/.debredist, then one rename):
 an interrupted, failed or killed run leaves --out as it was or as the new output.
+An --out that exists, is not empty and holds no debredist output (no
+redistrib_*.json, no .debredist) is refused unless --allow-nonempty-out says to
+write beside what it holds (verify then names each file that is not debredist's).
 
 Archive entry mtimes are the profile's release date, or SOURCE_DATE_EPOCH (integer
 seconds) when set. The output is byte-reproducible from the debs, the profile and
@@ -62,12 +65,14 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 		asJSON := fs.Bool("json", false, "print the result as JSON on stdout (nothing else)")
 		withSBOM := fs.Bool("sbom", false, "write each manifest's bill of materials beside it (debredist-sbom_<label>.spdx.json and .cdx.json)")
 		failOnWarnings := fs.Bool("fail-on-warnings", false, "exit 1 when the output has a warning whose code --allow-warning does not name (OUT is written and verified first)")
+		nonEmpty := fs.Bool("allow-nonempty-out", false, "convert into an --out that is not empty and holds no debredist output (its files stay; verify names them)")
 		var allow listFlag
 		fs.Var(&allow, "allow-warning", "a warning `code` that --fail-on-warnings accepts (comma-separated or repeated): "+strings.Join(redist.WarningCodes, ", "))
 		return func(args []string) error {
 			o, pr, err := sel.start(a, args, func(o *debredist.Options) error {
 				o.Build.Out, o.Source.ParallelDownloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.Compression, o.Build.Only, o.Build.LockOut = *out, *jobs, *jobs, *verifyCache, *compress, only, *lockOut
 				o.Build.Preset, o.Build.SBOM, o.Build.FailOnWarnings, o.Build.AllowWarnings = *preset, *withSBOM, *failOnWarnings, allow
+				o.Build.AllowNonEmptyOut = *nonEmpty
 				if err := o.Check(); err != nil {
 					return err
 				}

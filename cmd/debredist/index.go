@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/debredist/debredist/debredist"
 	"os"
 
 	"github.com/debredist/debredist/debredist/apt"
@@ -40,7 +41,7 @@ debredist index Packages.xz --json | jq '.packages[].package'`,
 			case *file == "":
 				return usagef("want 1 argument, the Packages file")
 			}
-			f, err := os.Open(*file)
+			f, err := debredist.OpenFile(*file) // a named pipe is refused, never waited on
 			if err != nil {
 				var pe *os.PathError
 				if errors.As(err, &pe) {

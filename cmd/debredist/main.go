@@ -45,7 +45,7 @@ func main() {
 
 // stopGrace is how long a run may take to stop after SIGINT/SIGTERM
 // (cancelled work, cleanup) before the process exits anyway.
-const stopGrace = 10 * time.Second
+const stopGrace = 5 * time.Second
 
 // exitAfter exits with exitInterrupted once grace has passed: called
 // after the graceful stop was asked for, it bounds it. What an ended
@@ -130,6 +130,7 @@ var flagOf = strings.NewReplacer(
 	"Build.LockOut", "--lock-out",
 	"Build.AllowWarnings", "--allow-warning",
 	"Build.FailOnWarnings", "--fail-on-warnings",
+	"Build.AllowNonEmptyOut", "--allow-nonempty-out",
 	"Source.ParallelDownloads", "--jobs",
 	"Source.CacheDir", "--cache",
 	"Source.Offline", "--offline",

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,7 +27,8 @@ func TestLibraryWordsInCLI(t *testing.T) {
 	_, listErr := profile.Load(strings.NewReader(`{"schema": "`+profile.ListSchema+`", "profiles": []}`), "list.json")
 	_, arrayErr := profile.Load(strings.NewReader(`[]`), "array.json")
 	_, keyErr := profile.Load(strings.NewReader(`{"profiles": []}`), "key.json")
-	empty := t.TempDir()
+	empty := t.TempDir() // an OUT holding nothing but its lock file: no provenance
+	os.WriteFile(filepath.Join(empty, ".debredist.lock"), nil, 0o644)
 	_, diffErr := debredist.Diff(context.Background(), debredist.DiffOptions{}, empty, empty)
 	missing := &fault.MissingError{Packages: []fault.MissingDeb{{Name: "cuda-cudart-12-6", Version: "12.6.68-1"}}, Mirror: "https://repo.download.nvidia.com/jetson"}
 	for _, tc := range []struct {

@@ -21,7 +21,8 @@ const maxLockBytes = 64 << 20
 
 // Lock is the exact deb set of a conversion, so that it can be repeated after
 // the repository index moves on. Each package carries Repo, Name, Version,
-// Filename, SHA256, Size (0 when unknown), Source and SourceVersion.
+// Filename, SHA256, Size (0 when unknown: a jetpack-nixos inventory records
+// none), Source and SourceVersion.
 type Lock struct {
 	Suite    string    `json:"suite"`
 	Base     string    `json:"base,omitempty"`
@@ -47,12 +48,15 @@ type lockFile struct {
 }
 
 type lockEntry struct {
-	Repo          string `json:"repo"`
-	Name          string `json:"package"`
-	Version       string `json:"version"`
-	Filename      string `json:"filename"`
-	SHA256        string `json:"sha256"`
-	Size          int64  `json:"size"`
+	Repo     string `json:"repo"`
+	Name     string `json:"package"`
+	Version  string `json:"version"`
+	Filename string `json:"filename"`
+	SHA256   string `json:"sha256"`
+	// Size is positive; absent when unknown (WriteLock of debs read from
+	// a jetpack-nixos inventory): a size of 0 would turn the check of the
+	// downloaded size off unsaid.
+	Size          *int64 `json:"size,omitempty"`
 	Source        string `json:"source"`
 	SourceVersion string `json:"source_version,omitempty"`
 }
@@ -71,12 +75,13 @@ type sourceInfoEntry struct {
 // told by shape. Sourceinfo has no suite and no sizes: Suite stays empty for
 // the caller to set and Size is 0. Every entry is validated like an index
 // stanza; Source is split into Source and SourceVersion, and defaults to the
-// package name. Unknown keys are rejected in both formats. Packages come back
-// sorted by Repo, then Name.
+// package name. Unknown keys, keys in another case and keys given twice are
+// rejected in both formats, and so is a size that is not positive. Packages
+// come back sorted by Repo, then Name.
 func ReadLock(r io.Reader) (*Lock, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxLockBytes+1))
+	data, err := jsonpos.ReadAll("lock", r, maxLockBytes)
 	if err != nil {
-		return nil, fmt.Errorf("apt: reading lock: %w", err)
+		return nil, err
 	}
 	return ParseLock("lock", data)
 }
@@ -88,7 +93,7 @@ const lockShapes = `a debredist lock ({"version": 1, "suite": ..., "packages": [
 // names the file, line and column ("lock.json:3:7: ...").
 func ParseLock(name string, data []byte) (*Lock, error) {
 	if len(data) > maxLockBytes {
-		return nil, fmt.Errorf("%s: lock file larger than %d bytes", name, maxLockBytes)
+		return nil, jsonpos.TooLarge(name, maxLockBytes)
 	}
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	switch {
@@ -107,7 +112,7 @@ func ParseLock(name string, data []byte) (*Lock, error) {
 	for _, repo := range slices.Sorted(maps.Keys(top)) {
 		if v := bytes.TrimSpace(top[repo]); len(v) == 0 || v[0] != '{' {
 			return nil, jsonpos.At(name, data, max(jsonpos.KeyOffset(data, repo), 0),
-				"%q: not a debredist lock (no \"packages\" array) and, read as a jetpack-nixos sourceinfo file, a repo must map to an object of packages", repo)
+				"%s: not a debredist lock (no \"packages\" array) and, read as a jetpack-nixos sourceinfo file, a repo must map to an object of packages", jsonpos.Quote(repo))
 		}
 	}
 	return readSourceInfo(name, data)
@@ -123,10 +128,17 @@ func readOwnLock(name string, data []byte) (*Lock, error) {
 	}
 	l := &Lock{Suite: lf.Suite, Base: lf.Base, Packages: make([]Package, 0, len(lf.Packages))}
 	for _, e := range lf.Packages {
-		l.Packages = append(l.Packages, Package{
+		p := Package{
 			Repo: e.Repo, Name: e.Name, Version: e.Version, Filename: e.Filename,
-			SHA256: e.SHA256, Size: e.Size, Source: e.Source, SourceVersion: e.SourceVersion,
-		})
+			SHA256: e.SHA256, Source: e.Source, SourceVersion: e.SourceVersion,
+		}
+		if e.Size != nil {
+			if *e.Size <= 0 {
+				return nil, &LockError{Repo: e.Repo, Package: e.Name, Reason: fmt.Sprintf("size %d: want a positive number of bytes (leave \"size\" out when it is not known)", *e.Size)}
+			}
+			p.Size = *e.Size
+		}
+		l.Packages = append(l.Packages, p)
 	}
 	if err := checkLock(l); err != nil {
 		return nil, err
@@ -163,13 +175,13 @@ func readSourceInfo(name string, data []byte) (*Lock, error) {
 // duplicates of (Repo, Name).
 func checkLock(l *Lock) error {
 	if l.Suite != "" && !ValidSuite(l.Suite) {
-		return fmt.Errorf("apt: lock: invalid suite %q", l.Suite)
+		return fmt.Errorf("apt: lock: invalid suite %s", jsonpos.Quote(l.Suite))
 	}
 	for i := range l.Packages {
 		p := &l.Packages[i]
 		fail := func(reason string) error { return &LockError{Repo: p.Repo, Package: p.Name, Reason: reason} }
 		if msg := filenameProblem(p.Repo); msg != "" || strings.Contains(p.Repo, "/") {
-			return fail(fmt.Sprintf("invalid repo name %q", p.Repo))
+			return fail(fmt.Sprintf("invalid repo name %s", jsonpos.Quote(p.Repo)))
 		}
 		if msg := nameProblem(p.Name); msg != "" {
 			return fail(msg)
@@ -178,7 +190,7 @@ func checkLock(l *Lock) error {
 			return fail(msg)
 		}
 		if msg := filenameProblem(p.Filename); msg != "" {
-			return fail(fmt.Sprintf("unsafe filename %q: %s", p.Filename, msg))
+			return fail(fmt.Sprintf("unsafe filename %s: %s", jsonpos.Quote(p.Filename), msg))
 		}
 		sum, msg := sha256Problem(p.SHA256)
 		if msg != "" {
@@ -230,10 +242,14 @@ func WriteLock(w io.Writer, l *Lock) error {
 	}
 	lf := lockFile{Version: LockVersion, Suite: c.Suite, Base: c.Base, Packages: make([]lockEntry, 0, len(c.Packages))}
 	for _, p := range c.Packages {
-		lf.Packages = append(lf.Packages, lockEntry{
+		e := lockEntry{
 			Repo: p.Repo, Name: p.Name, Version: p.Version, Filename: p.Filename,
-			SHA256: p.SHA256, Size: p.Size, Source: p.Source, SourceVersion: p.SourceVersion,
-		})
+			SHA256: p.SHA256, Source: p.Source, SourceVersion: p.SourceVersion,
+		}
+		if p.Size > 0 {
+			e.Size = &p.Size
+		}
+		lf.Packages = append(lf.Packages, e)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

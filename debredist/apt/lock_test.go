@@ -155,6 +155,14 @@ func TestLockErrors(t *testing.T) {
 		{"absolute filename", own(strings.Replace(good, "pool/a.deb", "/etc/a.deb", 1)), true},
 		{"short sha", own(strings.Replace(good, h, "abc", 1)), true},
 		{"negative size", own(strings.Replace(good, `"size": 1`, `"size": -1`, 1)), true},
+		// issue 37: a size of 0 would turn the download's size check off
+		{"zero size", own(strings.Replace(good, `"size": 1`, `"size": 0`, 1)), true},
+		{"minus zero size", own(strings.Replace(good, `"size": 1`, `"size": -0`, 1)), true},
+		// issue 37: keys are case-sensitive and given once
+		{"case-folded key", own(strings.Replace(good, `"size": 1`, `"size": 1, "SHA256": "`+h+`"`, 1)), false},
+		{"Suite beside suite", `{"version": 1, "suite": "r36.5", "Suite": "r36.4", "packages": []}`, false},
+		{"two sha256", own(strings.Replace(good, `"size": 1`, `"size": 1, "sha256": "`+strings.Repeat("0", 64)+`"`, 1)), false},
+		{"invalid UTF-8", own(strings.Replace(good, `"source": "a"`, "\"source\": \"a\xff\"", 1)), false},
 		{"bad version", own(strings.Replace(good, `"version": "1"`, `"version": "a"`, 1)), true},
 		{"bad repo", own(strings.Replace(good, `"common"`, `"../x"`, 1)), true},
 		{"duplicate", own(good + "," + good), true},

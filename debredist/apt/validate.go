@@ -16,7 +16,7 @@ const maxFilenameBytes = 1024
 // control character or backslash.
 func CheckFilename(name string) error {
 	if msg := filenameProblem(name); msg != "" {
-		return fmt.Errorf("apt: unsafe Filename %q: %s", name, msg)
+		return fmt.Errorf("apt: unsafe Filename %q: %s", truncateString(name, 200), msg)
 	}
 	return nil
 }
@@ -69,7 +69,7 @@ func sha256Problem(s string) (string, string) {
 		case c >= 'A' && c <= 'F':
 			upper = true
 		default:
-			return "", fmt.Sprintf("malformed SHA256 %q: want 64 hex digits", s)
+			return "", fmt.Sprintf("malformed SHA256 %q: want 64 hex digits", truncateString(s, 80))
 		}
 	}
 	if upper {
@@ -133,20 +133,20 @@ func SplitSource(s string) (name, ver string, err error) {
 	name, rest, found := strings.Cut(s, " ")
 	if !found {
 		if msg := nameProblem(name); msg != "" {
-			return "", "", fmt.Errorf("apt: Source %q: %s", s, msg)
+			return "", "", fmt.Errorf("apt: Source %q: %s", truncateString(s, 200), msg)
 		}
 		return name, "", nil
 	}
 	rest = strings.TrimSpace(rest)
 	if len(rest) < 3 || rest[0] != '(' || rest[len(rest)-1] != ')' {
-		return "", "", fmt.Errorf("apt: Source %q: want \"name\" or \"name (version)\"", s)
+		return "", "", fmt.Errorf("apt: Source %q: want \"name\" or \"name (version)\"", truncateString(s, 200))
 	}
 	ver = strings.TrimSpace(rest[1 : len(rest)-1])
 	if msg := nameProblem(name); msg != "" {
-		return "", "", fmt.Errorf("apt: Source %q: %s", s, msg)
+		return "", "", fmt.Errorf("apt: Source %q: %s", truncateString(s, 200), msg)
 	}
 	if msg := versionProblem(ver); msg != "" {
-		return "", "", fmt.Errorf("apt: Source %q: %s", s, msg)
+		return "", "", fmt.Errorf("apt: Source %q: %s", truncateString(s, 200), msg)
 	}
 	return name, ver, nil
 }

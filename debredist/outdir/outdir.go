@@ -13,6 +13,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/jsonpos"
 	"github.com/debredist/debredist/internal/publish"
 )
 
@@ -44,6 +45,13 @@ func Open(out string) (*Snapshot, error) {
 	out = filepath.Clean(out)
 	top, err := os.OpenFile(out, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 	if err != nil {
+		return nil, err
+	}
+	if ok, err := isOut(top); err != nil || !ok {
+		top.Close()
+		if err == nil {
+			err = &NotOutError{Dir: out}
+		}
 		return nil, err
 	}
 	for try := 0; ; try++ {
@@ -81,8 +89,11 @@ const maxTries = 10
 func (s *Snapshot) resolve() error {
 	for try := 0; ; try++ {
 		cur, err := os.Readlink(filepath.Join(s.Out, publish.GenDir, publish.Current))
-		if err != nil || !publish.IsGenName(cur) {
-			return nil // no generations (or none debredist wrote): products are OUT's own directories
+		if err != nil {
+			return nil // no generations: products are OUT's own directories
+		}
+		if !publish.IsGenName(cur) {
+			return &CurrentError{Path: filepath.Join(s.Out, publish.GenDir, publish.Current), Target: cur}
 		}
 		if st, err := os.Lstat(filepath.Join(s.Out, publish.GenDir)); err != nil || !st.IsDir() {
 			return nil // .debredist is not debredist's: its links are not followed (Foreign)
@@ -131,6 +142,10 @@ func (s *Snapshot) list() error {
 			// a directory of OUT's that the generation has no product
 			// of: not output, never read as such
 			s.Outside = append(s.Outside, p)
+		case !e.IsDir() && name == publish.MutexFile:
+		case !e.IsDir() && !redist.IsSidecarName(name) && !strings.HasPrefix(name, redist.ManifestPrefix):
+			// a file, pipe or device in OUT itself: not debredist's
+			s.Other = append(s.Other, p)
 		case e.IsDir():
 			root := s.top // a product directory of an OUT without generations
 			if s.gen != nil && slices.Contains(genProducts, name) {
@@ -331,6 +346,9 @@ type Files struct {
 	// products of the current one (a copy of a product directory, user
 	// files): not output, not read.
 	Outside []string
+	// Other are the files in OUT itself that debredist did not write
+	// (anything but its lock file, manifests aside): not output, not read.
+	Other []string
 }
 
 // Find returns the Files of a Snapshot of dir, closed again: for a
@@ -344,4 +362,69 @@ func Find(dir string) (Files, error) {
 	}
 	defer s.Close()
 	return s.Files, nil
+}
+
+// NotOutError is a directory that holds no output of debredist's: neither
+// OUT's own state (.debredist, its lock file) nor a product directory with
+// a redistrib_*.json manifest. Open refuses it before reading any of it.
+type NotOutError struct{ Dir string }
+
+func (e *NotOutError) Error() string {
+	return e.Dir + " is not a debredist output directory (no redistrib_*.json, no .debredist)"
+}
+
+// IsOut reports whether dir holds debredist's output or state (see
+// NotOutError); a directory that does not exist does not.
+func IsOut(dir string) (bool, error) {
+	top, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer top.Close()
+	return isOut(top)
+}
+
+// isOut is IsOut of the open directory top (left at its start): OUT's own
+// entries, or a <product>/redist/redistrib_*.json of an OUT written before
+// generations, looked for one level down without following links.
+func isOut(top *os.File) (bool, error) {
+	ents, err := top.ReadDir(-1)
+	if _, serr := top.Seek(0, io.SeekStart); err == nil {
+		err = serr
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, e := range ents {
+		switch e.Name() {
+		case publish.GenDir, publish.MutexFile, publish.TmpDir:
+			return true, nil
+		}
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		d, err := files.OpenBeneath(top, e.Name()+"/redist", true)
+		if err != nil {
+			continue
+		}
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		if slices.ContainsFunc(names, redist.IsManifestName) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// CurrentError is OUT/.debredist/current pointing anywhere but at a
+// generation of OUT (gen-N beside it): it is not followed.
+type CurrentError struct{ Path, Target string }
+
+func (e *CurrentError) Error() string {
+	return fmt.Sprintf("%s points to %s, not to a generation of OUT (%s/gen-N): not followed (OUT was changed by hand: convert into a new directory)", e.Path, jsonpos.Quote(e.Target), publish.GenDir)
 }

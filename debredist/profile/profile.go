@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/jsonpos"
 )
 
@@ -186,12 +186,12 @@ type WheelRule struct {
 }
 
 //go:embed profiles/*.json defaults.json
-var files embed.FS
+var embedded embed.FS
 
 // Defaults returns the built-in grouping and layout data.
 func Defaults() Rules {
 	var r Rules
-	b, err := files.ReadFile("defaults.json")
+	b, err := embedded.ReadFile("defaults.json")
 	if err != nil {
 		panic(err) // embedded at build time
 	}
@@ -203,13 +203,13 @@ func Defaults() Rules {
 
 // Builtin returns the embedded profiles, sorted by suite.
 func Builtin() []Profile {
-	entries, err := files.ReadDir("profiles")
+	entries, err := embedded.ReadDir("profiles")
 	if err != nil {
 		panic(err)
 	}
 	var out []Profile
 	for _, e := range entries {
-		b, err := files.ReadFile("profiles/" + e.Name())
+		b, err := embedded.ReadFile("profiles/" + e.Name())
 		if err != nil {
 			panic(err)
 		}
@@ -264,7 +264,7 @@ func ForJetPack(v string) (Profile, error) {
 			return p, nil
 		}
 	}
-	return Profile{}, fmt.Errorf("no built-in profile for JetPack %q (known: %s; see Builtin)", v, strings.Join(names, ", "))
+	return Profile{}, fmt.Errorf("no built-in profile for JetPack %s (known: %s; see Builtin)", jsonpos.Quote(v), strings.Join(names, ", "))
 }
 
 // SupportedMajors lists the L4T majors ("r36") of the built-in profiles,
@@ -289,7 +289,7 @@ func SupportedMajors() []string {
 // date left to be derived from the index (see Resolve).
 func ForSuite(suite string) (Profile, error) {
 	if !ValidSuite(suite) {
-		return Profile{}, fmt.Errorf("invalid L4T suite %q: want rMAJOR.MINOR, e.g. r36.5", suite)
+		return Profile{}, fmt.Errorf("invalid L4T suite %s: want rMAJOR.MINOR, e.g. r36.5", jsonpos.Quote(suite))
 	}
 	var template *Profile
 	for _, p := range Builtin() {
@@ -319,12 +319,9 @@ func ForSuite(suite string) (Profile, error) {
 // Load reads a user's profile file. Fields it leaves empty are filled from
 // the built-in profile of the same L4T major.
 func Load(r io.Reader, name string) (Profile, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
+	data, err := jsonpos.ReadAll(name, r, maxFileBytes)
 	if err != nil {
 		return Profile{}, &InvalidError{File: name, Err: err}
-	}
-	if len(data) > maxFileBytes {
-		return Profile{}, &InvalidError{File: name, Err: fmt.Errorf("larger than %d bytes", maxFileBytes)}
 	}
 	if err := notAList(name, data); err != nil {
 		return Profile{}, &InvalidError{File: name, Err: err}
@@ -409,7 +406,7 @@ func notAList(name string, data []byte) error {
 		Schema   string          `json:"schema"`
 		Profiles json.RawMessage `json:"profiles"`
 	}
-	if json.Unmarshal(data, &list) != nil || list.Schema != ListSchema && list.Profiles == nil {
+	if jsonpos.Decode(name, data, &list, jsonpos.AllowUnknown) != nil || list.Schema != ListSchema && list.Profiles == nil {
 		return nil // the strict decoding says what else is wrong
 	}
 	if list.Schema == ListSchema {
@@ -423,10 +420,11 @@ func notAList(name string, data []byte) error {
 // maxFileBytes bounds a profile file.
 const maxFileBytes = 16 << 20
 
-// LoadFile reads a profile file from disk. A file that cannot be opened is
+// LoadFile reads a profile file from disk: a regular file (a named pipe or
+// a device is refused, never waited on). A file that cannot be opened is
 // an *InvalidError too: it is the user's input either way.
 func LoadFile(path string) (Profile, error) {
-	f, err := os.Open(path)
+	f, err := files.OpenRegular(path)
 	if err != nil {
 		return Profile{}, &InvalidError{File: path, Err: err}
 	}
@@ -436,6 +434,11 @@ func LoadFile(path string) (Profile, error) {
 
 var cudaRE = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
 var dateRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+
+// Validate checks p as Load checks a profile file named name: every
+// value that reaches a path, a name or a command against its grammar.
+// Readers of a profile recorded elsewhere (a provenance sidecar) run it too.
+func (p Profile) Validate(name string) error { return p.validate(name) }
 
 func (p Profile) validate(name string) error {
 	if p.CUDA != "" && !cudaRE.MatchString(p.CUDA) {
@@ -454,10 +457,10 @@ func (p Profile) validate(name string) error {
 	}
 	for _, s := range p.Rules.Stubs {
 		if _, err := regexp.Compile(s.Match); err != nil {
-			return fmt.Errorf("profile %s: stub rule %q: %v", name, s.Match, err)
+			return fmt.Errorf("profile %s: stub rule %s: %v", name, jsonpos.Quote(s.Match), err)
 		}
 		if s.Name == "" {
-			return fmt.Errorf("profile %s: stub rule %q has no name", name, s.Match)
+			return fmt.Errorf("profile %s: stub rule %s has no name", name, jsonpos.Quote(s.Match))
 		}
 	}
 	for _, w := range p.Rules.Wheels {

@@ -1,7 +1,9 @@
 package profile
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,5 +211,47 @@ func TestLoadFileNestedUnknownKey(t *testing.T) {
 		if err == nil || !strings.HasSuffix(err.Error(), f+want) {
 			t.Errorf("%s:\n got  %v\n want %s%s", body, err, f, want)
 		}
+	}
+}
+
+// TestLoadStrictKeys: a profile's keys match case-sensitively and appear
+// once, and it is UTF-8: what encoding/json took silently (a "L4T" beside
+// "l4t" planned r36.4, "Release_Date" overrode release_date, the second of
+// two "l4t" won, invalid bytes became U+FFFD) is an error naming the file,
+// line and column (issue 37).
+func TestLoadStrictKeys(t *testing.T) {
+	p, err := ForJetPack("6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := string(b)
+	if _, err := Load(strings.NewReader(good), "p.json"); err != nil {
+		t.Fatalf("the built-in profile as a file: %v", err)
+	}
+	for _, tc := range []struct{ name, in, want string }{
+		{"L4T", strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","L4T":"r36.4"`, 1), `unknown field "L4T"`},
+		{"Release_Date", strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","Release_Date":"2020-01-01"`, 1), `unknown field "Release_Date"`},
+		{"l4t twice", strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","l4t":"r36.4"`, 1), `duplicate key "l4t" in the top-level object`},
+		{"invalid UTF-8", strings.Replace(good, `"description":"`, "\"description\":\"\xff", 1), "invalid UTF-8"},
+		{"deep", `{"rules": {"rules": [` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `]}}`, "nested deeper than 64"},
+	} {
+		_, err := Load(strings.NewReader(tc.in), "p.json")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "p.json:1:") {
+			t.Errorf("%s: %v, want an error at p.json:1:… saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestErrorQuotesBounded: an error quotes at most a bounded prefix of the
+// value it names (issue 37: a 300 KB field gave a 300 KB line).
+func TestErrorQuotesBounded(t *testing.T) {
+	long := strings.Repeat("x", 300<<10)
+	_, err := Load(strings.NewReader(`{"name": "ok", "l4t": "`+long+`"}`), "p.json")
+	if err == nil || len(err.Error()) > 1024 || !strings.Contains(err.Error(), "… (307200 bytes)") {
+		t.Errorf("a 300 KB l4t: %d-byte error %.300q", len(fmt.Sprint(err)), fmt.Sprint(err))
 	}
 }

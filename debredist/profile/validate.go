@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/debredist/debredist/internal/jsonpos"
 )
@@ -56,7 +58,7 @@ func (e *InvalidError) Error() string {
 	case e.Field == "":
 		return fmt.Sprintf("profile %s: %v", e.File, e.Err)
 	}
-	return fmt.Sprintf("profile %s: field %s: %q is not %s", e.File, e.Field, e.Value, e.Want)
+	return fmt.Sprintf("profile %s: field %s: %s is not %s", e.File, e.Field, jsonpos.Quote(e.Value), e.Want)
 }
 
 func (e *InvalidError) Unwrap() error { return e.Err }
@@ -64,6 +66,52 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 // ValidName reports whether s is a product, redist package name or
 // similar: [a-z0-9_]+, at most MaxNameLen bytes.
 func ValidName(s string) bool { return len(s) <= MaxNameLen && NameRE.MatchString(s) }
+
+// ReservedNames are the attribute names in [a-z0-9_]+ that nixpkgs' CUDA
+// package set (cudaPackages_X_Y) defines for its own machinery rather than
+// as packages, read from pkgs/development/cuda-modules/default.nix
+// (NixOS/nixpkgs 04512dc6: lib, pkgs, flags, manifests, and makeScope's
+// packages and override), pkgs/top-level/cuda-packages.nix (03652d51: the
+// older generation's fixups, gpus, tests, cudatoolkit) and Nix itself
+// (type: "derivation" marks a package). Every other attribute of the set's
+// own (callPackage, buildRedist, backendStdenv, cudaMajorVersion, …) is
+// camel-cased and so never a name, and so are the names beginning with
+// "_" (_cuda, __splicedPackages), which ValidPName refuses as a class. A
+// component of such a name would replace the set's machinery (the overlay
+// hands every component to the set by name): no component is ever named so.
+var ReservedNames = []string{"cudatoolkit", "fixups", "flags", "gpus", "lib", "manifests", "override", "packages", "pkgs", "tests", "type"}
+
+// ValidPName reports whether s can name a redist package: ValidName, not
+// one of ReservedNames and not beginning with "_".
+func ValidPName(s string) bool {
+	return ValidName(s) && !strings.HasPrefix(s, "_") && !slices.Contains(ReservedNames, s)
+}
+
+// PNameWant says in words what ValidPName accepts.
+const PNameWant = "a redist package name ([a-z0-9_]+, at most 64 characters, not beginning with '_', and none of the names nixpkgs' CUDA package set uses for itself: " +
+	"cudatoolkit, fixups, flags, gpus, lib, manifests, override, packages, pkgs, tests, type)"
+
+// TextProblem says what is wrong with s as a text value of at most max
+// bytes read from a file (a name, a license, a description), "" when
+// nothing is: it must be UTF-8 without control characters (NUL, line
+// breaks, escapes), format characters (a byte order mark, bidirectional
+// overrides, zero-width characters) or line and paragraph separators
+// (U+2028, U+2029), which other readers of the same file cut or show
+// differently (Nix's builtins.fromJSON ends a string at NUL).
+func TextProblem(s string, max int) string {
+	if len(s) > max {
+		return fmt.Sprintf("longer than %d bytes (%d)", max, len(s))
+	}
+	if !utf8.ValidString(s) {
+		return "not UTF-8"
+	}
+	for _, r := range s {
+		if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return fmt.Sprintf("holds the character %U", r)
+		}
+	}
+	return ""
+}
 
 // ValidPlatform reports whether s is a redist platform, or "source".
 func ValidPlatform(s string) bool {
@@ -97,7 +145,12 @@ func (p Profile) checkNames(file string) error {
 	check("target", p.Target, dashed, len(p.Target) <= MaxNameLen && dashedRE.MatchString(p.Target))
 	check("triple", p.Triple, dashed, len(p.Triple) <= MaxNameLen && dashedRE.MatchString(p.Triple))
 	for i, e := range p.Expect {
-		check(fmt.Sprintf("expect[%d]", i), e, name, ValidName(e))
+		check(fmt.Sprintf("expect[%d]", i), e, PNameWant, ValidPName(e))
+	}
+	check("description", p.Description, "text (printable, at most 1024 bytes)", TextProblem(p.Description, 1024) == "")
+	check("jetpack", p.JetPack, "a JetPack version (dotted numbers)", p.JetPack == "" || ValidVersion(p.JetPack))
+	for i, a := range p.Aliases {
+		check(fmt.Sprintf("aliases[%d]", i), a, "a profile name ([a-z0-9._-]+, at most 64 characters)", len(a) <= MaxNameLen && profileNameRE.MatchString(a))
 	}
 	r := p.Rules
 	for _, k := range slices.Sorted(maps.Keys(r.Products)) {
@@ -117,11 +170,13 @@ func (p Profile) checkNames(file string) error {
 			check(fmt.Sprintf("%sbinaries[%d]", f, k), b, glob, validGlob(b))
 		}
 		check(f+"product", c.Product, name, ValidName(c.Product))
+		check(f+"name", c.Name, "text (printable, at most 256 bytes)", TextProblem(c.Name, 256) == "")
+		check(f+"license", c.License, "text (printable, at most 256 bytes)", TextProblem(c.License, 256) == "")
 		check(f+"cuda_variant_minor_from", c.CUDAVariantMinorFrom, "a CUDA release MAJOR.MINOR", c.CUDAVariantMinorFrom == "" || cudaRE.MatchString(c.CUDAVariantMinorFrom))
 		if c.PName != "" {
-			check(f+"pname", c.PName, name, ValidName(c.PName))
+			check(f+"pname", c.PName, PNameWant, ValidPName(c.PName))
 		} else if derived := strings.ReplaceAll(c.Source, "-", "_"); !strings.ContainsAny(derived, "*?[") {
-			check(f+"pname (derived from source; set one)", derived, name, ValidName(derived))
+			check(f+"pname (derived from source; set one)", derived, PNameWant, ValidPName(derived))
 		}
 		check(f+"platform", c.Platform, platform+" or \"source\"", c.Platform == "" || ValidPlatform(c.Platform))
 	}

@@ -182,11 +182,11 @@ func ExampleReadProvenance() {
   "archives": [{
     "product": "cuda", "pname": "libcublas", "platform": "linux-aarch64", "version": "12.6.1.4",
     "relative_path": "libcublas/linux-aarch64/libcublas-linux-aarch64-12.6.1.4-archive.tar.xz",
-    "size": 1000, "sha256": "ab", "md5": "cd", "nar_hash": "sha256-AAAA", "input_key": "ef",
+    "size": 1000, "sha256": "abababababababababababababababababababababababababababababababab", "md5": "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", "nar_hash": "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", "input_key": "ef",
     "debs": [{"repo": "common", "package": "libcublas-12-6", "version": "12.6.1.4-1",
-              "filename": "pool/main/libc/libcublas/libcublas-12-6_12.6.1.4-1_arm64.deb", "sha256": "01"}],
+              "filename": "pool/main/libc/libcublas/libcublas-12-6_12.6.1.4-1_arm64.deb", "sha256": "0101010101010101010101010101010101010101010101010101010101010101"}],
     "stubs": [{"path": "lib/stubs/libcublas.so", "from": "lib/libcublas.so.12.6.1.4",
-               "from_deb": "libcublas-12-6_12.6.1.4-1_arm64.deb", "soname": "libcublas.so.12", "symbols": 1234, "sha256": "23"}]
+               "from_deb": "libcublas-12-6_12.6.1.4-1_arm64.deb", "soname": "libcublas.so.12", "symbols": 1234, "sha256": "2323232323232323232323232323232323232323232323232323232323232323"}]
   }]
 }`
 	p, err := redist.ReadProvenance(strings.NewReader(sidecar))
@@ -206,7 +206,7 @@ func ExampleReadProvenance() {
 	}
 	// Output:
 	// debredist 0.1.0 .tar.xz preset 4 jetpack6 r36.5
-	// libcublas 12.6.1.4 sha256-AAAA
+	// libcublas 12.6.1.4 sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=
 	//   from common libcublas-12-6 12.6.1.4-1
 	//   stub lib/stubs/libcublas.so of lib/libcublas.so.12.6.1.4 libcublas.so.12 1234 symbols
 }

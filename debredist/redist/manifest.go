@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/debredist/debredist/internal/jsonpos"
 )
 
 // Manifest is an NVIDIA redistrib_<label>.json: a release of one product
@@ -63,7 +65,7 @@ type Artifact struct {
 func (a *Artifact) Bytes() (int64, error) {
 	n, err := strconv.ParseInt(a.Size, 10, 64)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("artifact %s: size %q is not a number of bytes", a.RelativePath, a.Size)
+		return 0, fmt.Errorf("artifact %s: size %s is not a number of bytes", jsonpos.Quote(a.RelativePath), jsonpos.Quote(a.Size))
 	}
 	return n, nil
 }
@@ -98,31 +100,31 @@ func VariantOf(key string) string { return strings.TrimPrefix(key, "cuda") }
 
 var variantKeyRE = regexp.MustCompile(`^cuda[0-9]+(\.[0-9]+)?$`) // cuda13, and cuda13.2 (cuda_compat from CUDA 13)
 
-// UnmarshalJSON reads NVIDIA's manifest format.
+// UnmarshalJSON reads NVIDIA's manifest format (strictly, as
+// internal/jsonpos reads every JSON input: keys case-sensitive, none twice).
+// Its errors are the JSON reader's, located by the caller's Decode.
 func (m *Manifest) UnmarshalJSON(b []byte) error {
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
+	if err := jsonpos.Unmarshal(b, &top); err != nil {
 		return err
 	}
 	*m = Manifest{Components: map[string]*Component{}}
+	var fields struct {
+		ReleaseDate    string `json:"release_date"`
+		ReleaseLabel   string `json:"release_label"`
+		ReleaseProduct string `json:"release_product"`
+	}
+	if err := jsonpos.Unmarshal(b, &fields, jsonpos.AllowUnknown); err != nil {
+		return err
+	}
+	m.ReleaseDate, m.ReleaseLabel, m.ReleaseProduct = fields.ReleaseDate, fields.ReleaseLabel, fields.ReleaseProduct
 	for k, raw := range top {
 		switch k {
-		case "release_date":
-			if err := json.Unmarshal(raw, &m.ReleaseDate); err != nil {
-				return fmt.Errorf("release_date: %w", err)
-			}
-		case "release_label":
-			if err := json.Unmarshal(raw, &m.ReleaseLabel); err != nil {
-				return fmt.Errorf("release_label: %w", err)
-			}
-		case "release_product":
-			if err := json.Unmarshal(raw, &m.ReleaseProduct); err != nil {
-				return fmt.Errorf("release_product: %w", err)
-			}
+		case "release_date", "release_label", "release_product":
 		default:
 			c := &Component{}
-			if err := json.Unmarshal(raw, c); err != nil {
-				return fmt.Errorf("component %s: %w", k, err)
+			if err := jsonpos.Unmarshal(raw, c); err != nil {
+				return fmt.Errorf("component %s: %w", jsonpos.Quote(k), err)
 			}
 			m.Components[k] = c
 		}
@@ -133,22 +135,24 @@ func (m *Manifest) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads one component.
 func (c *Component) UnmarshalJSON(b []byte) error {
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
+	if err := jsonpos.Unmarshal(b, &fields); err != nil {
 		return err
 	}
-	*c = Component{Platforms: map[string]*Platform{}}
-	str := map[string]*string{"name": &c.Name, "license": &c.License, "license_path": &c.LicensePath, "version": &c.Version}
+	var known struct {
+		Name        string   `json:"name"`
+		License     string   `json:"license"`
+		LicensePath string   `json:"license_path"`
+		Version     string   `json:"version"`
+		CUDAVariant []string `json:"cuda_variant"`
+	}
+	if err := jsonpos.Unmarshal(b, &known, jsonpos.AllowUnknown); err != nil {
+		return err
+	}
+	*c = Component{Name: known.Name, License: known.License, LicensePath: known.LicensePath, Version: known.Version,
+		CUDAVariant: known.CUDAVariant, Platforms: map[string]*Platform{}}
 	for k, raw := range fields {
-		if dst, ok := str[k]; ok {
-			if err := json.Unmarshal(raw, dst); err != nil {
-				return fmt.Errorf("%s: %w", k, err)
-			}
-			continue
-		}
-		if k == "cuda_variant" {
-			if err := json.Unmarshal(raw, &c.CUDAVariant); err != nil {
-				return fmt.Errorf("cuda_variant: %w", err)
-			}
+		switch k {
+		case "name", "license", "license_path", "version", "cuda_variant":
 			continue
 		}
 		trimmed := bytes.TrimSpace(raw)
@@ -161,24 +165,24 @@ func (c *Component) UnmarshalJSON(b []byte) error {
 		}
 		// Every object-valued key is a platform (as nixpkgs reads it).
 		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			return fmt.Errorf("platform %s: %w", k, err)
+		if err := jsonpos.Unmarshal(raw, &obj); err != nil {
+			return err
 		}
 		p := &Platform{}
 		if _, ok := obj["relative_path"]; ok {
 			p.Artifact = &Artifact{}
-			if err := json.Unmarshal(raw, p.Artifact); err != nil {
-				return fmt.Errorf("platform %s: %w", k, err)
+			if err := jsonpos.Unmarshal(raw, p.Artifact, jsonpos.AllowUnknown); err != nil {
+				return fmt.Errorf("platform %s: %w", jsonpos.Quote(k), err)
 			}
 		} else {
 			p.Variants = map[string]*Artifact{}
 			for v, vraw := range obj {
 				if !variantKeyRE.MatchString(v) {
-					return fmt.Errorf("platform %s: unexpected key %q (want relative_path or cuda<MAJOR>[.<MINOR>])", k, v)
+					return fmt.Errorf("platform %s: unexpected key %s (want relative_path or cuda<MAJOR>[.<MINOR>])", jsonpos.Quote(k), jsonpos.Quote(v))
 				}
 				a := &Artifact{}
-				if err := json.Unmarshal(vraw, a); err != nil {
-					return fmt.Errorf("platform %s/%s: %w", k, v, err)
+				if err := jsonpos.Unmarshal(vraw, a, jsonpos.AllowUnknown); err != nil {
+					return fmt.Errorf("platform %s/%s: %w", jsonpos.Quote(k), v, err)
 				}
 				p.Variants[v] = a
 			}
@@ -283,21 +287,23 @@ func WriteManifest(w io.Writer, m *Manifest) error {
 	return err
 }
 
-// ReadManifest parses a manifest.
+// ReadManifest parses a manifest: at most MaxJSON bytes, read as every
+// JSON input is (internal/jsonpos: bounded nesting, keys case-sensitive,
+// none twice, errors with line and column), and valid (Check).
 func ReadManifest(r io.Reader) (*Manifest, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxJSON))
+	b, err := jsonpos.ReadAll("", r, MaxJSON)
 	if err != nil {
 		return nil, err
 	}
-	if err := duplicateKey(b); err != nil {
-		return nil, err
-	}
 	m := &Manifest{}
-	if err := json.Unmarshal(b, m); err != nil {
+	if err := jsonpos.Decode("", b, m); err != nil {
 		return nil, err
 	}
 	if m.ReleaseProduct == "" && m.ReleaseLabel == "" {
 		return nil, fmt.Errorf("not a redist manifest: no release_label or release_product")
+	}
+	if err := m.Check(); err != nil {
+		return nil, fmt.Errorf("not a valid manifest: %w", err)
 	}
 	return m, nil
 }

@@ -1,7 +1,6 @@
 package redist
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,11 +16,14 @@ import (
 // Provenance is the sidecar written beside each manifest
 // (debredist-provenance_<label>.json): how every archive was made.
 type Provenance struct {
-	Tool     string          `json:"tool"`
-	Encoder  Encoder         `json:"encoder"`
-	Profile  profile.Profile `json:"profile"`
-	Indexes  []Index         `json:"indexes"`
-	Archives []Archive       `json:"archives"`
+	Tool    string          `json:"tool"`
+	Encoder Encoder         `json:"encoder"`
+	Profile profile.Profile `json:"profile"`
+	Indexes []Index         `json:"indexes"`
+	// Mirror is the mirror the debs were read from (a directory as an
+	// absolute path) when no index names it: a conversion from a lock file.
+	Mirror   string    `json:"mirror,omitempty"`
+	Archives []Archive `json:"archives"`
 }
 
 // Encoder says how archives were compressed.
@@ -109,46 +111,39 @@ type Stub struct {
 	SHA256  string `json:"sha256"`
 }
 
-// Mirror is the mirror base the debs were read from: the part of its first
-// index's URL before /<repo>/dists/ (convert records a mirror directory as
-// an absolute path); "" when no index was read (a lock file's debs).
-func (p *Provenance) Mirror() string {
+// MirrorBase is the mirror base the debs were read from: the part of its
+// first index's URL before /<repo>/dists/ (convert records a mirror
+// directory as an absolute path), else Mirror (a conversion from a lock
+// file records it); "" when neither says.
+func (p *Provenance) MirrorBase() string {
 	for _, ix := range p.Indexes {
 		if i := strings.Index(ix.URL, "/"+ix.Repo+"/dists/"); ix.Repo != "lock" && i > 0 {
 			return ix.URL[:i]
 		}
 	}
-	return ""
+	return p.Mirror
 }
 
 // MaxJSON bounds what ReadManifest and ReadProvenance read: 64 MiB.
 const MaxJSON = 64 << 20
 
-// ReadProvenance reads a provenance sidecar.
+// ReadProvenance reads a provenance sidecar: at most MaxJSON bytes, read
+// as every JSON input is (internal/jsonpos: bounded nesting, keys
+// case-sensitive, none twice; keys a later version adds are ignored), and
+// valid (Check).
 func ReadProvenance(r io.Reader) (*Provenance, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxJSON))
+	b, err := jsonpos.ReadAll("", r, MaxJSON)
 	if err != nil {
-		return nil, err
-	}
-	if err := duplicateKey(b); err != nil {
 		return nil, fmt.Errorf("provenance sidecar: %w", err)
 	}
 	var p Provenance
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := jsonpos.Decode("", b, &p, jsonpos.AllowUnknown); err != nil {
 		return nil, fmt.Errorf("provenance sidecar: %w", err)
 	}
-	return &p, nil
-}
-
-// duplicateKey refuses a key twice in one object: encoding/json would keep
-// the last silently, while other readers of the same file (NVIDIA's
-// scripts, Nix's builtins.fromJSON) may take another.
-func duplicateKey(b []byte) error {
-	var je *jsonpos.Error
-	if err := jsonpos.DuplicateKey("", b); errors.As(err, &je) {
-		return fmt.Errorf("line %d, column %d: %s", je.Line, je.Column, je.Msg)
+	if err := p.Check(); err != nil {
+		return nil, fmt.Errorf("provenance sidecar: not valid: %w", err)
 	}
-	return nil
+	return &p, nil
 }
 
 // ReadSidecar reads the provenance sidecar of the manifest file at path:

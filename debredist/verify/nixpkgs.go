@@ -218,7 +218,7 @@ func checkNixpkgs(ctx context.Context, s *outdir.Snapshot, table *nixcheck.Table
 	// Known before the walk: an archive that does not decode still has its
 	// package rules.
 	_, nc.Known = table.Outputs(nc.Component, nc.Platform, nc.CUDA, nc.Version)
-	if err := archive.Walk(ctx, f, c.Add); err != nil {
+	if err := archive.Walk(ctx, f, archive.TopName(filepath.Base(file)), c.Add); err != nil {
 		return err
 	}
 	r := c.Finish()

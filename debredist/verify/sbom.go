@@ -2,7 +2,6 @@ package verify
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +14,7 @@ import (
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
+	"github.com/debredist/debredist/internal/jsonpos"
 )
 
 // verifySBOM checks the bills of materials beside the manifest mf (rel
@@ -92,7 +92,7 @@ func spdxArchives(b []byte) (map[string]string, error) {
 			} `json:"checksums"`
 		} `json:"files"`
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
+	if err := jsonpos.Decode("", b, &doc, jsonpos.AllowUnknown); err != nil {
 		return nil, fmt.Errorf("not SPDX JSON: %w", err)
 	}
 	if doc.SPDXVersion != "SPDX-2.3" {
@@ -130,7 +130,7 @@ func cdxArchives(b []byte) (map[string]string, error) {
 			} `json:"properties"`
 		} `json:"components"`
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
+	if err := jsonpos.Decode("", b, &doc, jsonpos.AllowUnknown); err != nil {
 		return nil, fmt.Errorf("not CycloneDX JSON: %w", err)
 	}
 	if doc.BOMFormat != "CycloneDX" || doc.SpecVersion != "1.6" {

@@ -18,6 +18,7 @@ import (
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/jsonpos"
 	"github.com/debredist/debredist/internal/publish"
 )
 
@@ -64,6 +65,10 @@ func (r *Report) OK() bool { return r.Err() == nil }
 type Problem struct {
 	Path string // slash-separated, relative to the checked directory; "" when no one file is concerned
 	Err  error
+	// Aside marks a problem with something that is not output (a link or
+	// file debredist did not write, a stray or unlinked entry, a bill of
+	// materials): Report.OutputErr leaves it out.
+	Aside bool
 }
 
 func (p Problem) Error() string {
@@ -82,7 +87,7 @@ func (p Problem) MarshalJSON() ([]byte, error) { return json.Marshal(p.Error()) 
 // UnmarshalJSON reads a message written by MarshalJSON (as Err; Path stays "").
 func (p *Problem) UnmarshalJSON(b []byte) error {
 	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := jsonpos.Unmarshal(b, &s); err != nil {
 		return err
 	}
 	*p = Problem{Err: errors.New(s)}
@@ -115,6 +120,27 @@ func (e *Error) Unwrap() []error {
 		errs[i] = p
 	}
 	return errs
+}
+
+// OutputErr is Err of the problems with what readers of OUT read (its
+// manifests, provenance sidecars, license files and archives), leaving
+// aside what is not output (links and files debredist did not write,
+// stray or unlinked entries, the bills of materials beside the
+// manifests): sbom and nix refuse an OUT for which it is not nil.
+func (r *Report) OutputErr() error {
+	var keep []Problem
+	for _, p := range r.Problems {
+		if !p.Aside {
+			keep = append(keep, p)
+		}
+	}
+	return (&Report{Problems: keep, Artifacts: r.Artifacts}).Err()
+}
+
+func markAside(ps []Problem) {
+	for i := range ps {
+		ps[i].Aside = true
+	}
 }
 
 // Err returns a *Error listing every problem, or nil.
@@ -161,6 +187,9 @@ func reread[R interface{ Err() error }](ctx context.Context, dir, what string, c
 		s, err := outdir.Open(dir)
 		if err != nil {
 			var none R
+			if noe := (*outdir.NotOutError)(nil); errors.As(err, &noe) {
+				return none, err // it names dir, and says it all
+			}
 			return none, fmt.Errorf("%s %s: %w", what, dir, err)
 		}
 		rep, err := check(ctx, s)
@@ -180,12 +209,20 @@ func DirSnapshot(ctx context.Context, s *outdir.Snapshot) (*Report, error) {
 	rep := &Report{Dir: dir}
 	found := s.Files
 	manifests := found.Manifests
+	// What is not output (links and files debredist did not write, stray
+	// or unlinked entries) is reported aside: readers never take it.
+	defer func(n int) { markAside(rep.Problems[n:]) }(len(rep.Problems))
 	for _, p := range found.Foreign {
 		l, _ := os.Readlink(p)
 		l = strconv.Quote(l) // the target is OUT's text: quoted, never raw on a terminal
 		rel, _ := filepath.Rel(dir, p)
 		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
 			"a symbolic link (to %s) that debredist did not write: not followed, its target is not verified", l))
+	}
+	for _, p := range found.Other {
+		rel, _ := filepath.Rel(dir, p)
+		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
+			"a file debredist did not write: not output, not verified (an output directory holds only what convert writes)"))
 	}
 	for _, p := range found.Outside {
 		rel, _ := filepath.Rel(dir, p)
@@ -220,7 +257,9 @@ func DirSnapshot(ctx context.Context, s *outdir.Snapshot) (*Report, error) {
 		rel, _ := filepath.Rel(dir, mf)
 		rep.Manifests = append(rep.Manifests, filepath.ToSlash(rel))
 		verifyManifest(ctx, s, rep, mf, filepath.ToSlash(rel))
+		n := len(rep.Problems)
 		verifySBOM(s, rep, mf, filepath.ToSlash(rel)) // sbom.go
+		markAside(rep.Problems[n:])                   // the documents are not what readers read
 	}
 	return rep, ctx.Err()
 }
@@ -289,7 +328,9 @@ func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, mf, re
 				checked[k] = ar
 			}
 			if rec, ok := prov[pa.Artifact.RelativePath]; ok {
-				ar.Problems = append(ar.Problems, compareRecord(name, c, pa, rec, platforms[pa.Artifact.RelativePath])...)
+				for _, d := range redist.Compare(name, c, pa, rec, platforms[pa.Artifact.RelativePath]) {
+					ar.Problems = append(ar.Problems, Problemf("", "%s", d))
+				}
 			}
 			rep.Artifacts = append(rep.Artifacts, ar)
 			named[pa.Artifact.RelativePath] = true
@@ -321,6 +362,9 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 		return
 	}
 	ar.Size = st.Size()
+	if n, links := s.LinksOutside(f, filepath.Join(base, p)); n > 0 {
+		bad("hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive (copy it instead of linking it)", n, links)
+	}
 	// The sizes first, by stat: a file of another size is not the archive,
 	// and is not read (it could be terabytes).
 	if want, err := a.Bytes(); err != nil || want != st.Size() {
@@ -352,8 +396,8 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 	if a.MD5 != "" && r.MD5 != a.MD5 {
 		bad("md5 is %s, manifest says %s", r.MD5, a.MD5)
 	}
-	if want := topName(path.Base(a.RelativePath)); r.Top != want {
-		bad("top-level directory is %q, want %q (the file name without its extension)", r.Top, want)
+	if want := archive.TopName(path.Base(a.RelativePath)); r.Top != want {
+		bad("top-level directory is %s, want %s (the file name without its extension)", jsonpos.Quote(r.Top), jsonpos.Quote(want))
 	}
 	if rec, ok := prov[a.RelativePath]; ok {
 		if rec.SHA256 != r.SHA256 || rec.NAR != r.NAR || rec.Size != st.Size() || (rec.MD5 != "" && rec.MD5 != r.MD5) {
@@ -362,47 +406,6 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 	} else if prov != nil {
 		bad("not recorded in the provenance sidecar")
 	}
-}
-
-// compareRecord compares what the manifest says of one artifact of
-// component name with the provenance sidecar's record of its archive,
-// field by field: pname, version, platform, cuda_variant, size, sha256 and
-// md5. An edited manifest (or sidecar) fails here, naming the field, even
-// where the archive itself still matches one of them.
-func compareRecord(name string, c *redist.Component, pa redist.PlatformArtifact, rec redist.Archive, platforms []string) []Problem {
-	var ps []Problem
-	differ := func(field, manifest, recorded string) {
-		ps = append(ps, Problemf("", "field %s: the manifest says %q, the provenance sidecar records %q", field, manifest, recorded))
-	}
-	if name != rec.PName {
-		differ("pname (the component's key)", name, rec.PName)
-	}
-	if c.Version != rec.Version {
-		differ("version", c.Version, rec.Version)
-	}
-	if !slices.Contains(platforms, rec.Platform) {
-		differ("platform", pa.Platform, rec.Platform)
-	}
-	if want := rec.Variant; want != "" && pa.Variant != "cuda"+want || want == "" && pa.Variant != "" {
-		differ("cuda_variant", strings.TrimPrefix(pa.Variant, "cuda"), rec.Variant)
-	}
-	if pa.Artifact.Size != strconv.FormatInt(rec.Size, 10) {
-		differ("size", pa.Artifact.Size, strconv.FormatInt(rec.Size, 10))
-	}
-	if pa.Artifact.SHA256 != rec.SHA256 {
-		differ("sha256", pa.Artifact.SHA256, rec.SHA256)
-	}
-	if rec.MD5 != "" && pa.Artifact.MD5 != rec.MD5 {
-		differ("md5", pa.Artifact.MD5, rec.MD5)
-	}
-	return ps
-}
-
-func topName(file string) string {
-	if top, _, ok := archive.TrimExt(file); ok {
-		return top
-	}
-	return strings.TrimSuffix(file, ".tar.gz")
 }
 
 // strayError is a redistrib_* file that is not a manifest; its message

@@ -147,3 +147,12 @@ func TrimExt(name string) (top string, c Compression, ok bool) {
 	}
 	return name, 0, false
 }
+
+// TopName is the top directory an archive file of this name must hold:
+// the name without its extension (.tar.xz, .tar.zst; also .tar.gz).
+func TopName(file string) string {
+	if top, _, ok := TrimExt(file); ok {
+		return top
+	}
+	return strings.TrimSuffix(file, ".tar.gz")
+}

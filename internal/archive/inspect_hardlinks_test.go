@@ -178,7 +178,7 @@ func TestInspectSparseRefused(t *testing.T) {
 		if !errors.Is(err, ErrType) || !errors.Is(err, entry.ErrSparse) || !strings.Contains(err.Error(), "unsupported entry type: sparse file") {
 			t.Errorf("type %q: Inspect: got %v, want a sparse-file ErrType", typ, err)
 		}
-		err = Walk(context.Background(), bytes.NewReader(c), func(h entry.Header, content io.Reader) error {
+		err = Walk(context.Background(), bytes.NewReader(c), "", func(h entry.Header, content io.Reader) error {
 			if h.Type == entry.Regular {
 				t.Errorf("type %q: Walk handed over %s (%d bytes)", typ, h.Path, h.Size)
 			}
@@ -231,5 +231,43 @@ func TestInspectHardlinkAmplificationRefused(t *testing.T) {
 	}
 	if r.n > int64(len(data)) {
 		t.Errorf("read %d bytes of a %d-byte archive: the refusal came after a second pass", r.n, len(data))
+	}
+}
+
+// TestWalkBounded: Walk, which verify --nixpkgs and sbom decode archives
+// with, refuses a decompression bomb as Inspect does, and an archive whose
+// entries are not all below the one top directory its name says (issue
+// 37: readers agree with verify on what an archive is).
+func TestWalkBounded(t *testing.T) {
+	walk := func(data []byte, top string) error {
+		return Walk(context.Background(), bytes.NewReader(data), top, func(entry.Header, io.Reader) error { return nil })
+	}
+	bomb, _ := writeArchive(t, []Entry{file("zeros", 0o644, make([]byte, 96<<20))}, Options{Top: "top", Compression: Zstd})
+	if err := walk(bomb, "top"); !errors.Is(err, ErrLimit) {
+		t.Errorf("bomb: got %v, want ErrLimit", err)
+	}
+	data, _ := writeArchive(t, []Entry{file("a", 0o644, []byte("x"))}, Options{Top: "other-archive", Compression: Zstd})
+	if err := walk(data, "top"); !errors.Is(err, ErrTopDir) {
+		t.Errorf("another archive's top: got %v, want ErrTopDir", err)
+	}
+	if err := walk(data, ""); err != nil {
+		t.Errorf("any top: %v", err)
+	}
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	for _, n := range []string{"one/", "one/a", "two/", "two/b"} {
+		typ := byte(tar.TypeReg)
+		if strings.HasSuffix(n, "/") {
+			typ = tar.TypeDir
+		}
+		tw.WriteHeader(&tar.Header{Name: n, Typeflag: typ, Mode: 0o644})
+	}
+	tw.Close()
+	two, err := zstdCompress(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := walk(two, ""); !errors.Is(err, ErrTopDir) {
+		t.Errorf("two tops: got %v, want ErrTopDir", err)
 	}
 }

@@ -146,7 +146,7 @@ func checkRecord(rec *redist.Archive, comp archive.Compression) error {
 	switch {
 	case !profile.ValidName(rec.Product):
 		return bad("product", rec.Product, "a product name ([a-z0-9_]+)")
-	case !profile.ValidName(rec.PName):
+	case !profile.ValidPName(rec.PName):
 		return bad("pname", rec.PName, "a redist package name ([a-z0-9_]+)")
 	case !profile.ValidPlatform(rec.Platform):
 		return bad("platform", rec.Platform, "a redist platform")

@@ -14,7 +14,9 @@ import (
 
 	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/safepath"
+	"syscall"
 )
 
 // Extract writes a deb's data safely into dir. It refuses an existing
@@ -53,7 +55,7 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 		return fail(fault.DebIO, "", fmt.Errorf("destination: %w", err))
 	}
 
-	f, err := os.Open(debPath)
+	f, err := files.OpenRegular(debPath) // a named pipe or device is refused, never waited on
 	if err != nil {
 		return fail(fault.DebIO, "", err)
 	}
@@ -130,7 +132,7 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 }
 
 func isEmptyDir(dir string) (bool, error) {
-	f, err := os.Open(dir)
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false, err
 	}

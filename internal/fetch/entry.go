@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/internal/files"
 )
 
 // Entry is an open cache entry that hashes every byte read from it, so that
@@ -29,7 +30,7 @@ func OpenEntry(path, pkg, sha string) (*Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pkg, err)
 	}
-	f, err := os.Open(path)
+	f, err := files.OpenRegular(path) // the cache is not trusted: a named pipe is refused, never waited on
 	if err != nil {
 		return nil, fmt.Errorf("%s: cache entry: %w", pkg, err)
 	}

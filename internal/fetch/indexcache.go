@@ -7,13 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/jsonpos"
 )
 
 // The index cache lets Index work offline against an http(s) mirror after
@@ -58,7 +57,7 @@ func (f *Fetcher) newIndexReader(repo apt.Repo) (*indexReader, error) {
 		return nil, fmt.Errorf("offline: the index of %s %s from %s is not in the cache (%s); run once without Source.Offline to cache it", repo.Name, repo.Suite, f.base, f.cache)
 	}
 	if err == nil {
-		err = json.Unmarshal(b, r.rec)
+		err = jsonpos.Decode(f.indexRecordPath(repo), b, r.rec)
 	}
 	if err == nil && (r.rec.Base != f.base || r.rec.Repo != repo.Name || r.rec.Suite != repo.Suite) {
 		err = errors.New("it records another mirror, repo or suite")
@@ -148,14 +147,5 @@ func (f *Fetcher) indexBlobPath(sum string) (string, error) {
 
 // readCapped reads a whole file of at most limit bytes.
 func readCapped(p string, limit int64) ([]byte, error) {
-	fh, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		err = fmt.Errorf("%s: larger than %d bytes", p, limit)
-	}
-	return b, err
+	return files.ReadRegular(p, limit) // the cache is not trusted: a named pipe is refused, never waited on
 }

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/clearsign"
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/internal/files"
 )
 
 // maxKeyringBytes bounds the keyring file.
@@ -28,14 +28,7 @@ func loadKeyring(path string) (openpgp.EntityList, error) {
 }
 
 func readKeyring(path string) (openpgp.EntityList, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > maxKeyringBytes {
-		return nil, fmt.Errorf("larger than %d bytes", maxKeyringBytes)
-	}
-	data, err := os.ReadFile(path)
+	data, err := files.ReadRegular(path, maxKeyringBytes) // a named pipe is refused, never waited on
 	if err != nil {
 		return nil, err
 	}

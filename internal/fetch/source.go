@@ -11,12 +11,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/internal/files"
 )
 
 // errRestart asks the caller to drop the partial download and start again
@@ -175,14 +175,11 @@ func openLocal(loc string, offset int64) (io.ReadCloser, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	fh, err := os.Open(path)
+	fh, err := files.OpenRegular(path) // a named pipe or device is refused, never waited on
 	if err != nil {
-		return nil, 0, err // *fs.PathError names the path
+		return nil, 0, err // it names the path
 	}
 	fi, err := fh.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s: not a regular file", path)
-	}
 	if err != nil {
 		fh.Close()
 		return nil, 0, err

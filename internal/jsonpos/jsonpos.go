@@ -1,51 +1,141 @@
-// Package jsonpos decodes JSON files strictly and reports what is wrong
-// with them the way a person reads a file: line and column, the field, and
-// what was expected, in words (never a Go type name).
-//
-// It is for files a user hands to debredist (profiles, lock files,
-// inventories); it is not a JSON parser of its own: encoding/json does the
-// decoding, jsonpos only locates and words its errors.
+// Package jsonpos is debredist's one reader of JSON input: profiles, lock
+// files and inventories a user hands it, the manifests, provenance
+// sidecars and SBOM documents it reads back from an output directory, and
+// its own cache records all go through Decode. The decoding is
+// github.com/go-json-experiment/json's (encoding/json/v2), strict: keys
+// match case-sensitively, a key given twice in one object is an error, so
+// is invalid UTF-8 and anything after the value; unknown keys are errors
+// unless the caller allows them (AllowUnknown). On top of the library,
+// jsonpos bounds the input (ReadAll: its size; MaxDepth: its nesting, with
+// work linear in the input) and reports what is wrong the way a person
+// reads a file: line and column, the field, and what was expected, in
+// words (never a Go type name), quoting at most a bounded prefix of any
+// value it names (Quote).
 package jsonpos
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
+
+// MaxDepth bounds the nesting of arrays and objects in a JSON input: the
+// deepest debredist writes or reads is about ten levels.
+const MaxDepth = 64
 
 // Error is a JSON input that could not be decoded.
 type Error struct {
-	File   string // as given by the caller
+	File   string // as given by the caller; "" when decoding a value of no file
 	Line   int    // 1-based; 0 when unknown
 	Column int    // 1-based, in bytes; 0 when unknown
 	Msg    string // what is wrong, and what was expected
 }
 
 func (e *Error) Error() string {
-	if e.Line == 0 {
+	switch {
+	case e.Line == 0 && e.File == "":
+		return e.Msg
+	case e.Line == 0:
 		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	case e.File == "":
+		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
 	}
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
 }
 
-// Decode decodes data, the content of file, into v: unknown fields and
-// anything after the value are errors. A failure is an *Error locating it.
-func Decode(file string, data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return Describe(file, data, v, err)
+// Option changes what Decode accepts.
+type Option int
+
+// AllowUnknown makes Decode ignore object keys the Go type has no field
+// for (formats whose later versions add fields: the provenance sidecar,
+// SBOM documents); everything else stays strict.
+const AllowUnknown Option = 1
+
+// ReadAll reads r, the content of file, whole: at most max bytes. A longer
+// input is an *Error saying so, never a JSON value cut short.
+func ReadAll(file string, r io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
-	if off := dec.InputOffset(); len(bytes.TrimSpace(data[off:])) > 0 {
-		rest := off + int64(len(data[off:])-len(bytes.TrimLeft(data[off:], " \t\r\n")))
-		return At(file, data, rest, "unexpected data after the JSON value (want one value per file)")
+	if int64(len(b)) > max {
+		return nil, TooLarge(file, max)
+	}
+	return b, nil
+}
+
+// TooLarge is the *Error of a file larger than max bytes.
+func TooLarge(file string, max int64) *Error {
+	return &Error{File: file, Msg: fmt.Sprintf("too large: more than %d bytes (%s), not read", max, humanBytes(max))}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// Decode decodes data, the content of file, into v: keys matched
+// case-sensitively, a key twice in one object, invalid UTF-8, nesting
+// deeper than MaxDepth, anything after the value and (without
+// AllowUnknown) unknown keys are errors. A failure is an *Error locating
+// it; an error of v's own UnmarshalJSON is located at the value it read.
+func Decode(file string, data []byte, v any, opts ...Option) error {
+	if err := scan(file, data); err != nil {
+		return err
+	}
+	err := json.Unmarshal(data, v, json.RejectUnknownMembers(!slices.Contains(opts, AllowUnknown)))
+	if err != nil {
+		return describe(file, data, reflect.TypeOf(v), err)
+	}
+	return nil
+}
+
+// Unmarshal decodes a part of a file that an UnmarshalJSON method reads,
+// as strictly as Decode: its error is returned unwrapped by the method,
+// and the Decode of the whole file locates it.
+func Unmarshal(data []byte, v any, opts ...Option) error {
+	return json.Unmarshal(data, v, json.RejectUnknownMembers(!slices.Contains(opts, AllowUnknown)))
+}
+
+// scan checks the syntax of data, with no key twice in one object, and
+// its depth, in one pass linear in its length.
+func scan(file string, data []byte) error {
+	if len(bytes.TrimLeft(data, " \t\r\n")) == 0 {
+		return &Error{File: file, Msg: "the file is empty (want a JSON object)"}
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	for {
+		before := dec.InputOffset()
+		_, err := dec.ReadToken()
+		if err != nil {
+			return describe(file, data, nil, err)
+		}
+		if dec.StackDepth() > MaxDepth {
+			return At(file, data, before+int64(len(data[before:])-len(bytes.TrimLeft(data[before:], " \t\r\n,:"))),
+				"nested deeper than %d arrays and objects", MaxDepth)
+		}
+		if dec.StackDepth() == 0 {
+			break
+		}
+	}
+	end := dec.InputOffset()
+	if rest := bytes.TrimLeft(data[end:], " \t\r\n"); len(rest) > 0 {
+		return At(file, data, int64(len(data)-len(rest)), "unexpected data after the JSON value (want one value per file)")
 	}
 	return nil
 }
@@ -56,73 +146,180 @@ func At(file string, data []byte, off int64, format string, a ...any) *Error {
 	return &Error{File: file, Line: line, Column: col, Msg: fmt.Sprintf(format, a...)}
 }
 
-var unknownFieldRE = regexp.MustCompile(`^json: unknown field "(.*)"$`)
-
-// Describe turns an error of encoding/json decoding data into v into an
-// *Error. Errors that are not about the JSON (a failed read) are returned
+// describe turns an error of the library decoding data into a value of
+// type t into an *Error. Errors that are not about the JSON are returned
 // as they are.
-func Describe(file string, data []byte, v any, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
+func describe(file string, data []byte, t reflect.Type, err error) error {
+	var syn *jsontext.SyntacticError
+	var sem *json.SemanticError
 	switch {
-	case errors.As(err, &se):
-		off := max(se.Offset-1, 0) // Offset is after the offending byte
-		msg := strings.TrimPrefix(se.Error(), "json: ")
+	case errors.As(err, &syn):
+		off := syn.ByteOffset
+		switch {
+		case errors.Is(syn.Err, io.ErrUnexpectedEOF) || errors.Is(syn.Err, io.EOF):
+			return At(file, data, int64(len(data)), "the JSON ends before the value is complete (the file is cut short?)")
+		case errors.Is(syn.Err, jsontext.ErrDuplicateName):
+			return At(file, data, off, "duplicate key %s in %s", Quote(syn.JSONPointer.LastToken()), objectName(t, syn.JSONPointer.Parent()))
+		case strings.Contains(syn.Err.Error(), "invalid UTF-8"):
+			return At(file, data, off, "invalid UTF-8 (the file must be UTF-8 text)")
+		}
+		msg := strings.TrimPrefix(syn.Err.Error(), "jsontext: ")
 		if rest, ok := strings.CutPrefix(msg, "invalid character "); ok && off < int64(len(data)) {
-			// encoding/json quotes one byte; show the whole character.
+			// the library quotes one byte; show the whole character
 			if _, tail, ok := strings.Cut(rest[1:], "' "); ok {
 				r, _ := utf8.DecodeRune(data[off:])
 				msg = fmt.Sprintf("invalid character %q %s", r, tail)
 			}
 		}
 		return At(file, data, off, "%s", msg)
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		if len(bytes.TrimSpace(data)) == 0 {
-			return &Error{File: file, Msg: "the file is empty (want a JSON object)"}
-		}
-		return At(file, data, int64(len(data)), "the JSON ends before the value is complete (the file is cut short?)")
-	case errors.As(err, &te):
-		where := "the top-level value"
-		if field := jsonField(reflect.TypeOf(v), te.Field); field != "" {
-			where = fmt.Sprintf("field %q", field)
-		}
-		// Offset is just inside an array or object, after any other value.
-		start := te.Offset - 1
-		if te.Value != "array" && te.Value != "object" {
-			start = valueStart(data, te.Offset)
-		}
-		return At(file, data, start, "%s: want %s, got %s", where, Kind(te.Type), article(te.Value))
-	}
-	if m := unknownFieldRE.FindStringSubmatch(err.Error()); m != nil {
-		msg := fmt.Sprintf("unknown field %q", m[1])
-		// The key is looked for where it is unknown: in the object (maybe
-		// nested, "rules" in a profile) whose Go struct lacks it, whose
-		// own keys are then the ones known here.
-		where, fields, off := unknownKey(data, reflect.TypeOf(v), m[1])
-		if off < 0 {
-			fields, off = Fields(v), KeyOffset(data, m[1])
-		}
-		if where != "" {
-			msg += " in " + where
-		}
-		if len(fields) > 0 {
-			msg += " (known here: " + strings.Join(fields, ", ") + ")"
-		}
-		if off >= 0 {
+	case errors.As(err, &sem):
+		off := sem.ByteOffset
+		switch {
+		case errors.Is(sem.Err, json.ErrUnknownName):
+			name := sem.JSONPointer.LastToken()
+			msg := "unknown field " + Quote(name)
+			if where := pathOf(t, sem.JSONPointer.Parent()); where != "" {
+				msg += " in " + where
+			}
+			if fields := Fields(reflect.New(deref(sem.GoType)).Interface()); len(fields) > 0 {
+				msg += " (known here: " + strings.Join(fields, ", ") + ")"
+			}
 			return At(file, data, off, "%s", msg)
+		case sem.Err != nil && sem.JSONKind != 0 && sem.GoType != nil && isSyntaxOfNumber(sem.Err):
+			return At(file, data, off, "%s: want %s, got %s", fieldName(t, sem.JSONPointer), Kind(sem.GoType), kindOf(sem.JSONKind, sem.JSONValue))
+		case sem.Err != nil:
+			// an UnmarshalJSON method's own error: its words, located
+			var inner *Error
+			if errors.As(sem.Err, &inner) {
+				return At(file, data, off, "%s", inner.Msg)
+			}
+			return At(file, data, off, "%s", sem.Err)
+		case sem.GoType != nil:
+			return At(file, data, off, "%s: want %s, got %s", fieldName(t, sem.JSONPointer), Kind(sem.GoType), kindOf(sem.JSONKind, sem.JSONValue))
 		}
-		return &Error{File: file, Msg: msg}
+		return At(file, data, off, "%s", strings.TrimPrefix(sem.Error(), "json: "))
 	}
 	return err
 }
 
+// isSyntaxOfNumber reports an error of parsing a JSON number into a Go
+// number (a fraction into an integer, an integer out of range).
+func isSyntaxOfNumber(err error) bool {
+	return errors.Is(err, strconv.ErrSyntax) || errors.Is(err, strconv.ErrRange) ||
+		strings.Contains(err.Error(), "invalid syntax") || strings.Contains(err.Error(), "out of range")
+}
+
+// kindOf words a JSON kind (and a number's value) as a noun.
+func kindOf(k jsontext.Kind, v jsontext.Value) string {
+	switch k {
+	case '"':
+		return "a string"
+	case '0':
+		if len(v) > 0 && len(v) <= 32 {
+			return "the number " + string(v)
+		}
+		return "a number"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "true or false"
+	case 'n':
+		return "null"
+	}
+	return "something else"
+}
+
+// fieldName words where a value is: `field "rules.rules[1].match"`, or
+// the top-level value.
+func fieldName(t reflect.Type, p jsontext.Pointer) string {
+	if p == "" {
+		return "the top-level value"
+	}
+	return "field " + strconv.Quote(pathOf(t, p))
+}
+
+// objectName words the object at p: `object rules.rules[1]`, or the
+// top-level object.
+func objectName(t reflect.Type, p jsontext.Pointer) string {
+	if p == "" {
+		return "the top-level object"
+	}
+	return "object " + pathOf(t, p)
+}
+
+var plainKeyRE = regexp.MustCompile(`^[A-Za-z0-9_+-]+$`)
+
+// pathOf writes a JSON pointer the way the files are read: keys joined by
+// dots, array indexes in brackets ("rules.rules[1]"). Whether a number is
+// an index or a key is told by t, the Go type decoded into, where it
+// says; else by the token's shape. Odd keys are quoted, bounded.
+func pathOf(t reflect.Type, p jsontext.Pointer) string {
+	var b strings.Builder
+	t = deref(t)
+	for tok := range p.Tokens() {
+		index := false
+		var next reflect.Type
+		switch {
+		case t == nil || t.Kind() == reflect.Interface:
+			_, err := strconv.Atoi(tok)
+			index = err == nil && !strings.HasPrefix(tok, "+") && !strings.HasPrefix(tok, "-")
+		case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+			index, next = true, t.Elem()
+		case t.Kind() == reflect.Map:
+			next = t.Elem()
+		case t.Kind() == reflect.Struct:
+			next = fieldByKey(t, tok)
+		}
+		switch {
+		case index:
+			b.WriteString("[" + tok + "]")
+		default:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			if plainKeyRE.MatchString(tok) && len(tok) <= 64 {
+				b.WriteString(tok)
+			} else {
+				b.WriteString(Quote(tok))
+			}
+		}
+		t = deref(next)
+	}
+	return b.String()
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// fieldByKey returns the type of t's field whose JSON key is key (the
+// fields of embedded structs included), nil when none is.
+func fieldByKey(t reflect.Type, key string) reflect.Type {
+	for _, f := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || f.Anonymous && name == "" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name == key {
+			return f.Type
+		}
+	}
+	return nil
+}
+
 // Kind says in words what JSON a Go type is read from.
 func Kind(t reflect.Type) string {
+	t = deref(t)
 	if t == nil {
 		return "a value"
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -143,26 +340,9 @@ func Kind(t reflect.Type) string {
 	return "a JSON value"
 }
 
-// article words one of encoding/json's value descriptions ("string",
-// "number", "number -1", "array", "object", "bool").
-func article(v string) string {
-	switch {
-	case v == "array" || v == "object":
-		return "an " + v
-	case v == "bool":
-		return "true or false"
-	case v == "":
-		return "something else"
-	}
-	return "a " + v
-}
-
 // Fields lists the JSON field names of the struct v points to (top level).
 func Fields(v any) []string {
-	t := reflect.TypeOf(v)
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
+	t := deref(reflect.TypeOf(v))
 	if t == nil || t.Kind() != reflect.Struct {
 		return nil
 	}
@@ -171,10 +351,9 @@ func Fields(v any) []string {
 	return slices.Compact(out)
 }
 
-// jsonNames appends the JSON names of struct type t's fields as
-// encoding/json reads them: a tagged name, else the Go name; an embedded
-// struct without a tag name is inlined (its fields are t's), at most a few
-// levels deep (a type that embeds itself through a pointer stops there).
+// jsonNames appends the JSON names of struct type t's fields as they are
+// read: a tagged name, else the Go name; an embedded struct without a tag
+// name is inlined (its fields are t's), at most a few levels deep.
 func jsonNames(out []string, t reflect.Type, depth int) []string {
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -182,10 +361,7 @@ func jsonNames(out []string, t reflect.Type, depth int) []string {
 		if name == "-" {
 			continue
 		}
-		ft := f.Type
-		if ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
+		ft := deref(f.Type)
 		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
 			if depth < 8 {
 				out = jsonNames(out, ft, depth+1)
@@ -212,40 +388,6 @@ func position(data []byte, off int64) (int, int) {
 	return line, col
 }
 
-// valueStart finds where the value that ends at end begins: encoding/json
-// reports type errors after reading the value.
-func valueStart(data []byte, end int64) int64 {
-	end = min(end, int64(len(data)))
-	// Walk back over the value to the ':' , '[' or ',' before it.
-	depth := 0
-	inStr := false
-	for i := end - 1; i >= 0; i-- {
-		c := data[i]
-		switch {
-		case inStr:
-			if c == '"' && (i == 0 || data[i-1] != '\\') {
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == ']' || c == '}':
-			depth++
-		case c == '[' || c == '{':
-			if depth == 0 {
-				return i + 1
-			}
-			depth--
-		case (c == ':' || c == ',') && depth == 0:
-			j := i + 1
-			for j < end && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
-				j++
-			}
-			return j
-		}
-	}
-	return 0
-}
-
 // KeyOffset returns the offset of the first object key named name (a
 // heuristic: the first "name" followed by a colon), or -1.
 func KeyOffset(data []byte, name string) int64 {
@@ -257,186 +399,20 @@ func KeyOffset(data []byte, name string) int64 {
 	return -1
 }
 
-// jsonField is encoding/json's path of a field without the Go names of
-// the embedded structs on the way ("Profile.l4t" is the l4t key of an
-// embedded Profile): it follows path through t, dropping each segment that
-// names an embedded field.
-func jsonField(t reflect.Type, path string) string {
-	var keep []string
-	for _, seg := range strings.Split(path, ".") {
-		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
-			t = t.Elem()
-		}
-		if t == nil || t.Kind() != reflect.Struct {
-			keep, t = append(keep, seg), nil
-			continue
-		}
-		if f, ok := t.FieldByName(seg); ok && f.Anonymous {
-			t = f.Type // an embedded struct: not a JSON key
-			continue
-		}
-		keep = append(keep, seg)
-		t = fieldByKey(t, seg)
-	}
-	return strings.Join(keep, ".")
-}
+// MaxQuote is how much of a value an error message quotes.
+const MaxQuote = 200
 
-// fieldByKey returns the type of t's field whose JSON key is key, nil when
-// none is.
-func fieldByKey(t reflect.Type, key string) reflect.Type {
-	for _, f := range reflect.VisibleFields(t) {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" {
-			name = f.Name
-		}
-		if name == key && !f.Anonymous {
-			return f.Type
-		}
+// Quote quotes a value read from input for an error message (Go syntax,
+// so that control characters and odd bytes show as escapes): the whole
+// value when it is at most MaxQuote bytes, else its first MaxQuote bytes
+// (cut at a character boundary) followed by "… (N bytes)".
+func Quote(s string) string {
+	if len(s) <= MaxQuote {
+		return strconv.Quote(s)
 	}
-	return nil
-}
-
-// unknownKey finds the first object key name in data that the Go type the
-// object is read into does not have: it returns the object's JSON path
-// ("rules", "rules.rules[2]"; "" at the top), that struct's JSON field
-// names and the key's byte offset, or off -1 when there is none (a type
-// with its own UnmarshalJSON, or data that does not parse).
-func unknownKey(data []byte, t reflect.Type, name string) (where string, fields []string, off int64) {
-	deref := func(t reflect.Type) reflect.Type {
-		for t != nil && t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		return t
+	cut := MaxQuote
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
 	}
-	type frame struct {
-		t       reflect.Type // the Go type of this object or array (nil: not known)
-		path    string
-		array   bool
-		key     bool         // object: the next token is a key
-		index   int          // array: the next element's index
-		valT    reflect.Type // object: the type and path of the value after the key
-		valPath string
-	}
-	var stack []*frame
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", nil, -1
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
-				return "", nil, -1
-			}
-			continue
-		}
-		if k, ok := tok.(string); ok && top != nil && !top.array && top.key {
-			top.key = false
-			top.valT, top.valPath = nil, strings.TrimPrefix(top.path+"."+k, ".")
-			switch ot := top.t; {
-			case ot == nil:
-			case ot.Kind() == reflect.Map:
-				top.valT = deref(ot.Elem())
-			case ot.Kind() == reflect.Struct:
-				if _, custom := reflect.PointerTo(ot).MethodByName("UnmarshalJSON"); custom {
-					break
-				}
-				ft := fieldByKey(ot, k)
-				if ft == nil && k == name {
-					end := dec.InputOffset()
-					start := int64(bytes.LastIndexByte(data[:max(end-1, 0)], '"'))
-					return top.path, Fields(reflect.New(ot).Interface()), start
-				}
-				top.valT = deref(ft)
-			}
-			continue
-		}
-		// A value: its type and path, then the container moves on.
-		vt, vp := deref(t), ""
-		if top != nil {
-			if top.array {
-				vp = fmt.Sprintf("%s[%d]", top.path, top.index)
-				vt = nil
-				if top.t != nil && (top.t.Kind() == reflect.Slice || top.t.Kind() == reflect.Array) {
-					vt = deref(top.t.Elem())
-				}
-				top.index++
-			} else {
-				vt, vp = top.valT, top.valPath
-				top.key = true
-			}
-		}
-		if d, ok := tok.(json.Delim); ok {
-			stack = append(stack, &frame{t: vt, path: vp, array: d == '[', key: d == '{'})
-		} else if top == nil {
-			return "", nil, -1
-		}
-	}
-}
-
-// DuplicateKey returns an *Error locating the first key that appears
-// twice in one object of data (encoding/json keeps the last silently, so
-// the same file reads differently to other parsers), naming the key and
-// the object (its keys from the top, "." between them), or nil. Malformed
-// JSON is left to the decoder.
-func DuplicateKey(file string, data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	type frame struct {
-		keys    map[string]bool // nil for an array
-		expect  bool            // the next string token is a key
-		path    string
-		lastKey string
-	}
-	var stack []*frame
-	for {
-		off := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return nil // the end, or malformed: the decoder says so
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if k, ok := tok.(string); ok && top != nil && top.keys != nil && top.expect {
-			if top.keys[k] {
-				where := "the top-level object"
-				if top.path != "" {
-					where = "object " + top.path
-				}
-				// off is before the separator; the key starts after it
-				return At(file, data, off+int64(bytes.IndexByte(data[off:], '"')), "duplicate key %q in %s", k, where)
-			}
-			top.keys[k], top.expect, top.lastKey = true, false, k
-			continue
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			f := &frame{}
-			switch {
-			case top == nil:
-			case top.keys == nil:
-				f.path = top.path + "[]"
-			case top.path == "":
-				f.path = top.lastKey
-			default:
-				f.path = top.path + "." + top.lastKey
-			}
-			if tok == json.Delim('{') {
-				f.keys, f.expect = map[string]bool{}, true
-			}
-			stack = append(stack, f)
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-		}
-		if len(stack) > 0 && stack[len(stack)-1].keys != nil {
-			stack[len(stack)-1].expect = true // a value ended: a key comes next
-		}
-	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
 }

@@ -1,7 +1,6 @@
 package nixoverlay
 
 import (
-	"bytes"
 	"context"
 	sha256h "crypto/sha256"
 	"encoding/hex"
@@ -98,14 +97,11 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 	byProduct := map[string]manifest{}
 	cudaFromProvenance := ""
 	for _, p := range snap.Manifests {
-		data, err := snap.ReadFile(p, redist.MaxJSON)
+		rel, err := snap.ReadRelease(p) // valid, and agreeing with its provenance (outdir)
 		if err != nil {
 			return nil, nil, err
 		}
-		m, err := redist.ReadManifest(bytes.NewReader(data))
-		if err != nil {
-			return nil, nil, fmt.Errorf("manifest %s: %w", p, err)
-		}
+		m := rel.M
 		if !nameRE.MatchString(m.ReleaseProduct) {
 			return nil, nil, fmt.Errorf("manifest %s: release_product %q is not a product name ([a-z0-9][a-z0-9_]*)", p, m.ReleaseProduct)
 		}
@@ -113,7 +109,7 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 			return nil, nil, fmt.Errorf("two %s manifests: %s and %s (convert into separate directories)", m.ReleaseProduct, prev.file, p)
 		}
 		byProduct[m.ReleaseProduct] = manifest{p, m}
-		if pv, _, err := snap.ReadSidecar(p); err == nil && pv.Profile.CUDA != "" && cudaFromProvenance == "" {
+		if pv := rel.Prov; pv.Profile.CUDA != "" && cudaFromProvenance == "" {
 			cudaFromProvenance = pv.Profile.CUDA
 		}
 	}
@@ -267,19 +263,15 @@ func safeRel(a *redist.Artifact) (string, error) {
 // overlay states of a package (its outputs, its stubs) is read from it, and
 // the plain overlay points Nix at it. Anything else is an error.
 func archiveReadable(snap *outdir.Snapshot, p, size string) error {
-	f, err := snap.Open(p)
+	n, err := strconv.ParseInt(size, 10, 64)
+	if err != nil {
+		return fmt.Errorf("archive %s: size %q is not a number of bytes", p, size)
+	}
+	f, err := snap.OpenArchive(p, n) // outdir: a regular file of that size, no hard link outside OUT
 	if err != nil {
 		return fmt.Errorf("archive %s: %w (verify.Dir tells more)", p, err)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if strconv.FormatInt(st.Size(), 10) != size {
-		return fmt.Errorf("archive %s: size is %d bytes, the manifest says %s (verify.Dir tells more)", p, st.Size(), size)
-	}
-	return nil
+	return f.Close()
 }
 
 // copyArchive copies the archive at p, read through snap, to a new file of

@@ -1,7 +1,6 @@
 package nixoverlay
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -53,19 +52,12 @@ var (
 func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 	recs := map[string]redist.Archive{}
 	for _, mf := range snap.Manifests {
-		data, err := snap.ReadFile(mf, redist.MaxJSON)
+		rel, err := snap.ReadRelease(mf) // valid, and agreeing with its provenance (outdir)
 		if err != nil {
 			return err
 		}
-		m, err := redist.ReadManifest(bytes.NewReader(data))
-		if err != nil {
-			return fmt.Errorf("manifest %s: %w", mf, err)
-		}
+		m, prov, sidecar := rel.M, rel.Prov, rel.Sidecar
 		prod := m.ReleaseProduct
-		prov, sidecar, err := snap.ReadSidecar(mf)
-		if err != nil {
-			return fmt.Errorf("manifest %s: its provenance sidecar: %w", mf, err)
-		}
 		raw, err := snap.ReadFile(sidecar, redist.MaxJSON) // embedded as it is: build-archive reads it
 		if err != nil {
 			return err
@@ -127,14 +119,15 @@ func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 
 // mirrorBase is where the debs of prov are fetched from: the override,
 // else the mirror its first index was read from (convert records a
-// directory as an absolute path), else NVIDIA's repository (a lock records
-// no mirror). A directory must hold the very indexes the conversion read
-// (their sha256s as recorded): a same-named directory elsewhere, or a
-// mirror updated since, is refused rather than pinned.
+// directory as an absolute path), the mirror a conversion from a lock
+// file records, else NVIDIA's repository. A directory must hold the very
+// indexes the conversion read (their sha256s as recorded): a same-named
+// directory elsewhere, or a mirror updated since, is refused rather than
+// pinned.
 func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 	base := override
 	if base == "" {
-		base = prov.Mirror()
+		base = prov.MirrorBase()
 	}
 	if base == "" || strings.Contains(base, "://") {
 		return base, nil

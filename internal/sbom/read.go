@@ -28,9 +28,13 @@ import (
 
 // Read reads what the documents say from the manifests (paths under
 // snap.Out) and the files beside them, all through snap (one generation,
-// regular files only, no link followed); tool names the generator
-// ("debredist 0.1.0"). Every string read is checked by Input.Check; errors
-// name the file and field.
+// regular files only, no link followed), as every reader of OUT takes
+// them (debredist/outdir: each release valid and agreeing with its
+// provenance, each archive the file its manifest names, not hard-linked
+// outside OUT, and decoded within archive's bounds with one top directory
+// named like the file); tool names the generator ("debredist 0.1.0").
+// Every string read is checked by Input.Check; errors name the file and
+// field.
 func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool string) (*Input, error) {
 	out := snap.Out
 	in := &Input{Tool: tool}
@@ -38,18 +42,11 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 	for _, mf := range slices.Sorted(slices.Values(manifests)) {
 		relm, _ := filepath.Rel(out, mf)
 		relm = filepath.ToSlash(relm)
-		b, err := snap.ReadFile(mf, redist.MaxJSON)
+		r, err := snap.ReadRelease(mf)
 		if err != nil {
 			return nil, err
 		}
-		m, err := redist.ReadManifest(strings.NewReader(string(b)))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", relm, err)
-		}
-		prov, side, err := snap.ReadSidecar(mf)
-		if err != nil {
-			return nil, fmt.Errorf("%s: provenance sidecar: %w", relm, err)
-		}
+		m, prov, side := r.M, r.Prov, r.Sidecar
 		siderel, _ := filepath.Rel(out, side)
 		rel := Release{Manifest: relm, Product: m.ReleaseProduct, Label: m.ReleaseLabel, Profile: prov.Profile.Name,
 			JetPack: prov.Profile.JetPack, L4T: prov.Profile.L4T, ReleaseDate: m.ReleaseDate}
@@ -190,35 +187,27 @@ type wheelOf struct {
 }
 
 // hashArchive hashes an archive file read through snap (sha256, sha1,
-// size; a size other than the recorded one is an error before a byte is
-// read) and, when some entries are wanted or wheels expected, decodes it
-// and hashes those entries and every python/*.whl, by path inside the top
-// directory.
+// size; snap.OpenArchive refuses a size other than the recorded one before
+// a byte is read, and hard links outside OUT), then decodes it (bounded,
+// one top directory named like the file) and hashes the wanted entries and,
+// with wheels, every python/*.whl, by path inside the top directory.
 func hashArchive(ctx context.Context, snap *outdir.Snapshot, name string, size int64, want map[string]bool, wheels bool) (File, map[string]File, error) {
-	f, err := snap.Open(name)
+	f, err := snap.OpenArchive(name, size)
 	if err != nil {
-		return File{}, nil, err
+		return File{}, nil, fmt.Errorf("%w (verify.Dir tells more)", err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return File{}, nil, err
-	} else if st.Size() != size {
-		return File{}, nil, fmt.Errorf("%s: the file has %d bytes, the provenance records %d: it changed since the conversion (verify.Dir tells more)", name, st.Size(), size)
-	}
 	s2, s1, m5 := sha256.New(), sha1.New(), md5.New()
 	n, err := io.Copy(io.MultiWriter(s2, s1, m5), files.ContextReader(ctx, f))
 	if err != nil {
 		return File{}, nil, err
 	}
 	file := File{SHA256: hex.EncodeToString(s2.Sum(nil)), SHA1: hex.EncodeToString(s1.Sum(nil)), MD5: hex.EncodeToString(m5.Sum(nil)), Size: n}
-	if len(want) == 0 && !wheels {
-		return file, nil, nil
-	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return file, nil, err
 	}
 	inner := map[string]File{}
-	err = archive.Walk(ctx, f, func(h entry.Header, content io.Reader) error {
+	err = archive.Walk(ctx, f, archive.TopName(filepath.Base(name)), func(h entry.Header, content io.Reader) error {
 		if h.Type != entry.Regular || !(want[h.Path] || wheels && strings.HasPrefix(h.Path, "python/") && strings.HasSuffix(h.Path, ".whl")) {
 			return nil
 		}
