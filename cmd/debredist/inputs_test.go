@@ -43,7 +43,8 @@ func TestFileArgumentsNotWaitedOn(t *testing.T) {
 }
 
 // TestNotAnOutputDirectory: verify, nix and sbom of a directory that holds
-// no output say so in one line and exit 1 (issue 39 item 1: verify . printed
+// no output say so in one line and exit 2, as for any directory named that is not
+// what the command reads (issue 39 item 1: verify . printed
 // 459 lines, verify /etc 756).
 func TestNotAnOutputDirectory(t *testing.T) {
 	dir := t.TempDir()
@@ -57,8 +58,8 @@ func TestNotAnOutputDirectory(t *testing.T) {
 	for _, args := range [][]string{{"verify", dir}, {"verify", "--nixpkgs", dir}, {"verify", "--json", dir}, {"nix", dir}, {"sbom", dir}} {
 		code, stdout, stderr := cli(t, args...)
 		want := dir + " is not a debredist output directory (no redistrib_*.json, no .debredist)"
-		if code != exitFailure || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
-			t.Errorf("debredist %s: exit %d, stdout %q, stderr %q; want exit 1 and one line %q", strings.Join(args, " "), code, stdout, stderr, want)
+		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("debredist %s: exit %d, stdout %q, stderr %q; want exit 2 and one line %q", strings.Join(args, " "), code, stdout, stderr, want)
 		}
 	}
 }

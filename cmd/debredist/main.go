@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/outdir"
 )
 
 // Exit codes.
@@ -307,6 +308,7 @@ func (a *app) exit(err error, cmd *command, fs *flagSet) int {
 	var ue *fault.UsageError
 	var nf *fault.NotFoundError
 	var ee *exitError
+	var noe *outdir.NotOutError
 	switch {
 	case errors.Is(err, errHelp):
 		return exitOK
@@ -323,6 +325,9 @@ func (a *app) exit(err error, cmd *command, fs *flagSet) int {
 		return exitUsage
 	case errors.As(err, &nf): // a mirror or suite the command line names is not there
 		say(inFlags(err.Error()))
+		return exitUsage
+	case errors.As(err, &noe): // the directory the command line names is no OUT
+		say(noe.Error())
 		return exitUsage
 	case a.ctx.Err() != nil && errors.Is(err, context.Canceled):
 		say("interrupted")
@@ -356,7 +361,7 @@ var exitTable = []struct {
 }{
 	{exitOK, "success (verify: every check holds; diff: the two sides could be compared, whatever differs)"},
 	{exitFailure, "failure: verify or index found problems; a download, index, deb or build failed; a file or directory could not be written (--cache, --lock-out, -o); convert --fail-on-warnings met a warning"},
-	{exitUsage, "usage error: the command line cannot be used as given: an unknown command or flag, wrong arguments, flags that do not go together, a value not of the flag's form; or something it names (also through DEBREDIST_MIRROR or SOURCE_DATE_EPOCH) is not there or not valid: a file or directory to read, a mirror, a release or suite, a package or archive of it; or an output it would replace (extract without --force, build-archive --out)"},
+	{exitUsage, "usage error: the command line cannot be used as given: an unknown command or flag, wrong arguments, flags that do not go together, a value not of the flag's form; or something it names (also through DEBREDIST_MIRROR or SOURCE_DATE_EPOCH) is not there or not valid: a file or directory to read (a directory that is no debredist output, for verify, nix and sbom), a mirror, a release or suite, a package or archive of it; or an output it would replace (extract without --force, build-archive --out)"},
 	{exitInterrupted, "interrupted (SIGINT/SIGTERM): the run is cancelled and leaves no partial output behind; a second interrupt ends debredist at once"},
 }
 

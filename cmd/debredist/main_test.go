@@ -508,7 +508,7 @@ func TestPlanFromLock(t *testing.T) {
 func TestVerifyFailures(t *testing.T) {
 	empty := t.TempDir()
 	code, stdout, stderr := cli(t, "verify", empty)
-	if code != exitFailure || stdout != "" || !strings.Contains(stderr, "is not a debredist output directory (no redistrib_*.json, no .debredist)") {
+	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "is not a debredist output directory (no redistrib_*.json, no .debredist)") {
 		t.Errorf("empty dir: code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 
@@ -572,7 +572,7 @@ func TestNix(t *testing.T) {
 		t.Errorf("nix --json: exit %d, %v, %+v: %s", code, err, d, stderr)
 	}
 	code, _, stderr = cli(t, "nix", t.TempDir())
-	if code != exitFailure || !strings.Contains(stderr, "is not a debredist output directory") {
+	if code != exitUsage || !strings.Contains(stderr, "is not a debredist output directory") {
 		t.Errorf("nix on an empty dir: code %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = cli(t, "nix", "--add-to-store", "--derivations", out)
