@@ -35,29 +35,8 @@ func TestNixDerivationsBuild(t *testing.T) {
 	// Root in CI has no nixbld users; nothing is substituted (no network).
 	t.Setenv("NIX_CONFIG", "build-users-group =\nsubstituters =\nsandbox = false\n"+os.Getenv("NIX_CONFIG"))
 
-	pkg := t.TempDir()
-	build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(pkg, "bin", "debredist"), "./cmd/debredist")
-	build.Dir = ".."
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if o, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, o)
-	}
-	debredistArg := `builtins.path { path = ` + pkg + `; name = "debredist"; }`
-
-	mirrorCopy := t.TempDir()
-	if err := os.CopyFS(mirrorCopy, os.DirFS(sampleMirror)); err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: mirrorCopy, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out}})
-	file := filepath.Join(t.TempDir(), "redist.nix")
-	text, err := Nix(context.Background(), out, NixOptions{Derivations: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, []byte(text.Text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	nd := newNixDerivations(t, "")
+	file, debredistArg, mirrorCopy, manifests, want := nd.file, nd.debredist, nd.mirror, nd.manifests, nd.archives
 	nix := func(name string, args ...string) (string, error) {
 		c := exec.Command(name, args...)
 		var stderr bytes.Buffer
@@ -92,25 +71,6 @@ func TestNixDerivationsBuild(t *testing.T) {
 		return true
 	}
 
-	// Every recorded archive, by the sha256 its manifest names.
-	want := map[string]string{} // sha256 -> relative path
-	manifests, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*.json"))
-	for _, mf := range manifests {
-		b, _ := os.ReadFile(mf)
-		m, err := redist.ReadManifest(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range m.Components {
-			for _, pa := range c.Artifacts() {
-				want[pa.Artifact.SHA256] = pa.Artifact.RelativePath
-			}
-		}
-	}
-	if len(want) < 25 {
-		t.Fatalf("%d archives in the manifests", len(want))
-	}
-
 	// Built from scratch with this binary: outputs an earlier run left are
 	// deleted first (nothing roots them).
 	drvs, err := nix("nix-instantiate", file, "-A", "archives", "--arg", "debredist", debredistArg)
@@ -143,13 +103,13 @@ func TestNixDerivationsBuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rel, ok := want[sum]
+		archive, ok := want[sum]
 		if !ok {
 			t.Errorf("%s: sha256 %s is no manifest's", p, sum)
 			continue
 		}
-		if !strings.HasSuffix(p, "-"+path.Base(rel)) {
-			t.Errorf("%s holds %s", p, rel)
+		if !strings.HasSuffix(p, "-"+filepath.Base(archive)) {
+			t.Errorf("%s holds %s", p, archive)
 		}
 	}
 
@@ -196,4 +156,68 @@ func TestNixDerivationsBuild(t *testing.T) {
 	if !strings.Contains(msg, "hash mismatch") || !strings.Contains(msg, path.Base(deb.Filename)) {
 		t.Errorf("a changed deb: want Nix's hash mismatch naming %s, got:\n%s", path.Base(deb.Filename), msg)
 	}
+}
+
+// nixDerivations is the sample mirror's JetPack 6 conversion (from a copy
+// of the mirror in the directory mirror, or a temporary one when "": the
+// debs' file:// URLs name it) and the file `debredist nix --derivations`
+// prints for it, with this checkout's debredist, built static, as the
+// package its derivations run.
+type nixDerivations struct {
+	mirror    string // the copy of the sample mirror
+	out       string // the conversion
+	file      string // the Nix file
+	debredist string // the Nix expression of the debredist argument
+	manifests []string
+	archives  map[string]string // sha256 -> the archive convert wrote, under out
+}
+
+func newNixDerivations(t *testing.T, mirror string) *nixDerivations {
+	t.Helper()
+	pkg := t.TempDir()
+	build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(pkg, "bin", "debredist"), "./cmd/debredist")
+	build.Dir = ".."
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if o, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, o)
+	}
+	if mirror == "" {
+		mirror = t.TempDir()
+	}
+	nd := &nixDerivations{
+		mirror:    mirror,
+		out:       t.TempDir(),
+		file:      filepath.Join(t.TempDir(), "redist.nix"),
+		debredist: `builtins.path { path = ` + pkg + `; name = "debredist"; }`,
+		archives:  map[string]string{},
+	}
+	if err := os.CopyFS(nd.mirror, os.DirFS(sampleMirror)); err != nil {
+		t.Fatal(err)
+	}
+	convert(t, Options{Source: Source{Mirror: nd.mirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: nd.out}})
+	text, err := Nix(context.Background(), nd.out, NixOptions{Derivations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nd.file, []byte(text.Text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every recorded archive, by the sha256 its manifest names.
+	nd.manifests, _ = filepath.Glob(filepath.Join(nd.out, "*", "redist", "redistrib_*.json"))
+	for _, mf := range nd.manifests {
+		b, _ := os.ReadFile(mf)
+		m, err := redist.ReadManifest(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range m.Components {
+			for _, pa := range c.Artifacts() {
+				nd.archives[pa.Artifact.SHA256] = filepath.Join(filepath.Dir(mf), filepath.FromSlash(pa.Artifact.RelativePath))
+			}
+		}
+	}
+	if len(nd.archives) < 25 {
+		t.Fatalf("%d archives in the manifests", len(nd.archives))
+	}
+	return nd
 }

@@ -4,6 +4,7 @@
 package testutil
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
@@ -20,11 +21,27 @@ func RequireTool(t testing.TB, name string) string {
 	if err == nil {
 		return p
 	}
-	if os.Getenv("DEBREDIST_REQUIRE_TOOLS") == "1" {
-		t.Fatalf("required tool %q not found on PATH (DEBREDIST_REQUIRE_TOOLS=1): %v", name, err)
-	}
-	t.Skipf("tool %q not found on PATH; skipping cross-check (set DEBREDIST_REQUIRE_TOOLS=1 to make this fail)", name)
+	missing(t, fmt.Sprintf("tool %q not found on PATH: %v", name, err))
 	return ""
+}
+
+// RequireRoot skips a test that needs root (for private mount namespaces,
+// or a daemon such as sshd) when it runs as another user, or fails it when
+// the environment sets DEBREDIST_REQUIRE_TOOLS=1, as RequireTool does.
+func RequireRoot(t testing.TB, why string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		missing(t, "needs root: "+why)
+	}
+}
+
+// missing fails the test under DEBREDIST_REQUIRE_TOOLS=1, else skips it.
+func missing(t testing.TB, what string) {
+	t.Helper()
+	if os.Getenv("DEBREDIST_REQUIRE_TOOLS") == "1" {
+		t.Fatalf("%s (DEBREDIST_REQUIRE_TOOLS=1)", what)
+	}
+	t.Skipf("%s; skipping cross-check (set DEBREDIST_REQUIRE_TOOLS=1 to make this fail)", what)
 }
 
 // Long reports whether the environment sets DEBREDIST_LONG_TESTS=1 (as CI
