@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"slices"
-	"strings"
 
-	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/build"
+	"github.com/debredist/debredist/internal/convert"
 	"github.com/debredist/debredist/internal/files"
 )
 
@@ -33,7 +31,7 @@ import (
 // shrinks while read, a named pipe or a device, and one deb given twice
 // are refused, naming the file.
 func BuildArchive(ctx context.Context, prov *redist.Provenance, rel string, debs []string, out string, limits DebLimits) error {
-	return build.Recorded(ctx, prov, rel, debs, out, limits, "debredist "+Version)
+	return build.Recorded(ctx, prov, rel, debs, out, limits, tool)
 }
 
 // RecordedDebs makes sure the debs archive rel of prov was made from are
@@ -44,7 +42,7 @@ func BuildArchive(ctx context.Context, prov *redist.Provenance, rel string, debs
 // the cache only; a *fault.MissingError lists every deb not there). It
 // returns their cache paths, to give BuildArchive. An archive prov does not
 // record is a *fault.UsageError listing those it does. o.OnEvent sees the
-// fetch (EventFetchPlan first); Release and Build are not used.
+// fetch (event.FetchPlan first); Release and Build are not used.
 func RecordedDebs(ctx context.Context, o Options, prov *redist.Provenance, rel string) ([]string, error) {
 	rec, err := build.RecordOf(prov, rel)
 	if err != nil {
@@ -56,36 +54,12 @@ func RecordedDebs(ctx context.Context, o Options, prov *redist.Provenance, rel s
 	if err := checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads); err != nil {
 		return nil, err
 	}
-	recorded := o.Source.Mirror == ""
-	if recorded {
-		o.Source.Mirror = prov.MirrorBase()
+	so := convert.Options{Source: o.Source.fetch(), Tool: tool, OnEvent: o.OnEvent}
+	if so.RecordedMirror = o.Source.Mirror == ""; so.RecordedMirror {
+		so.Source.Base = prov.MirrorBase()
 	}
-	r := newRun(o)
-	r.recordedMirror = recorded
-	f, err := r.fetcher()
-	if err != nil {
-		return nil, err
-	}
-	debs := make([]apt.Package, 0, len(rec.Debs))
-	for _, d := range rec.Debs {
-		debs = append(debs, apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
-	}
-	got, err := r.fetchDebs(ctx, f, debs)
-	if err != nil {
-		return nil, err
-	}
-	paths := make([]string, 0, len(got))
-	for _, d := range rec.Debs {
-		if p := got[strings.ToLower(d.SHA256)]; p != "" && !slices.Contains(paths, p) {
-			paths = append(paths, p)
-		}
-	}
-	return paths, nil
+	return convert.New(so).RecordedDebs(ctx, rec)
 }
-
-// maxUserFile bounds what is read of a JSON file the user names (a lock
-// file, a profile, a provenance sidecar).
-const maxUserFile = redist.MaxJSON
 
 // ReadProvenanceFile reads the provenance sidecar at p, a file the user
 // names (build-archive --provenance): a regular file only (a named pipe

@@ -51,7 +51,7 @@ func TestBuildArchive(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	out, cache := t.TempDir(), t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+	mustConvert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
 	prov, rec, debs := recordedArchive(t, out, cache)
 	dst := filepath.Join(t.TempDir(), "a.tar.xz")
 	if err := BuildArchive(ctx, prov, rec.RelativePath, debs, dst, DebLimits{}); err != nil {
@@ -167,7 +167,7 @@ func TestBuildArchiveBounded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	out, cache := t.TempDir(), t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+	mustConvert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
 	raw, err := os.ReadFile(filepath.Join(out, "cudnn", "redist", "debredist-provenance_9.3.0.json"))
 	if err != nil {
 		t.Fatal(err)

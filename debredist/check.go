@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/convert"
 	"github.com/debredist/debredist/internal/fetch"
 )
 
@@ -75,47 +75,6 @@ func (o Options) checkBuild() error {
 	return nil
 }
 
-// DownloadStats counts what one Fetch or Convert call got from the mirror
-// and from the cache (Result.Downloads, FetchResult.Downloads).
-type DownloadStats struct {
-	Downloaded int   `json:"downloaded"` // files downloaded (EventFetchDone)
-	Bytes      int64 `json:"bytes"`      // bytes downloaded
-	Cached     int   `json:"cached"`     // debs already in the cache (EventCacheHit)
-	// Local is true when the mirror is a directory (or file://): then
-	// Downloaded counts the debs read from it (and verified into the
-	// cache), nothing came over the network.
-	Local bool `json:"local"`
-}
-
-// downloadCounter counts the downloads of one call (run).
-type downloadCounter struct {
-	mu sync.Mutex
-	s  DownloadStats
-}
-
-func (c *downloadCounter) count(e Event) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch e.Kind {
-	case EventFetchDone:
-		c.s.Downloaded++
-		c.s.Bytes += e.Bytes
-	case EventCacheHit:
-		c.s.Cached++
-	case EventFetchPlan:
-		c.s.Local = e.URL != "" && !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://")
-	}
-}
-
-func (c *downloadCounter) stats() DownloadStats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.s
-}
-
 // checkMirror reports a mirror base given as option ("Source.Mirror")
 // that cannot be one (fetch.CheckBase), or with exists a mirror directory
 // that is not there or no directory: a *fault.UsageError whose Option is
@@ -132,17 +91,11 @@ func checkMirror(option, base string, exists bool) error {
 	}
 	err := fetch.CheckMirrorDir(base)
 	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) {
-		return mirrorNotFound(option, nf)
+		return convert.MirrorNotFound(option, nf)
 	} else if err != nil {
 		return &fault.UsageError{Option: option, Msg: err.Error(), Err: err}
 	}
 	return nil
-}
-
-// mirrorNotFound is the error for a mirror directory the caller gave as
-// option that is not there.
-func mirrorNotFound(option string, nf *fault.NotFoundError) error {
-	return &fault.UsageError{Option: option, Msg: nf.Error() + " (want a directory that holds <repo>/dists/<suite>/, or an http(s) or file URL)", Err: nf, File: nf.Path}
 }
 
 func checkJobs(option string, n int) error {

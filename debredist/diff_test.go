@@ -173,7 +173,7 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 		t.Errorf("r36.5 vs jetpack6: %+v", r)
 	}
 	lock, out := filepath.Join(dir, "r36.5.lock.json"), filepath.Join(dir, "out")
-	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{L4T: "r36.5"}, Build: Build{Out: out, LockOut: lock}})
+	mustConvert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{L4T: "r36.5"}, Build: Build{Out: out, LockOut: lock}})
 	for _, pair := range [][2]string{{lock, out}, {out, lock}, {"r36.5", out}} {
 		r := diff(t, o, pair[0], pair[1])
 		if !r.Empty() {
@@ -215,7 +215,7 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 
 	// An OUT holding two releases (labels of their own) needs OUT@suite.
 	o.Files = false
-	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{L4T: "r35.6"}, Build: Build{Out: out}})
+	mustConvert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{L4T: "r35.6"}, Build: Build{Out: out}})
 	if _, err := Diff(context.Background(), o, lock, out); !errors.As(err, &ue) {
 		t.Errorf("OUT with r35.6 and r36.5: err %v, want a usage error asking for OUT@suite", err)
 	}
@@ -314,7 +314,7 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	prof := filepath.Join(dir, "my-r36.5.json")
 	mustWrite(t, prof, []byte(`{"name": "my-r36.5", "l4t": "r36.5", "rules": {"rules": [{"match": "srv/nvidia/**", "drop": "telemetry config, not part of the redist"}]}}`))
 	conv.Release.ProfileFile = prof
-	res := convert(t, conv)
+	res := mustConvert(t, conv)
 	if len(res.Packages) == 0 {
 		t.Fatal("nothing converted")
 	}

@@ -100,7 +100,7 @@
 //	CUDA variant ("12")     redist.Archive.Variant, plan.Package.CUDAVariant  "cuda_variant"
 //	archive size            int64 bytes; redist.Artifact.Size a string (NVIDIA's schema), Artifact.Bytes the number  "size"
 //	parallel downloads      Source.ParallelDownloads (a count)  --jobs
-//	what was downloaded     Result.Downloads, FetchResult.Downloads (DownloadStats)  "downloads"
+//	what was downloaded     Result.Downloads, FetchResult.Downloads (event.Downloads)  "downloads"
 //	compression preset      Build.Preset; redist.Encoder.Preset (the one used)  "preset", --preset
 //	a plan                  plan.Result (Plan's result); plan.Plan is plan.Build's grouping
 //	OUT                     Build.Out; outdir.Snapshot reads one generation  --out

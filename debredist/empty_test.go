@@ -37,7 +37,7 @@ func TestEmptyComponentNotEmitted(t *testing.T) {
 	if !slices.ContainsFunc(pl.Packages, func(p plan.Package) bool { return p.PName == "cuda_nvprune" }) || len(pl.SkippedPackages) != 0 {
 		t.Fatalf("with nothing cached the plan cannot know: want cuda_nvprune planned, got skipped %v", pl.SkippedPackages)
 	}
-	res := convert(t, Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}, Build: Build{Out: out}})
+	res := mustConvert(t, Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}, Build: Build{Out: out}})
 	if len(res.Skipped) != 1 || res.Skipped[0].PName != "cuda_nvprune" || !strings.Contains(res.Skipped[0].Reason, "nothing the redist layout keeps") {
 		t.Errorf("convert: want cuda_nvprune skipped with the reason, got %+v", res.Skipped)
 	}
@@ -97,7 +97,7 @@ func TestOutputWarningNamesOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	mirror := filepath.Join("..", "testdata", "sample-mirror")
-	res := convert(t, Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir()}, Release: Release{ProfileFile: prof}, Build: Build{Out: t.TempDir(), Only: []string{"tensorrt"}}})
+	res := mustConvert(t, Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir()}, Release: Release{ProfileFile: prof}, Build: Build{Out: t.TempDir(), Only: []string{"tensorrt"}}})
 	for _, want := range []redist.Warning{
 		{Code: redist.WarnEmptyOutput, Package: "tensorrt", Message: `redist package tensorrt: nixpkgs' declared output "samples" would be empty`},
 		{Code: redist.WarnInsecure, Package: "tensorrt", Message: "redist package tensorrt: nixpkgs marks it insecure (tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188: OOB write)"}} {
@@ -107,7 +107,7 @@ func TestOutputWarningNamesOutput(t *testing.T) {
 			t.Errorf("want a warning %+v, got %+v", want, res.Warnings)
 		}
 	}
-	res = convert(t, Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "7"}, Build: Build{Out: t.TempDir(), Only: []string{"tensorrt"}}})
+	res = mustConvert(t, Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "7"}, Build: Build{Out: t.TempDir(), Only: []string{"tensorrt"}}})
 	if len(res.Warnings) != 0 {
 		t.Errorf("JetPack 7.2 tensorrt: %q, want no warning", res.Warnings)
 	}
@@ -126,7 +126,7 @@ func TestWarningsAreData(t *testing.T) {
 		b.Out = out
 		return Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: b}
 	}
-	first := convert(t, opts(Build{Only: []string{"tensorrt", "cuda_cudart"}}))
+	first := mustConvert(t, opts(Build{Only: []string{"tensorrt", "cuda_cudart"}}))
 	insecure := slices.IndexFunc(first.Warnings, func(w redist.Warning) bool { return w.Code == redist.WarnInsecure && w.Package == "tensorrt" })
 	if insecure < 0 {
 		t.Fatalf("no %s warning for tensorrt: %+v", redist.WarnInsecure, first.Warnings)
@@ -139,7 +139,7 @@ func TestWarningsAreData(t *testing.T) {
 		t.Errorf("provenance warnings %+v, want the result's %+v", prov.Archives[0].Warnings, first.Warnings[insecure])
 	}
 	for _, b := range []Build{{Only: []string{"tensorrt", "cuda_cudart"}}, {Only: []string{"tensorrt"}}, {Only: []string{"cuda_cudart"}}} {
-		again := convert(t, opts(b))
+		again := mustConvert(t, opts(b))
 		if !slices.Equal(again.Warnings, first.Warnings) {
 			t.Errorf("--only %v on the same OUT: warnings %+v, want %+v", b.Only, again.Warnings, first.Warnings)
 		}
@@ -174,7 +174,7 @@ func TestProfileRuleUnused(t *testing.T) {
 	mirror := filepath.Join("..", "testdata", "sample-mirror")
 	o := Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir()}, Release: Release{ProfileFile: prof}, Build: Build{Out: t.TempDir(), Only: []string{"tensorrt", "cuda_nvprune"}}}
 	for run := range 2 {
-		res := convert(t, o)
+		res := mustConvert(t, o)
 		var unused []redist.Warning
 		for _, w := range res.Warnings {
 			if w.Code == redist.WarnRuleUnused {

@@ -28,6 +28,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
@@ -260,8 +261,8 @@ func TestConvertTransientFaults(t *testing.T) {
 		Source:  Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "cache")},
 		Release: Release{JetPack: "6"},
 		Build:   Build{Out: filepath.Join(dir, "out")},
-		OnEvent: func(e Event) {
-			if e.Kind == EventFetchRetry {
+		OnEvent: func(e event.Event) {
+			if e.Kind == event.FetchRetry {
 				retries.Store(e.Package+" "+e.URL, true)
 			}
 		},

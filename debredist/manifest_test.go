@@ -59,7 +59,7 @@ func TestCUDACompatInNVIDIAForm(t *testing.T) {
 	cache := t.TempDir()
 	component := func(jp, label, name string) json.RawMessage {
 		out := t.TempDir()
-		convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: jp}, Build: Build{Out: out, Only: []string{"cuda_compat", "cuda_compat_orin"}[:map[string]int{"6": 1, "7": 2}[jp]]}})
+		mustConvert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: jp}, Build: Build{Out: out, Only: []string{"cuda_compat", "cuda_compat_orin"}[:map[string]int{"6": 1, "7": 2}[jp]]}})
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(must(os.ReadFile(filepath.Join(out, "cuda", "redist", "redistrib_"+label+".json"))), &m); err != nil {
 			t.Fatal(err)

@@ -194,7 +194,7 @@ func newNixDerivations(t *testing.T, mirror string) *nixDerivations {
 	if err := os.CopyFS(nd.mirror, os.DirFS(sampleMirror)); err != nil {
 		t.Fatal(err)
 	}
-	convert(t, Options{Source: Source{Mirror: nd.mirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: nd.out}})
+	mustConvert(t, Options{Source: Source{Mirror: nd.mirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: nd.out}})
 	text, err := Nix(context.Background(), nd.out, NixOptions{Derivations: true})
 	if err != nil {
 		t.Fatal(err)

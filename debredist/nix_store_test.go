@@ -29,7 +29,7 @@ func TestNixConsumesOutput(t *testing.T) {
 		t.Setenv("NIX_CONFIG", "build-users-group =")
 	}
 	out := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+	mustConvert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
 	manifests, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*[0-9].json"))
 	if len(manifests) != 2 {
 		t.Fatalf("manifests: %v", manifests)
@@ -172,7 +172,7 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 				t.Skip("the sweep over JetPack 5 and 7 (about 20 s of Nix evaluation) runs with DEBREDIST_LONG_TESTS=1, as CI does")
 			}
 			out := t.TempDir()
-			convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out}})
+			mustConvert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out}})
 			r, err := Nix(context.Background(), out, NixOptions{})
 			if err != nil {
 				t.Fatal(err)

@@ -437,7 +437,7 @@ func TestNixDerivationsHostileStrings(t *testing.T) {
 		t.Setenv("NIX_CONFIG", "build-users-group =")
 	}
 	out := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart"}}})
+	mustConvert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart"}}})
 	hostile := `x"; y = builtins.abort "pwned"; z = "${builtins.abort "pwned"}\ # */`
 	sidecar, err := filepath.EvalSymlinks(filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json"))
 	if err != nil {
@@ -484,7 +484,7 @@ func TestNixDerivationsHostileStrings(t *testing.T) {
 // CopyArchivesTo each is a copy of its bytes.
 func TestNixArchivesEveryManifest(t *testing.T) {
 	out := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "nvidia_l4t_dla_compiler"}}})
+	mustConvert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "nvidia_l4t_dla_compiler"}}})
 	want := []string{
 		filepath.Join(out, "cuda", "redist", "cuda_cudart", "linux-aarch64", "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz"),
 		filepath.Join(out, "l4t", "redist", "nvidia_l4t_dla_compiler", "linux-aarch64", "nvidia_l4t_dla_compiler-linux-aarch64-36.5.0-archive.tar.xz"),

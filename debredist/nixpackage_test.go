@@ -89,7 +89,7 @@ func TestFlake(t *testing.T) {
 		t.Errorf("checks: %s", got)
 	}
 	out := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+	mustConvert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
 	r, err := Nix(context.Background(), out, NixOptions{Derivations: true})
 	if err != nil {
 		t.Fatal(err)

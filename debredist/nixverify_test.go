@@ -47,7 +47,7 @@ func TestVerifyNixpkgsJetPacks(t *testing.T) {
 	for _, jp := range []string{"5", "6", "7"} {
 		t.Run("jetpack"+jp, func(t *testing.T) {
 			out := t.TempDir()
-			convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: jp}, Build: Build{Out: out}})
+			mustConvert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: jp}, Build: Build{Out: out}})
 			rep, err := verify.Nixpkgs(context.Background(), out)
 			if err != nil {
 				t.Fatal(err)

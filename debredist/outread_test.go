@@ -25,7 +25,7 @@ import (
 func TestReadersDuringRebuilds(t *testing.T) {
 	out, cache := t.TempDir(), t.TempDir()
 	o := Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc", "cuda_cupti", "libcublas", "cudnn"}}}
-	convert(t, o)
+	mustConvert(t, o)
 	rebuilds := 8
 	if os.Getenv("DEBREDIST_LONG_TESTS") != "" {
 		rebuilds = 200

@@ -24,7 +24,7 @@ import (
 func cudartOut(t *testing.T) (out, genCuda string) {
 	t.Helper()
 	out = filepath.Join(t.TempDir(), "out")
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "libcublas"}}})
+	mustConvert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "libcublas"}}})
 	gen, err := filepath.EvalSymlinks(filepath.Join(out, "cuda"))
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +232,7 @@ func TestLockConversionRecordsInputs(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "jp6.lock.json"), lock.Bytes(), 0o644)
 	t.Chdir(dir)
-	convert(t, Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{LockFile: "jp6.lock.json"}, Build: Build{Out: out, Only: []string{"cuda_cudart"}}})
+	mustConvert(t, Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{LockFile: "jp6.lock.json"}, Build: Build{Out: out, Only: []string{"cuda_cudart"}}})
 	p := outProvenance(t, out)["cuda/redist/redistrib_12.6.68.json"]
 	if len(p.Indexes) != 1 || p.Indexes[0].URL != filepath.Join(dir, "jp6.lock.json") || p.Mirror != mirror {
 		t.Errorf("provenance indexes %+v, mirror %q; want the lock at %s and the mirror %s", p.Indexes, p.Mirror, filepath.Join(dir, "jp6.lock.json"), mirror)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/publish"
 	"github.com/debredist/debredist/internal/testutil"
@@ -507,8 +508,8 @@ func TestVerifyOwnLinks(t *testing.T) {
 	}
 	// A no-op rerun repairs both, and says so.
 	var notes []string
-	o.OnEvent = func(e Event) {
-		if e.Kind == EventNotice {
+	o.OnEvent = func(e event.Event) {
+		if e.Kind == event.Notice {
 			notes = append(notes, e.Message)
 		}
 	}

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
-	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/sbom"
 )
 
@@ -55,67 +54,12 @@ func SBOM(ctx context.Context, out, format string, w io.Writer) error {
 	if len(snap.Manifests) == 0 {
 		return fmt.Errorf("sbom %s: no redistrib_*.json manifest (not a debredist output directory?)", out)
 	}
-	if err := checkOutput(ctx, snap); err != nil {
+	if err := verify.Readable(ctx, snap); err != nil {
 		return fmt.Errorf("sbom %s: %w", out, err)
 	}
-	in, err := sbom.Read(ctx, snap, snap.Manifests, "debredist "+Version)
+	in, err := sbom.Read(ctx, snap, snap.Manifests, tool)
 	if err != nil {
 		return err
 	}
 	return sbom.Write(w, in, sbom.Format(format))
 }
-
-// writeSBOMs writes, beside each manifest under root (a generation being
-// built), its SPDX and CycloneDX documents: all of them when force, else
-// those that are already there (carried over from the previous generation,
-// they must describe the new one).
-func writeSBOMs(ctx context.Context, root, tmp string, force bool) error {
-	snap, err := outdir.Open(root)
-	if err != nil {
-		return err
-	}
-	defer snap.Close()
-	for _, mf := range snap.Manifests {
-		label := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf), redist.ManifestPrefix), ".json")
-		sp, cd := SBOMFileNames(label)
-		sp, cd = filepath.Join(filepath.Dir(mf), sp), filepath.Join(filepath.Dir(mf), cd)
-		if !force && !exists(sp) && !exists(cd) {
-			continue
-		}
-		in, err := sbom.Read(ctx, snap, []string{mf}, "debredist "+Version)
-		if err != nil {
-			return err
-		}
-		for _, f := range []struct {
-			name   string
-			format sbom.Format
-		}{{sp, sbom.SPDX}, {cd, sbom.CycloneDX}} {
-			var b strings.Builder
-			if err := sbom.Write(&b, in, f.format); err != nil {
-				return err
-			}
-			if err := files.Write(f.name, []byte(b.String()), tmp); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// sbomMissing reports whether a manifest under out lacks its documents.
-func sbomMissing(out string) bool {
-	found, err := outdir.Find(out)
-	if err != nil {
-		return true
-	}
-	for _, mf := range found.Manifests {
-		label := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf), redist.ManifestPrefix), ".json")
-		sp, cd := SBOMFileNames(label)
-		if !exists(filepath.Join(filepath.Dir(mf), sp)) || !exists(filepath.Join(filepath.Dir(mf), cd)) {
-			return true
-		}
-	}
-	return false
-}
-
-func exists(p string) bool { _, err := os.Lstat(p); return err == nil }

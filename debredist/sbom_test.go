@@ -580,7 +580,7 @@ func TestSBOMRefusals(t *testing.T) {
 	t.Parallel()
 	cache, out := t.TempDir(), t.TempDir()
 	opts := Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, SBOM: true, Only: []string{"cuda_cudart", "libcublas"}}}
-	convert(t, opts)
+	mustConvert(t, opts)
 	spdxDoc := filepath.Join(out, "cuda", "redist", "debredist-sbom_12.6.68.spdx.json")
 	before, err := os.ReadFile(spdxDoc)
 	if err != nil {
@@ -588,7 +588,7 @@ func TestSBOMRefusals(t *testing.T) {
 	}
 	// A later generation without --sbom rewrites the documents it carries.
 	opts.Build.SBOM, opts.Build.MTime = false, mustTime(t, "2020-01-01")
-	convert(t, opts)
+	mustConvert(t, opts)
 	after, err := os.ReadFile(spdxDoc)
 	if err != nil {
 		t.Fatalf("the document did not survive the next generation: %v", err)

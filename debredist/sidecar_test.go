@@ -37,7 +37,7 @@ func TestSidecarNameAndMigration(t *testing.T) {
 	t.Parallel()
 	out, cache := t.TempDir(), t.TempDir()
 	o := Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}}
-	convert(t, o)
+	mustConvert(t, o)
 	for _, f := range redistribFiles(t, out) {
 		if !redist.IsManifestName(filepath.Base(f)) || strings.Contains(f, "provenance") {
 			t.Errorf("%s matches redistrib_* but is not a manifest", f)
@@ -64,7 +64,7 @@ func TestSidecarNameAndMigration(t *testing.T) {
 			t.Errorf("%s: the old sidecar must still be read: %v", a.Path, a.Problems)
 		}
 	}
-	res := convert(t, o)
+	res := mustConvert(t, o)
 	for _, p := range res.Packages {
 		if !p.UpToDate {
 			t.Errorf("%s rebuilt: the legacy sidecar's records should keep it up to date", p.PName)

@@ -54,8 +54,8 @@ func TestStubs(t *testing.T) {
 					only = append(only, strings.Split(w, ":")[0])
 				}
 			}
-			res := convert(t, Options{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Release: Release{JetPack: c.jetpack}, Build: Build{Out: out, Only: only}})
-			prev := readPrevious(out)
+			res := mustConvert(t, Options{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Release: Release{JetPack: c.jetpack}, Build: Build{Out: out, Only: only}})
+			prev := outProvenance(t, out)
 			var got []string
 			recs := map[string]redist.Archive{}
 			for _, p := range res.Packages {
@@ -120,10 +120,12 @@ func TestStubs(t *testing.T) {
 }
 
 // provenanceOf finds a package's archive record in the sidecars.
-func provenanceOf(prev previous, p PackageResult) (redist.Archive, bool) {
-	for _, a := range prev.byKey {
-		if a.PName == p.PName && a.Product == p.Product && a.SHA256 == p.SHA256 {
-			return a, true
+func provenanceOf(sidecars map[string]*redist.Provenance, p PackageResult) (redist.Archive, bool) {
+	for _, prov := range sidecars {
+		for _, a := range prov.Archives {
+			if a.PName == p.PName && a.Product == p.Product && a.SHA256 == p.SHA256 {
+				return a, true
+			}
 		}
 	}
 	return redist.Archive{}, false

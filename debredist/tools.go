@@ -3,15 +3,14 @@ package debredist
 import (
 	"context"
 	"encoding/json"
-	"sort"
-	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/entry"
-	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/convert"
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/nixoverlay"
 )
@@ -45,62 +44,28 @@ type FetchResult struct {
 	Plan  *plan.Result      `json:"plan"`
 	Debs  []apt.Package     `json:"debs"`
 	Paths map[string]string `json:"paths"` // sha256 -> cache file
-	// CacheDir is the cache the debs are in (Options.CacheDir or the
+	// CacheDir is the cache the debs are in (Source.CacheDir or the
 	// default, $XDG_CACHE_HOME/debredist).
 	CacheDir string `json:"cache_dir"`
 	// Downloads counts the files this call downloaded and the debs it
 	// found in the cache.
-	Downloads DownloadStats `json:"downloads"`
+	Downloads event.Downloads `json:"downloads"`
 }
 
 // Fetch plans the release like Convert and makes sure every deb the plan
 // needs is in the cache (or, with packages given, those binary packages of
 // the release's repos). With Build.LockOut it writes the lock of the debs.
 func Fetch(ctx context.Context, opts Options, packages ...string) (*FetchResult, error) {
-	o := newRun(opts)
-	pl, err := makePlan(ctx, o, true)
+	if err := opts.Check(); err != nil {
+		return nil, err
+	}
+	comp, _ := compression(opts.Build.Compression) // checked
+	r := convert.New(opts.stage(comp))
+	f, err := r.Fetch(ctx, packages)
 	if err != nil {
 		return nil, err
 	}
-	var debs []apt.Package
-	if len(packages) > 0 {
-		want := map[string]bool{}
-		for _, p := range packages {
-			want[p] = true
-		}
-		for _, d := range pl.Inputs {
-			if want[d.Name] {
-				debs = append(debs, d)
-				delete(want, d.Name)
-			}
-		}
-		if len(want) > 0 {
-			missing := make([]string, 0, len(want))
-			for p := range want {
-				missing = append(missing, p)
-			}
-			sort.Strings(missing)
-			return nil, fault.Usagef("not in the %s indexes: %s", pl.Profile.L4T, strings.Join(missing, ", "))
-		}
-	} else {
-		for _, p := range pl.Packages {
-			debs = append(debs, p.Debs...)
-		}
-	}
-	f, err := o.fetcher()
-	if err != nil {
-		return nil, err
-	}
-	paths, err := o.fetchDebs(ctx, f, debs)
-	if err != nil {
-		return nil, err
-	}
-	if o.Build.LockOut != "" {
-		if err := writeLockOut(o.Build.LockOut, pl); err != nil {
-			return nil, err
-		}
-	}
-	return &FetchResult{Plan: pl, Debs: debs, Paths: paths, CacheDir: f.CacheDir(), Downloads: o.downloads.stats()}, nil
+	return &FetchResult{Plan: f.Plan, Debs: f.Debs, Paths: f.Paths, CacheDir: f.CacheDir, Downloads: r.Downloads()}, nil
 }
 
 // NixOptions are the options of Nix.
@@ -170,7 +135,7 @@ func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
 // nixpkgsVerdicts runs verify --nixpkgs on the snapshot nixoverlay reads and
 // hands down what the overlay needs of it.
 func nixpkgsVerdicts(ctx context.Context, snap *outdir.Snapshot) (*nixoverlay.Verdicts, error) {
-	if err := checkOutput(ctx, snap); err != nil {
+	if err := verify.Readable(ctx, snap); err != nil {
 		return nil, err
 	}
 	rep, err := verify.NixpkgsSnapshot(ctx, snap)

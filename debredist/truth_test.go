@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
 )
@@ -170,8 +171,8 @@ func convertedBaseline(t *testing.T) *hostileEnv {
 func collectWarnings(o *Options) func() []string {
 	var mu sync.Mutex
 	var warnings []string
-	o.OnEvent = func(ev Event) {
-		if ev.Kind == EventWarning {
+	o.OnEvent = func(ev event.Event) {
+		if ev.Kind == event.Warning {
 			mu.Lock()
 			warnings = append(warnings, ev.Message)
 			mu.Unlock()

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/internal/testutil"
 	"github.com/vbauerster/mpb/v8"
 )
@@ -514,13 +514,13 @@ func TestProgressBarWeightsBytes(t *testing.T) {
 	pr.out = &barWriter{p: p, fallback: io.Discard}
 	pr.refresh()
 	pr.overall = p.AddBar(0)
-	for _, e := range []debredist.Event{
-		{Kind: debredist.EventPlan, Total: 3, Message: "jetpack6"},
-		{Kind: debredist.EventUpToDate, Package: "small"},
-		{Kind: debredist.EventBuildPlan, Total: 2, Bytes: 1000},
-		{Kind: debredist.EventBuildStart, Package: "big", Total: 2},
-		{Kind: debredist.EventBuildStart, Package: "tiny", Total: 1},
-		{Kind: debredist.EventBuildDone, Package: "big", Bytes: 400, Total: 900},
+	for _, e := range []event.Event{
+		{Kind: event.Plan, Total: 3, Message: "jetpack6"},
+		{Kind: event.UpToDate, Package: "small"},
+		{Kind: event.BuildPlan, Total: 2, Bytes: 1000},
+		{Kind: event.BuildStart, Package: "big", Total: 2},
+		{Kind: event.BuildStart, Package: "tiny", Total: 1},
+		{Kind: event.BuildDone, Package: "big", Bytes: 400, Total: 900},
 	} {
 		pr.handle(e)
 	}

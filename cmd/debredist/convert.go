@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
 )
@@ -114,7 +115,7 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 
 // gotWord says how the debs not in the cache came: downloaded, or read
 // from a directory mirror into the cache.
-func gotWord(d debredist.DownloadStats) string {
+func gotWord(d event.Downloads) string {
 	if d.Local {
 		return "read from the mirror directory into the cache"
 	}

@@ -71,7 +71,7 @@ debredist inventory --l4t r36.5 --json | jq -r '.packages[] | .package + " " + .
 				return err
 			}
 			if *out != "" {
-				return debredist.WriteFile(*out, b.Bytes())
+				return writeFile(*out, b.Bytes())
 			}
 			_, err = a.stdout.Write(b.Bytes())
 			return err

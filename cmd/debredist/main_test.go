@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
@@ -700,30 +701,30 @@ func TestListFlag(t *testing.T) {
 // while a stage runs, not tested here: every 10 s), a line per deb only
 // with -v, each warning and note once, nothing but warnings with --quiet.
 func TestProgressLog(t *testing.T) {
-	phases := [][]debredist.Event{
+	phases := [][]event.Event{
 		{
-			{Kind: debredist.EventIndex, Package: "common", URL: "https://m/Packages.gz", Total: 1200},
-			{Kind: debredist.EventNotice, Message: "index signatures were not checked"},
-			{Kind: debredist.EventNotice, Message: "index signatures were not checked"}, // diff plans two sides
+			{Kind: event.Index, Package: "common", URL: "https://m/Packages.gz", Total: 1200},
+			{Kind: event.Notice, Message: "index signatures were not checked"},
+			{Kind: event.Notice, Message: "index signatures were not checked"}, // diff plans two sides
 		},
 		// The library sends these after the indexes, in this order.
-		{{Kind: debredist.EventPlan, Total: 2, Message: "jetpack6"}},
-		{{Kind: debredist.EventFetchPlan, Total: 3, Bytes: 107}},
+		{{Kind: event.Plan, Total: 2, Message: "jetpack6"}},
+		{{Kind: event.FetchPlan, Total: 3, Bytes: 107}},
 		{ // OnEvent is called from several goroutines
-			{Kind: debredist.EventFetchStart, Package: "cuda-nvcc-12-6", URL: "https://m/n.deb", Total: 100},
-			{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 50, Total: 100},
-			{Kind: debredist.EventFetchRetry, Package: "cuda-nvcc-12-6", Attempt: 2, Err: context.DeadlineExceeded},
-			{Kind: debredist.EventFetchDone, Package: "cuda-nvcc-12-6", Bytes: 100},
-			{Kind: debredist.EventCacheHit, Package: "cuda-cudart-12-6", Bytes: 7},
-			{Kind: debredist.EventFetchFailed, Package: "x", URL: "https://m/x.deb", Err: errors.New("HTTP 404")},
-			{Kind: debredist.EventFetchFailed, Package: "y", URL: "https://m/y.deb", Err: fmt.Errorf("y: %w", context.Canceled)},
-			{Kind: debredist.EventWarning, Package: "cudnn", Message: "declared nixpkgs output \"static\" would be empty"},
-			{Kind: debredist.EventWarning, Package: "cudnn", Message: "declared nixpkgs output \"static\" would be empty"},
+			{Kind: event.FetchStart, Package: "cuda-nvcc-12-6", URL: "https://m/n.deb", Total: 100},
+			{Kind: event.FetchBytes, Package: "cuda-nvcc-12-6", Bytes: 50, Total: 100},
+			{Kind: event.FetchRetry, Package: "cuda-nvcc-12-6", Attempt: 2, Err: context.DeadlineExceeded},
+			{Kind: event.FetchDone, Package: "cuda-nvcc-12-6", Bytes: 100},
+			{Kind: event.CacheHit, Package: "cuda-cudart-12-6", Bytes: 7},
+			{Kind: event.FetchFailed, Package: "x", URL: "https://m/x.deb", Err: errors.New("HTTP 404")},
+			{Kind: event.FetchFailed, Package: "y", URL: "https://m/y.deb", Err: fmt.Errorf("y: %w", context.Canceled)},
+			{Kind: event.Warning, Package: "cudnn", Message: "declared nixpkgs output \"static\" would be empty"},
+			{Kind: event.Warning, Package: "cudnn", Message: "declared nixpkgs output \"static\" would be empty"},
 		},
 		{
-			{Kind: debredist.EventBuildStart, Package: "cuda_nvcc", Total: 1},
-			{Kind: debredist.EventBuildDone, Package: "cuda_nvcc", Bytes: 4096},
-			{Kind: debredist.EventUpToDate, Package: "cuda_cudart"},
+			{Kind: event.BuildStart, Package: "cuda_nvcc", Total: 1},
+			{Kind: event.BuildDone, Package: "cuda_nvcc", Bytes: 4096},
+			{Kind: event.UpToDate, Package: "cuda_cudart"},
 		},
 	}
 	tests := []struct {
@@ -817,12 +818,12 @@ func TestFetchLinesAgree(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer
 			pr := (&app{stderr: &stderr}).newProgress()
-			pr.handle(debredist.Event{Kind: debredist.EventFetchPlan, Total: 2, Bytes: 10, URL: tc.url, Message: "/c"})
+			pr.handle(event.Event{Kind: event.FetchPlan, Total: 2, Bytes: 10, URL: tc.url, Message: "/c"})
 			for range tc.hits {
-				pr.handle(debredist.Event{Kind: debredist.EventCacheHit, Package: "a", Bytes: 5})
+				pr.handle(event.Event{Kind: event.CacheHit, Package: "a", Bytes: 5})
 			}
 			for range tc.read {
-				pr.handle(debredist.Event{Kind: debredist.EventFetchDone, Package: "b", Bytes: 5})
+				pr.handle(event.Event{Kind: event.FetchDone, Package: "b", Bytes: 5})
 			}
 			pr.close(nil)
 			lines := strings.SplitAfter(stderr.String(), "\n")
@@ -847,12 +848,12 @@ func TestHumanBytes(t *testing.T) {
 func BenchmarkProgressHandle(b *testing.B) {
 	a := &app{stderr: io.Discard}
 	pr := a.newProgress()
-	events := []debredist.Event{
-		{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 1 << 20, Total: 50 << 20},
-		{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 2 << 20, Total: 50 << 20},
-		{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 3 << 20, Total: 50 << 20},
-		{Kind: debredist.EventFetchDone, Package: "cuda-nvcc-12-6", Bytes: 50 << 20},
-		{Kind: debredist.EventBuildDone, Package: "cuda_nvcc", Bytes: 40 << 20},
+	events := []event.Event{
+		{Kind: event.FetchBytes, Package: "cuda-nvcc-12-6", Bytes: 1 << 20, Total: 50 << 20},
+		{Kind: event.FetchBytes, Package: "cuda-nvcc-12-6", Bytes: 2 << 20, Total: 50 << 20},
+		{Kind: event.FetchBytes, Package: "cuda-nvcc-12-6", Bytes: 3 << 20, Total: 50 << 20},
+		{Kind: event.FetchDone, Package: "cuda-nvcc-12-6", Bytes: 50 << 20},
+		{Kind: event.BuildDone, Package: "cuda_nvcc", Bytes: 40 << 20},
 	}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -876,7 +877,7 @@ func TestPrintResult(t *testing.T) {
 		},
 	}
 	var b bytes.Buffer
-	res.Downloads = debredist.DownloadStats{Downloaded: 2, Bytes: 2048}
+	res.Downloads = event.Downloads{Downloaded: 2, Bytes: 2048}
 	if err := printResult(&b, res); err != nil {
 		t.Fatal(err)
 	}
@@ -901,11 +902,11 @@ func TestProgressRetriesAndFailure(t *testing.T) {
 	var stderr bytes.Buffer
 	a := &app{stderr: &stderr}
 	pr := a.newProgress()
-	pr.handle(debredist.Event{Kind: debredist.EventFetchRetry, URL: "http://m/common/dists/r36.5/InRelease", Attempt: 2, Err: errors.New("HTTP 500")})
-	pr.handle(debredist.Event{Kind: debredist.EventFetchPlan, Total: 70, Bytes: 7000})
+	pr.handle(event.Event{Kind: event.FetchRetry, URL: "http://m/common/dists/r36.5/InRelease", Attempt: 2, Err: errors.New("HTTP 500")})
+	pr.handle(event.Event{Kind: event.FetchPlan, Total: 70, Bytes: 7000})
 	for i := range 70 {
 		for attempt := 2; attempt <= 5; attempt++ {
-			pr.handle(debredist.Event{Kind: debredist.EventFetchRetry, Package: fmt.Sprintf("deb%d", i), Attempt: attempt, Err: errors.New("HTTP 500")})
+			pr.handle(event.Event{Kind: event.FetchRetry, Package: fmt.Sprintf("deb%d", i), Attempt: attempt, Err: errors.New("HTTP 500")})
 		}
 	}
 	pr.mu.Lock()

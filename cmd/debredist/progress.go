@@ -11,11 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/cwriter"
 	"github.com/vbauerster/mpb/v8/decor"
-
-	"github.com/debredist/debredist/debredist"
 )
 
 // progress renders debredist Events on stderr for a person.
@@ -109,7 +108,7 @@ func (a *app) warn(msg string) {
 }
 
 // handle is Options.OnEvent.
-func (pr *progress) handle(e debredist.Event) {
+func (pr *progress) handle(e event.Event) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if pr.closed {
@@ -117,23 +116,23 @@ func (pr *progress) handle(e debredist.Event) {
 	}
 	defer pr.refresh()
 	switch e.Kind {
-	case debredist.EventWarning, debredist.EventOutBusy:
+	case event.Warning, event.OutBusy:
 		pr.once("warning", withPackage(e))
-	case debredist.EventNotice:
+	case event.Notice:
 		if !pr.quiet {
 			pr.once("note", withPackage(e))
 		}
-	case debredist.EventIndex:
+	case event.Index:
 		pr.indexes = append(pr.indexes, fmt.Sprintf("%s (%d packages)", e.Package, e.Total))
 		pr.detail("index %s: %d packages", e.URL, e.Total)
-	case debredist.EventPlan:
+	case event.Plan:
 		if len(pr.indexes) == 0 { // the debs are a lock's: no index was read
 			pr.line("plan: %s, %d redist packages from the lock's debs", e.Message, e.Total)
 		} else {
 			pr.line("plan: %s, %d redist packages from %s", e.Message, e.Total, strings.Join(pr.indexes, ", "))
 		}
 		pr.pkgs.total = e.Total
-	case debredist.EventFetchPlan:
+	case event.FetchPlan:
 		pr.setStage("fetch")
 		pr.debs, pr.bytes, pr.cached = counter{total: e.Total}, counter{total: e.Bytes}, 0
 		pr.local = e.URL != "" && !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://")
@@ -151,13 +150,13 @@ func (pr *progress) handle(e debredist.Event) {
 			pr.overall.SetTotal(max(e.Bytes, 1), false)
 			pr.overall.SetCurrent(0)
 		}
-	case debredist.EventCacheHit:
+	case event.CacheHit:
 		pr.debs.done++
 		pr.cached++
 		pr.bytes.done += e.Bytes
 		pr.detail("cached %s (%s)", e.Package, humanBytes(e.Bytes))
 		pr.setBar()
-	case debredist.EventFetchStart:
+	case event.FetchStart:
 		verb := "download"
 		if pr.local {
 			verb = "read"
@@ -171,14 +170,14 @@ func (pr *progress) handle(e debredist.Event) {
 		if b := pr.bars[e.Package]; b != nil {
 			b.SetCurrent(e.Bytes)
 		}
-	case debredist.EventFetchBytes:
+	case event.FetchBytes:
 		if b := pr.bars[e.Package]; b != nil {
 			if e.Total > 0 {
 				b.SetTotal(e.Total, false)
 			}
 			b.SetCurrent(e.Bytes)
 		}
-	case debredist.EventFetchDone:
+	case event.FetchDone:
 		pr.debs.done++
 		pr.bytes.done += e.Bytes
 		verb := "downloaded"
@@ -191,7 +190,7 @@ func (pr *progress) handle(e debredist.Event) {
 			delete(pr.bars, e.Package)
 		}
 		pr.setBar()
-	case debredist.EventFetchRetry:
+	case event.FetchRetry:
 		what := e.Package
 		if what == "" { // an index
 			what = e.URL
@@ -201,7 +200,7 @@ func (pr *progress) handle(e debredist.Event) {
 		}
 		pr.retries++
 		pr.detail("retrying %s (attempt %d): %v", what, e.Attempt, e.Err)
-	case debredist.EventFetchFailed:
+	case event.FetchFailed:
 		if b := pr.bars[e.Package]; b != nil {
 			b.Abort(true)
 			delete(pr.bars, e.Package)
@@ -209,7 +208,7 @@ func (pr *progress) handle(e debredist.Event) {
 		if !errors.Is(e.Err, context.Canceled) {
 			pr.detail("download of %s failed: %v", e.Package, e.Err) // the run's error says it once, summarized
 		}
-	case debredist.EventBuildStart:
+	case event.BuildStart:
 		if pr.stage != "build" {
 			pr.endFetch()
 			pr.setStage("build")
@@ -220,12 +219,12 @@ func (pr *progress) handle(e debredist.Event) {
 			}
 		}
 		pr.detail("building %s (%d debs)", e.Package, e.Total)
-	case debredist.EventBuildPlan:
+	case event.BuildPlan:
 		pr.work = counter{total: e.Bytes}
-	case debredist.EventBuildDone, debredist.EventUpToDate:
+	case event.BuildDone, event.UpToDate:
 		pr.pkgs.done++
 		pr.work.done += e.Total
-		if e.Kind == debredist.EventBuildDone {
+		if e.Kind == event.BuildDone {
 			pr.detail("built %s (%s)", e.Package, humanBytes(e.Bytes))
 		} else {
 			pr.detail("up to date: %s", e.Package)
@@ -236,7 +235,7 @@ func (pr *progress) handle(e debredist.Event) {
 	}
 }
 
-func withPackage(e debredist.Event) string {
+func withPackage(e event.Event) string {
 	msg := inFlags(e.Message)
 	if e.Package != "" && !strings.Contains(e.Message, e.Package) {
 		msg = e.Package + ": " + e.Message

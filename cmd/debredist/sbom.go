@@ -45,7 +45,7 @@ debredist sbom ./out --format cyclonedx -o out.cdx.json`,
 				return err
 			}
 			if *out != "" {
-				return debredist.WriteFile(*out, b.Bytes())
+				return writeFile(*out, b.Bytes())
 			}
 			_, err := a.stdout.Write(b.Bytes())
 			return err

@@ -416,3 +416,27 @@ func (e *strayError) Error() string {
 	return e.path + " " + e.what + ", but NVIDIA's shell-parse.sh takes every redistrib_* file for a release"
 }
 func (e *strayError) namesPath() {}
+
+// Readable refuses an OUT (the Snapshot a reader reads) that Dir finds
+// anything wrong with in what readers read (Report.OutputErr): what verify
+// refuses, no other reader (sbom, nix) turns into output. The error is
+// one line.
+func Readable(ctx context.Context, snap *outdir.Snapshot) error {
+	rep, err := DirSnapshot(ctx, snap)
+	if err != nil {
+		return err
+	}
+	var ve *Error
+	if !errors.As(rep.OutputErr(), &ve) {
+		return nil
+	}
+	var msgs []string
+	for _, p := range ve.Problems[:min(len(ve.Problems), 3)] {
+		msgs = append(msgs, p.Error())
+	}
+	more := ""
+	if n := len(ve.Problems) - len(msgs); n > 0 {
+		more = fmt.Sprintf("; and %d more", n)
+	}
+	return fmt.Errorf("%s is not a valid output, %d problem(s): %s%s (verify.Dir tells more)", snap.Out, len(ve.Problems), strings.Join(msgs, "; "), more)
+}

@@ -1,4 +1,4 @@
-package debredist
+package convert
 
 import (
 	"context"
@@ -16,11 +16,11 @@ import (
 // checks it, and publishes it. When every package is up to date and OUT's
 // manifests and provenance already say what this run would write, no
 // generation is made and nothing is written (a read-only OUT works).
-func commitGeneration(ctx context.Context, o *run, pl *plan.Result, jobs []*job, tmp string, prev previous) (res *Result, err error) {
-	if allUpToDate(jobs) && !(o.Build.SBOM && sbomMissing(o.Build.Out)) {
-		res, err := writeManifests(o, o.Build.Out, pl, jobs, "", prev) // writes nothing: fails if a write is needed
+func (o *Run) commitGeneration(ctx context.Context, pl *plan.Result, jobs []*job, tmp string, prev previous) (res *Outcome, err error) {
+	if allUpToDate(jobs) && !(o.SBOM && sbomMissing(o.Out)) {
+		res, err := o.writeManifests(o.Out, pl, jobs, "", prev) // writes nothing: fails if a write is needed
 		if err == nil && tmp != "" {
-			_, err = publish.Prune(o.Build.Out) // what a killed run left
+			_, err = publish.Prune(o.Out) // what a killed run left
 		}
 
 		if err == nil {
@@ -31,9 +31,9 @@ func commitGeneration(ctx context.Context, o *run, pl *plan.Result, jobs []*job,
 		}
 	}
 	if tmp == "" {
-		return nil, errReadOnly(o.Build.Out, "its manifests must be rewritten")
+		return nil, errReadOnly(o.Out, "its manifests must be rewritten")
 	}
-	g, err := publish.NewGeneration(o.Build.Out)
+	g, err := publish.NewGeneration(o.Out)
 	if err != nil {
 		return nil, err
 	}
@@ -57,10 +57,10 @@ func commitGeneration(ctx context.Context, o *run, pl *plan.Result, jobs []*job,
 	if err = commit(jobs, tmp); err != nil {
 		return nil, err
 	}
-	if res, err = writeManifests(o, g.Dir, pl, jobs, tmp, gprev); err != nil {
+	if res, err = o.writeManifests(g.Dir, pl, jobs, tmp, gprev); err != nil {
 		return nil, err
 	}
-	if err = writeSBOMs(ctx, g.Dir, tmp, o.Build.SBOM); err != nil { // sbom.go
+	if err = writeSBOMs(ctx, g.Dir, tmp, o.Tool, o.SBOM); err != nil { // sbom.go
 		return nil, fmt.Errorf("writing the bill of materials: %w", err)
 	}
 	if err = checkWritten(g.Dir, res, jobs); err != nil {

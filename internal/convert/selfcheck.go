@@ -1,50 +1,24 @@
-package debredist
+package convert
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/publish"
 )
 
-// checkOutput refuses an OUT (the Snapshot a reader reads) that verify.Dir
-// finds anything wrong with in what readers read: what verify refuses, no
-// other reader (sbom, nix) turns into output. The error is one line.
-func checkOutput(ctx context.Context, snap *outdir.Snapshot) error {
-	rep, err := verify.DirSnapshot(ctx, snap)
-	if err != nil {
-		return err
-	}
-	var ve *verify.Error
-	if !errors.As(rep.OutputErr(), &ve) {
-		return nil
-	}
-	var msgs []string
-	for _, p := range ve.Problems[:min(len(ve.Problems), 3)] {
-		msgs = append(msgs, p.Error())
-	}
-	more := ""
-	if n := len(ve.Problems) - len(msgs); n > 0 {
-		more = fmt.Sprintf("; and %d more", n)
-	}
-	return fmt.Errorf("%s is not a valid output, %d problem(s): %s%s (verify.Dir tells more)", snap.Out, len(ve.Problems), strings.Join(msgs, "; "), more)
-}
-
 // checkWritten re-reads the manifests just written and checks that every
 // artifact they name is the file this run built or kept: same size and the
 // sha256 computed while writing it (or re-hashed when it was kept). It does
 // not decode the archives again (verify.Dir does; `debredist verify`).
-func checkWritten(out string, res *Result, jobs []*job) error {
+func checkWritten(out string, res *Outcome, jobs []*job) error {
 	byPath := map[string]redist.Archive{}
 	for _, j := range jobs {
 		byPath[j.final] = j.res

@@ -1,4 +1,4 @@
-package debredist
+package convert
 
 import (
 	"os"
@@ -15,9 +15,9 @@ func TestRemoveStaleTrustsNoSidecar(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	victim := filepath.Join(root, "victim.txt")
-	mustWrite(t, victim, []byte("1234"))
+	write(t, victim, "1234")
 	inside := filepath.Join(root, "out", "cuda", "redist", "old.tar.xz")
-	mustWrite(t, inside, []byte("5678"))
+	write(t, inside, "5678")
 	dir := filepath.Join(root, "out", "cuda", "redist")
 	removeStale(dir, redist.Provenance{Archives: []redist.Archive{
 		{RelativePath: "../../../victim.txt", Size: 4},
@@ -29,5 +29,15 @@ func TestRemoveStaleTrustsNoSidecar(t *testing.T) {
 	}
 	if _, err := os.Stat(inside); !os.IsNotExist(err) {
 		t.Errorf("the stale archive inside OUT was kept: %v", err)
+	}
+}
+
+func write(t *testing.T, p, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,4 +1,4 @@
-package debredist
+package convert
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/debredist/debredist/debredist/profile"
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/outdir"
@@ -82,14 +84,14 @@ func readPrevious(out string) previous {
 // and removes archives of earlier runs that no manifest names any more;
 // gen is the directory written: a new generation, or OUT itself when
 // nothing needs writing.
-func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string, prev previous) (*Result, error) {
-	res := &Result{Out: o.Build.Out, Profile: pl.Profile}
+func (o *Run) writeManifests(gen string, pl *plan.Result, jobs []*job, tmp string, prev previous) (*Outcome, error) {
+	res := &Outcome{Profile: pl.Profile}
 	used := slices.Clone(o.emptyRules) // the profile's own rules some archive used
 	byProduct := map[string][]*job{}
 	for _, j := range jobs {
 		byProduct[j.pkg.Product] = append(byProduct[j.pkg.Product], j)
 	}
-	comp, _ := compression(o.Build.Compression)
+	comp := o.Compression
 	kept := map[string]bool{}
 	for _, pr := range pl.Products {
 		js := byProduct[pr.Product]
@@ -113,11 +115,11 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 			continue
 		}
 		m := &redist.Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*redist.Component{}}
-		prov := redist.Provenance{Tool: "debredist " + Version, Encoder: build.Encoder(comp, o.Build.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
+		prov := redist.Provenance{Tool: o.Tool, Encoder: build.Encoder(comp, o.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
 		if !slices.ContainsFunc(pl.Indexes, func(ix redist.Index) bool { return ix.Repo != "lock" }) {
-			prov.Mirror = o.Source.Mirror // a lock names no index: where the debs came from
+			prov.Mirror = o.Source.Base // a lock names no index: where the debs came from
 		}
-		if len(o.Build.Only) > 0 {
+		if len(o.Only) > 0 {
 			// --only rebuilds some components: the others of this
 			// manifest stay as the earlier run wrote them.
 			mine := map[string]bool{}
@@ -156,9 +158,8 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 			}
 			prov.Archives = append(prov.Archives, j.res)
 			kept[filepath.Join(dir, filepath.FromSlash(j.res.RelativePath))] = true
-			res.Packages = append(res.Packages, PackageResult{PName: p.PName, Product: p.Product, Version: p.Version, Platform: p.Platform,
-				CUDAVariant: p.CUDAVariant, Archive: filepath.ToSlash(filepath.Join(pr.Product, "redist", j.res.RelativePath)),
-				Size: j.res.Size, SHA256: j.res.SHA256, MD5: j.res.MD5, NAR: j.res.NAR, Debs: len(j.res.Debs), UpToDate: j.upToDate, Changes: j.res.Changes})
+			res.Archives = append(res.Archives, Archive{Package: p, Record: j.res, UpToDate: j.upToDate,
+				Path: filepath.ToSlash(filepath.Join(pr.Product, "redist", j.res.RelativePath))})
 		}
 		sort.Slice(prov.Archives, func(a, b int) bool { return prov.Archives[a].RelativePath < prov.Archives[b].RelativePath })
 		for _, a := range prov.Archives {
@@ -173,7 +174,7 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 		if err := redist.WriteManifest(&mb, m); err != nil {
 			return nil, err
 		}
-		res.Products = append(res.Products, ProductResult{Product: pr.Product, Label: pr.Label, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))})
+		res.Products = append(res.Products, Product{ProductLabel: pr, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))})
 		if unchanged(js, prev, manifestPath, sidecarPath, legacySidecar, mb.Bytes()) {
 			// Nothing of this product was built: its manifest and
 			// provenance stay as the run that made the archives wrote them.
@@ -201,7 +202,7 @@ func writeManifests(o *run, gen string, pl *plan.Result, jobs []*job, tmp string
 // unusedRules are the warnings for the profile's own layout rules that no
 // archive of the release (used: their ProfileRules) placed or dropped
 // anything with.
-func unusedRules(p Profile, used []string) []redist.Warning {
+func unusedRules(p profile.Profile, used []string) []redist.Warning {
 	var ws []redist.Warning
 	for _, r := range p.Rules.Paths {
 		if slices.Contains(used, r.Match) {
@@ -246,7 +247,7 @@ func unchanged(js []*job, prev previous, manifestPath, sidecarPath, legacySideca
 // manifestKeys are the manifest keys an archive of platform is listed
 // under: the platform, and the profile's also_platforms for archives of
 // the profile's own platform (not "source" ones).
-func manifestKeys(p Profile, platform string) []string {
+func manifestKeys(p profile.Profile, platform string) []string {
 	keys := []string{platform}
 	if platform == p.Platform {
 		for _, k := range p.AlsoPlatforms {

@@ -1,9 +1,11 @@
-package debredist
+package convert
 
 import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/debredist/debredist/debredist/event"
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
@@ -16,7 +18,7 @@ import (
 // retried, else the error that stands: err itself when it is not about
 // the cache, or the corruption and why it could not be repaired
 // (--offline removes the entry and downloads nothing).
-func repairCache(ctx context.Context, o *run, f *fetch.Fetcher, debs []apt.Package, err error) error {
+func (o *Run) repairCache(ctx context.Context, f *fetch.Fetcher, debs []apt.Package, err error) error {
 	var ce *fault.CorruptCacheError
 	if !errors.As(err, &ce) || f == nil {
 		return err
@@ -27,7 +29,7 @@ func repairCache(ctx context.Context, o *run, f *fetch.Fetcher, debs []apt.Packa
 	if o.Source.Offline {
 		return fmt.Errorf("%w; removed it (Source.Offline: not downloading it again)", ce)
 	}
-	o.emit(Event{Kind: EventWarning, Package: ce.Package, Message: ce.Error() + "; removed it, downloading it again"})
+	o.emit(event.Event{Kind: event.Warning, Package: ce.Package, Message: ce.Error() + "; removed it, downloading it again"})
 	var again []apt.Package
 	for _, d := range debs {
 		if d.SHA256 == ce.Expected {

@@ -1,7 +1,9 @@
-package debredist
+package convert
 
 import (
 	"fmt"
+
+	"github.com/debredist/debredist/debredist/event"
 
 	"github.com/debredist/debredist/debredist/apt"
 )
@@ -14,7 +16,7 @@ func errReadOnly(out, what string) error {
 // warnUnread says when packages are kept as up to date by the inputs
 // recorded in OUT alone: their debs are not in the cache (--offline, a
 // lock naming debs never downloaded), so nothing was read to confirm it.
-func warnUnread(o *run, jobs []*job) {
+func (o *Run) warnUnread(jobs []*job) {
 	var debs []apt.Package
 	n := 0
 	for _, j := range jobs {
@@ -31,7 +33,7 @@ func warnUnread(o *run, jobs []*job) {
 		return // the run needs no fetcher; Missing is only a report
 	}
 	if missing := f.Missing(debs); len(missing) > 0 {
-		o.emit(Event{Kind: EventWarning, Package: missing[0].Name, Message: fmt.Sprintf(
+		o.emit(event.Event{Kind: event.Warning, Package: missing[0].Name, Message: fmt.Sprintf(
 			"%d redist package(s) are up to date by the inputs OUT's provenance records; %d of their debs are not in the cache and were not read (first: %s %s); provenance is left as the run that read them wrote it",
 			n, len(missing), missing[0].Name, missing[0].Version)})
 	}

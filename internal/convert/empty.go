@@ -1,4 +1,4 @@
-package debredist
+package convert
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // skipEmptyPackages moves the packages whose debs are all in the cache and
 // carry no payload from res.Packages to res.SkippedPackages. Packages with
 // a deb not yet cached stay (Convert checks them once fetched).
-func skipEmptyPackages(ctx context.Context, o *run, res *plan.Result) error {
+func (o *Run) skipEmptyPackages(ctx context.Context, res *plan.Result) error {
 	f, err := o.fetcher()
 	if err != nil {
 		return nil // no cache to look into: Convert checks after fetching
@@ -27,7 +27,7 @@ func skipEmptyPackages(ctx context.Context, o *run, res *plan.Result) error {
 			if !empty {
 				break
 			}
-			empty = !build.DebHasPayload(ctx, o.Build.Limits, eng, p.PName, d, f.CachePath(d.SHA256))
+			empty = !build.DebHasPayload(ctx, o.Limits, eng, p.PName, d, f.CachePath(d.SHA256))
 		}
 		if empty {
 			res.SkippedPackages = append(res.SkippedPackages, build.Skipped(p))

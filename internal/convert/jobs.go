@@ -1,4 +1,4 @@
-package debredist
+package convert
 
 import (
 	"cmp"
@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/debredist/debredist/debredist/event"
+	"github.com/debredist/debredist/debredist/profile"
 
 	"golang.org/x/sync/errgroup"
 
@@ -27,7 +30,7 @@ import (
 // job is one redist package to build (or to keep).
 type job struct {
 	pkg     plan.Package
-	profile Profile
+	profile profile.Profile
 	// budget bounds the compression blocks in flight across all packages
 	// built at once, so memory does not grow with --jobs or file sizes.
 	budget     *archive.Budget
@@ -51,11 +54,11 @@ type job struct {
 }
 
 // build builds the job's package (internal/build) into j.staged.
-func (j *job) build(ctx context.Context, o *run, paths map[string]string, work string) error {
+func (j *job) build(ctx context.Context, o *Run, paths map[string]string, work string) error {
 	r, err := build.Package(ctx, build.Options{
 		Profile: j.profile, Package: j.pkg, Paths: paths, Work: work, Staged: j.staged, Rel: j.rel,
 		Compression: j.comp, Preset: j.preset, MTime: j.mtime, Budget: j.budget,
-		Limits: o.Build.Limits, Decoders: o.decoders, Tool: "debredist " + Version,
+		Limits: o.Limits, Decoders: o.decoders, Tool: o.Tool,
 	})
 	if err != nil {
 		return err
@@ -63,27 +66,18 @@ func (j *job) build(ctx context.Context, o *run, paths map[string]string, work s
 	j.rules = r.Rules
 	if r.Empty {
 		j.empty = true
-		o.emit(Event{Kind: EventWarning, Package: j.pkg.PName, Message: "not emitted: " + build.NoPayloadReason})
+		o.emit(event.Event{Kind: event.Warning, Package: j.pkg.PName, Message: "not emitted: " + build.NoPayloadReason})
 		return nil
 	}
 	j.res, j.license, j.warnings = r.Archive, r.License, r.Warnings
 	return nil
 }
 
-// defaultBuilds is how many packages Convert builds at once when
-// Options.Jobs is 0: one per core, and at least two, so that decoding one
-// package's debs (one serial stream each) overlaps encoding another's.
-// Encoding is block-parallel and bounded by one budget for all packages,
-// so more packages in flight add memory, not speed: measured on the
-// real-bytes corpus on 2 cores, --jobs 2 took 89.9 s, --jobs 1 97.2 s and
-// --jobs 4 113.0 s (bench/README.md).
-func defaultBuilds() int { return max(2, runtime.GOMAXPROCS(0)) }
-
 // newJobs makes a job per planned package and decides which must be built:
 // an archive is kept (upToDate) when the provenance records the same inputs
 // and the file still has the recorded size and sha256 (hashed in parallel,
 // builds at a time; a damaged archive is rebuilt).
-func newJobs(ctx context.Context, o *run, pl *plan.Result, comp archive.Compression, mtime time.Time, prev previous, builds int) ([]*job, error) {
+func (o *Run) newJobs(ctx context.Context, pl *plan.Result, comp archive.Compression, mtime time.Time, prev previous, builds int) ([]*job, error) {
 	var err error
 	// Two blocks per core in flight across all packages: both cores stay
 	// busy while memory stays near 2 x cores x BlockSize whatever --jobs is.
@@ -93,21 +87,21 @@ func newJobs(ctx context.Context, o *run, pl *plan.Result, comp archive.Compress
 	kg.SetLimit(builds)
 	// The current output, read as any reader does (no link followed, regular
 	// files only): a file that is not what debredist wrote is rebuilt.
-	snap, _ := outdir.Open(o.Build.Out) // OUT may not exist yet: nothing is up to date
+	snap, _ := outdir.Open(o.Out) // OUT may not exist yet: nothing is up to date
 	if snap != nil {
 		defer snap.Close()
 	}
 	for _, p := range pl.Packages {
-		j := &job{pkg: p, profile: pl.Profile, comp: comp, preset: o.Build.Preset, mtime: mtime, budget: budget}
-		j.key = build.InputKey("debredist "+Version, pl.Profile, p, comp, o.Build.Preset, mtime)
+		j := &job{pkg: p, profile: pl.Profile, comp: comp, preset: o.Preset, mtime: mtime, budget: budget}
+		j.key = build.InputKey(o.Tool, pl.Profile, p, comp, o.Preset, mtime)
 		j.rel = path.Join(p.PName, p.Platform, redist.ArchiveName(p.PName, p.Platform, p.Version, p.CUDAVariant, comp.Ext()))
-		if j.productDir, err = publish.Path(o.Build.Out, p.Product, "redist"); err != nil {
+		if j.productDir, err = publish.Path(o.Out, p.Product, "redist"); err != nil {
 			return nil, err
 		}
-		if j.final, err = publish.Path(o.Build.Out, p.Product, "redist", j.rel); err != nil {
+		if j.final, err = publish.Path(o.Out, p.Product, "redist", j.rel); err != nil {
 			return nil, err
 		}
-		if j.licenseFile, err = publish.Path(o.Build.Out, p.Product, "redist", p.PName, "LICENSE.txt"); err != nil {
+		if j.licenseFile, err = publish.Path(o.Out, p.Product, "redist", p.PName, "LICENSE.txt"); err != nil {
 			return nil, err
 		}
 		jobs = append(jobs, j)
@@ -172,20 +166,20 @@ func debBytes(p plan.Package) int64 {
 
 // buildJobs fetches the debs of the jobs that are not up to date and builds
 // their archives in tmp, builds at a time.
-func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int) error {
+func (o *Run) buildJobs(ctx context.Context, jobs []*job, tmp string, builds int) error {
 	var err error
 	var need []apt.Package
 	for _, j := range jobs {
 		if j.upToDate {
-			o.emit(Event{Kind: EventUpToDate, Package: j.pkg.PName})
+			o.emit(event.Event{Kind: event.UpToDate, Package: j.pkg.PName})
 		} else {
 			need = append(need, j.pkg.Debs...)
 		}
 	}
 
-	warnUnread(o, jobs)
+	o.warnUnread(jobs)
 	if len(need) > 0 && tmp == "" {
-		return errReadOnly(o.Build.Out, fmt.Sprintf("%d deb(s) must be converted", len(need)))
+		return errReadOnly(o.Out, fmt.Sprintf("%d deb(s) must be converted", len(need)))
 	}
 	var paths map[string]string
 	var f *fetch.Fetcher
@@ -204,7 +198,7 @@ func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int)
 			nBuild, work = nBuild+1, work+debBytes(j.pkg)
 		}
 	}
-	o.emit(Event{Kind: EventBuildPlan, Total: nBuild, Bytes: work})
+	o.emit(event.Event{Kind: event.BuildPlan, Total: nBuild, Bytes: work})
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(builds)
 	for _, i := range largestFirst(jobs) {
@@ -215,17 +209,17 @@ func buildJobs(ctx context.Context, o *run, jobs []*job, tmp string, builds int)
 		work := filepath.Join(tmp, strconv.Itoa(i))
 		j.staged = work + ".archive"
 		g.Go(func() error {
-			o.emit(Event{Kind: EventBuildStart, Package: j.pkg.PName, Total: int64(len(j.pkg.Debs))})
+			o.emit(event.Event{Kind: event.BuildStart, Package: j.pkg.PName, Total: int64(len(j.pkg.Debs))})
 			err := j.build(gctx, o, paths, work)
 			if err != nil {
-				if err = repairCache(gctx, o, f, j.pkg.Debs, err); err == nil {
+				if err = o.repairCache(gctx, f, j.pkg.Debs, err); err == nil {
 					err = j.build(gctx, o, paths, work) // from the downloaded copy
 				}
 			}
 			if err != nil {
 				return build.InPackage(j.pkg.PName, err)
 			}
-			o.emit(Event{Kind: EventBuildDone, Package: j.pkg.PName, Bytes: j.res.Size, Total: debBytes(j.pkg)})
+			o.emit(event.Event{Kind: event.BuildDone, Package: j.pkg.PName, Bytes: j.res.Size, Total: debBytes(j.pkg)})
 			return nil
 		})
 	}
