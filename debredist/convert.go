@@ -92,7 +92,7 @@ func Convert(ctx context.Context, opts Options) (*Result, error) {
 // release options (opts.Release) and Build.Only are not read: the plan is
 // the selection. Its SkippedPackages and Inputs are reported and locked
 // (Build.LockOut) as Convert's are.
-func ConvertPlan(ctx context.Context, opts Options, pl *plan.Result) (*Result, error) {
+func ConvertPlan(ctx context.Context, opts Options, pl *plan.Plan) (*Result, error) {
 	if opts.Build.Out == "" {
 		return nil, fault.Usagef("Build.Out is required")
 	}
@@ -108,7 +108,7 @@ func ConvertPlan(ctx context.Context, opts Options, pl *plan.Result) (*Result, e
 
 // convertPlan runs the conversion stage and reports its outcome as a
 // Result, failing after it when Build.FailOnWarnings says so.
-func convertPlan(ctx context.Context, opts Options, r *convert.Run, pl *plan.Result) (*Result, error) {
+func convertPlan(ctx context.Context, opts Options, r *convert.Run, pl *plan.Plan) (*Result, error) {
 	oc, err := r.Convert(ctx, pl)
 	if err != nil {
 		return nil, err

@@ -41,7 +41,7 @@ func product(t *testing.T, r *reldiff.Result, name string) reldiff.Product {
 	return reldiff.Product{}
 }
 
-func component(t *testing.T, p reldiff.Product, pname string) reldiff.Component {
+func component(t *testing.T, p reldiff.Product, pname string) reldiff.ComponentChange {
 	t.Helper()
 	for _, c := range p.Components {
 		if c.PName == pname {
@@ -49,7 +49,7 @@ func component(t *testing.T, p reldiff.Product, pname string) reldiff.Component 
 		}
 	}
 	t.Fatalf("%s: no component %s in %+v", p.Product, pname, p.Components)
-	return reldiff.Component{}
+	return reldiff.ComponentChange{}
 }
 
 // TestDiffR364R365 checks the diff of the two JetPack 6 fixtures against

@@ -97,7 +97,7 @@ func firstDiff(a, b []byte) string {
 
 // planDigest is what a plan selects: products, and per component its
 // version and debs (repo, name, version, filename, sha256).
-func planDigest(p *plan.Result) string {
+func planDigest(p *plan.Plan) string {
 	var b strings.Builder
 	for _, pr := range p.Products {
 		fmt.Fprintf(&b, "product %s %s\n", pr.Product, pr.Label)

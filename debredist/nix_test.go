@@ -63,7 +63,7 @@ func writeNixTree(t *testing.T, dir string, ms []*redist.Manifest, prov map[stri
 				}
 				write(filepath.Join(d, rel), buf.Bytes())
 				pa.Artifact.Size, pa.Artifact.SHA256, pa.Artifact.MD5 = strconv.FormatInt(res.Size, 10), res.SHA256, res.MD5
-				recs = append(recs, redist.Archive{Product: m.ReleaseProduct, PName: name, Platform: pa.Platform, Variant: redist.VariantOf(pa.Variant),
+				recs = append(recs, redist.Archive{Product: m.ReleaseProduct, PName: name, Platform: pa.Platform, CUDAVariant: pa.CUDAVariant,
 					Version: c.Version, RelativePath: pa.Artifact.RelativePath, Size: res.Size, SHA256: res.SHA256, MD5: res.MD5, NAR: res.NAR})
 			}
 		}

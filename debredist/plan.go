@@ -12,7 +12,7 @@ import (
 // profile: it reads no deb, so the same indexes plan the same whatever the
 // cache holds. ConvertPlan converts exactly its result; PlanCached adds
 // the cache look-ahead Convert plans with.
-func Plan(ctx context.Context, o Options) (*plan.Result, error) {
+func Plan(ctx context.Context, o Options) (*plan.Plan, error) {
 	return planWith(ctx, o, false)
 }
 
@@ -21,12 +21,12 @@ func Plan(ctx context.Context, o Options) (*plan.Result, error) {
 // package whose debs are all in the cache (Source.CacheDir) and carry no
 // payload is moved to SkippedPackages before Build.Only applies, as
 // Convert would find it empty. Its result depends on the cache.
-func PlanCached(ctx context.Context, o Options) (*plan.Result, error) {
+func PlanCached(ctx context.Context, o Options) (*plan.Plan, error) {
 	return planWith(ctx, o, true)
 }
 
 // planWith checks the options and runs the planning stage.
-func planWith(ctx context.Context, o Options, lookAhead bool) (*plan.Result, error) {
+func planWith(ctx context.Context, o Options, lookAhead bool) (*plan.Plan, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func ExtractDeb(ctx context.Context, debPath, dir string, o ExtractOptions) erro
 
 // FetchResult lists the debs a Fetch made available in the cache.
 type FetchResult struct {
-	Plan  *plan.Result      `json:"plan"`
+	Plan  *plan.Plan        `json:"plan"`
 	Debs  []apt.Package     `json:"debs"`
 	Paths map[string]string `json:"paths"` // sha256 -> cache file
 	// CacheDir is the cache the debs are in (Source.CacheDir or the

@@ -111,8 +111,8 @@ func printDiff(w io.Writer, r *reldiff.Result, all bool) error {
 			if c.FromPlatform != "" {
 				fmt.Fprintf(&b, "  platform %s -> %s", c.FromPlatform, c.ToPlatform)
 			}
-			if c.FromVariant != "" {
-				fmt.Fprintf(&b, "  cuda variant %s -> %s", c.FromVariant, c.ToVariant)
+			if c.FromCUDAVariant != "" {
+				fmt.Fprintf(&b, "  cuda variant %s -> %s", c.FromCUDAVariant, c.ToCUDAVariant)
 			}
 			b.WriteByte('\n')
 			if c.Status == "added" || c.Status == "removed" {

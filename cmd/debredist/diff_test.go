@@ -124,7 +124,7 @@ func TestPrintDiffFiles(t *testing.T) {
 		From:  reldiff.Side{Ref: "r36.5", Origin: "mirror", Profile: "jetpack6", L4T: "r36.5", CUDA: "12.6", ReleaseDate: "2026-01-15"},
 		To:    reldiff.Side{Ref: "my.json", Origin: "profile", Profile: "my", L4T: "r36.6", CUDA: "12.6"},
 		Files: true,
-		Products: []reldiff.Product{{Product: "cuda", FromLabel: "12.6.68", ToLabel: "12.6.77", Unchanged: 3, Components: []reldiff.Component{{
+		Products: []reldiff.Product{{Product: "cuda", FromLabel: "12.6.68", ToLabel: "12.6.77", Unchanged: 3, Components: []reldiff.ComponentChange{{
 			PName: "cuda_cudart", Status: "changed", FromVersion: "12.6.68", ToVersion: "12.6.77",
 			DebsChanged: []reldiff.DebChange{{Name: "cuda-cudart-12-6", FromVersion: "12.6.68-1", ToVersion: "12.6.77-1"}},
 			DebsRenamed: []reldiff.DebRename{{From: reldiff.Deb{Name: "a-11-4", Version: "1"}, To: reldiff.Deb{Name: "a-12-6", Version: "2"}}},

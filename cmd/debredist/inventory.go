@@ -55,7 +55,7 @@ debredist inventory --l4t r36.5 --json | jq -r '.packages[] | .package + " " + .
 			var b bytes.Buffer
 			if *asJSON {
 				o.Build.Only = nil
-				var pl *plan.Result
+				var pl *plan.Plan
 				if pl, err = debredist.PlanCached(a.ctx, o); err == nil {
 					err = writeDoc(&b, "inventory", struct {
 						Suite    string         `json:"suite"`

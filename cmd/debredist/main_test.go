@@ -492,7 +492,7 @@ func TestPlanFromLock(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("plan --json: exit %d", code)
 	}
-	var pl plan.Result
+	var pl plan.Plan
 	if err := json.Unmarshal([]byte(stdout), &pl); err != nil {
 		t.Fatalf("plan --json: %v\n%s", err, stdout)
 	}

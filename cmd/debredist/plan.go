@@ -51,7 +51,7 @@ debredist plan --lock jetpack6.lock --offline --json`,
 	},
 }
 
-func printPlan(a *app, pl *plan.Result) error {
+func printPlan(a *app, pl *plan.Plan) error {
 	w := a.stdout
 	p := pl.Profile
 	fmt.Fprintf(w, "%s: L4T %s, CUDA %s, platform %s, release date %s\n", p.Name, p.L4T, orDash(p.CUDA), p.Platform, orDash(p.ReleaseDate))

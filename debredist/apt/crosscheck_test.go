@@ -166,7 +166,7 @@ func TestCrossCheckRelease(t *testing.T) {
 		"-o", "APT::FTPArchive::Release::Architectures=arm64",
 		"-o", "APT::FTPArchive::Release::Components=main",
 		"release", filepath.Join("dists", "r36.5"))
-	rel, err := ParseRelease(bytes.NewReader(release))
+	rel, err := ParseReleaseFile(bytes.NewReader(release))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, release)
 	}

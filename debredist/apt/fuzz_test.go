@@ -56,7 +56,7 @@ func FuzzParseRelease(f *testing.F) {
 	f.Add([]byte("-----BEGIN PGP SIGNED MESSAGE-----\n"))
 	f.Add([]byte("SHA256:\n a b c d\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rel, err := ParseRelease(bytes.NewReader(data))
+		rel, err := ParseReleaseFile(bytes.NewReader(data))
 		if err != nil {
 			return
 		}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/jsonpos"
 )
 
@@ -174,7 +175,7 @@ func readSourceInfo(name string, data []byte) (*Lock, error) {
 // checkLock validates every entry, sorts the packages and rejects
 // duplicates of (Repo, Name).
 func checkLock(l *Lock) error {
-	if l.Suite != "" && !ValidSuite(l.Suite) {
+	if l.Suite != "" && !profile.ValidSuite(l.Suite) {
 		return fmt.Errorf("apt: lock: invalid suite %s", jsonpos.Quote(l.Suite))
 	}
 	for i := range l.Packages {

@@ -21,7 +21,7 @@ func TestParseRelease(t *testing.T) {
 		"Description: L4T\nMD5Sum:\n 0123 10 main/binary-arm64/Packages\n"+
 		"SHA256:\n %s %d main/binary-arm64/Packages\n %s 0 main/binary-arm64/Packages.gz\n\n",
 		sum256(pk), len(pk), strings.ToUpper(sum256("")))
-	rel, err := ParseRelease(strings.NewReader(in))
+	rel, err := ParseReleaseFile(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestParseReleaseErrors(t *testing.T) {
 		{"case-variant duplicate scalar", "Suite: a\nSUITE: b\n", `line 2: duplicate field "SUITE"`, true},
 	}
 	for _, tt := range tests {
-		_, err := ParseRelease(strings.NewReader(tt.in))
+		_, err := ParseReleaseFile(strings.NewReader(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want one containing %q", tt.name, err, tt.want)
 		}
@@ -101,7 +101,7 @@ func TestParseReleaseErrors(t *testing.T) {
 			t.Errorf("%s: err = %v (%T), want a *SyntaxError: %v", tt.name, err, err, tt.syntax)
 		}
 	}
-	if _, err := ParseRelease(strings.NewReader("-----BEGIN PGP SIGNED MESSAGE-----\n")); !errors.Is(err, ErrClearsigned) {
+	if _, err := ParseReleaseFile(strings.NewReader("-----BEGIN PGP SIGNED MESSAGE-----\n")); !errors.Is(err, ErrClearsigned) {
 		t.Errorf("clearsigned: err = %v", err)
 	}
 }

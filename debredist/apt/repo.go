@@ -34,28 +34,6 @@ func NewRepo(base, name, suite string) Repo {
 	return Repo{Base: base, Name: name, Suite: suite, Component: "main", Arch: "arm64"}
 }
 
-// ValidSuite reports whether s is an L4T suite name "r<MAJOR>.<MINOR>".
-func ValidSuite(s string) bool {
-	rest, ok := strings.CutPrefix(s, "r")
-	if !ok {
-		return false
-	}
-	major, minor, ok := strings.Cut(rest, ".")
-	return ok && allDigits(major) && allDigits(minor)
-}
-
-func allDigits(s string) bool {
-	if s == "" || len(s) > 9 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // Validate checks that Name, Suite, Component and Arch are single safe path
 // segments and that Base is set.
 func (r Repo) Validate() error {

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/redist"
 )
 
@@ -38,11 +39,11 @@ const (
 	DebIO                             // reading the deb or writing the output failed
 )
 
-// Sentinel errors matching each DebKind with errors.Is.
+// Sentinel errors matching each DebKind with errors.Is (DebDevice matches
+// entry.ErrDevice, which package entry reports such an entry with).
 var (
 	ErrDebFormat      = errors.New("malformed deb")
 	ErrDebUnsafePath  = errors.New("unsafe path")
-	ErrDebDevice      = errors.New("device or fifo entry")
 	ErrDebLimit       = errors.New("limit exceeded")
 	ErrDebCompression = errors.New("compression error")
 	ErrDebTruncated   = errors.New("truncated")
@@ -50,7 +51,7 @@ var (
 	ErrDebIO          = errors.New("i/o error")
 )
 
-// Sentinel returns the ErrDeb* error errors.Is matches a DebError of kind k with.
+// Sentinel returns the error errors.Is matches a DebError of kind k with.
 func (k DebKind) Sentinel() error {
 	switch k {
 	case DebFormat:
@@ -58,7 +59,7 @@ func (k DebKind) Sentinel() error {
 	case DebUnsafePath:
 		return ErrDebUnsafePath
 	case DebDevice:
-		return ErrDebDevice
+		return entry.ErrDevice
 	case DebLimit:
 		return ErrDebLimit
 	case DebCompression:

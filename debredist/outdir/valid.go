@@ -24,19 +24,19 @@ import (
 // directory named like the file, bounded decoding) is internal/archive's
 // to check, as it decodes it.
 
-// Release is one manifest of a Snapshot with its provenance sidecar.
-type Release struct {
+// Product is one manifest of a Snapshot with its provenance sidecar.
+type Product struct {
 	Manifest string // its path under Out
 	Sidecar  string // the sidecar's path under Out
 	M        *redist.Manifest
 	Prov     *redist.Provenance
 }
 
-// ReadRelease reads the manifest at p (a path of Manifests) and its
+// ReadProduct reads the manifest at p (a path of Manifests) and its
 // provenance sidecar from the Snapshot, both valid, and checks that they
 // describe the same archives alike: an error names the file and every
 // disagreement.
-func (s *Snapshot) ReadRelease(p string) (*Release, error) {
+func (s *Snapshot) ReadProduct(p string) (*Product, error) {
 	f, err := s.Open(p)
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func (s *Snapshot) ReadRelease(p string) (*Release, error) {
 	if d := redist.CompareAll(m, prov); len(d) > 0 {
 		return nil, fmt.Errorf("manifest %s and its provenance sidecar %s disagree: %s", p, side, strings.Join(d, "; "))
 	}
-	return &Release{Manifest: p, Sidecar: side, M: m, Prov: prov}, nil
+	return &Product{Manifest: p, Sidecar: side, M: m, Prov: prov}, nil
 }
 
 // OpenArchive opens the archive at p (see Open) as its manifest names it:

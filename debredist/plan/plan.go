@@ -18,11 +18,11 @@ import (
 // CommonRepo is the repository whose debs are grouped into redist packages.
 const CommonRepo = "common"
 
-// Plan is the outcome of grouping: what will be converted and what not.
-type Plan struct {
+// Grouping is the outcome of grouping: what will be converted and what not.
+type Grouping struct {
 	Profile  profile.Profile `json:"profile"`
 	Packages []Package       `json:"packages"`
-	Skipped  []Skipped       `json:"skipped"`
+	Skipped  []SkippedDeb    `json:"skipped"`
 }
 
 // Package is one redist package: the debs that become one archive.
@@ -40,8 +40,8 @@ type Package struct {
 	Debs        []apt.Package `json:"debs"`
 }
 
-// Skipped is a binary deb of the common repo that is not converted.
-type Skipped struct {
+// SkippedDeb is a binary deb of the common repo that is not converted.
+type SkippedDeb struct {
 	Package string `json:"package"`
 	Source  string `json:"source"`
 	Version string `json:"version"`
@@ -62,14 +62,14 @@ func (e *VersionError) Error() string {
 	return fmt.Sprintf("redist package %s: its debs carry %d versions, want one: %s", e.PName, len(e.Versions), strings.Join(parts, "; "))
 }
 
-// Build groups pkgs (the newest version per package of every repo of the
+// Group groups pkgs (the newest version per package of every repo of the
 // profile) into redist packages. The profile must be resolved (CUDA set).
-func Build(p profile.Profile, pkgs []apt.Package) (*Plan, error) {
+func Group(p profile.Profile, pkgs []apt.Package) (*Grouping, error) {
 	if p.CUDA == "" {
 		return nil, fmt.Errorf("plan: profile %s has no CUDA version (resolve it from the index first)", p.Name)
 	}
 	rules := p.Merged()
-	out := &Plan{Profile: p, Packages: []Package{}, Skipped: []Skipped{}}
+	out := &Grouping{Profile: p, Packages: []Package{}, Skipped: []SkippedDeb{}}
 	groups := map[string]*Package{}
 	versions := map[string]map[string][]string{}
 	otherVersion := regexp.MustCompile(`-([0-9]+)-([0-9]+)$`)
@@ -86,7 +86,7 @@ func Build(p profile.Profile, pkgs []apt.Package) (*Plan, error) {
 			src = d.Name
 		}
 		skip := func(reason string) {
-			out.Skipped = append(out.Skipped, Skipped{Package: d.Name, Source: src, Version: d.Version, Reason: reason})
+			out.Skipped = append(out.Skipped, SkippedDeb{Package: d.Name, Source: src, Version: d.Version, Reason: reason})
 		}
 		if d.IsMeta() || matchAny(rules.MetaPackages, d.Name) {
 			skip("meta-package")
@@ -204,7 +204,7 @@ func Label(v string) string {
 }
 
 // Products lists the products of the plan with their release labels.
-func (p *Plan) Products() []ProductLabel {
+func (p *Grouping) Products() []ProductLabel {
 	rules := p.Profile.Merged()
 	seen := map[string]bool{}
 	var out []ProductLabel
@@ -235,7 +235,7 @@ type ProductLabel struct {
 	Label   string `json:"label"`
 }
 
-func component(cs []profile.Component, source, binary string) (profile.Component, bool) {
+func component(cs []profile.ComponentRule, source, binary string) (profile.ComponentRule, bool) {
 	for _, c := range cs {
 		if ok, _ := path.Match(c.Source, source); !ok {
 			continue
@@ -245,7 +245,7 @@ func component(cs []profile.Component, source, binary string) (profile.Component
 		}
 		return c, true
 	}
-	return profile.Component{}, false
+	return profile.ComponentRule{}, false
 }
 
 func matchAny(globs []string, name string) bool {
@@ -266,15 +266,15 @@ func dropReason(ds []profile.DropBinary, name string) string {
 	return ""
 }
 
-// Result is a release's plan as debredist.Plan returns it: what a
+// Plan is a release's plan as debredist.Plan returns it: what a
 // conversion would build, from which debs, and what it leaves out.
-type Result struct {
+type Plan struct {
 	// Profile is the release, with its CUDA version and release date
 	// resolved from the index.
 	Profile  profile.Profile `json:"profile"`
 	Products []ProductLabel  `json:"products"`
 	Packages []Package       `json:"packages"`
-	Skipped  []Skipped       `json:"skipped"`
+	Skipped  []SkippedDeb    `json:"skipped"`
 	// SkippedPackages are redist packages not emitted: their debs (all
 	// already in the cache) carry no payload.
 	SkippedPackages []SkippedPackage `json:"skipped_packages"`

@@ -47,7 +47,7 @@ func resolved(t *testing.T, suite string, pkgs []apt.Package) profile.Profile {
 	return p
 }
 
-func render(p *Plan) string {
+func render(p *Grouping) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "profile %s suite %s cuda %s platform %s date %s\n", p.Profile.Name, p.Profile.L4T, p.Profile.CUDA, p.Profile.Platform, p.Profile.ReleaseDate)
 	for _, l := range p.Products() {
@@ -111,7 +111,7 @@ func TestPlanInventories(t *testing.T) {
 	for suite, c := range cases {
 		t.Run(suite, func(t *testing.T) {
 			pkgs := inventory(t, suite)
-			p, err := Build(resolved(t, suite, pkgs), pkgs)
+			p, err := Group(resolved(t, suite, pkgs), pkgs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +192,7 @@ func TestVersionConflict(t *testing.T) {
 		{Repo: "common", Name: "libcublas-12-6", Source: "libcublas", Version: "12.6.1.4-1"},
 		{Repo: "common", Name: "libcublas-dev-12-6", Source: "libcublas", Version: "12.6.1.5-1"},
 	}
-	_, err := Build(p, pkgs)
+	_, err := Group(p, pkgs)
 	if err == nil || !strings.Contains(err.Error(), "libcublas") || !strings.Contains(err.Error(), "12.6.1.4 (libcublas-12-6)") || !strings.Contains(err.Error(), "12.6.1.5 (libcublas-dev-12-6)") {
 		t.Fatalf("want a version error listing both versions, got %v", err)
 	}
@@ -235,7 +235,7 @@ func TestFutureMajor(t *testing.T) {
 		{Repo: "common", Name: "libcudnn10-cuda-20", Source: "cudnn", Version: "10.1.0.5-1"},
 		{Repo: "common", Name: "libcudnn10-cuda-19", Source: "cudnn", Version: "10.0.0.1-1"},
 	}
-	pl, err := Build(p, pkgs)
+	pl, err := Group(p, pkgs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ type Rules struct {
 	Products     map[string]Product `json:"products,omitempty"`
 	MetaPackages []string           `json:"meta_packages,omitempty"`
 	DropBinaries []DropBinary       `json:"drop_binaries,omitempty"`
-	Components   []Component        `json:"components,omitempty"`
+	Components   []ComponentRule    `json:"components,omitempty"`
 	Paths        []PathRule         `json:"rules,omitempty"`
 	Links        []LinkRule         `json:"links,omitempty"`
 	Stubs        []StubRule         `json:"stubs,omitempty"`
@@ -114,8 +114,8 @@ type DropBinary struct {
 	Reason string `json:"reason"`
 }
 
-// Component maps Debian sources (glob) to one redist package.
-type Component struct {
+// ComponentRule maps Debian sources (glob) to one redist package.
+type ComponentRule struct {
 	Source string `json:"source"`
 	// Binaries restricts the entry to binary packages matching one of
 	// these globs; others of the same source fall through to later entries.
@@ -223,9 +223,10 @@ func Builtin() []Profile {
 	return out
 }
 
-var suiteRE = regexp.MustCompile(`^r([0-9]+)\.([0-9]+)$`)
+var suiteRE = regexp.MustCompile(`^r([0-9]{1,9})\.([0-9]{1,9})$`)
 
-// ValidSuite reports whether s looks like an L4T suite ("r36.5").
+// ValidSuite reports whether s is an L4T apt suite name, "r<MAJOR>.<MINOR>"
+// ("r36.5"), each number at most 9 digits.
 func ValidSuite(s string) bool { return suiteRE.MatchString(s) }
 
 // Major returns the L4T major of a suite ("r36.5" -> "36").

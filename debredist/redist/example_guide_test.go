@@ -56,8 +56,8 @@ func ExampleReadManifest() {
 		c := m.Components[name]
 		for _, a := range c.Artifacts() {
 			key := a.Platform // "linux-aarch64", or "source" for samples
-			if a.Variant != "" {
-				key += "/" + a.Variant // "cuda12": the archive for CUDA 12
+			if a.CUDAVariant != "" {
+				key += "/" + redist.VariantKey(a.CUDAVariant) // "cuda12": the archive for CUDA 12
 			}
 			fmt.Println(name, c.Version, key, a.Artifact.RelativePath, a.Artifact.Size)
 		}

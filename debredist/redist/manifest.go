@@ -80,23 +80,25 @@ func (c *Component) Artifacts() []PlatformArtifact {
 			out = append(out, PlatformArtifact{Platform: p, Artifact: pl.Artifact})
 		}
 		for _, v := range slices.Sorted(maps.Keys(pl.Variants)) {
-			out = append(out, PlatformArtifact{Platform: p, Variant: v, Artifact: pl.Variants[v]})
+			out = append(out, PlatformArtifact{Platform: p, CUDAVariant: strings.TrimPrefix(v, "cuda"), Artifact: pl.Variants[v]})
 		}
 	}
 	return out
 }
 
-// PlatformArtifact is an artifact with the keys it sits under. Variant is
-// the manifest key ("cuda12"); VariantOf spells it as debredist's JSON does.
+// PlatformArtifact is an artifact with the keys it sits under: its
+// platform and its CUDA variant, spelled as everywhere in debredist's Go
+// and JSON ("12", "13.2"; "" for none). VariantKey spells it as the
+// manifest's key.
 type PlatformArtifact struct {
-	Platform, Variant string
-	Artifact          *Artifact
+	Platform, CUDAVariant string
+	Artifact              *Artifact
 }
 
-// VariantOf is the CUDA variant a manifest key names, spelled as the
-// component's "cuda_variant" list, plan, convert, verify and the provenance
-// spell it: "12" for "cuda12", "13.2" for "cuda13.2".
-func VariantOf(key string) string { return strings.TrimPrefix(key, "cuda") }
+// VariantKey is the manifest key NVIDIA nests the artifact of a CUDA
+// variant under ("cuda12" for "12", "cuda13.2" for "13.2"), the key of
+// Platform.Variants.
+func VariantKey(cudaVariant string) string { return "cuda" + cudaVariant }
 
 var variantKeyRE = regexp.MustCompile(`^cuda[0-9]+(\.[0-9]+)?$`) // cuda13, and cuda13.2 (cuda_compat from CUDA 13)
 

@@ -56,7 +56,7 @@ type Archive struct {
 	Product      string `json:"product"`
 	PName        string `json:"pname"`
 	Platform     string `json:"platform"`
-	Variant      string `json:"cuda_variant,omitempty"`
+	CUDAVariant  string `json:"cuda_variant,omitempty"`
 	Version      string `json:"version"`
 	RelativePath string `json:"relative_path"`
 	Size         int64  `json:"size"`

@@ -131,8 +131,8 @@ func (c *Component) check(ps *problems, name string) {
 	}
 	for _, pa := range c.Artifacts() {
 		where := name + "." + pa.Platform
-		if pa.Variant != "" {
-			where += "." + pa.Variant
+		if pa.CUDAVariant != "" {
+			where += "." + VariantKey(pa.CUDAVariant)
 		}
 		a := pa.Artifact
 		ps.relPath(where+".relative_path", a.RelativePath)
@@ -193,7 +193,7 @@ func (p *Provenance) Check() error {
 		ps.match(f+".product", a.Product, profile.ValidName(a.Product), "a product name ([a-z0-9_]+)")
 		ps.match(f+".pname", a.PName, profile.ValidPName(a.PName), profile.PNameWant)
 		ps.match(f+".platform", a.Platform, profile.ValidPlatform(a.Platform), "a platform (linux-[a-z0-9]+)")
-		ps.match(f+".cuda_variant", a.Variant, a.Variant == "" || variantRE.MatchString(a.Variant), "a CUDA version (12, 13.2)")
+		ps.match(f+".cuda_variant", a.CUDAVariant, a.CUDAVariant == "" || variantRE.MatchString(a.CUDAVariant), "a CUDA version (12, 13.2)")
 		ps.match(f+".version", a.Version, profile.ValidVersion(a.Version), "dotted numbers (at most 64 bytes)")
 		ps.relPath(f+".relative_path", a.RelativePath)
 		ps.match(f+".size", strconv.FormatInt(a.Size, 10), a.Size > 0, "a positive number of bytes")
@@ -252,8 +252,8 @@ func Compare(name string, c *Component, pa PlatformArtifact, rec Archive, platfo
 	if !slices.Contains(platforms, rec.Platform) {
 		differ("platform", pa.Platform, rec.Platform)
 	}
-	if want := rec.Variant; want != "" && pa.Variant != "cuda"+want || want == "" && pa.Variant != "" {
-		differ("cuda_variant", strings.TrimPrefix(pa.Variant, "cuda"), rec.Variant)
+	if pa.CUDAVariant != rec.CUDAVariant {
+		differ("cuda_variant", pa.CUDAVariant, rec.CUDAVariant)
 	}
 	if pa.Artifact.Size != strconv.FormatInt(rec.Size, 10) {
 		differ("size", pa.Artifact.Size, strconv.FormatInt(rec.Size, 10))

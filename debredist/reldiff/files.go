@@ -125,7 +125,7 @@ func CompareFiles(from, to *Listing) *Files {
 // side of every changed component, or of every component both sides have
 // when their layout rules differ (a profile file that moves paths changes
 // the archives of components whose debs did not change).
-func NeedsFiles(r *Result, from, to *Release) (fromNames, toNames []string) {
+func NeedsFiles(r *Result, from, to *Input) (fromNames, toNames []string) {
 	for _, p := range to.Packages {
 		toNames = append(toNames, p.PName)
 	}
@@ -169,7 +169,7 @@ func sameLayout(a, b profile.Profile) bool {
 // adds the components of the new release (toRel) whose debs did not change
 // but whose listing differs from the old one (when both are given) or has
 // unplaced paths or a problem.
-func AddFiles(r *Result, toRel *Release, from, to map[string]*Listing) {
+func AddFiles(r *Result, toRel *Input, from, to map[string]*Listing) {
 	r.Files = true
 	listed := map[string]bool{}
 	for i := range r.Products {
@@ -198,7 +198,7 @@ func AddFiles(r *Result, toRel *Release, from, to map[string]*Listing) {
 			if f.Empty() {
 				continue
 			}
-			p.Components = append(p.Components, normalize(Component{PName: pkg.PName, Status: Unchanged, FromVersion: pkg.Version, ToVersion: pkg.Version, Files: f}))
+			p.Components = append(p.Components, normalize(ComponentChange{PName: pkg.PName, Status: Unchanged, FromVersion: pkg.Version, ToVersion: pkg.Version, Files: f}))
 			p.Unchanged--
 		}
 		sort.Slice(p.Components, func(a, b int) bool { return p.Components[a].PName < p.Components[b].PName })

@@ -18,7 +18,7 @@ func deb(name, version, sha string) apt.Package {
 	return apt.Package{Repo: "common", Name: name, Version: version, SHA256: sha}
 }
 
-func release(t *testing.T, suite string, pkgs ...plan.Package) *Release {
+func release(t *testing.T, suite string, pkgs ...plan.Package) *Input {
 	t.Helper()
 	p, err := profile.ForSuite(suite)
 	if err != nil {
@@ -27,7 +27,7 @@ func release(t *testing.T, suite string, pkgs ...plan.Package) *Release {
 	if p.CUDA == "" {
 		p.CUDA = "12.6"
 	}
-	return &Release{Ref: suite, Origin: "mirror", Profile: p, Packages: pkgs}
+	return &Input{Ref: suite, Origin: "mirror", Profile: p, Packages: pkgs}
 }
 
 func TestCompareComponents(t *testing.T) {
@@ -70,7 +70,7 @@ func TestCompareComponents(t *testing.T) {
 		t.Errorf("l4t: %+v, want a new product with one added component", l)
 	}
 	cuda := got["cuda"]
-	byName := map[string]Component{}
+	byName := map[string]ComponentChange{}
 	for _, c := range cuda.Components {
 		byName[c.PName] = c
 	}

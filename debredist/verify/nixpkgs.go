@@ -35,13 +35,13 @@ type Excluded struct {
 
 // NixpkgsArchive is nixpkgs' view of one archive.
 type NixpkgsArchive struct {
-	Manifest  string `json:"manifest"`
-	Component string `json:"component"`
-	Platform  string `json:"platform"`
-	Variant   string `json:"cuda_variant,omitempty"`
-	Path      string `json:"path"`
-	CUDA      string `json:"cuda"`
-	Version   string `json:"version"`
+	Manifest    string `json:"manifest"`
+	Component   string `json:"component"`
+	Platform    string `json:"platform"`
+	CUDAVariant string `json:"cuda_variant,omitempty"`
+	Path        string `json:"path"`
+	CUDA        string `json:"cuda"`
+	Version     string `json:"version"`
 	// Known is false for packages nixpkgs has no rules for here: only the
 	// generic checks apply (outputs: out).
 	Known bool `json:"known"`
@@ -191,7 +191,7 @@ func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, e
 					continue
 				}
 				seen[pa.Artifact.RelativePath] = true
-				nc := NixpkgsArchive{Manifest: l.rel, Component: name, Platform: pa.Platform, Variant: redist.VariantOf(pa.Variant), Path: pa.Artifact.RelativePath, CUDA: cuda, Version: l.m.Components[name].Version}
+				nc := NixpkgsArchive{Manifest: l.rel, Component: name, Platform: pa.Platform, CUDAVariant: pa.CUDAVariant, Path: pa.Artifact.RelativePath, CUDA: cuda, Version: l.m.Components[name].Version}
 				p, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
 				if !ok {
 					nc.Failures = append(nc.Failures, "unsafe relative_path")

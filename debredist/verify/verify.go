@@ -43,10 +43,10 @@ func (r *Report) Archives() int {
 
 // Archive is the check of one archive named by a manifest.
 type Archive struct {
-	Manifest  string `json:"manifest"`
-	Component string `json:"component"`
-	Platform  string `json:"platform"`
-	Variant   string `json:"cuda_variant,omitempty"`
+	Manifest    string `json:"manifest"`
+	Component   string `json:"component"`
+	Platform    string `json:"platform"`
+	CUDAVariant string `json:"cuda_variant,omitempty"`
 	// Path is the manifest's relative_path: relative to the manifest's
 	// directory (path.Join(path.Dir(Manifest), Path) is relative to Dir).
 	Path     string    `json:"path"`
@@ -319,7 +319,7 @@ func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, mf, re
 			}
 		}
 		for _, pa := range c.Artifacts() {
-			ar := Archive{Manifest: rel, Component: name, Platform: pa.Platform, Variant: redist.VariantOf(pa.Variant), Path: pa.Artifact.RelativePath}
+			ar := Archive{Manifest: rel, Component: name, Platform: pa.Platform, CUDAVariant: pa.CUDAVariant, Path: pa.Artifact.RelativePath}
 			k := seen{pa.Artifact.RelativePath, pa.Artifact.SHA256, pa.Artifact.Size, pa.Artifact.MD5}
 			if first, ok := checked[k]; ok {
 				ar.Size, ar.NAR, ar.Problems = first.Size, first.NAR, slices.Clone(first.Problems)

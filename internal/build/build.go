@@ -172,7 +172,7 @@ func Package(ctx context.Context, o Options) (*Result, error) {
 		asRead.Debs[i].SHA256, asRead.Debs[i].Size = read[i].SHA256, read[i].Size
 	}
 	sec := o.MTime.Unix()
-	res.Archive = redist.Archive{Product: pkg.Product, PName: pkg.PName, Platform: pkg.Platform, Variant: pkg.CUDAVariant, Version: pkg.Version,
+	res.Archive = redist.Archive{Product: pkg.Product, PName: pkg.PName, Platform: pkg.Platform, CUDAVariant: pkg.CUDAVariant, Version: pkg.Version,
 		RelativePath: o.Rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: InputKey(o.Tool, o.Profile, asRead, o.Compression, o.Preset, o.MTime), Debs: read, Stubs: stubs, Changes: treeChanges(tree),
 		Warnings: redist.SortWarnings(res.Warnings), ProfileRules: tree.ProfileRules, MTime: &sec, Preset: Encoder(o.Compression, o.Preset).Preset}
 	return res, nil

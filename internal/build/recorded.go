@@ -55,7 +55,7 @@ func Recorded(ctx context.Context, prov *redist.Provenance, rel string, debs []s
 	if err != nil {
 		return err
 	}
-	pkg := plan.Package{PName: rec.PName, Product: rec.Product, Platform: rec.Platform, CUDAVariant: rec.Variant, Version: rec.Version}
+	pkg := plan.Package{PName: rec.PName, Product: rec.Product, Platform: rec.Platform, CUDAVariant: rec.CUDAVariant, Version: rec.Version}
 	for _, d := range rec.Debs {
 		pkg.Debs = append(pkg.Debs, apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
 	}
@@ -152,10 +152,10 @@ func checkRecord(rec *redist.Archive, comp archive.Compression) error {
 		return bad("platform", rec.Platform, "a redist platform")
 	case !profile.ValidVersion(rec.Version):
 		return bad("version", rec.Version, "a dotted version")
-	case rec.Variant != "" && !profile.ValidVersion(rec.Variant):
-		return bad("cuda_variant", rec.Variant, "a CUDA major version")
+	case rec.CUDAVariant != "" && !profile.ValidVersion(rec.CUDAVariant):
+		return bad("cuda_variant", rec.CUDAVariant, "a CUDA major version")
 	}
-	if want := path.Join(rec.PName, rec.Platform, redist.ArchiveName(rec.PName, rec.Platform, rec.Version, rec.Variant, comp.Ext())); rec.RelativePath != want {
+	if want := path.Join(rec.PName, rec.Platform, redist.ArchiveName(rec.PName, rec.Platform, rec.Version, rec.CUDAVariant, comp.Ext())); rec.RelativePath != want {
 		return bad("relative_path", rec.RelativePath, want+" (its pname, platform and archive name)")
 	}
 	if len(rec.Debs) == 0 {

@@ -55,7 +55,7 @@ type Archive struct {
 // inside it, assembled as the next generation beside the current one
 // (unchanged files shared by hardlink) and switched to with one rename of
 // OUT/.debredist/current.
-func (o *Run) Convert(ctx context.Context, pl *plan.Result) (_ *Outcome, err error) {
+func (o *Run) Convert(ctx context.Context, pl *plan.Plan) (_ *Outcome, err error) {
 	comp := o.Compression
 	builds := o.Jobs
 	if builds <= 0 {
@@ -164,7 +164,7 @@ func checkNonEmpty(out string, allow bool) error {
 // that is not its product link, a file, or a directory without redist/
 // (an older debredist's output, which is migrated, has one). Such content
 // is the user's: it has to be moved, and no rerun changes that.
-func checkForeign(out string, pl *plan.Result) error {
+func checkForeign(out string, pl *plan.Plan) error {
 	for _, pr := range pl.Products {
 		at := filepath.Join(out, pr.Product)
 		st, err := os.Lstat(at)

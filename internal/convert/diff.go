@@ -30,7 +30,7 @@ var suiteInName = regexp.MustCompile(`(?:^|[^0-9A-Za-z])(r[0-9]+\.[0-9]+)(?:[^0-
 // Side resolves one side of a diff (see debredist.Diff): an L4T suite or
 // JetPack release read from the mirror, a profile file, a lock file or an
 // output directory, with PATH@rXX.Y picking a suite.
-func (o *Run) Side(ctx context.Context, ref string) (*reldiff.Release, error) {
+func (o *Run) Side(ctx context.Context, ref string) (*reldiff.Input, error) {
 	o.Select, o.LockOut, o.Only = Select{}, "", nil
 	p, suite := ref, ""
 	if i := strings.LastIndex(ref, "@"); i > 0 {
@@ -51,7 +51,7 @@ func (o *Run) Side(ctx context.Context, ref string) (*reldiff.Release, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &reldiff.Release{Ref: ref, Origin: "profile", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}, nil
+		return &reldiff.Input{Ref: ref, Origin: "profile", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}, nil
 	case err == nil:
 		o.Select.LockFile = p
 		l, _, lerr := ReadLock(p)
@@ -71,7 +71,7 @@ func (o *Run) Side(ctx context.Context, ref string) (*reldiff.Release, error) {
 		if err != nil {
 			return nil, err
 		}
-		rel := &reldiff.Release{Ref: ref, Origin: "lock", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}
+		rel := &reldiff.Input{Ref: ref, Origin: "lock", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}
 		if jetpackNixos {
 			rel.Others = nil // not comparable: the format leaves out the meta-packages
 		}
@@ -91,11 +91,11 @@ func (o *Run) Side(ctx context.Context, ref string) (*reldiff.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reldiff.Release{Ref: ref, Origin: "mirror", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}, nil
+	return &reldiff.Input{Ref: ref, Origin: "mirror", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}, nil
 }
 
 // others are the plan's input debs that no component converts.
-func others(pl *plan.Result) []apt.Package {
+func others(pl *plan.Plan) []apt.Package {
 	used := map[string]bool{}
 	for _, p := range pl.Packages {
 		for _, d := range p.Debs {
@@ -130,7 +130,7 @@ func isProfileFile(p string) bool {
 // provenance records (suite picks one release when out holds several),
 // read as every reader of OUT reads them (outdir.Snapshot.ReadRelease: a
 // manifest and its sidecar each valid and agreeing, or an error).
-func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
+func releaseFromOut(out, ref, suite string) (*reldiff.Input, error) {
 	snap, err := outdir.Open(out)
 	if err != nil {
 		return nil, err
@@ -141,7 +141,7 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
 	}
 	sidecars := map[string]redist.Provenance{}
 	for _, mf := range snap.Manifests {
-		rel, err := snap.ReadRelease(mf)
+		rel, err := snap.ReadProduct(mf)
 		if err != nil {
 			return nil, fmt.Errorf("%w (verify.Dir tells more)", err)
 		}
@@ -172,7 +172,7 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
 	} else if !suites[suite] {
 		return nil, fmt.Errorf("%s holds no conversion of L4T %s", out, suite)
 	}
-	r := &reldiff.Release{Ref: ref, Origin: "out"}
+	r := &reldiff.Input{Ref: ref, Origin: "out"}
 	for _, f := range files {
 		p := sidecars[f]
 		if p.Profile.L4T != suite {
@@ -182,7 +182,7 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
 			r.Profile = p.Profile
 		}
 		for _, a := range p.Archives {
-			pkg := plan.Package{PName: a.PName, Product: a.Product, Version: a.Version, Platform: a.Platform, CUDAVariant: a.Variant}
+			pkg := plan.Package{PName: a.PName, Product: a.Product, Version: a.Version, Platform: a.Platform, CUDAVariant: a.CUDAVariant}
 			for _, d := range a.Debs {
 				pkg.Debs = append(pkg.Debs, apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
 			}
@@ -194,7 +194,7 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Release, error) {
 
 // Listings lays out the named components of one release from its debs,
 // fetched through the cache (build.Listing lays them out).
-func (o *Run) Listings(ctx context.Context, r *reldiff.Release, names []string) (map[string]*reldiff.Listing, error) {
+func (o *Run) Listings(ctx context.Context, r *reldiff.Input, names []string) (map[string]*reldiff.Listing, error) {
 	out := map[string]*reldiff.Listing{}
 	if len(names) == 0 {
 		return out, nil

@@ -11,7 +11,7 @@ import (
 // skipEmptyPackages moves the packages whose debs are all in the cache and
 // carry no payload from res.Packages to res.SkippedPackages. Packages with
 // a deb not yet cached stay (Convert checks them once fetched).
-func (o *Run) skipEmptyPackages(ctx context.Context, res *plan.Result) error {
+func (o *Run) skipEmptyPackages(ctx context.Context, res *plan.Plan) error {
 	f, err := o.fetcher()
 	if err != nil {
 		return nil // no cache to look into: Convert checks after fetching

@@ -14,7 +14,7 @@ import (
 
 // Fetched is what Fetch made available in the cache.
 type Fetched struct {
-	Plan     *plan.Result
+	Plan     *plan.Plan
 	Debs     []apt.Package
 	Paths    map[string]string // sha256 -> cache file
 	CacheDir string

@@ -23,7 +23,7 @@ import (
 // the debs into redist packages (Only narrows them). With lookAhead a redist
 // package whose debs are all in the cache and carry no payload is moved to
 // SkippedPackages first, as Convert would find it empty.
-func (o *Run) Plan(ctx context.Context, lookAhead bool) (*plan.Result, error) {
+func (o *Run) Plan(ctx context.Context, lookAhead bool) (*plan.Plan, error) {
 	var lock *apt.Lock
 	var lockSum string
 	var err error
@@ -89,14 +89,14 @@ func (o *Run) Plan(ctx context.Context, lookAhead bool) (*plan.Result, error) {
 		}
 		prof.ReleaseDate = o.MTime.UTC().Format("2006-01-02")
 	}
-	p, err := plan.Build(prof, pkgs)
+	p, err := plan.Group(prof, pkgs)
 	if err != nil {
 		return nil, err
 	}
 	if err := o.checkExpected(prof, p.Packages); err != nil {
 		return nil, err
 	}
-	res := &plan.Result{Profile: prof, Products: p.Products(), Packages: p.Packages, Skipped: p.Skipped, Inputs: pkgs, Indexes: indexes}
+	res := &plan.Plan{Profile: prof, Products: p.Products(), Packages: p.Packages, Skipped: p.Skipped, Inputs: pkgs, Indexes: indexes}
 	if lookAhead {
 		if err := o.skipEmptyPackages(ctx, res); err != nil { // empty.go
 			return nil, err

@@ -84,7 +84,7 @@ func readPrevious(out string) previous {
 // and removes archives of earlier runs that no manifest names any more;
 // gen is the directory written: a new generation, or OUT itself when
 // nothing needs writing.
-func (o *Run) writeManifests(gen string, pl *plan.Result, jobs []*job, tmp string, prev previous) (*Outcome, error) {
+func (o *Run) writeManifests(gen string, pl *plan.Plan, jobs []*job, tmp string, prev previous) (*Outcome, error) {
 	res := &Outcome{Profile: pl.Profile}
 	used := slices.Clone(o.emptyRules) // the profile's own rules some archive used
 	byProduct := map[string][]*job{}
@@ -151,7 +151,7 @@ func (o *Run) writeManifests(gen string, pl *plan.Result, jobs []*job, tmp strin
 			for _, key := range manifestKeys(pl.Profile, p.Platform) {
 				if p.CUDAVariant != "" {
 					c.CUDAVariant = []string{p.CUDAVariant}
-					c.Platforms[key] = &redist.Platform{Variants: map[string]*redist.Artifact{"cuda" + p.CUDAVariant: a}}
+					c.Platforms[key] = &redist.Platform{Variants: map[string]*redist.Artifact{redist.VariantKey(p.CUDAVariant): a}}
 				} else {
 					c.Platforms[key] = &redist.Platform{Artifact: a}
 				}
@@ -273,7 +273,7 @@ func removeStale(dir string, old redist.Provenance, kept map[string]bool) {
 }
 
 // writeLockOut records the debs this conversion read.
-func writeLockOut(file string, pl *plan.Result) error {
+func writeLockOut(file string, pl *plan.Plan) error {
 	l := &apt.Lock{Suite: pl.Profile.L4T, Packages: pl.Inputs}
 	var b bytes.Buffer
 	if err := apt.WriteLock(&b, l); err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/testutil"
@@ -193,7 +194,7 @@ func TestExtractFailureLeavesNothing(t *testing.T) {
 		{Name: "dev/null", Type: tar.TypeChar},
 	}})
 	err := Extract(context.Background(), debPath, filepath.Join(tmp, "out"), false, Options{})
-	if !errors.Is(err, fault.ErrDebDevice) {
+	if !errors.Is(err, entry.ErrDevice) {
 		t.Fatalf("err = %v, want ErrDevice", err)
 	}
 	assertNothingLeft(t, tmp)

@@ -278,7 +278,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 
 // release fetches and checks InRelease, or Release (+ Release.gpg). It
 // returns nil when the repo has neither.
-func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (*apt.Release, bool, error) {
+func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (*apt.ReleaseFile, bool, error) {
 	inURL := repo.DistURL("InRelease")
 	data, err := ir.get(ctx, inURL, maxReleaseBytes, nil)
 	if err == nil {
@@ -286,7 +286,7 @@ func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (
 		if err != nil {
 			return nil, false, &fault.SignatureError{URL: inURL, Err: err}
 		}
-		rel, err := apt.ParseRelease(bytes.NewReader(text))
+		rel, err := apt.ParseReleaseFile(bytes.NewReader(text))
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w", inURL, err)
 		}
@@ -319,7 +319,7 @@ func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (
 		}
 		signed = true
 	}
-	rel, err := apt.ParseRelease(bytes.NewReader(data))
+	rel, err := apt.ParseReleaseFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", relURL, err)
 	}

@@ -57,7 +57,7 @@ func convertSuite(t *testing.T, suite string, useDpkg bool) map[string]*layout.T
 	if prof, err = prof.Resolve(bins); err != nil {
 		t.Fatal(err)
 	}
-	pl, err := plan.Build(prof, pkgs)
+	pl, err := plan.Group(prof, pkgs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 	byProduct := map[string]manifest{}
 	cudaFromProvenance := ""
 	for _, p := range snap.Manifests {
-		rel, err := snap.ReadRelease(p) // valid, and agreeing with its provenance (outdir)
+		rel, err := snap.ReadProduct(p) // valid, and agreeing with its provenance (outdir)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -52,7 +52,7 @@ var (
 func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 	recs := map[string]redist.Archive{}
 	for _, mf := range snap.Manifests {
-		rel, err := snap.ReadRelease(mf) // valid, and agreeing with its provenance (outdir)
+		rel, err := snap.ReadProduct(mf) // valid, and agreeing with its provenance (outdir)
 		if err != nil {
 			return err
 		}
@@ -176,8 +176,8 @@ func nameArchives(drvs []ArchiveDerivation, recs map[string]redist.Archive) {
 		if count[d.Product+"/"+d.Attr] > 1 {
 			a := recs[d.Product+"/"+d.RelativePath]
 			name := a.PName + "_" + a.Platform
-			if a.Variant != "" {
-				name += "_" + a.Variant
+			if a.CUDAVariant != "" {
+				name += "_" + a.CUDAVariant
 			}
 			drvs[i].Attr = nixIdentRE.ReplaceAllString(name, "_")
 		}

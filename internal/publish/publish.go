@@ -494,4 +494,3 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
-

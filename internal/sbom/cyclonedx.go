@@ -105,8 +105,8 @@ func cdxDoc(in *Input) ([]byte, error) {
 				{Name: "debredist:archive_size", Value: strconv.FormatInt(c.Archive.Size, 10)},
 				{Name: "debredist:platform", Value: c.Platform},
 			}
-			if c.Variant != "" {
-				props = append(props, cdx.Property{Name: "debredist:cuda_variant", Value: c.Variant})
+			if c.CUDAVariant != "" {
+				props = append(props, cdx.Property{Name: "debredist:cuda_variant", Value: c.CUDAVariant})
 			}
 			comp := cdx.Component{BOMRef: ref, Type: cdx.ComponentTypeLibrary, Supplier: supplier, Name: c.PName, Version: c.Version,
 				Description: c.Name, Hashes: &hashes, PackageURL: componentPURL(c), CPE: cpe,

@@ -42,7 +42,7 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 	for _, mf := range slices.Sorted(slices.Values(manifests)) {
 		relm, _ := filepath.Rel(out, mf)
 		relm = filepath.ToSlash(relm)
-		r, err := snap.ReadRelease(mf)
+		r, err := snap.ReadProduct(mf)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +99,7 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 				return nil, err
 			}
 			arRel := path.Join(path.Dir(relm), rp)
-			comp := Component{PName: a.PName, Name: c.Name, Version: a.Version, Platform: a.Platform, Variant: a.Variant,
+			comp := Component{PName: a.PName, Name: c.Name, Version: a.Version, Platform: a.Platform, CUDAVariant: a.CUDAVariant,
 				License: License{Name: c.License, Text: string(lic)}}
 			for _, d := range a.Debs {
 				sd := Deb{Package: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size}

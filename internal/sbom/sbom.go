@@ -46,16 +46,16 @@ type Release struct {
 // Component is one archive: a redist component at one version, platform
 // and CUDA variant.
 type Component struct {
-	PName    string
-	Name     string // the manifest's display name
-	Version  string
-	Platform string
-	Variant  string // CUDA major, "" for none
-	Archive  File   // Path relative to OUT
-	License  License
-	Debs     []Deb
-	Stubs    []Stub
-	Wheels   []Wheel
+	PName       string
+	Name        string // the manifest's display name
+	Version     string
+	Platform    string
+	CUDAVariant string // CUDA major, "" for none
+	Archive     File   // Path relative to OUT
+	License     License
+	Debs        []Deb
+	Stubs       []Stub
+	Wheels      []Wheel
 }
 
 // File is a file with its hashes.
@@ -162,8 +162,8 @@ func (c *Component) check() error {
 	if !platRE.MatchString(c.Platform) {
 		return fmt.Errorf("platform %q: not linux-<arch> or source", c.Platform)
 	}
-	if c.Variant != "" && !regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`).MatchString(c.Variant) {
-		return fmt.Errorf("cuda_variant %q: not a CUDA version", c.Variant)
+	if c.CUDAVariant != "" && !regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`).MatchString(c.CUDAVariant) {
+		return fmt.Errorf("cuda_variant %q: not a CUDA version", c.CUDAVariant)
 	}
 	if err := text("name", c.Name, 200); err != nil {
 		return err
@@ -351,8 +351,8 @@ func purlEsc(s string) string {
 // componentPURL is the purl of a redist component archive.
 func componentPURL(c *Component) string {
 	q := "platform=" + purlEsc(c.Platform)
-	if c.Variant != "" {
-		q = "cuda_variant=" + purlEsc(c.Variant) + "&" + q
+	if c.CUDAVariant != "" {
+		q = "cuda_variant=" + purlEsc(c.CUDAVariant) + "&" + q
 	}
 	return "pkg:generic/nvidia/" + purlEsc(c.PName) + "@" + purlEsc(c.Version) + "?" + q
 }

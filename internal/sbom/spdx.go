@@ -72,8 +72,8 @@ func spdxDoc(in *Input) ([]byte, error) {
 					LicenseComment: "NVIDIA's license text as found in the debs' copyright files (merged by debredist into the component's LICENSE.txt)."})
 			}
 			pkgID := common.ElementID(ids.id("Package-" + idChars(c.PName+"-"+c.Version+"-"+c.Platform)))
-			if c.Variant != "" {
-				pkgID = common.ElementID(ids.id("Package-" + idChars(c.PName+"-"+c.Version+"-"+c.Platform+"-cuda"+c.Variant)))
+			if c.CUDAVariant != "" {
+				pkgID = common.ElementID(ids.id("Package-" + idChars(c.PName+"-"+c.Version+"-"+c.Platform+"-cuda"+c.CUDAVariant)))
 			}
 			pkg := &spdx.Package{
 				PackageName: c.PName, PackageSPDXIdentifier: pkgID, PackageVersion: c.Version,
