@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 
 	"github.com/debredist/debredist/debredist"
 	"github.com/debredist/debredist/debredist/outdir"
@@ -52,16 +52,15 @@ func ExampleConvertPlan() {
 		return
 	}
 	defer snap.Close()
-	for _, m := range snap.Manifests {
-		rel, _ := filepath.Rel(out, m)
-		fmt.Println("manifest", filepath.ToSlash(rel))
+	for _, m := range snap.Manifests { // relative to out: "cuda/redist/redistrib_12.6.68.json"
+		fmt.Println("manifest", m)
 		prov, _, err := snap.ReadSidecar(m)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
 		for _, a := range prov.Archives {
-			file := filepath.Join(filepath.Dir(m), filepath.FromSlash(a.RelativePath))
+			file := path.Join(path.Dir(m), a.RelativePath)
 			fmt.Println("  archive", a.RelativePath, "from", len(a.Debs), "debs, present:", snap.IsFile(file))
 		}
 	}

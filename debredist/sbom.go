@@ -49,7 +49,7 @@ func SBOM(ctx context.Context, out, format string, w io.Writer) error {
 	}
 	defer snap.Close()
 	if len(snap.Foreign) > 0 {
-		return fmt.Errorf("sbom %s: %d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", out, len(snap.Foreign), strings.Join(snap.Foreign, ", "))
+		return fmt.Errorf("sbom %s: %d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", out, len(snap.Foreign), strings.Join(snap.Paths(snap.Foreign), ", "))
 	}
 	if len(snap.Manifests) == 0 {
 		return fmt.Errorf("sbom %s: no redistrib_*.json manifest (not a debredist output directory?)", out)

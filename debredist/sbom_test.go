@@ -83,13 +83,12 @@ func outProvenance(t *testing.T, out string) map[string]*redist.Provenance {
 		t.Fatal(err)
 	}
 	ps := map[string]*redist.Provenance{}
-	for _, mf := range found.Manifests {
-		p, _, err := redist.ReadSidecar(mf)
+	for _, mf := range found.Manifests { // relative to out
+		p, _, err := redist.ReadSidecar(filepath.Join(out, mf))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(out, mf)
-		ps[filepath.ToSlash(rel)] = p
+		ps[mf] = p
 	}
 	if len(ps) == 0 {
 		t.Fatalf("no manifest in %s", out)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/debredist/debredist/debredist/outdir"
@@ -55,12 +56,11 @@ func Example() {
 	}
 	defer s.Close()
 	fmt.Println("generation:", s.Gen)
-	for _, mf := range s.Manifests {
-		rel, _ := filepath.Rel(out, mf)
+	for _, mf := range s.Manifests { // relative to out
 		b, _ := s.ReadFile(mf, 1<<20)
-		fmt.Println(rel, len(b), "bytes")
+		fmt.Println(mf, len(b), "bytes")
 	}
-	f, err := s.Open(filepath.Join(out, "cuda/redist/x/linux-aarch64/x.tar.xz"))
+	f, err := s.Open("cuda/redist/x/linux-aarch64/x.tar.xz")
 	if err == nil {
 		st, _ := f.Stat()
 		fmt.Println("archive:", st.Size(), "bytes")
@@ -86,8 +86,14 @@ func TestSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	mf := filepath.Join(out, "cuda/redist/redistrib_1.0.json")
-	archive := filepath.Join(out, "cuda/redist/x/linux-aarch64/x.tar.xz")
+	mf := "cuda/redist/redistrib_1.0.json" // relative to OUT, as Files names them
+	archive := "cuda/redist/x/linux-aarch64/x.tar.xz"
+	if got := s.Path(archive); got != filepath.Join(out, archive) {
+		t.Errorf("Path(%s) = %s", archive, got)
+	}
+	if _, err := s.Open(filepath.Join(out, archive)); err == nil {
+		t.Error("Open of an absolute path: no error")
+	}
 	f, err := s.Open(mf)
 	if err != nil {
 		t.Fatal(err)
@@ -104,8 +110,8 @@ func TestSnapshot(t *testing.T) {
 	if !s.Replaced() {
 		t.Error("Replaced: false after the switch")
 	}
-	if _, err := s.Open(archive); !errors.Is(err, outdir.ErrReplaced) {
-		t.Errorf("open after the removal: %v, want ErrReplaced", err)
+	if _, err := s.Open(archive); !errors.Is(err, outdir.ErrReplaced) || !strings.Contains(err.Error(), s.Path(archive)) {
+		t.Errorf("open after the removal: %v, want ErrReplaced naming %s", err, s.Path(archive))
 	}
 	if _, err := f.Stat(); err != nil {
 		t.Errorf("a file open before the removal: %v", err)

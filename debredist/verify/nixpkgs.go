@@ -133,22 +133,22 @@ func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, e
 	var ms []loaded
 	cudaLabel := ""
 	for _, mf := range manifests {
-		rel, _ := filepath.Rel(dir, mf)
+		rel := mf
 		f, err := s.Open(mf)
 		if err != nil {
-			rep.Problems = append(rep.Problems, Problem{Path: filepath.ToSlash(rel), Err: err})
+			rep.Problems = append(rep.Problems, Problem{Path: rel, Err: err})
 			continue
 		}
 		m, err := redist.ReadManifest(f)
 		f.Close()
 		if err != nil {
-			rep.Problems = append(rep.Problems, Problem{Path: filepath.ToSlash(rel), Err: err})
+			rep.Problems = append(rep.Problems, Problem{Path: rel, Err: err})
 			continue
 		}
 		if m.ReleaseProduct == "cuda" {
 			cudaLabel = m.ReleaseLabel
 		}
-		ms = append(ms, loaded{mf, filepath.ToSlash(rel), m})
+		ms = append(ms, loaded{mf, rel, m})
 	}
 	for _, l := range ms {
 		if !table.IsRedist(l.m.ReleaseProduct) {

@@ -23,7 +23,8 @@ import (
 // manifest with the sha256 the manifest records (which Dir checks against
 // the archive itself), and no archive of this manifest's directory that the
 // manifest does not name.
-func verifySBOM(snap *outdir.Snapshot, rep *Report, mf, rel string) {
+func verifySBOM(snap *outdir.Snapshot, rep *Report, rel string) {
+	mf := rel
 	label := strings.TrimSuffix(strings.TrimPrefix(path.Base(rel), redist.ManifestPrefix), ".json")
 	spdxName, cdxName := redist.SBOMNames(label)
 	var m *redist.Manifest

@@ -213,25 +213,21 @@ func DirSnapshot(ctx context.Context, s *outdir.Snapshot) (*Report, error) {
 	// or unlinked entries) is reported aside: readers never take it.
 	defer func(n int) { markAside(rep.Problems[n:]) }(len(rep.Problems))
 	for _, p := range found.Foreign {
-		l, _ := os.Readlink(p)
+		l, _ := os.Readlink(s.Path(p))
 		l = strconv.Quote(l) // the target is OUT's text: quoted, never raw on a terminal
-		rel, _ := filepath.Rel(dir, p)
-		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
+		rep.Problems = append(rep.Problems, Problemf(p,
 			"a symbolic link (to %s) that debredist did not write: not followed, its target is not verified", l))
 	}
 	for _, p := range found.Other {
-		rel, _ := filepath.Rel(dir, p)
-		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
+		rep.Problems = append(rep.Problems, Problemf(p,
 			"a file debredist did not write: not output, not verified (an output directory holds only what convert writes)"))
 	}
 	for _, p := range found.Outside {
-		rel, _ := filepath.Rel(dir, p)
-		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
+		rep.Problems = append(rep.Problems, Problemf(p,
 			"a directory that is no product of the current output (not debredist's, or a copy of one): not read, not verified"))
 	}
 	for _, p := range found.Dangling {
-		rel, _ := filepath.Rel(dir, p)
-		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
+		rep.Problems = append(rep.Problems, Problemf(p,
 			"a product link of debredist's (to %s) whose product the current output lacks: left by a run killed before it switched (rerun convert to remove it)", publish.ProductLink(filepath.Base(p))))
 	}
 	for _, p := range found.Unlinked {
@@ -240,12 +236,11 @@ func DirSnapshot(ctx context.Context, s *outdir.Snapshot) (*Report, error) {
 	}
 	for _, p := range found.Strays {
 		// NVIDIA's shell-parse.sh takes every redistrib_* file for a release.
-		rel, _ := filepath.Rel(dir, p)
 		what := "is not a redistrib_<label>.json manifest"
 		if strings.HasSuffix(p, redist.LegacySidecarSuffix) {
 			what = "is a provenance sidecar under its old name (rerun convert to rename it)"
 		}
-		rep.Problems = append(rep.Problems, Problem{Path: filepath.ToSlash(rel), Err: &strayError{filepath.ToSlash(rel), what}})
+		rep.Problems = append(rep.Problems, Problem{Path: p, Err: &strayError{p, what}})
 	}
 	if len(manifests) == 0 {
 		rep.Problems = append(rep.Problems, Problemf("", "no redistrib_*.json manifest under %s", dir))
@@ -254,17 +249,17 @@ func DirSnapshot(ctx context.Context, s *outdir.Snapshot) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rel, _ := filepath.Rel(dir, mf)
-		rep.Manifests = append(rep.Manifests, filepath.ToSlash(rel))
-		verifyManifest(ctx, s, rep, mf, filepath.ToSlash(rel))
+		rep.Manifests = append(rep.Manifests, mf)
+		verifyManifest(ctx, s, rep, mf)
 		n := len(rep.Problems)
-		verifySBOM(s, rep, mf, filepath.ToSlash(rel)) // sbom.go
-		markAside(rep.Problems[n:])                   // the documents are not what readers read
+		verifySBOM(s, rep, mf)      // sbom.go
+		markAside(rep.Problems[n:]) // the documents are not what readers read
 	}
 	return rep, ctx.Err()
 }
 
-func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, mf, rel string) {
+func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, rel string) {
+	mf := rel
 	f, err := s.Open(mf)
 	if err != nil {
 		rep.Problems = append(rep.Problems, Problem{Path: rel, Err: err})

@@ -137,7 +137,7 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Input, error) {
 	}
 	defer snap.Close()
 	if len(snap.Foreign) > 0 { // what they stand for would be left out of the comparison silently
-		return nil, fmt.Errorf("%s: %d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", out, len(snap.Foreign), strings.Join(snap.Foreign, ", "))
+		return nil, fmt.Errorf("%s: %d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", out, len(snap.Foreign), strings.Join(snap.Paths(snap.Foreign), ", "))
 	}
 	sidecars := map[string]redist.Provenance{}
 	for _, mf := range snap.Manifests {

@@ -106,11 +106,11 @@ func (o *Run) newJobs(ctx context.Context, pl *plan.Plan, comp archive.Compressi
 		}
 		jobs = append(jobs, j)
 		rec, ok := prev.byKey[j.key]
-		file := j.final
-		if snap == nil || !ok || rec.RelativePath != j.rel || !snap.IsFile(j.licenseFile) {
+		dir := p.Product + "/redist/" // what the snapshot reads, relative to OUT
+		if snap == nil || !ok || rec.RelativePath != j.rel || !snap.IsFile(dir+p.PName+"/LICENSE.txt") {
 			continue
 		}
-		f, err := snap.Open(file)
+		f, err := snap.Open(dir + j.rel)
 		if err != nil {
 			continue
 		}

@@ -42,7 +42,7 @@ func readPrevious(out string) previous {
 		return prev // OUT may not exist yet
 	}
 	defer found.Close()
-	prev.foreign = found.Foreign
+	prev.foreign = found.Paths(found.Foreign)
 	var files, current []string
 	for _, f := range found.Sidecars {
 		if strings.HasSuffix(f, redist.LegacySidecarSuffix) {
@@ -64,16 +64,16 @@ func readPrevious(out string) previous {
 				continue
 			}
 			p := *pp
-			key := f
+			key := found.Path(f) // as writeManifests names the files
 			if strings.HasSuffix(name, redist.LegacySidecarSuffix) {
-				key, _ = redist.SidecarFor(strings.TrimSuffix(f, redist.LegacySidecarSuffix) + ".json")
+				key, _ = redist.SidecarFor(strings.TrimSuffix(key, redist.LegacySidecarSuffix) + ".json")
 			}
 			prev.sidecars[key] = p
 			for _, a := range p.Archives {
 				prev.byKey[a.InputKey] = a
 			}
 		} else if m, err := redist.ReadManifest(bytes.NewReader(b)); err == nil {
-			prev.manifests[f] = m
+			prev.manifests[found.Path(f)] = m
 		}
 	}
 	return prev

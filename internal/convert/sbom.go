@@ -25,7 +25,7 @@ func writeSBOMs(ctx context.Context, root, tmp, tool string, force bool) error {
 	for _, mf := range snap.Manifests {
 		label := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf), redist.ManifestPrefix), ".json")
 		sp, cd := redist.SBOMNames(label)
-		sp, cd = filepath.Join(filepath.Dir(mf), sp), filepath.Join(filepath.Dir(mf), cd)
+		sp, cd = filepath.Join(filepath.Dir(snap.Path(mf)), sp), filepath.Join(filepath.Dir(snap.Path(mf)), cd)
 		if !force && !exists(sp) && !exists(cd) {
 			continue
 		}
@@ -58,7 +58,8 @@ func sbomMissing(out string) bool {
 	for _, mf := range found.Manifests {
 		label := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf), redist.ManifestPrefix), ".json")
 		sp, cd := redist.SBOMNames(label)
-		if !exists(filepath.Join(filepath.Dir(mf), sp)) || !exists(filepath.Join(filepath.Dir(mf), cd)) {
+		dir := filepath.Join(out, filepath.Dir(mf))
+		if !exists(filepath.Join(dir, sp)) || !exists(filepath.Join(dir, cd)) {
 			return true
 		}
 	}

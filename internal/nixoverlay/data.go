@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -88,11 +89,11 @@ type Release struct {
 // and what the user is told beside the Nix.
 func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations bool, copyTo string, nixpkgs NixpkgsFunc) (*Data, *Result, error) {
 	if len(snap.Foreign) > 0 { // what they stand for would be left out silently
-		return nil, nil, fmt.Errorf("%d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", len(snap.Foreign), strings.Join(snap.Foreign, ", "))
+		return nil, nil, fmt.Errorf("%d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", len(snap.Foreign), strings.Join(snap.Paths(snap.Foreign), ", "))
 	}
 	type manifest struct {
-		file string
-		m    *redist.Manifest
+		file, rel string // as OUT shows it, and relative to OUT
+		m         *redist.Manifest
 	}
 	byProduct := map[string]manifest{}
 	cudaFromProvenance := ""
@@ -103,12 +104,12 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 		}
 		m := rel.M
 		if !nameRE.MatchString(m.ReleaseProduct) {
-			return nil, nil, fmt.Errorf("manifest %s: release_product %q is not a product name ([a-z0-9][a-z0-9_]*)", p, m.ReleaseProduct)
+			return nil, nil, fmt.Errorf("manifest %s: release_product %q is not a product name ([a-z0-9][a-z0-9_]*)", snap.Path(p), m.ReleaseProduct)
 		}
 		if prev, ok := byProduct[m.ReleaseProduct]; ok {
-			return nil, nil, fmt.Errorf("two %s manifests: %s and %s (convert into separate directories)", m.ReleaseProduct, prev.file, p)
+			return nil, nil, fmt.Errorf("two %s manifests: %s and %s (convert into separate directories)", m.ReleaseProduct, prev.file, snap.Path(p))
 		}
-		byProduct[m.ReleaseProduct] = manifest{p, m}
+		byProduct[m.ReleaseProduct] = manifest{snap.Path(p), p, m}
 		if pv := rel.Prov; pv.Profile.CUDA != "" && cudaFromProvenance == "" {
 			cudaFromProvenance = pv.Profile.CUDA
 		}
@@ -153,7 +154,7 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 	}
 	for _, prod := range slices.Sorted(maps.Keys(byProduct)) {
 		mf := byProduct[prod]
-		base := filepath.Dir(mf.file)
+		base := path.Dir(mf.rel)
 		if !nixTable().IsRedist(prod) {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s (%s) is not one of nixpkgs' CUDA redists and is left out of the overlay: use its archives directly (fetchurl with the manifest's sha256)", prod, mf.file))
 			// Still one of OUT's archives: Result.Archives lists it, so
@@ -236,16 +237,17 @@ func (res *Result) addArchive(ctx context.Context, snap *outdir.Snapshot, base s
 	if err != nil {
 		return err
 	}
-	src := filepath.Join(base, filepath.FromSlash(rel))
+	src := path.Join(base, rel)
 	if err := archiveReadable(snap, src, a.Size); err != nil {
 		return err
 	}
+	file := snap.Path(src)
 	if copyTo != "" {
-		if src, err = copyArchive(ctx, snap, src, filepath.Join(copyTo, strconv.Itoa(len(res.Archives))), a.SHA256); err != nil {
+		if file, err = copyArchive(ctx, snap, src, filepath.Join(copyTo, strconv.Itoa(len(res.Archives))), a.SHA256); err != nil {
 			return err
 		}
 	}
-	res.Archives = append(res.Archives, src)
+	res.Archives = append(res.Archives, file)
 	return nil
 }
 
@@ -265,11 +267,11 @@ func safeRel(a *redist.Artifact) (string, error) {
 func archiveReadable(snap *outdir.Snapshot, p, size string) error {
 	n, err := strconv.ParseInt(size, 10, 64)
 	if err != nil {
-		return fmt.Errorf("archive %s: size %q is not a number of bytes", p, size)
+		return fmt.Errorf("archive %s: size %q is not a number of bytes", snap.Path(p), size)
 	}
 	f, err := snap.OpenArchive(p, n) // outdir: a regular file of that size, no hard link outside OUT
 	if err != nil {
-		return fmt.Errorf("archive %s: %w (verify.Dir tells more)", p, err)
+		return fmt.Errorf("archive %s: %w (verify.Dir tells more)", snap.Path(p), err)
 	}
 	return f.Close()
 }
@@ -297,10 +299,10 @@ func copyArchive(ctx context.Context, snap *outdir.Snapshot, p, dir, sha256 stri
 		err = cerr
 	}
 	if err != nil {
-		return "", fmt.Errorf("copying archive %s: %w", p, err)
+		return "", fmt.Errorf("copying archive %s: %w", snap.Path(p), err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != sha256 {
-		return "", fmt.Errorf("archive %s has sha256 %s, the manifest says %s (verify.Dir tells more)", p, got, sha256)
+		return "", fmt.Errorf("archive %s has sha256 %s, the manifest says %s (verify.Dir tells more)", snap.Path(p), got, sha256)
 	}
 	return dst, nil
 }

@@ -63,7 +63,7 @@ func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 			return err
 		}
 		if !storeNameRE.MatchString(filepath.Base(sidecar)) {
-			return fmt.Errorf("provenance sidecar %s: its name cannot be a Nix store path name", sidecar)
+			return fmt.Errorf("provenance sidecar %s: its name cannot be a Nix store path name", snap.Path(sidecar))
 		}
 		d.Provenance[prod] = Sidecar{Name: filepath.Base(sidecar), Text: string(raw)}
 		base, err := mirrorBase(mirror, prov)

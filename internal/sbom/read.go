@@ -26,8 +26,8 @@ import (
 	"github.com/debredist/debredist/internal/files"
 )
 
-// Read reads what the documents say from the manifests (paths under
-// snap.Out) and the files beside them, all through snap (one generation,
+// Read reads what the documents say from the manifests (paths relative to
+// snap.Out, as its Files name them) and the files beside them, all through snap (one generation,
 // regular files only, no link followed), as every reader of OUT takes
 // them (debredist/outdir: each release valid and agreeing with its
 // provenance, each archive the file its manifest names, not hard-linked
@@ -36,18 +36,16 @@ import (
 // Every string read is checked by Input.Check; errors name the file and
 // field.
 func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool string) (*Input, error) {
-	out := snap.Out
 	in := &Input{Tool: tool}
 	var latest time.Time
 	for _, mf := range slices.Sorted(slices.Values(manifests)) {
-		relm, _ := filepath.Rel(out, mf)
-		relm = filepath.ToSlash(relm)
+		relm := mf
 		r, err := snap.ReadProduct(mf)
 		if err != nil {
 			return nil, err
 		}
 		m, prov, side := r.M, r.Prov, r.Sidecar
-		siderel, _ := filepath.Rel(out, side)
+		siderel := side
 		rel := Release{Manifest: relm, Product: m.ReleaseProduct, Label: m.ReleaseLabel, Profile: prov.Profile.Name,
 			JetPack: prov.Profile.JetPack, L4T: prov.Profile.L4T, ReleaseDate: m.ReleaseDate}
 		if d, err := time.Parse(time.DateOnly, m.ReleaseDate); err != nil {
