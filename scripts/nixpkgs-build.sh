@@ -210,7 +210,12 @@ case $src in
 	;;
 esac
 if ! nix-store --realise "$drv" >"$dest.paths" 2>"$dest.err"; then
-	nix-store --read-log "$drv" >"$dest.log" 2>/dev/null || cp "$dest.err" "$dest.log"
+	# The derivation that failed: this one, or one it depends on (then
+	# named in the line).
+	failed=$(sed -n "s/.*builder for '\([^']*\)' failed.*/\1/p" "$dest.err" | head -n 1)
+	[ -n "$failed" ] || failed=$drv
+	[ "$failed" = "$drv" ] || echo "dependency ${failed#*-} failed: " | tr -d '\n' >"$dest.dep"
+	nix-store --read-log "$failed" >"$dest.log" 2>/dev/null || cp "$dest.err" "$dest.log"
 	echo build-error >"$dest.status"
 	exit 0
 fi
@@ -260,7 +265,7 @@ while read -r name cap n; do
 		fi
 		;;
 	build-error)
-		echo "$line FAILED: $(first_error "$c.log")"
+		echo "$line FAILED: $(cat "$c.dep" 2>/dev/null)$(first_error "$c.log")"
 		failed=$((failed + 1))
 		;;
 	problems)
