@@ -228,9 +228,22 @@ EOF
 export NIXPKGS="$nixpkgs" OVERLAYS="$overlays" SET="$set" CONFIG="$config" FROM="$from" WORK="$work"
 xargs -P "${JOBS:-1}" -L 1 sh -c 'sh "$0/cell.sh" "$1" "$2" "$0/cells/$3"' "$work" <"$work/jobs"
 
-# first_error FILE: the line of a build log that says what went wrong.
+# first_error FILE: the line of a build log that says what went wrong: the
+# first line the builder wrote as an error (nixErrorLog's "ERROR:", a tool's
+# "error:"), else the last saying what was missing or refused (the one that
+# stopped the build; audit-tmpdir's patchelf complaints before it do not),
+# else the last line (moveToOutput's "rmdir: failed to remove" is not an
+# error).
 first_error() {
-	sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -m 1 -E 'ERROR|[Ee]rror|FAIL|[Ff]ailed|[Nn]o such|not found|detected|wrong ELF|cannot' || tail -n 1 "$1"
+	sed -e 's/\x1b\[[0-9;]*m//g' -e '/^@nix /d' -e '/^rmdir: failed to remove/d' "$1" >"$1.clean"
+	# A patchelf message names no file: the last store path the log
+	# mentioned before it is the one patchelf was given.
+	awk '
+	  /ERROR|(^|[^a-z])error:/ && !e { e = $0 (/^patchelf:/ && p ? " (" p ")" : "") }
+	  /[Nn]o such|not found|wrong ELF|[Cc]annot|[Cc]ould not|[Ff]ailed/ { m = $0 (/^patchelf:/ && p ? " (" p ")" : "") }
+	  match($0, /\/nix\/store\/[^ :'"'"']*/) { p = substr($0, RSTART, RLENGTH) }
+	  { last = $0 }
+	  END { print (e ? e : m ? m : last) }' "$1.clean"
 }
 
 built=0 failed=0 refused=0
