@@ -53,10 +53,17 @@ set -eu
 cells_build=1 . "$(dirname "$0")/nixpkgs-cells.sh"
 
 # The sonames a package may need that nothing of the CUDA package set
-# provides, and why: found at run time, not on the RUNPATH nixpkgs writes.
+# provides, and why: found at run time, not on the RUNPATH nixpkgs writes
+# (the Jetson driver's libraries are the L4T debs', which jetpack-nixos
+# packages; nixpkgs' package files ignore them).
 allowed='
 libcuda.so.1 the driver (L4T nvidia-l4t-cuda), /run/opengl-driver/lib by autoAddDriverRunpath
 libnvidia-ml.so.1 the driver (NVML), /run/opengl-driver/lib by autoAddDriverRunpath
+libnvrm_gpu.so the L4T driver (nvidia-l4t-core); cuda_compat.nix lists it in autoPatchelfIgnoreMissingDeps
+libnvrm_mem.so the L4T driver (nvidia-l4t-core); cuda_compat.nix lists it in autoPatchelfIgnoreMissingDeps
+libnvdla_runtime.so the L4T driver (nvidia-l4t-core); cuda_compat.nix lists it in autoPatchelfIgnoreMissingDeps
+libnvcudla.so the L4T driver (nvidia-l4t-cuda); libcudla.nix lists it in autoPatchelfIgnoreMissingDeps
+libnvdla_compiler.so the L4T DLA compiler (nvidia-l4t-dla-compiler); tensorrt.nix ignores it on linux-aarch64
 libc.so.6 glibc, the dynamic loader of the system
 libm.so.6 glibc
 libdl.so.2 glibc
