@@ -258,3 +258,17 @@ func TestNewPackageInputs(t *testing.T) {
 		t.Errorf("cudnn_jit inputs %v, want [zlib]", got)
 	}
 }
+
+// TestDropInputsLibcusolver: at 2973b267 libcusolver.nix, like
+// libcusparse.nix, takes libnvjitlink on every CUDA version, so on CUDA 11.4
+// (no libnvjitlink) the overlay must drop it; from 12.0 it stays.
+func TestDropInputsLibcusolver(t *testing.T) {
+	for _, pname := range []string{"libcusparse", "libcusolver"} {
+		if got := Shared().DropInputs(pname, "11.4"); !slices.Equal(got, []string{"libnvjitlink"}) {
+			t.Errorf("%s on 11.4 drops %v, want [libnvjitlink]", pname, got)
+		}
+		if got := Shared().DropInputs(pname, "12.6"); len(got) != 0 {
+			t.Errorf("%s on 12.6 drops %v", pname, got)
+		}
+	}
+}
