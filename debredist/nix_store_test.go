@@ -183,8 +183,8 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 			}
 			switch tc.jp {
 			case "5":
-				if !slices.Equal(d.NullPackages, []string{"cuda_compat"}) || !slices.Equal(d.Packages["libcusparse"].DropInputs, []string{"libnvjitlink"}) {
-					t.Errorf("JetPack 5: null %v, libcusparse drops %v", d.NullPackages, d.Packages["libcusparse"].DropInputs)
+				if !slices.Equal(d.NullPackages, []string{"cuda_compat"}) || !slices.Equal(d.Packages["libcusparse"].DropInputs, []string{"libnvjitlink"}) || !slices.Equal(d.Packages["libcusolver"].DropInputs, []string{"libnvjitlink"}) {
+					t.Errorf("JetPack 5: null %v, libcusparse drops %v, libcusolver drops %v", d.NullPackages, d.Packages["libcusparse"].DropInputs, d.Packages["libcusolver"].DropInputs)
 				}
 			case "7":
 				if !slices.Contains(d.Packages["cuda_nvtx"].DropOutputs, "lib") || d.Packages["cudnn_jit"].Redist != "cudnn" {
