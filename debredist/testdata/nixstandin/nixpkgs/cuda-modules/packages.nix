@@ -11,11 +11,73 @@ in
 builtins.listToAttrs (map (n: { name = n; value = out n; }) [
   "cuda_cccl" "cuda_cuobjdump" "cuda_cuxxfilt" "cuda_documentation" "cuda_gdb" "cuda_nvdisasm" "cuda_nvprune"
   "cuda_profiler_api" "cuda_sanitizer_api" "libcufile" "cuda_crt" "cuda_ctadvisor" "cuda_culibos" "cuda_sandbox_dev"
-  "cuda_tileiras" "libcuobjclient" "libnvptxcompiler" "libnvvm" "libnvfatbin" "cuda_nvcc"
+  "cuda_tileiras" "libcuobjclient" "libnvptxcompiler" "libnvvm" "libnvfatbin"
 ]) // builtins.listToAttrs (map (n: { name = n; value = library n; }) [
   "libcublas" "libcufft" "libcurand" "libcusolver" "libnpp" "libnvjpeg" "cuda_nvrtc" "libnvjitlink"
 ]) // {
-  cuda_cudart = plain "cuda" "cuda_cudart" [ "out" "dev" "include" "lib" "static" "stubs" ];
+  # packages/cuda_cudart.nix (024ef1dc3076208119baaee8a2babec574573291):
+  # the .pc files lose cudaroot= and link the driver's directory; the cuda-
+  # ones take their libdir from the stubs; postInstall needs lib/stubs and
+  # links each stub (and libcuda.so.1) into the stubs output's lib/.
+  cuda_cudart = { buildRedist }: buildRedist {
+    redistName = "cuda"; pname = "cuda_cudart";
+    outputs = [ "out" "dev" "include" "lib" "static" "stubs" ];
+    postPatch = ''
+      for pc in $(find . -iname 'cudart-*.pc'); do
+        sed -i -e 's|^cudaroot\s*=.*$||' -e 's|^Libs\s*:\(.*\)$|Libs: \1 -Wl,-rpath,/run/opengl-driver/lib|' "$pc"
+      done
+      for pc in $(find . -iname 'cuda-*.pc'); do
+        sed -i -e 's|^cudaroot\s*=.*$||' -e "s|^libdir\s*=.*/lib\$|libdir=''${!outputStubs}/lib/stubs|" \
+          -e 's|^Libs\s*:\(.*\)$|Libs: \1 -Wl,-rpath,/run/opengl-driver/lib|' "$pc"
+      done
+    '';
+    postInstall = ''
+      cd "''${!outputStubs}/lib/stubs"
+      if [ -f libcuda.so ] && [ ! -f libcuda.so.1 ]; then ln -sr libcuda.so libcuda.so.1; fi
+      ln -srt "''${!outputStubs}/lib/" *.so *.so.*
+      cd - >/dev/null
+    '';
+  };
+  # packages/cuda_nvcc.nix (0fcee7419cb5778cc60605239ab41cefeb696f91): one
+  # output; below CUDA 13 nvvm/ moves out and its lib64 becomes lib (it must
+  # exist), from 13.0 libnvvm's tree is copied in; bin/nvcc.profile is
+  # edited with --replace-fail for the strings each version's profile has,
+  # bin/nvcc is wrapped (it must be an executable file) and
+  # include/crt/math_functions.h gets glibc's signatures (--replace-fail).
+  cuda_nvcc = { buildRedist, cudaOlder, cudaAtLeast, libnvvm, cuda_cccl }: buildRedist {
+    redistName = "cuda"; pname = "cuda_nvcc";
+    outputs = [ "out" ];
+    allowFHSReferences = true;
+    postInstall =
+      let
+        nvvm = ''"''${!outputBin}/nvvm"'';
+        profile = ''"''${!outputBin}/bin/nvcc.profile"'';
+        oldNvvm = if cudaOlder "12.5" then "$(TOP)/$(_NVVM_BRANCH_)/" else "$(TOP)/nvvm/";
+        noexcept = f: ''--replace-fail "${f};" "${f} noexcept (true);"'';
+      in
+      (if cudaOlder "13.0" then ''
+        moveToOutput nvvm "''${!outputBin}"
+        mv --no-clobber ${nvvm}/lib64 ${nvvm}/lib
+      '' else ''
+        cp -r ${libnvvm} ${nvvm}
+        chmod -R u+w ${nvvm}
+      '') + ''
+        substituteInPlace ${profile} --replace-fail '$(_TARGET_SIZE_)' ""
+      '' + lib.optionalString (cudaAtLeast "13.0") ''
+        substituteInPlace ${profile} --replace-fail '$(TOP)/$(_TARGET_DIR_)/include/cccl' "${lib.getOutput "include" cuda_cccl}/include"
+      '' + ''
+        substituteInPlace ${profile} --replace-fail '$(TOP)/$(_TARGET_DIR_)/include' "''${!outputInclude}/include"
+        substituteInPlace ${profile} --replace-fail '${oldNvvm}' "''${!outputBin}/nvvm/"
+        printf '\n# the split-out nvvm\nLIBRARIES =+ $(_SPACE_) "-L%s/lib"\nINCLUDES =+ $(_SPACE_) "-I%s/include"\n' ${nvvm} ${nvvm} >>${profile}
+        if [ ! -f "''${!outputBin}/bin/nvcc" ] || [ ! -x "''${!outputBin}/bin/nvcc" ]; then
+          echo "assertExecutable: ''${!outputBin}/bin/nvcc is not an executable file" >&2
+          exit 1
+        fi
+        substituteInPlace "''${!outputInclude}/include/crt/math_functions.h" \
+          ${noexcept "sinpi(double x)"} ${noexcept "sinpif(float x)"} ${noexcept "cospi(double x)"} \
+          ${noexcept "cospif(float x)"} ${noexcept "rsqrt(double x)"} ${noexcept "rsqrtf(float x)"}
+      '';
+  };
   cuda_cupti = plain "cuda" "cuda_cupti" [ "out" "dev" "include" "lib" "samples" ];
   cuda_nvml_dev = plain "cuda" "cuda_nvml_dev" [ "out" "dev" "include" "stubs" ];
   cuda_nvtx = plain "cuda" "cuda_nvtx" [ "out" "dev" "include" "lib" ];
@@ -26,25 +88,73 @@ builtins.listToAttrs (map (n: { name = n; value = out n; }) [
     outputs = [ "out" "dev" "include" "lib" "static" "stubs" ];
     buildInputs = [ libnvjitlink ];
   };
-  libcudla = { buildRedist, cudaConfig }: buildRedist {
+  # packages/libcudla.nix (1dbbce67809cafa79ee16b2100ac05ebd23e267b): the
+  # driver's libraries auto-patchelf may leave unresolved.
+  libcudla = { buildRedist, cudaConfig, cudaOlder }: buildRedist {
     redistName = "cuda"; pname = "libcudla";
     outputs = [ "out" "dev" "include" "lib" "stubs" ];
+    autoPatchelfIgnoreMissingDeps = [ "libnvcudla.so" ] ++ lib.optionals (cudaOlder "12") [ "libcuda.so.1" "libnvdla_runtime.so" ];
     platformAssertions = [ { message = "Only Xavier (7.2) and Orin (8.7) Jetson devices are supported"; assertion = lib.subtractLists [ "7.2" "8.7" ] cudaConfig.cudaCapabilities == [ ]; } ];
   };
-  cudnn = { buildRedist, libcublas }: buildRedist (finalAttrs: {
+  # packages/cudnn.nix (102b00ab9cc1b83b2c17f64e0001748d792e71b0): libcublas
+  # and zlib as inputs, cuda_nvrtc's lib on the RUNPATH; cuDNN 8's
+  # postFixup adds NEEDED entries to libcudnn.so and libcudnn_ops_infer.so
+  # with patchelf (real ELF files, found by auto-patchelf).
+  cudnn = { buildRedist, libcublas, cuda_nvrtc, zlib }: buildRedist (finalAttrs: {
     redistName = "cudnn"; pname = "cudnn";
     outputs = [ "out" "dev" "include" "lib" "static" ];
-    buildInputs = [ libcublas ];
+    buildInputs = [ (lib.getLib libcublas) zlib ];
+    appendRunpaths = [ "${lib.getLib cuda_nvrtc}/lib" ];
+    postFixup = lib.optionalString (lib.versionAtLeast finalAttrs.version "8" && lib.versionOlder finalAttrs.version "9") ''
+      patchelf "''${!outputLib}/lib/libcudnn.so" --add-needed libcudnn_cnn_infer.so
+      patchelf "''${!outputLib}/lib/libcudnn_ops_infer.so" --add-needed libcublas.so --add-needed libcublasLt.so
+    '';
   });
   cudnn_samples = { buildRedist }: buildRedist {
     redistName = "cudnn"; pname = "cudnn_samples";
     meta.broken = true;
   };
   # packages/tensorrt: samples below 10.14.1, platformAssertions on
-  # linux-aarch64 (Orin only), insecure below 10.16.1.
-  tensorrt = { buildRedist, cudaConfig, redistSystem }: buildRedist (finalAttrs: {
+  # linux-aarch64 (Orin only), insecure below 10.16.1 (6aa846a0 and later).
+  # Its build (packages/tensorrt.nix, 024ef1dc3076208119baaee8a2babec574573291):
+  # cudnn, cuda_nvrtc, cuda_cudart and on Jetson libcudla as inputs (the DLA
+  # compiler may stay unresolved there); preInstall puts
+  # targets/aarch64-linux-gnu/{bin,lib} in place of links to them;
+  # postInstall links include/NvOnnx*.h into include/onnx, moves python/
+  # to the include output and removes python/*.whl (at least one),
+  # moves data/ to samples, removes lib/stubs (it must exist); postFixup
+  # adds libnvinfer_plugin.so.<major> to bin/trtexec's NEEDED (patchelf:
+  # bin/trtexec must be a real ELF executable).
+  tensorrt = { buildRedist, cudaConfig, redistSystem, backendStdenv, cudnn, cuda_nvrtc, cuda_cudart, libcudla }: buildRedist (finalAttrs: {
     redistName = "tensorrt"; pname = "tensorrt";
     outputs = [ "out" "bin" "dev" "include" "lib" ] ++ lib.optionals (lib.versionOlder finalAttrs.version "10.14.1") [ "samples" ] ++ [ "static" ];
+    buildInputs = [ (lib.getLib cudnn) (lib.getLib cuda_nvrtc) cuda_cudart ] ++ lib.optionals backendStdenv.hasJetsonCudaCapability [ libcudla ];
+    autoPatchelfIgnoreMissingDeps = lib.optionals backendStdenv.hasJetsonCudaCapability [ "libnvdla_compiler.so" ];
+    preInstall = ''
+      targets="$NIX_BUILD_TOP/$sourceRoot/targets/aarch64-linux-gnu"
+      for d in bin lib; do
+        if [ -L "$NIX_BUILD_TOP/$sourceRoot/$d" ]; then
+          rm "$NIX_BUILD_TOP/$sourceRoot/$d"
+          mv --no-clobber "$targets/$d" "$NIX_BUILD_TOP/$sourceRoot/$d"
+        fi
+      done
+      for d in include samples; do
+        if [ -L "$targets/$d" ]; then rm "$targets/$d"; fi
+      done
+      if [ -d "$NIX_BUILD_TOP/$sourceRoot/targets" ]; then rm -r "$NIX_BUILD_TOP/$sourceRoot/targets"; fi
+    '';
+    postInstall = ''
+      mkdir "''${!outputInclude}/include/onnx"
+      (cd "''${!outputInclude}/include" && ln -srt "''${!outputInclude}/include/onnx/" NvOnnx*.h)
+      moveToOutput python "''${!outputInclude}"
+      rm "''${!outputInclude}"/python/*.whl
+      moveToOutput data "''${!outputSamples}"
+      rm -f "''${!outputLib}/lib/libnvinfer_builder_resource_win.so.${lib.versions.majorMinor finalAttrs.version}.${builtins.elemAt (builtins.splitVersion finalAttrs.version) 2}"
+      rm -r "''${!outputLib}/lib/stubs"
+    '';
+    postFixup = ''
+      patchelf "''${!outputBin}/bin/trtexec" --add-needed libnvinfer_plugin.so.${lib.versions.major finalAttrs.version}
+    '';
     platformAssertions = [ { message = "Only Orin (8.7) is supported on linux-aarch64"; assertion = lib.versionAtLeast finalAttrs.version "10.0" && redistSystem == "linux-aarch64" -> cudaConfig.cudaCapabilities == [ "8.7" ]; } ];
     meta.knownVulnerabilities = lib.optionals (lib.versionOlder finalAttrs.version "10.16.1") [ "CVE-2026-24188: OOB write" ];
   });
