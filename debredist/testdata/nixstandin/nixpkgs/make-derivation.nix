@@ -18,6 +18,9 @@ let
     in
     finalPackage;
 
+  # check-meta.nix: config.allowInsecurePredicate, by default the name in
+  # config.permittedInsecurePackages.
+  insecureAllowed = config.allowInsecurePredicate or (p: builtins.elem p.name (config.permittedInsecurePackages or [ ]));
   # check-meta.nix: why the package may not be evaluated, or null.
   problem = attrs:
     let
@@ -31,7 +34,7 @@ let
       "Package ‘${name}’ is marked as broken, refusing to evaluate."
     else if builtins.elem system (meta.badPlatforms or [ ]) || (meta ? platforms && !(builtins.elem system meta.platforms)) then
       "Package ‘${name}’ is not available on the requested hostPlatform: ${system}"
-    else if (meta.knownVulnerabilities or [ ]) != [ ] && !(builtins.elem name (config.permittedInsecurePackages or [ ])) then
+    else if (meta.knownVulnerabilities or [ ]) != [ ] && !(insecureAllowed (attrs // { inherit name; })) then
       "Package ‘${name}’ is marked as insecure, refusing to evaluate: ${builtins.concatStringsSep ", " meta.knownVulnerabilities}"
     else null;
 

@@ -79,7 +79,28 @@ builtins.listToAttrs (map (n: { name = n; value = out n; }) [
       '';
   };
   cuda_cupti = plain "cuda" "cuda_cupti" [ "out" "dev" "include" "lib" "samples" ];
-  cuda_nvml_dev = plain "cuda" "cuda_nvml_dev" [ "out" "dev" "include" "stubs" ];
+  # packages/cuda_nvml_dev.nix (1ac181a172c70d43e3336c1756d86e6a35f2eccb):
+  # the stub hook always; the .pc file's libdir (as the hook rewrote it)
+  # becomes the stubs output's lib (--replace-fail), its -lnvidia-ml gets
+  # the driver's directory; postInstall needs lib/stubs and links
+  # libnvidia-ml.so.1 there.
+  cuda_nvml_dev = { buildRedist, cudaMajorMinorVersion }: buildRedist {
+    redistName = "cuda"; pname = "cuda_nvml_dev";
+    outputs = [ "out" "dev" "include" "stubs" ];
+    includeRemoveStubsFromRunpathHook = true;
+    allowFHSReferences = true;
+    postPatch = ''
+      substituteInPlace share/pkgconfig/nvidia-ml-${cudaMajorMinorVersion}.pc \
+        --replace-fail "libdir=''${!outputLib}/lib" "libdir=''${!outputStubs}/lib" \
+        --replace-fail -lnvidia-ml "-lnvidia-ml -Wl,-rpath,/run/opengl-driver/lib"
+    '';
+    postInstall = ''
+      cd "''${!outputStubs}/lib/stubs"
+      if [ -f libnvidia-ml.so ] && [ ! -f libnvidia-ml.so.1 ]; then ln -sr libnvidia-ml.so libnvidia-ml.so.1; fi
+      if [ -f libnvidia-ml.a ] && [ ! -f libnvidia-ml.a.1 ]; then ln -sr libnvidia-ml.a libnvidia-ml.a.1; fi
+      cd - >/dev/null
+    '';
+  };
   cuda_nvtx = plain "cuda" "cuda_nvtx" [ "out" "dev" "include" "lib" ];
   cuda_compat = plain "cuda" "cuda_compat" [ "out" ];
   # packages/libcusparse.nix: libnvjitlink is an input on every CUDA version.
