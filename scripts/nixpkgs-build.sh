@@ -43,6 +43,11 @@
 # overlay set to null (the L4T r35 driver is CUDA 11.4), are "refused". Exit
 # status 1 when any cell failed (or built from anything but OUT's archive),
 # 2 on a usage error. Needs nix-instantiate, nix-store, jq and patchelf.
+# The caller supplies the Nix configuration (NIX_CONFIG or nix.conf): the
+# builds are for aarch64-linux, so a builder on another machine needs
+# `extra-platforms = aarch64-linux` and (the builders being the host's
+# /bin/bash) `sandbox = false`; as root without build users also
+# `build-users-group =`.
 set -eu
 # shellcheck source=scripts/nixpkgs-cells.sh
 cells_build=1 . "$(dirname "$0")/nixpkgs-cells.sh"
@@ -186,7 +191,7 @@ else {
   src = if p.src == null then \"none\" else toString (fetched.url or fetched.urls or fetched);
   outputs = map (o: o + \"=\" + (builtins.getAttr o p).outPath) p.outputs;
 }"
-if ! nix-instantiate --eval --strict --json --argstr name "$name" --argstr cap "$cap" --argstr set "$SET" --expr "$expr" >"$dest.json" 2>"$dest.err"; then
+if ! nix-instantiate --eval --strict --json --read-write-mode --argstr name "$name" --argstr cap "$cap" --argstr set "$SET" --expr "$expr" >"$dest.json" 2>"$dest.err"; then
 	echo eval-error >"$dest.status"
 	exit 0
 fi
@@ -246,7 +251,7 @@ while read -r name cap n; do
 		why=$(expected_reason "$name" "$cap")
 		pattern=${why#*	}
 		why=${why%%	*}
-		if [ -n "$why" ] && printf '%s\n' "$err" | grep -qF "$pattern"; then
+		if [ -n "$why" ] && sed 's/\x1b\[[0-9;]*m//g' "$c.err" | grep -qE "$pattern"; then
 			echo "$line refused: $why: $err"
 			refused=$((refused + 1))
 		else

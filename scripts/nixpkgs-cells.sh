@@ -151,12 +151,13 @@ for cap in $caps; do
 done
 
 # expected_reason NAME CAP prints why nixpkgs itself refuses the package on
-# that device, by verify --nixpkgs, then a tab and the text nixpkgs' error
-# has for that reason; nothing when it does not.
+# that device, by verify --nixpkgs, then a tab and what nixpkgs' error says
+# for that reason (an extended regular expression: generations word it
+# differently); nothing when it does not.
 expected_reason() {
 	jq -r --arg n "$1" --arg cap "$2" '
 	  [.nixpkgs.components[] | select(.component == $n)] as $cs
-	  | if ($cs | map(.nixpkgs_broken // empty) | length) > 0 then "nixpkgs marks it broken\tis marked as broken"
+	  | if ($cs | map(.nixpkgs_broken // empty) | length) > 0 then "nixpkgs marks it broken\tis marked as broken|- broken: This package is broken"
 	    elif ($cs | map(.devices[] | select(startswith($cap + ": unavailable"))) | length) > 0 then "unavailable on " + $cap + ": platformAssertions\tis not available on the requested hostPlatform"
 	    elif ($cs | map(.insecure[]) | length) > 0 and env.DEBREDIST_ACCEPT_INSECURE != "1" then "insecure: your choice, see verify --nixpkgs\tis marked as insecure"
 	    else "" end' "$work/verify.json"

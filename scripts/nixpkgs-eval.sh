@@ -95,7 +95,7 @@ while read -r name cap n; do
 		fi
 	else
 		err=$(nix_error "$c.err")
-		if [ -n "$why" ] && printf '%s\n' "$err" | grep -qF "$pattern"; then
+		if [ -n "$why" ] && sed 's/\x1b\[[0-9;]*m//g' "$c.err" | grep -qE "$pattern"; then
 			echo "$set.$name $cap: expected ($why): $err"
 			expected=$((expected + 1))
 		else
