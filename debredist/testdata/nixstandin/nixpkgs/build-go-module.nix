@@ -20,6 +20,9 @@ let
     builder = "/bin/bash";
     args = [ "-euc" ''
       export PATH=/usr/bin:/bin GOTOOLCHAIN=local GOFLAGS=-mod=mod GOCACHE="$TMPDIR/go-cache"
+      # The caller's module cache; then a HOME of the build's own (Go writes
+      # its telemetry under HOME/.config).
+      export GOMODCACHE="''${GOMODCACHE:-$HOME/go/pkg/mod}" HOME="$TMPDIR/home"
       cp -r "$src" "$TMPDIR/source" && chmod -R u+w "$TMPDIR/source" && cd "$TMPDIR/source"
       "$go" mod vendor -o "$out"
     '' ];
@@ -41,7 +44,9 @@ stdenv.mkDerivation (builtins.removeAttrs args [ "vendorHash" "subPackages" "ldf
   ldflags = toString ldflags;
   subPackages = toString subPackages;
   buildPhase = ''
-    export GOCACHE="$NIX_BUILD_TOP/go-cache" GOPATH="$NIX_BUILD_TOP/go"
+    # Go writes under HOME (its telemetry in HOME/.config): the build's own,
+    # never the /homeless-shelter Nix checks is absent.
+    export GOCACHE="$NIX_BUILD_TOP/go-cache" GOPATH="$NIX_BUILD_TOP/go" HOME="$NIX_BUILD_TOP/home"
     cp -r "$goModules" vendor
     for p in $subPackages; do
       "$go" build -ldflags="$ldflags" -o "$NIX_BUILD_TOP/bin/" "./$p"

@@ -12,7 +12,9 @@
 set -eu -o pipefail
 shopt -u nullglob globstar
 export PATH=/usr/bin:/bin
-export HOME=/homeless-shelter
+# A HOME of the build's own: nothing may create the /homeless-shelter Nix
+# checks is absent before every build without a sandbox.
+export HOME="$NIX_BUILD_TOP/homeless-shelter"
 umask 0022
 
 nixLog() { echo "${FUNCNAME[1]:-builder}: $*" >&2; }
