@@ -187,7 +187,7 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 					t.Errorf("JetPack 5: null %v, libcusparse drops %v", d.NullPackages, d.Packages["libcusparse"].DropInputs)
 				}
 			case "7":
-				if !slices.Contains(d.Packages["cuda_nvtx"].DropOutputs, "lib") || d.Packages["cudnn_jit"].Redist != "cudnn" {
+				if !slices.Contains(d.Packages["cuda_nvtx"].DropOutputs, "lib") || d.Packages["cudnn_jit"].Redist != "cudnn" || !slices.Equal(d.Packages["cudnn_jit"].Inputs, []string{"zlib"}) {
 					t.Errorf("JetPack 7: cuda_nvtx drops %v, cudnn_jit %+v", d.Packages["cuda_nvtx"].DropOutputs, d.Packages["cudnn_jit"])
 				}
 				if rel := d.Packages["cuda_compat"].Releases["linux-sbsa"].RelativePath; !strings.Contains(rel, "cuda13.2") {

@@ -53,10 +53,17 @@ set -eu
 cells_build=1 . "$(dirname "$0")/nixpkgs-cells.sh"
 
 # The sonames a package may need that nothing of the CUDA package set
-# provides, and why: found at run time, not on the RUNPATH nixpkgs writes.
+# provides, and why: found at run time, not on the RUNPATH nixpkgs writes
+# (the Jetson driver's libraries are the L4T debs', which jetpack-nixos
+# packages; nixpkgs' package files ignore them).
 allowed='
 libcuda.so.1 the driver (L4T nvidia-l4t-cuda), /run/opengl-driver/lib by autoAddDriverRunpath
 libnvidia-ml.so.1 the driver (NVML), /run/opengl-driver/lib by autoAddDriverRunpath
+libnvrm_gpu.so the L4T driver (nvidia-l4t-core); cuda_compat.nix lists it in autoPatchelfIgnoreMissingDeps
+libnvrm_mem.so the L4T driver (nvidia-l4t-core); cuda_compat.nix lists it in autoPatchelfIgnoreMissingDeps
+libnvdla_runtime.so the L4T driver (nvidia-l4t-core); cuda_compat.nix lists it in autoPatchelfIgnoreMissingDeps
+libnvcudla.so the L4T driver (nvidia-l4t-cuda); libcudla.nix lists it in autoPatchelfIgnoreMissingDeps
+libnvdla_compiler.so the L4T DLA compiler (nvidia-l4t-dla-compiler); tensorrt.nix ignores it on linux-aarch64
 libc.so.6 glibc, the dynamic loader of the system
 libm.so.6 glibc
 libdl.so.2 glibc
@@ -210,7 +217,12 @@ case $src in
 	;;
 esac
 if ! nix-store --realise "$drv" >"$dest.paths" 2>"$dest.err"; then
-	nix-store --read-log "$drv" >"$dest.log" 2>/dev/null || cp "$dest.err" "$dest.log"
+	# The derivation that failed: this one, or one it depends on (then
+	# named in the line).
+	failed=$(sed -n "s/.*builder for '\([^']*\)' failed.*/\1/p" "$dest.err" | head -n 1)
+	[ -n "$failed" ] || failed=$drv
+	[ "$failed" = "$drv" ] || echo "dependency ${failed#*-} failed: " | tr -d '\n' >"$dest.dep"
+	nix-store --read-log "$failed" >"$dest.log" 2>/dev/null || cp "$dest.err" "$dest.log"
 	echo build-error >"$dest.status"
 	exit 0
 fi
@@ -223,9 +235,22 @@ EOF
 export NIXPKGS="$nixpkgs" OVERLAYS="$overlays" SET="$set" CONFIG="$config" FROM="$from" WORK="$work"
 xargs -P "${JOBS:-1}" -L 1 sh -c 'sh "$0/cell.sh" "$1" "$2" "$0/cells/$3"' "$work" <"$work/jobs"
 
-# first_error FILE: the line of a build log that says what went wrong.
+# first_error FILE: the line of a build log that says what went wrong: the
+# first line the builder wrote as an error (nixErrorLog's "ERROR:", a tool's
+# "error:"), else the last saying what was missing or refused (the one that
+# stopped the build; audit-tmpdir's patchelf complaints before it do not),
+# else the last line (moveToOutput's "rmdir: failed to remove" is not an
+# error).
 first_error() {
-	sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -m 1 -E 'ERROR|[Ee]rror|FAIL|[Ff]ailed|[Nn]o such|not found|detected|wrong ELF|cannot' || tail -n 1 "$1"
+	sed -e 's/\x1b\[[0-9;]*m//g' -e '/^@nix /d' -e '/^rmdir: failed to remove/d' "$1" >"$1.clean"
+	# A patchelf message names no file: the last store path the log
+	# mentioned before it is the one patchelf was given.
+	awk '
+	  /ERROR|(^|[^a-z])error:/ && !e { e = $0 (/^patchelf:/ && p ? " (" p ")" : "") }
+	  /[Nn]o such|not found|wrong ELF|[Cc]annot|[Cc]ould not|[Ff]ailed/ { m = $0 (/^patchelf:/ && p ? " (" p ")" : "") }
+	  match($0, /\/nix\/store\/[^ :'"'"']*/) { p = substr($0, RSTART, RLENGTH) }
+	  { last = $0 }
+	  END { print (e ? e : m ? m : last) }' "$1.clean"
 }
 
 built=0 failed=0 refused=0
@@ -260,7 +285,7 @@ while read -r name cap n; do
 		fi
 		;;
 	build-error)
-		echo "$line FAILED: $(first_error "$c.log")"
+		echo "$line FAILED: $(cat "$c.dep" 2>/dev/null)$(first_error "$c.log")"
 		failed=$((failed + 1))
 		;;
 	problems)

@@ -2,6 +2,7 @@ package nixcheck
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -232,5 +233,28 @@ func TestEveryRuleHasASource(t *testing.T) {
 		if !strings.Contains(p.Source, "@") && !strings.HasPrefix(p.Source, "not re-read: packages/"+name+".nix") {
 			t.Errorf("%s: no file@revision, and not marked as not re-read: %q", name, p.Source)
 		}
+	}
+}
+
+// TestNewPackageInputs: the inputs debredist nix gives a package it builds
+// itself are only for packages nixpkgs has no file for, each with the
+// NEEDED entry it satisfies and where that was read; cudnn_jit gets zlib
+// (libcudnn_graph.so NEEDED libz.so.1: the real builder's auto-patchelf
+// fails without it).
+func TestNewPackageInputs(t *testing.T) {
+	tab := Shared()
+	if len(tab.NewPackageInputs) == 0 {
+		t.Fatal("no new_package_inputs")
+	}
+	for name, in := range tab.NewPackageInputs {
+		if _, ok := tab.NoPackageFile[name]; !ok {
+			t.Errorf("%s has new_package_inputs but nixpkgs has a file for it (no_package_file)", name)
+		}
+		if len(in.Inputs) == 0 || in.Why == "" || !strings.Contains(in.Source, "@") {
+			t.Errorf("%s: inputs %v, why %q, source %q", name, in.Inputs, in.Why, in.Source)
+		}
+	}
+	if got := tab.NewPackageInputs["cudnn_jit"].Inputs; !slices.Equal(got, []string{"zlib"}) {
+		t.Errorf("cudnn_jit inputs %v, want [zlib]", got)
 	}
 }
