@@ -218,14 +218,20 @@ func checkStub(t *testing.T, readelf, nm, gcc, dir string, s redist.Stub) {
 	}
 }
 
-// checkShippedStub: cuda_cudart's lib/stubs/libcuda.so is the deb's file.
+// checkShippedStub: cuda_cudart's lib/stubs/libcuda.so is the deb's file
+// (the sample's cuda-driver-dev ships a real stub, mirrorgen's
+// stubs/libcuda.so.1 fixture), not one debredist synthesized.
 func checkShippedStub(t *testing.T, dir string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "lib/stubs/libcuda.so"))
 	if err != nil {
 		t.Fatalf("cuda_cudart: %v", err)
 	}
-	if _, err := elfstub.Read(bytes.NewReader(b), int64(len(b))); err == nil {
-		t.Errorf("cuda_cudart's lib/stubs/libcuda.so parses as ELF: the fixture's shipped stub is synthetic bytes, so it was replaced")
+	deb, err := mirrorgen.ELFLibrary("stubs/libcuda.so.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, deb) {
+		t.Errorf("cuda_cudart's lib/stubs/libcuda.so (%d bytes) is not the deb's stub (%d bytes): it was replaced", len(b), len(deb))
 	}
 }

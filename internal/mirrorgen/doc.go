@@ -2,12 +2,16 @@
 // tests, the bundled sample mirror and benchmark corpora: real package names,
 // versions, Source fields, Filenames and in-deb paths of an L4T suite, with
 // small synthetic (or caller-supplied) payloads, written as real .debs plus
-// real Packages indexes. The libraries redists ship stubs of are tiny real
-// aarch64 ELF objects (data/elf, built by cmd/mkelf), so that stub
-// synthesis reads true ELF. It is test infrastructure, not a packaging tool: it
-// never reads or validates real debs and never touches the network.
+// real Packages indexes. What a consumer's build reads or patches is as
+// NVIDIA ships it: every executable and shared library is a tiny real
+// aarch64 ELF object with NVIDIA's SONAME and NEEDED entries (data/elf,
+// built by cmd/mkelf from data/needed.json, which says where each NEEDED
+// list was read), and bin/nvcc.profile and the crt headers carry each CUDA
+// version's own text (nvcc.go; NixpkgsEdits lists what nixpkgs edits in
+// them). It is test infrastructure, not a packaging tool: it never reads
+// or validates real debs and never touches the network.
 //
-// The committed ELF fixture libraries (data/elf, see cmd/mkelf; needs
+// The committed ELF fixtures (data/elf, see cmd/mkelf; needs
 // aarch64-linux-gnu-gcc) and then the sample mirror are regenerated with:
 //
 //go:generate go run ./cmd/mkelf -out data/elf

@@ -35,11 +35,14 @@ func MTime() time.Time { return time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC) }
 type Options struct {
 	// Suites to generate, e.g. "r35.6", "r36.5", "r39.2" (see Suites).
 	Suites []string
-	// Payload returns the content of a synthetic file (libraries, headers,
-	// binaries). nil means DefaultPayload. Files whose content matters to
-	// consumers (pkg-config files, ld.so.conf snippets, copyright,
-	// changelog.Debian.gz, EULA.txt, nvcc.profile, Python __init__.py, JSON
-	// and CMake config files) keep their fixed content.
+	// Payload returns the content of a synthetic file (headers, static
+	// archives, data). nil means DefaultPayload. Files whose content
+	// matters to consumers (pkg-config files, ld.so.conf snippets,
+	// copyright, changelog.Debian.gz, EULA.txt, nvcc.profile, the crt
+	// headers nixpkgs edits, Python __init__.py, JSON and CMake config
+	// files) keep their fixed content; executables and libraries are their
+	// ELF fixture, followed by Payload's bytes when they are not
+	// DefaultPayload's (so a caller can still change or grow them).
 	Payload func(pkg, path string, size int64) []byte
 	// SizeOf returns the size passed to Payload. nil means DefaultSizeOf
 	// (tens to hundreds of bytes).

@@ -13,7 +13,7 @@ import (
 
 // The inventories are copies of real NVIDIA Jetson apt repository listings
 // (newest version per package; name, version, Filename, SHA256 of the real
-// deb, Source), one file per L4T suite.
+// deb, Source), one file per L4T suite (data/r<major>.<minor>.json).
 //
 //go:embed data/*.json
 var dataFS embed.FS
@@ -66,7 +66,7 @@ func Suites() []string {
 	}
 	var out []string
 	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok {
+		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && suiteRE.MatchString(n) {
 			out = append(out, n)
 		}
 	}

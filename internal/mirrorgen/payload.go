@@ -54,9 +54,12 @@ func isText(p string) bool {
 // DefaultPayload is the content used when Options.Payload is nil:
 // deterministic bytes of exactly size bytes, a function of (pkg, path, size)
 // only. Headers and sources get comment-led text, static archives start with
-// the ar magic and everything else with an ELF header, followed by
-// pseudo-random filler that compresses
-// roughly like real code (2-4x).
+// the ar magic and other binary data with a "DATA" tag, followed by
+// pseudo-random filler that compresses roughly like real code (2-4x). It
+// never starts with the ELF magic: the executables and libraries of a
+// generated deb are real ELF fixtures (elf.go), and a file that looks like
+// ELF but is not would be a fake a consumer's tools (patchelf,
+// auto-patchelf) trip over.
 func DefaultPayload(pkg, p string, size int64) []byte {
 	if size < 0 {
 		size = 0
@@ -83,7 +86,7 @@ func DefaultPayload(pkg, p string, size int64) []byte {
 		if strings.HasSuffix(p, ".a") {
 			out = append(out, "!<arch>\n"...)
 		} else {
-			out = append(out, 0x7f, 'E', 'L', 'F', 2, 1, 1, 0)
+			out = append(out, "DATA"...)
 		}
 		// Words drawn mostly from a small per-file vocabulary: compresses
 		// about 2-4x like real machine code, not like noise.

@@ -115,22 +115,6 @@ func (t *tree) pcFile(s *suite, name, desc, libs string) {
 	t.text("usr/lib/pkgconfig/"+name+"-"+s.cudaXY+".pc", s.pc(name, desc, libs))
 }
 
-const nvccProfile = `
-TOP              = $(_HERE_)/..
-
-NVVMIR_LIBRARY_DIR = $(TOP)/$(_NVVM_BRANCH_)/libdevice
-
-LD_LIBRARY_PATH += $(TOP)/lib:
-PATH            += $(TOP)/$(_NVVM_BRANCH_)/bin:$(_HERE_):
-
-INCLUDES        +=  "-I$(TOP)/$(_TARGET_DIR_)/include" $(_SPACE_)
-
-LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
-
-CUDAFE_FLAGS    +=
-PTXAS_FLAGS     +=
-`
-
 // cudaLibSpec describes a lib* CUDA component: runtime libraries, headers,
 // static archives and pkg-config names.
 type cudaLibSpec struct {
@@ -193,8 +177,8 @@ var (
 
 // build returns the file tree of one binary package.
 func (pi *pkgInfo) build() *tree {
-	t := newTree(pi.name)
 	s := pi.s
+	t := newTree(pi.name, s.elfDir())
 	if !pi.meta {
 		switch pi.fam {
 		case famCUDA, famDriver:
@@ -220,8 +204,8 @@ func (pi *pkgInfo) build() *tree {
 		case famNsight:
 			ver := strings.TrimPrefix(pi.name, "nsight-systems-")
 			root := "opt/nvidia/nsight-systems/" + ver
-			t.exe(root + "/bin/nsys")
-			t.exe(root + "/target-linux-tegra-armv8/nsys")
+			t.bin(root + "/bin/nsys")
+			t.bin(root + "/target-linux-tegra-armv8/nsys")
 		default:
 			t.blob("usr/share/" + pi.name + "/README")
 		}
@@ -306,7 +290,7 @@ func (pi *pkgInfo) buildCUDARuntime(t *tree, p cudaPaths) bool {
 		}
 		t.pcFile(s, "cudart", "CUDA Runtime Library", "-lcudart")
 	case "cuda-driver-dev":
-		t.exe(p.lib + "/stubs/libcuda.so")
+		t.stub(p.lib+"/stubs/libcuda.so", "libcuda.so.1")
 		t.pcFile(s, "cuda", "CUDA Driver Library", "-lcuda")
 	case "cuda-culibos":
 		// The runtime half of a static-only library: docs only.
@@ -354,8 +338,8 @@ func (pi *pkgInfo) buildCUDACompiler(t *tree, p cudaPaths) bool {
 	s := pi.s
 	switch pi.base {
 	case "cuda-nvcc":
-		t.exes(p.root+"/bin", "nvcc", "ptxas", "fatbinary", "nvlink", "bin2c", "cudafe++")
-		t.text(p.root+"/bin/nvcc.profile", nvccProfile)
+		t.bins(p.root+"/bin", "nvcc", "ptxas", "fatbinary", "nvlink", "bin2c", "cudafe++")
+		t.text(p.root+"/bin/nvcc.profile", s.nvccProfile())
 		t.blobs(p.root+"/bin/crt", "link.stub", "prelink.stub")
 		t.blob(p.inc + "/fatbinary_section.h")
 		if !s.has("common", "libnvptxcompiler-"+s.cudaDash) {
@@ -363,25 +347,25 @@ func (pi *pkgInfo) buildCUDACompiler(t *tree, p cudaPaths) bool {
 			t.blob(p.lib + "/libnvptxcompiler_static.a")
 		}
 		if !s.has("common", "cuda-crt-"+s.cudaDash) {
-			crtHeaders(t, p.inc)
+			s.crtHeaders(t, p.inc)
 		}
 		if !s.has("common", "cuda-nvvm-"+s.cudaDash) && !s.has("common", "libnvvm-"+s.cudaDash) {
 			nvvmTree(t, p.root)
 		}
 	case "cuda-crt":
-		crtHeaders(t, p.inc)
+		s.crtHeaders(t, p.inc)
 	case "cuda-nvvm":
 		nvvmTree(t, p.root)
 	case "cuda-cuobjdump":
-		t.exe(p.root + "/bin/cuobjdump")
+		t.bin(p.root + "/bin/cuobjdump")
 	case "cuda-nvprune":
-		t.exe(p.root + "/bin/nvprune")
+		t.bin(p.root + "/bin/nvprune")
 	case "cuda-cuxxfilt":
-		t.exe(p.root + "/bin/cu++filt")
+		t.bin(p.root + "/bin/cu++filt")
 		t.blob(p.inc + "/nv_decode.h")
 		t.blob(p.lib + "/libcufilt.a")
 	case "cuda-tileiras":
-		t.exe(p.root + "/bin/tileiras")
+		t.bin(p.root + "/bin/tileiras")
 	default:
 		return false
 	}
@@ -398,9 +382,9 @@ func (pi *pkgInfo) buildCUDATools(t *tree, p cudaPaths) bool {
 	case "cuda-cupti":
 		d := p.root + "/extras/CUPTI/lib64"
 		t.lib(d, "libcupti", s.cupti, cuptiSoname(s))
-		t.exes(d, "libnvperf_host.so", "libnvperf_target.so", "libpcsamplingutil.so")
+		t.sos(d, "libnvperf_host.so", "libnvperf_target.so", "libpcsamplingutil.so")
 		if s.cudaMajor >= 12 {
-			t.exe(d + "/libcheckpoint.so")
+			t.so(d + "/libcheckpoint.so")
 		}
 	case "cuda-cupti-dev":
 		c := p.root + "/extras/CUPTI"
@@ -420,25 +404,26 @@ func (pi *pkgInfo) buildCUDATools(t *tree, p cudaPaths) bool {
 			t.pcFile(s, "nvToolsExt", "NVIDIA Tools Extension", "-lnvToolsExt")
 		}
 	case "cuda-nvdisasm":
-		t.exe(p.root + "/bin/nvdisasm")
+		t.bin(p.root + "/bin/nvdisasm")
 	case "cuda-ctadvisor":
-		t.exe(p.root + "/bin/ctadvisor")
+		t.bin(p.root + "/bin/ctadvisor")
 	case "cuda-gdb":
-		t.exes(p.root+"/bin", "cuda-gdb", "cuda-gdbserver")
+		t.bins(p.root+"/bin", "cuda-gdb", "cuda-gdbserver")
 		t.blob(p.root + "/extras/Debugger/include/cudadebugger.h")
 		t.blob(p.root + "/share/gdb/python/gdb/__init__.py")
 	case "cuda-gdb-src":
 		t.blob(p.root + "/extras/cuda-gdb-" + v + ".src.tar.gz")
 	case "cuda-nvml-dev":
 		t.blob(p.inc + "/nvml.h")
-		t.exe(p.lib + "/stubs/libnvidia-ml.so")
+		t.stub(p.lib+"/stubs/libnvidia-ml.so", "libnvidia-ml.so.1")
 		t.blobs(p.root+"/nvml/example", "Makefile", "example.c", "supportedVgpus.c")
 		t.pcFile(s, "nvidia-ml", "NVIDIA Management Library", "-lnvidia-ml")
 	case "cuda-sanitizer":
 		cs := p.root + "/compute-sanitizer"
-		t.exes(cs, "compute-sanitizer", "libsanitizer-collection.so", "libsanitizer-public.so")
+		t.bin(cs + "/compute-sanitizer")
+		t.sos(cs, "libsanitizer-collection.so", "libsanitizer-public.so")
 		t.blobs(cs+"/include", "sanitizer.h", "sanitizer_callbacks.h")
-		t.exe(p.root + "/bin/compute-sanitizer")
+		t.bin(p.root + "/bin/compute-sanitizer")
 	default:
 		return false
 	}
@@ -480,14 +465,14 @@ func (pi *pkgInfo) buildCUDACompat(t *tree, p cudaPaths) bool {
 				t.lib(dir, l[0], v, l[1])
 			}
 			t.devlink(dir, "libcuda", "1")
-			t.exe(dir + "/libnvidia-gpucomp.so." + v)
+			t.so(dir + "/libnvidia-gpucomp.so." + v)
 			break
 		}
 		t.lib(dir, "libcuda", "1.1", "1")
 		t.devlink(dir, "libcuda", "1")
-		t.exe(dir + "/libnvidia-ptxjitcompiler.so.1")
+		t.so(dir + "/libnvidia-ptxjitcompiler.so.1")
 		if s.cudaMajor >= 12 {
-			t.exe(dir + "/libnvidia-nvvm.so.4")
+			t.so(dir + "/libnvidia-nvvm.so.4")
 		}
 	default:
 		return false
@@ -516,13 +501,9 @@ func cuptiSoname(s *suite) string {
 	return strconv.Itoa(s.cudaMajor)
 }
 
-func crtHeaders(t *tree, inc string) {
-	t.blobs(inc+"/crt", "common_functions.h", "device_functions.h", "host_config.h", "host_defines.h", "math_functions.h")
-}
-
 func nvvmTree(t *tree, root string) {
 	n := root + "/nvvm"
-	t.exe(n + "/bin/cicc")
+	t.bin(n + "/bin/cicc")
 	t.lib(n+"/lib64", "libnvvm", "4.0.0", "4")
 	t.devlink(n+"/lib64", "libnvvm", "4")
 	t.blob(n + "/include/nvvm.h")
@@ -537,7 +518,7 @@ func (pi *pkgInfo) buildCUDALib(t *tree) {
 	switch pi.cudaLib {
 	case "libcufile":
 		if pi.base == "gds-tools" {
-			t.exes(p.root+"/gds/tools", "gds_stats", "gdscheck", "gdsio", "gdsio_verify")
+			t.bins(p.root+"/gds/tools", "gds_stats", "gdscheck", "gdsio", "gdsio_verify")
 			t.blob(p.root + "/gds/tools/README")
 			return
 		}
@@ -670,9 +651,9 @@ func (pi *pkgInfo) buildTensorRT(t *tree) {
 	switch pi.name {
 	case "libnvinfer-bin":
 		if trtMajor > 10 || (trtMajor == 10 && minor >= 16) {
-			t.exe("usr/bin/trtexec")
+			t.bin("usr/bin/trtexec")
 		} else {
-			t.exe(src + "/bin/trtexec")
+			t.bin(src + "/bin/trtexec")
 		}
 		return
 	case "libnvinfer-samples":
@@ -695,7 +676,7 @@ func (pi *pkgInfo) buildTensorRT(t *tree) {
 		return
 	case "python3-libnvinfer":
 		t.text(py+"/tensorrt/__init__.py", "# synthetic tensorrt bindings\n")
-		t.exe(py + "/tensorrt/tensorrt.so")
+		t.so(py + "/tensorrt/tensorrt.so")
 		return
 	case "python3-libnvinfer-dev":
 		t.text(py+"/tensorrt/plugin/__init__.py", "# synthetic tensorrt.plugin\n")
@@ -703,7 +684,7 @@ func (pi *pkgInfo) buildTensorRT(t *tree) {
 	case "python3-libnvinfer-lean", "python3-libnvinfer-dispatch":
 		mod := "tensorrt_" + strings.TrimPrefix(pi.name, "python3-libnvinfer-")
 		t.text(py+"/"+mod+"/__init__.py", "# synthetic "+mod+"\n")
-		t.exe(py + "/" + mod + "/" + mod + ".so")
+		t.so(py + "/" + mod + "/" + mod + ".so")
 		return
 	case "graphsurgeon-tf":
 		t.text(py+"/graphsurgeon/__init__.py", "# synthetic graphsurgeon\n")
@@ -711,7 +692,9 @@ func (pi *pkgInfo) buildTensorRT(t *tree) {
 		return
 	case "uff-converter-tf":
 		t.text(py+"/uff/__init__.py", "# synthetic uff\n")
-		t.exe("usr/bin/convert-to-uff")
+		// A Python console script, not a binary.
+		t.nodes["usr/bin/convert-to-uff"] = &node{typ: tar.TypeReg, mode: 0o755,
+			body: []byte("#!/usr/bin/python3\n# synthetic convert-to-uff (debredist mirrorgen)\nimport sys\nfrom uff.bin.convert_to_uff import main\nsys.exit(main())\n")}
 		return
 	case "onnx-graphsurgeon":
 		t.text(py+"/onnx_graphsurgeon/__init__.py", "# synthetic onnx_graphsurgeon\n")
@@ -730,7 +713,7 @@ func (pi *pkgInfo) buildTensorRT(t *tree) {
 	if !dev {
 		t.lib(libDir, lib, ver, major)
 		if lib == "libnvinfer" {
-			t.exe(libDir + "/libnvinfer_builder_resource.so." + ver)
+			t.so(libDir + "/libnvinfer_builder_resource.so." + ver)
 		}
 		return
 	}
@@ -766,21 +749,20 @@ func (pi *pkgInfo) buildL4T(t *tree) {
 	}
 	switch pi.name {
 	case "nvidia-l4t-dla-compiler":
-		t.exe(libDir + "/libnvdla_compiler.so")
+		t.so(libDir + "/libnvdla_compiler.so")
 	case "nvidia-l4t-core":
 		t.text("etc/nv_tegra_release", fmt.Sprintf("# R%d (release), REVISION: %s, GCID: 00000000, BOARD: generic, EABI: aarch64, DATE: Mon Jan  1 00:00:00 UTC 2024\n",
 			s.l4tMajor, strings.TrimPrefix(v, strconv.Itoa(s.l4tMajor)+".")))
 		t.text("etc/ld.so.conf.d/nvidia-tegra.conf", "/"+libDir+"\n")
-		t.exes(libDir, "libnvos.so", "libnvrm_gpu.so", "libnvrm_mem.so")
+		t.sos(libDir, "libnvos.so", "libnvrm_gpu.so", "libnvrm_mem.so")
 		if s.l4tMajor <= 35 {
-			t.exe(libDir + "/libnvdla_compiler.so")
+			t.so(libDir + "/libnvdla_compiler.so")
 		} else {
 			t.link(gnu+"/tegra", "nvidia")
 		}
 	case "nvidia-l4t-cuda":
 		if s.l4tMajor >= 39 {
-			t.exes(libDir, "libnvidia-ptxjitcompiler.so."+v)
-			t.link(libDir+"/libnvidia-ptxjitcompiler.so.1", "libnvidia-ptxjitcompiler.so."+v)
+			t.lib(libDir, "libnvidia-ptxjitcompiler", v, "1")
 			break
 		}
 		t.lib(libDir, "libcuda", "1.1", "1")
@@ -792,9 +774,11 @@ func (pi *pkgInfo) buildL4T(t *tree) {
 		t.lib(d, "libcuda", "1.1", "1")
 		t.devlink(d, "libcuda", "1")
 	case "nvidia-l4t-3d-core":
-		t.exes(libDir, "libEGL_nvidia.so.0", "libGLX_nvidia.so.0", "libnvidia-eglcore.so."+v)
+		t.sos(libDir, "libEGL_nvidia.so.0", "libGLX_nvidia.so.0", "libnvidia-eglcore.so."+v)
 		t.text("usr/share/glvnd/egl_vendor.d/10_nvidia.json", "{\n    \"file_format_version\" : \"1.0.0\",\n    \"ICD\" : {\n        \"library_path\" : \"libEGL_nvidia.so.0\"\n    }\n}\n")
 	default:
-		t.exe(libDir + "/" + strings.TrimPrefix(pi.name, "nvidia-l4t-") + ".so")
+		// Packages mirrorgen knows no files of: a placeholder that is
+		// not ELF (no fixture to keep real).
+		t.blob(libDir + "/" + strings.TrimPrefix(pi.name, "nvidia-l4t-") + ".so")
 	}
 }
