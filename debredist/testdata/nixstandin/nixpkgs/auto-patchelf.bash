@@ -7,10 +7,9 @@
 #   - the shared objects of the outputs themselves (any depth), then
 #   - the shared objects under each input's lib/ (any depth), and the
 #     directories their RUNPATHs name,
-#   - or, for the C library and the libraries an input provides that the
-#     stand-in does not build, the names that input lists in
-#     nix-support/stand-in-provides (glibc, libstdc++, zlib), or
-#   - a name matching autoPatchelfIgnoreMissingDeps (the package's own list);
+#   - or it is in the C library's lib/ ($standInLibc: left to the dynamic
+#     loader), or matches autoPatchelfIgnoreMissingDeps (the package's own
+#     list);
 # its RUNPATH becomes the directories found, then appendRunpaths. A NEEDED
 # found nowhere fails the build, after every file is checked. Files readelf
 # cannot read as ELF are skipped, as auto-patchelf skips what pyelftools
@@ -31,8 +30,8 @@ elfMachine() {
 
 autoPatchelfPostFixup() {
 	[ -z "${dontAutoPatchelf-}" ] || return 0
-	local target=AArch64 outName file dir dep found machine rpath ignore input soname pattern
-	local -A soCache=() provided=() seen=()
+	local target=AArch64 outName file dir dep found machine rpath ignore input pattern
+	local -A soCache=() seen=()
 	local -a queue=() missing=() roots=()
 	for outName in $(getAllOutputNames); do
 		[ -e "${!outName}" ] && roots+=("${!outName}")
@@ -60,13 +59,6 @@ autoPatchelfPostFixup() {
 		queue=("${queue[@]:1}")
 		cacheDir "$dir"
 	done
-	for input in ${standInLibc-} ${buildInputs-}; do
-		[ -f "$input/nix-support/stand-in-provides" ] || continue
-		for soname in $(cat "$input/nix-support/stand-in-provides"); do
-			provided[$soname]=$input
-		done
-	done
-
 	while IFS= read -r -d '' file; do
 		machine=$(elfMachine "$file")
 		[ -n "$machine" ] || continue
@@ -83,8 +75,8 @@ autoPatchelfPostFixup() {
 			if [ -n "$found" ]; then
 				[[ ":$rpath:" == *":$found:"* ]] || rpath=${rpath:+$rpath:}$found
 				echo "    $file: $dep -> found: $found" >&2
-			elif [ -n "${provided[$dep]-}" ]; then
-				echo "    $file: $dep -> provided by ${provided[$dep]} (not built by the stand-in)" >&2
+			elif [ -n "${standInLibc-}" ] && [ -f "$standInLibc/lib/$dep" ]; then
+				echo "    $file: $dep -> the C library's, left to the dynamic loader" >&2
 			else
 				ignore=
 				for pattern in ${autoPatchelfIgnoreMissingDeps-}; do
@@ -92,7 +84,7 @@ autoPatchelfPostFixup() {
 					[[ $dep == $pattern ]] && ignore=1
 				done
 				if [ -n "$ignore" ]; then
-					echo "    $file: $dep -> not found, ignored (autoPatchelfIgnoreMissingDeps)" >&2
+					echo "    $file: $dep -> ignored (autoPatchelfIgnoreMissingDeps)" >&2
 				else
 					echo "    $file: $dep -> not found!" >&2
 					missing+=("auto-patchelf could not satisfy dependency $dep wanted by $file")

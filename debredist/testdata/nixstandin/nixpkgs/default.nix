@@ -5,11 +5,18 @@
 { overlays ? [ ], config ? { }, system ? builtins.currentSystem }:
 let
   lib = import ./lib.nix;
+  # A library the stand-in does not build (the C library, the C++ runtime,
+  # zlib, …): for each soname an empty aarch64 shared object with that
+  # SONAME, linked by the host's cross compiler, in $out/lib.
   providing = name: sonames: derivation {
-    inherit name system;
+    inherit name system sonames;
     builder = "/bin/bash";
-    args = [ "-c" ''/bin/mkdir -p "$out/nix-support" && echo "$sonames" >"$out/nix-support/stand-in-provides"'' ];
-    inherit sonames;
+    args = [ "-euc" ''
+      /usr/bin/mkdir -p "$out/lib"
+      for s in $sonames; do
+        /usr/bin/aarch64-linux-gnu-gcc -shared -nostdlib -Wl,-soname,"$s" -o "$out/lib/$s" -x c /dev/null
+      done
+    '' ];
   };
   base = final: {
     lib = lib // { platforms.unix = [ "x86_64-linux" "aarch64-linux" ]; };
@@ -31,15 +38,21 @@ let
     stdenv = { mkDerivation = import ./make-derivation.nix { inherit lib config system; }; cc.cc.lib = final.ccLib; cc.libc = final.glibc; buildPlatform.system = system; };
     buildPackages = final; # no cross compiling here
     stdenvNoCC = final.stdenv;
-    # What the stand-in does not build, by the names of the shared objects
-    # the real packages provide (auto-patchelf.bash reads
-    # nix-support/stand-in-provides): the C library (auto-patchelf leaves
-    # its libraries to the dynamic linker), the C++ runtime every CUDA
-    # package takes as an input ((lib.getLib stdenv.cc.cc) in nixpkgs) and
-    # zlib.
+    # What the stand-in does not build (see providing): the C library
+    # (auto-patchelf leaves what its lib/ has to the dynamic loader), the
+    # C++ runtime every CUDA package takes as an input ((lib.getLib
+    # stdenv.cc.cc) in nixpkgs), and the libraries package files take as
+    # inputs.
     glibc = providing "glibc" [ "ld-linux-aarch64.so.1" "libc.so.6" "libm.so.6" "libdl.so.2" "libpthread.so.0" "librt.so.1" "libresolv.so.2" "libutil.so.1" "libanl.so.1" "libnsl.so.1" ];
     ccLib = providing "gcc-lib" [ "libstdc++.so.6" "libgcc_s.so.1" "libgomp.so.1" "libatomic.so.1" ];
     zlib = providing "zlib" [ "libz.so.1" ];
+    numactl = providing "numactl" [ "libnuma.so.1" ];
+    rdma-core = providing "rdma-core" [ "libibverbs.so.1" "librdmacm.so.1" "libmlx5.so.1" ];
+    expat = providing "expat" [ "libexpat.so.1" ];
+    gmp = providing "gmp" [ "libgmp.so.10" ];
+    ncurses = providing "ncurses" [ "libncursesw.so.6" "libtinfo.so.6" ];
+    libxcrypt-legacy = providing "libxcrypt-legacy" [ "libcrypt.so.1" ];
+    python3 = providing "python3" [ "libpython3.12.so.1.0" ] // { version = "3.12.8"; };
     # pkgs/build-support/src-only: unpacks src (one top directory) and
     # copies it to $out; no fixup.
     srcOnly = args: final.stdenv.mkDerivation {

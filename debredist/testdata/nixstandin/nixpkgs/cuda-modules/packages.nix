@@ -9,11 +9,11 @@ let
   out = pname: plain "cuda" pname [ "out" ];
 in
 builtins.listToAttrs (map (n: { name = n; value = out n; }) [
-  "cuda_cccl" "cuda_cuobjdump" "cuda_cuxxfilt" "cuda_documentation" "cuda_gdb" "cuda_nvdisasm" "cuda_nvprune"
-  "cuda_profiler_api" "cuda_sanitizer_api" "libcufile" "cuda_crt" "cuda_ctadvisor" "cuda_culibos" "cuda_sandbox_dev"
+  "cuda_cccl" "cuda_cuobjdump" "cuda_cuxxfilt" "cuda_documentation" "cuda_nvdisasm" "cuda_nvprune"
+  "cuda_profiler_api" "cuda_sanitizer_api" "cuda_crt" "cuda_ctadvisor" "cuda_culibos" "cuda_sandbox_dev"
   "cuda_tileiras" "libcuobjclient" "libnvptxcompiler" "libnvvm" "libnvfatbin"
 ]) // builtins.listToAttrs (map (n: { name = n; value = library n; }) [
-  "libcublas" "libcufft" "libcurand" "libcusolver" "libnpp" "libnvjpeg" "cuda_nvrtc" "libnvjitlink"
+  "libcublas" "libcufft" "libcurand" "libnpp" "libnvjpeg" "cuda_nvrtc" "libnvjitlink"
 ]) // {
   # packages/cuda_cudart.nix (024ef1dc3076208119baaee8a2babec574573291):
   # the .pc files lose cudaroot= and link the driver's directory; the cuda-
@@ -38,12 +38,15 @@ builtins.listToAttrs (map (n: { name = n; value = out n; }) [
       cd - >/dev/null
     '';
   };
-  # packages/cuda_nvcc.nix (0fcee7419cb5778cc60605239ab41cefeb696f91): one
-  # output; below CUDA 13 nvvm/ moves out and its lib64 becomes lib (it must
-  # exist), from 13.0 libnvvm's tree is copied in; bin/nvcc.profile is
-  # edited with --replace-fail for the strings each version's profile has,
-  # bin/nvcc is wrapped (it must be an executable file) and
-  # include/crt/math_functions.h gets glibc's signatures (--replace-fail).
+  # packages/cuda_nvcc.nix at the generation jetpack-nixos pins (4aa6836a, as
+  # NOTES-i36 reports it; 0fcee7419cb5778cc60605239ab41cefeb696f91 for the
+  # profile): one output; below CUDA 13 nvvm/ moves out and its lib64
+  # becomes lib (it must exist), from 13.0 libnvvm's tree is copied in;
+  # bin/nvcc.profile is edited with --replace-fail for the strings each
+  # version's profile has; below 13.0 include/crt/host_defines.h must have
+  # its __CUDACC__ line and include/crt/math_functions.h{,pp} get glibc's
+  # signatures (--replace-fail); bin/nvcc is wrapped (it must be an
+  # executable file).
   cuda_nvcc = { buildRedist, cudaOlder, cudaAtLeast, libnvvm, cuda_cccl }: buildRedist {
     redistName = "cuda"; pname = "cuda_nvcc";
     outputs = [ "out" ];
@@ -52,8 +55,11 @@ builtins.listToAttrs (map (n: { name = n; value = out n; }) [
       let
         nvvm = ''"''${!outputBin}/nvvm"'';
         profile = ''"''${!outputBin}/bin/nvcc.profile"'';
+        crt = ''"''${!outputInclude}/include/crt'';
         oldNvvm = if cudaOlder "12.5" then "$(TOP)/$(_NVVM_BRANCH_)/" else "$(TOP)/nvvm/";
         noexcept = f: ''--replace-fail "${f};" "${f} noexcept (true);"'';
+        noexceptFunc = f: ''--replace-fail "__func__(${f})" "__func__(${f} noexcept (true))"'';
+        hostDefines = "#if defined(__CUDACC__) || defined(__CUDA_ARCH__) || defined(__CUDA_LIBDEVICE__)";
       in
       (if cudaOlder "13.0" then ''
         moveToOutput nvvm "''${!outputBin}"
@@ -73,9 +79,14 @@ builtins.listToAttrs (map (n: { name = n; value = out n; }) [
           echo "assertExecutable: ''${!outputBin}/bin/nvcc is not an executable file" >&2
           exit 1
         fi
-        substituteInPlace "''${!outputInclude}/include/crt/math_functions.h" \
+      '' + lib.optionalString (cudaOlder "13.0") ''
+        substituteInPlace ${crt}/host_defines.h" --replace-fail "${hostDefines}" "${hostDefines}"
+        substituteInPlace ${crt}/math_functions.h" \
           ${noexcept "sinpi(double x)"} ${noexcept "sinpif(float x)"} ${noexcept "cospi(double x)"} \
           ${noexcept "cospif(float x)"} ${noexcept "rsqrt(double x)"} ${noexcept "rsqrtf(float x)"}
+        substituteInPlace ${crt}/math_functions.hpp" \
+          ${noexceptFunc "double rsqrt(const double a)"} ${noexceptFunc "double sinpi(double a)"} ${noexceptFunc "double cospi(double a)"} \
+          ${noexceptFunc "float rsqrtf(const float a)"} ${noexceptFunc "float sinpif(const float a)"} ${noexceptFunc "float cospif(const float a)"}
       '';
   };
   cuda_cupti = plain "cuda" "cuda_cupti" [ "out" "dev" "include" "lib" "samples" ];
@@ -102,7 +113,46 @@ builtins.listToAttrs (map (n: { name = n; value = out n; }) [
     '';
   };
   cuda_nvtx = plain "cuda" "cuda_nvtx" [ "out" "dev" "include" "lib" ];
-  cuda_compat = plain "cuda" "cuda_compat" [ "out" ];
+  # packages/cuda_compat.nix (0230cc1baac1e9b3c2f729202c1875f318787125):
+  # L4T driver libraries auto-patchelf may leave unresolved.
+  cuda_compat = { buildRedist }: buildRedist {
+    redistName = "cuda"; pname = "cuda_compat";
+    outputs = [ "out" ];
+    autoPatchelfIgnoreMissingDeps = [ "libnvdla_runtime.so" "libnvrm_gpu.so" "libnvrm_mem.so" "libcrypto.so.1.1" "libcrypto.so.3" ];
+  };
+  # packages/libcufile.nix (218fe975b3b36e992acc38e7431801dd0e2b1572):
+  # numactl and rdma-core as inputs, the driver left unresolved.
+  libcufile = { buildRedist, numactl, rdma-core }: buildRedist {
+    redistName = "cuda"; pname = "libcufile";
+    outputs = [ "out" "dev" "include" "lib" "static" ];
+    allowFHSReferences = true;
+    buildInputs = [ numactl rdma-core ];
+    autoPatchelfIgnoreMissingDeps = [ "libcuda.so.1" ];
+  };
+  # packages/libcusolver.nix (2973b267eb5247d53f34adfcd489f26af859bd03):
+  # libcublas, libcusparse and libnvjitlink as inputs, on every CUDA version.
+  libcusolver = { buildRedist, libcublas, libcusparse, libnvjitlink }: buildRedist {
+    redistName = "cuda"; pname = "libcusolver";
+    outputs = [ "out" "dev" "include" "lib" "static" "stubs" ];
+    buildInputs = [ (lib.getLib libcublas) (lib.getLib libcusparse) libnvjitlink ];
+  };
+  # packages/cuda_gdb.nix (1dbbce67809cafa79ee16b2100ac05ebd23e267b): gmp
+  # from 12.0, expat (aarch64), from 12.5 libxcrypt-legacy, ncurses and
+  # python3, whose other versions' cuda-gdb-python*-tui are removed.
+  cuda_gdb = { buildRedist, cudaAtLeast, expat, gmp, libxcrypt-legacy, ncurses, python3 }: buildRedist {
+    redistName = "cuda"; pname = "cuda_gdb";
+    outputs = [ "out" "bin" ];
+    allowFHSReferences = true;
+    buildInputs = lib.optionals (cudaAtLeast "12.0") [ gmp ] ++ [ expat ]
+      ++ lib.optionals (cudaAtLeast "12.5") [ libxcrypt-legacy ncurses python3 ];
+    postInstall = lib.optionalString (cudaAtLeast "12.5") ''
+      cd "''${!outputBin}/bin"
+      for tui in cuda-gdb-python*-tui; do
+        [ "$tui" = "cuda-gdb-python${lib.versions.majorMinor python3.version}-tui" ] || rm -rf "$tui"
+      done
+      cd - >/dev/null
+    '';
+  };
   # packages/libcusparse.nix: libnvjitlink is an input on every CUDA version.
   libcusparse = { buildRedist, libnvjitlink }: buildRedist {
     redistName = "cuda"; pname = "libcusparse";
@@ -138,7 +188,7 @@ builtins.listToAttrs (map (n: { name = n; value = out n; }) [
   # packages/tensorrt: samples below 10.14.1, platformAssertions on
   # linux-aarch64 (Orin only), insecure below 10.16.1 (6aa846a0 and later).
   # Its build (packages/tensorrt.nix, 024ef1dc3076208119baaee8a2babec574573291):
-  # cudnn, cuda_nvrtc, cuda_cudart and on Jetson libcudla as inputs (the DLA
+  # allowFHSReferences; cudnn, cuda_nvrtc, cuda_cudart and on Jetson libcudla as inputs (the DLA
   # compiler may stay unresolved there); preInstall puts
   # targets/aarch64-linux-gnu/{bin,lib} in place of links to them;
   # postInstall links include/NvOnnx*.h into include/onnx, moves python/
@@ -148,6 +198,7 @@ builtins.listToAttrs (map (n: { name = n; value = out n; }) [
   # bin/trtexec must be a real ELF executable).
   tensorrt = { buildRedist, cudaConfig, redistSystem, backendStdenv, cudnn, cuda_nvrtc, cuda_cudart, libcudla }: buildRedist (finalAttrs: {
     redistName = "tensorrt"; pname = "tensorrt";
+    allowFHSReferences = true;
     outputs = [ "out" "bin" "dev" "include" "lib" ] ++ lib.optionals (lib.versionOlder finalAttrs.version "10.14.1") [ "samples" ] ++ [ "static" ];
     buildInputs = [ (lib.getLib cudnn) (lib.getLib cuda_nvrtc) cuda_cudart ] ++ lib.optionals backendStdenv.hasJetsonCudaCapability [ libcudla ];
     autoPatchelfIgnoreMissingDeps = lib.optionals backendStdenv.hasJetsonCudaCapability [ "libnvdla_compiler.so" ];
