@@ -113,7 +113,7 @@ var static struct {
 // substituters: nothing can be fetched here).
 func nixBuildEnv(t *testing.T) {
 	t.Helper()
-	for _, tool := range []string{"nix-build", "nix-store", "nix-instantiate", "jq", "patchelf", "readelf", "dpkg-deb", "tar", "xz"} {
+	for _, tool := range []string{"nix-build", "nix-store", "nix-instantiate", "jq", "patchelf", "readelf", "dpkg-deb", "tar", "xz", "aarch64-linux-gnu-gcc"} {
 		testutil.RequireTool(t, tool)
 	}
 	t.Setenv("NIX_CONFIG", "build-users-group =\nextra-platforms = aarch64-linux\nsandbox = false\nsubstituters =\n"+os.Getenv("NIX_CONFIG"))
