@@ -32,7 +32,7 @@ autoPatchelfPostFixup() {
 	[ -z "${dontAutoPatchelf-}" ] || return 0
 	local target=AArch64 outName file dir dep found machine rpath ignore input pattern
 	local -A soCache=() seen=()
-	local -a queue=() missing=() roots=()
+	local -a queue=() missing=() missingNames=() roots=()
 	for outName in $(getAllOutputNames); do
 		[ -e "${!outName}" ] && roots+=("${!outName}")
 	done
@@ -88,6 +88,7 @@ autoPatchelfPostFixup() {
 				else
 					echo "    $file: $dep -> not found!" >&2
 					missing+=("auto-patchelf could not satisfy dependency $dep wanted by $file")
+					[[ " ${missingNames[*]} " == *" $dep "* ]] || missingNames+=("$dep")
 				fi
 			fi
 		done
@@ -101,7 +102,7 @@ autoPatchelfPostFixup() {
 
 	if [ ${#missing[@]} -gt 0 ]; then
 		printf '%s\n' "${missing[@]}" >&2
-		echo "auto-patchelf failed to find all the required dependencies." >&2
+		echo "auto-patchelf failed to find all the required dependencies: ${missingNames[*]}" >&2
 		exit 1
 	fi
 }
