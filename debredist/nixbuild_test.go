@@ -6,7 +6,6 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/debredist/debredist/internal/testutil"
@@ -26,34 +24,16 @@ type buildLine struct{ name, cap, verdict, rest string }
 
 var summaryRE = regexp.MustCompile(`^(\d+) built, (\d+) failed, (\d+) refused by nixpkgs$`)
 
-// runBuild runs scripts/nixpkgs-build.sh on out against the stand-in
-// (with jetpack-nixos' and cuda-legacy's stand-ins unless plain), debredist
-// being bin; it returns the package lines, the summary counts and the exit
-// code, and fails the test on any other line.
+// runBuild runs scripts/nixpkgs-build.sh on out as runStandIn does; it
+// returns the package lines, the summary counts and the exit code, and
+// fails the test on any other line.
 func runBuild(t *testing.T, bin, out, set string, plain bool, env ...string) ([]buildLine, [3]int, int) {
 	t.Helper()
-	args := []string{"../scripts/nixpkgs-build.sh", standIn + "/nixpkgs"}
-	if !plain {
-		args = append(args, standIn+"/jetpack-nixos", standIn+"/cuda-legacy")
-	}
-	c := exec.Command("sh", append(args, out)...)
-	c.Env = append(append(os.Environ(), "DEBREDIST="+bin, "JOBS=2"), env...)
-	var stderr strings.Builder
-	c.Stderr = &stderr
-	o, err := c.Output()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	if stderr.Len() > 0 {
-		t.Logf("nixpkgs-build.sh %v stderr:\n%s", env, stderr.String())
-	}
+	o, code := runStandIn(t, "nixpkgs-build.sh", bin, out, plain, append([]string{"JOBS=2"}, env...)...)
 	var lines []buildLine
 	var sum [3]int
 	summary := false
-	for _, l := range strings.Split(strings.TrimSpace(string(o)), "\n") {
+	for _, l := range o {
 		if m := summaryRE.FindStringSubmatch(l); m != nil {
 			for i := range sum {
 				sum[i], _ = strconv.Atoi(m[i+1])
@@ -74,38 +54,9 @@ func runBuild(t *testing.T, bin, out, set string, plain bool, env ...string) ([]
 		lines = append(lines, buildLine{name, cap, strings.TrimSuffix(verdict, ":"), rest})
 	}
 	if !summary {
-		t.Fatalf("nixpkgs-build.sh %v: no summary line (exit %d):\n%s", env, code, o)
+		t.Fatalf("nixpkgs-build.sh %v: no summary line (exit %d):\n%s", env, code, strings.Join(o, "\n"))
 	}
 	return lines, sum, code
-}
-
-// staticCLI is debredist built with CGO_ENABLED=0: the derivations route
-// copies it into the store and runs it in Nix's builds.
-func staticCLI(t *testing.T) string {
-	t.Helper()
-	static.once.Do(func() {
-		static.dir, static.err = os.MkdirTemp("", "debredist-static-")
-		if static.err != nil {
-			return
-		}
-		static.bin = filepath.Join(static.dir, "debredist")
-		c := exec.Command("go", "build", "-trimpath", "-o", static.bin, "./cmd/debredist")
-		c.Dir = ".."
-		c.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if o, err := c.CombinedOutput(); err != nil {
-			static.err = fmt.Errorf("go build ./cmd/debredist: %v\n%s", err, o)
-		}
-	})
-	if static.err != nil {
-		t.Fatal(static.err)
-	}
-	return static.bin
-}
-
-var static struct {
-	once     sync.Once
-	dir, bin string
-	err      error
 }
 
 // nixBuildEnv makes the test's Nix build aarch64-linux derivations with
@@ -155,7 +106,7 @@ func TestNixpkgsBuild(t *testing.T) {
 	}
 	nixBuildEnv(t)
 	testutil.NixStoreLock(t) // it builds in the store
-	bin := staticCLI(t)
+	bin := buildCLI(t)
 	cache := t.TempDir()
 	for _, tc := range []struct {
 		jp, set string

@@ -173,7 +173,7 @@ func TestReadmeNixCommands(t *testing.T) {
 	}
 	dir := clone(t)
 	bin := t.TempDir()
-	if err := os.Symlink(staticCLI(t), filepath.Join(bin, "debredist")); err != nil {
+	if err := os.Symlink(buildCLI(t), filepath.Join(bin, "debredist")); err != nil {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
