@@ -71,15 +71,8 @@ func nixBuildEnv(t *testing.T) {
 }
 
 // knownBuildFailures are the cells that fail through every route, and why
-// (the first error line must contain the text). JetPack 5's libcusolver:
-// packages/libcusolver.nix@2973b267 takes libnvjitlink on every CUDA
-// version, as libcusparse.nix does there, but debredist's overlay drops
-// that input only from libcusparse (internal/nixcheck's libcusolver rule
-// names no inputs), so on CUDA 11.4, which has no libnvjitlink, libcusolver
-// is unavailable at that revision.
-var knownBuildFailures = map[string]map[string]string{
-	"5": {"libcusolver": "‘cuda11.4-libnvjitlink-0-unsupported’ is not available"},
-}
+// (the first error line must contain the text): none today.
+var knownBuildFailures = map[string]map[string]string{}
 
 // TestNixpkgsBuild realises, with the Nix Debian ships, the packages of the
 // sample mirror's conversions through scripts/nixpkgs-build.sh against the
@@ -233,7 +226,8 @@ func TestNixpkgsBuild(t *testing.T) {
 // for a reason only debredist's overlay addresses (the README names each):
 // on JetPack 5, jetpack-nixos' CUDA 11.4 extension rebuilds the packages from
 // its own debs, and libcusparse takes libnvjitlink, which CUDA 11.4 lacks
-// (packages/libcusparse.nix@2973b267); on JetPack 7, cuda_compat's
+// (packages/libcusparse.nix@2973b267), and so does libcusolver, through
+// libcusparse; on JetPack 7, cuda_compat's
 // cuda13.2 variant is unknown to _mkCudaVariant, nixpkgs has no file for
 // cudnn_jit and cuda_compat_orin, and cuda_nvtx declares a lib output the
 // header-only CUDA 13 NVTX cannot fill.
@@ -241,7 +235,7 @@ func manifestsAloneFail(jp string, l buildLine) bool {
 	switch jp {
 	case "5":
 		return strings.HasPrefix(l.rest, "src is not OUT's archive: ") && strings.HasSuffix(l.rest, "-normalizeDebs (1 problem(s))") ||
-			l.name == "libcusparse" && strings.Contains(l.rest, "‘cuda11.4-libnvjitlink-0-unsupported’ is not available")
+			(l.name == "libcusparse" || l.name == "libcusolver") && strings.Contains(l.rest, "‘cuda11.4-libnvjitlink-0-unsupported’ is not available")
 	case "7":
 		switch l.name {
 		case "cuda_compat":

@@ -130,11 +130,14 @@ builtins.listToAttrs (map (n: { name = n; value = out n; }) [
     autoPatchelfIgnoreMissingDeps = [ "libcuda.so.1" ];
   };
   # packages/libcusolver.nix (2973b267eb5247d53f34adfcd489f26af859bd03):
-  # libcublas, libcusparse and libnvjitlink as inputs, on every CUDA version.
-  libcusolver = { buildRedist, libcublas, libcusparse, libnvjitlink }: buildRedist {
+  # libcublas, libcusparse and libnvjitlink as inputs; libnvjitlink only
+  # from CUDA 12.0, as at 4aa6836a (where the real builder built JetPack
+  # 5's libcusolver). At 2973b267 it is an input on every CUDA version, which
+  # debredist's overlay does not drop on CUDA 11.4 (unlike libcusparse's).
+  libcusolver = { buildRedist, cudaAtLeast, libcublas, libcusparse, libnvjitlink }: buildRedist {
     redistName = "cuda"; pname = "libcusolver";
     outputs = [ "out" "dev" "include" "lib" "static" "stubs" ];
-    buildInputs = [ (lib.getLib libcublas) (lib.getLib libcusparse) libnvjitlink ];
+    buildInputs = [ (lib.getLib libcublas) (lib.getLib libcusparse) ] ++ lib.optionals (cudaAtLeast "12.0") [ libnvjitlink ];
   };
   # packages/cuda_gdb.nix (1dbbce67809cafa79ee16b2100ac05ebd23e267b): gmp
   # from 12.0, expat (aarch64), from 12.5 libxcrypt-legacy, ncurses and
