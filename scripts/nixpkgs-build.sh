@@ -246,7 +246,7 @@ first_error() {
 	# A patchelf message names no file: the last store path the log
 	# mentioned before it is the one patchelf was given.
 	awk '
-	  /ERROR|(^|[^a-z])error:/ && !e { e = $0 (/^patchelf:/ && p ? " (" p ")" : "") }
+	  /ERROR|(^|[^a-z])error: *[^ ]/ && !e { sub(/^ +/, ""); e = $0 (/^patchelf:/ && p ? " (" p ")" : "") }
 	  /[Nn]o such|not found|wrong ELF|[Cc]annot|[Cc]ould not|[Ff]ailed/ { m = $0 (/^patchelf:/ && p ? " (" p ")" : "") }
 	  match($0, /\/nix\/store\/[^ :'"'"']*/) { p = substr($0, RSTART, RLENGTH) }
 	  { last = $0 }

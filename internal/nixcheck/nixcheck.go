@@ -49,19 +49,6 @@ type Table struct {
 	// NoPackageFile names the packages a manifest may have that nixpkgs
 	// has no package file for at some revisions, with which.
 	NoPackageFile map[string]string `json:"no_package_file"`
-	// NewPackageInputs are, for packages of NoPackageFile, the top-level
-	// packages their libraries need beyond the compiler's runtime: the
-	// buildInputs debredist nix gives the package it builds with the
-	// set's buildRedist (auto-patchelf fails on a NEEDED it cannot find).
-	NewPackageInputs map[string]NewInputs `json:"new_package_inputs"`
-}
-
-// NewInputs are the buildInputs of a package nixpkgs has no file for, and
-// why: which NEEDED entry each satisfies, read where.
-type NewInputs struct {
-	Inputs []string `json:"inputs"`
-	Why    string   `json:"why"`
-	Source string   `json:"source"`
 }
 
 // Source is a revision of a repository the rules were read from.

@@ -236,25 +236,16 @@ func TestEveryRuleHasASource(t *testing.T) {
 	}
 }
 
-// TestNewPackageInputs: the inputs debredist nix gives a package it builds
-// itself are only for packages nixpkgs has no file for, each with the
-// NEEDED entry it satisfies and where that was read; cudnn_jit gets zlib
-// (libcudnn_graph.so NEEDED libz.so.1: the real builder's auto-patchelf
-// fails without it).
-func TestNewPackageInputs(t *testing.T) {
-	tab := Shared()
-	if len(tab.NewPackageInputs) == 0 {
-		t.Fatal("no new_package_inputs")
-	}
-	for name, in := range tab.NewPackageInputs {
-		if _, ok := tab.NoPackageFile[name]; !ok {
-			t.Errorf("%s has new_package_inputs but nixpkgs has a file for it (no_package_file)", name)
+// TestDropInputsLibcusolver: at 2973b267 libcusolver.nix, like
+// libcusparse.nix, takes libnvjitlink on every CUDA version, so on CUDA 11.4
+// (no libnvjitlink) the overlay must drop it; from 12.0 it stays.
+func TestDropInputsLibcusolver(t *testing.T) {
+	for _, pname := range []string{"libcusparse", "libcusolver"} {
+		if got := Shared().DropInputs(pname, "11.4"); !slices.Equal(got, []string{"libnvjitlink"}) {
+			t.Errorf("%s on 11.4 drops %v, want [libnvjitlink]", pname, got)
 		}
-		if len(in.Inputs) == 0 || in.Why == "" || !strings.Contains(in.Source, "@") {
-			t.Errorf("%s: inputs %v, why %q, source %q", name, in.Inputs, in.Why, in.Source)
+		if got := Shared().DropInputs(pname, "12.6"); len(got) != 0 {
+			t.Errorf("%s on 12.6 drops %v", pname, got)
 		}
-	}
-	if got := tab.NewPackageInputs["cudnn_jit"].Inputs; !slices.Equal(got, []string{"zlib"}) {
-		t.Errorf("cudnn_jit inputs %v, want [zlib]", got)
 	}
 }

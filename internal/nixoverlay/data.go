@@ -75,10 +75,6 @@ type Package struct {
 	// StubsHook, when not null, is includeRemoveStubsFromRunpathHook
 	// (stated where revisions differ: libnvfatbin).
 	StubsHook *bool `json:"stubs_hook"`
-	// Inputs are top-level packages given as buildInputs where the
-	// overlay builds the package itself (nixpkgs has no file for it):
-	// what its libraries need (cudnn_jit: zlib).
-	Inputs []string `json:"inputs"`
 }
 
 // Release is one archive as buildRedist reads it from a manifest.
@@ -179,10 +175,7 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 			if _, dup := d.Packages[name]; dup {
 				return nil, nil, fmt.Errorf("manifest %s: component %s is in two manifests", mf.file, name)
 			}
-			pkg := Package{Redist: prod, Releases: map[string]Release{}, DropOutputs: []string{}, DropInputs: []string{}, Inputs: []string{}}
-			if in, ok := nixTable().NewPackageInputs[name]; ok {
-				pkg.Inputs = append(pkg.Inputs, in.Inputs...)
-			}
+			pkg := Package{Redist: prod, Releases: map[string]Release{}, DropOutputs: []string{}, DropInputs: []string{}}
 			for _, pa := range mf.m.Components[name].Artifacts() {
 				rel, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
 				if !ok || rel != pa.Artifact.RelativePath {

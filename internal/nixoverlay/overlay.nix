@@ -88,15 +88,13 @@ let
 
   # A package nixpkgs has no package file for (cudnn_jit; cuda_compat_orin at
   # some revisions), built by the set's own buildRedist with the outputs the
-  # archive fills and the top-level packages its libraries need
-  # (data.packages.<name>.inputs: cudnn_jit's zlib).
+  # archive fills.
   newPackage =
     finalCudaPackages: name: info:
     finalCudaPackages.buildRedist {
       redistName = info.redist;
       pname = name;
       inherit (info) outputs;
-      buildInputs = map (input: final.${input}) (info.inputs or [ ]);
       meta.description = "${name} from a JetPack release's debs (debredist)";
     };
 
