@@ -379,7 +379,8 @@ func TestConvertDiskFull(t *testing.T) {
 }
 
 // buildCLI builds cmd/debredist once per test binary (the cross-process
-// tests share it) into a directory removed by TestMain.
+// tests share it) into a directory removed by TestMain, static
+// (CGO_ENABLED=0): TestNixpkgsBuild's Nix builds run it too.
 func buildCLI(t *testing.T) string {
 	t.Helper()
 	cli.once.Do(func() {
@@ -390,6 +391,7 @@ func buildCLI(t *testing.T) string {
 		cli.bin = filepath.Join(cli.dir, "debredist")
 		cmd := exec.Command("go", "build", "-o", cli.bin, "./cmd/debredist")
 		cmd.Dir = ".."
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			cli.err = fmt.Errorf("go build ./cmd/debredist: %v\n%s", err, out)
 		}

@@ -81,7 +81,15 @@ const standIn = "testdata/nixstandin"
 // command being cmd; it returns the lines and the exit code.
 func evalOverlay(t *testing.T, cmd, out string, plain bool, env ...string) ([]string, int) {
 	t.Helper()
-	args := []string{"../scripts/nixpkgs-eval.sh", standIn + "/nixpkgs"}
+	return runStandIn(t, "nixpkgs-eval.sh", cmd, out, plain, env...)
+}
+
+// runStandIn runs scripts/<script> (nixpkgs-eval.sh or nixpkgs-build.sh)
+// on out with the stand-in as evalOverlay says; it returns the lines of
+// its standard output and the exit code (its standard error is logged).
+func runStandIn(t *testing.T, script, cmd, out string, plain bool, env ...string) ([]string, int) {
+	t.Helper()
+	args := []string{"../scripts/" + script, standIn + "/nixpkgs"}
 	if !plain {
 		args = append(args, standIn+"/jetpack-nixos", standIn+"/cuda-legacy")
 	}
@@ -100,7 +108,7 @@ func evalOverlay(t *testing.T, cmd, out string, plain bool, env ...string) ([]st
 		t.Fatal(err)
 	}
 	if stderr.Len() > 0 {
-		t.Logf("nixpkgs-eval.sh stderr:\n%s", stderr.String())
+		t.Logf("%s %v stderr:\n%s", script, env, stderr.String())
 	}
 	return strings.Split(strings.TrimSpace(string(o)), "\n"), code
 }
@@ -183,8 +191,8 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 			}
 			switch tc.jp {
 			case "5":
-				if !slices.Equal(d.NullPackages, []string{"cuda_compat"}) || !slices.Equal(d.Packages["libcusparse"].DropInputs, []string{"libnvjitlink"}) {
-					t.Errorf("JetPack 5: null %v, libcusparse drops %v", d.NullPackages, d.Packages["libcusparse"].DropInputs)
+				if !slices.Equal(d.NullPackages, []string{"cuda_compat"}) || !slices.Equal(d.Packages["libcusparse"].DropInputs, []string{"libnvjitlink"}) || !slices.Equal(d.Packages["libcusolver"].DropInputs, []string{"libnvjitlink"}) {
+					t.Errorf("JetPack 5: null %v, libcusparse drops %v, libcusolver drops %v", d.NullPackages, d.Packages["libcusparse"].DropInputs, d.Packages["libcusolver"].DropInputs)
 				}
 			case "7":
 				if !slices.Contains(d.Packages["cuda_nvtx"].DropOutputs, "lib") || d.Packages["cudnn_jit"].Redist != "cudnn" {

@@ -56,7 +56,11 @@ conversion read) and runs "debredist build-archive" on exactly one archive's deb
 "overlay" attribute is the overlay above, taking each archive from its
 derivation. Manifests and provenance are embedded: that file is all a user keeps,
 and any Nix machine, remote builder or binary cache builds or substitutes the
-archives. nix/package.nix builds debredist itself for the debredist argument.`,
+archives. nix/package.nix builds debredist itself for the debredist argument: the
+example's nix-build runs in a clone of debredist and needs a nixpkgs on NIX_PATH
+for <nixpkgs> (offline, the tests' stand-in:
+NIX_PATH=nixpkgs=$PWD/debredist/testdata/nixstandin/nixpkgs, with sandbox = false
+in NIX_CONFIG).`,
 	example: `debredist nix ./redist > redist-overlay.nix
 debredist nix --add-to-store ./redist
 debredist nix --derivations ./redist > redist.nix

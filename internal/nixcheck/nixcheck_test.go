@@ -2,6 +2,7 @@ package nixcheck
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -231,6 +232,20 @@ func TestEveryRuleHasASource(t *testing.T) {
 	for name, p := range tb.Packages {
 		if !strings.Contains(p.Source, "@") && !strings.HasPrefix(p.Source, "not re-read: packages/"+name+".nix") {
 			t.Errorf("%s: no file@revision, and not marked as not re-read: %q", name, p.Source)
+		}
+	}
+}
+
+// TestDropInputsLibcusolver: at 2973b267 libcusolver.nix, like
+// libcusparse.nix, takes libnvjitlink on every CUDA version, so on CUDA 11.4
+// (no libnvjitlink) the overlay must drop it; from 12.0 it stays.
+func TestDropInputsLibcusolver(t *testing.T) {
+	for _, pname := range []string{"libcusparse", "libcusolver"} {
+		if got := Shared().DropInputs(pname, "11.4"); !slices.Equal(got, []string{"libnvjitlink"}) {
+			t.Errorf("%s on 11.4 drops %v, want [libnvjitlink]", pname, got)
+		}
+		if got := Shared().DropInputs(pname, "12.6"); len(got) != 0 {
+			t.Errorf("%s on 12.6 drops %v", pname, got)
 		}
 	}
 }

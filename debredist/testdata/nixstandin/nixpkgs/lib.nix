@@ -28,6 +28,26 @@ rec {
   makeExtensible = f:
     let self = f self; in self // { extend = g: makeExtensible (extends g f); };
   mapAttrs = builtins.mapAttrs;
+  filterAttrs = pred: set: builtins.removeAttrs set (builtins.filter (n: !(pred n set.${n})) (builtins.attrNames set));
+  optionalString = c: s: if c then s else "";
+  concatMapStringsSep = sep: f: l: builtins.concatStringsSep sep (map f l);
+  # lib.attrsets: an output of a multiple-output package, else the package.
+  getOutput = output: pkg: pkg.${output} or pkg.out or pkg;
+  getLib = getOutput "lib";
+  getDev = getOutput "dev";
+  hasPrefix = p: s: builtins.substring 0 (builtins.stringLength p) s == p;
+  hasSuffix = x: s: let n = builtins.stringLength s; m = builtins.stringLength x; in n >= m && builtins.substring (n - m) m s == x;
+  # lib.sources.cleanSource: the directory without version control
+  # directories, editor backups, object files and result links.
+  cleanSource = src: builtins.path {
+    path = src;
+    name = "source";
+    filter = path: type: let b = baseNameOf path; in
+      !(type == "directory" && builtins.elem b [ ".git" ".svn" ".hg" "CVS" ])
+      && !(hasSuffix "~" b || hasPrefix ".#" b || (hasPrefix "#" b && hasSuffix "#" b))
+      && !(hasSuffix ".o" b || hasSuffix ".so" b)
+      && !(type == "symlink" && hasPrefix "result" b);
+  };
   versionOlder = a: b: builtins.compareVersions a b < 0;
   versionAtLeast = a: b: !(versionOlder a b);
   versions.majorMinor = v: let p = builtins.splitVersion v; in "${builtins.elemAt p 0}.${builtins.elemAt p 1}";

@@ -18,6 +18,9 @@ let
     in
     finalPackage;
 
+  # check-meta.nix: config.allowInsecurePredicate, by default the name in
+  # config.permittedInsecurePackages.
+  insecureAllowed = config.allowInsecurePredicate or (p: builtins.elem p.name (config.permittedInsecurePackages or [ ]));
   # check-meta.nix: why the package may not be evaluated, or null.
   problem = attrs:
     let
@@ -31,22 +34,30 @@ let
       "Package ‘${name}’ is marked as broken, refusing to evaluate."
     else if builtins.elem system (meta.badPlatforms or [ ]) || (meta ? platforms && !(builtins.elem system meta.platforms)) then
       "Package ‘${name}’ is not available on the requested hostPlatform: ${system}"
-    else if (meta.knownVulnerabilities or [ ]) != [ ] && !(builtins.elem name (config.permittedInsecurePackages or [ ])) then
+    else if (meta.knownVulnerabilities or [ ]) != [ ] && !(insecureAllowed (attrs // { inherit name; })) then
       "Package ‘${name}’ is marked as insecure, refusing to evaluate: ${builtins.concatStringsSep ", " meta.knownVulnerabilities}"
     else null;
+
+  # What the builder sees of the attributes: strings, paths, numbers,
+  # booleans, null, derivations and lists of them (as nixpkgs passes them
+  # to the builder's environment); env's attributes too.
+  envValue = v: builtins.isString v || builtins.isPath v || builtins.isBool v || builtins.isInt v || v == null
+    || (builtins.isAttrs v && v ? outPath) || (builtins.isList v && builtins.all envValue v);
+  notEnv = [ "passthru" "meta" "finalPackage" "overrideAttrs" "name" "outputs" "buildInputs" "env" "system" "builder" "args" ];
 
   mkDrv = overrideAttrs: attrs:
     let
       name = attrs.name or "${attrs.pname}-${attrs.version}";
-      drv = derivation {
-        inherit name system;
-        builder = "/bin/sh";
-        args = [ "-c" "exit 1" ];
-        src = attrs.src or null;
-        outputs = attrs.outputs or [ "out" ];
-        buildInputs = attrs.buildInputs or [ ];
-        includeRemoveStubsFromRunpathHook = attrs.includeRemoveStubsFromRunpathHook or false;
-      };
+      outputs = attrs.outputs or [ "out" ];
+      drv = derivation (lib.filterAttrs (n: v: !(builtins.elem n notEnv) && envValue v) attrs // attrs.env or { } // {
+        inherit name system outputs;
+        # The stand-in's stdenv (stdenv/builder.sh): the host's bash and tools.
+        builder = "/bin/bash";
+        args = [ ./stdenv/builder.sh ];
+        # Every output of every input (nixpkgs' propagation of a
+        # multiple-output package's outputs, simplified).
+        buildInputs = builtins.concatMap (d: d.all or [ d ]) (attrs.buildInputs or [ ]);
+      });
       why = problem attrs;
       guard = v: if why == null then v else throw why;
     in
@@ -57,6 +68,8 @@ let
       passthru = attrs.passthru or { };
       drvPath = guard drv.drvPath;
       outPath = guard drv.outPath;
-    };
+      outputName = builtins.head outputs;
+      all = map (o: guard drv.${o}) outputs;
+    } // builtins.listToAttrs (map (o: { name = o; value = guard drv.${o}; }) outputs);
 in
 fnOrAttrs: makeDerivationExtensible (if builtins.isFunction fnOrAttrs then fnOrAttrs else _: fnOrAttrs)

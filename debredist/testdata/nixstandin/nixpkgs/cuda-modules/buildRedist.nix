@@ -21,6 +21,19 @@ let
         ${name} = if release ? cuda_variant then value.${variant} else value;
       }) { } (builtins.attrNames release);
   getPreferredRelease = s: s.source or s.linux-all or s.${redistSystem} or null;
+  # Where each output's files go, in the order of the package's outputs
+  # after out (outputToPatterns; bash globs without globstar, as
+  # moveToOutput reads them).
+  outputToPatterns = {
+    bin = [ "bin" ]; dev = [ "**/*.pc" "**/*.cmake" ]; include = [ "include" ]; lib = [ "lib" "lib64" ];
+    static = [ "**/*.a" ]; samples = [ "samples" ]; python = [ "**/*.whl" ]; stubs = [ "stubs" "lib/stubs" ];
+  };
+  # outputNameVarFallbacks: the first of these the package has, else out.
+  outputNameVars = {
+    outputBin = [ "bin" ]; outputDev = [ "dev" ]; outputDoc = [ "doc" ]; outputInclude = [ "include" "dev" ];
+    outputLib = [ "lib" ]; outputOut = [ "out" ]; outputPython = [ "python" ]; outputSamples = [ "samples" ];
+    outputStatic = [ "static" ]; outputStubs = [ "stubs" "lib" ];
+  };
 in
 fpargs:
 pkgs.stdenv.mkDerivation (finalAttrs:
@@ -41,6 +54,29 @@ pkgs.stdenv.mkDerivation (finalAttrs:
     }) (getPreferredRelease finalAttrs.passthru.supportedReleases);
     buildInputs = [ pkgs.ccLib ] ++ attrs.buildInputs or [ ];
     includeRemoveStubsFromRunpathHook = attrs.includeRemoveStubsFromRunpathHook or (builtins.elem "stubs" finalAttrs.outputs);
+    allowFHSReferences = attrs.allowFHSReferences or false;
+    doInstallCheck = attrs.doInstallCheck or true;
+    appendRunpaths = [ "$ORIGIN" ] ++ attrs.appendRunpaths or [ ];
+    inherit cudaMajorVersion cudaMajorMinorVersion;
+    # The build (../stdenv/builder.sh with these hooks): the archive's tree
+    # into out, then each output's patterns moved to it.
+    setupHooks = [ ./buildRedistHook.bash ../auto-patchelf.bash ];
+    standInLibc = pkgs.stdenv.cc.libc;
+    removeStubsFromRunpathHook = ./removeStubsFromRunpathHook.bash;
+    installPhase = ''
+      runHook preInstall
+      mkdir -p "$out" "''${!outputDev}"
+      mv * "$out"
+    '' + lib.concatMapStringsSep "" (o: lib.concatMapStringsSep "" (p: ''
+      moveToOutput "${p}" "''$${o}"
+    '') (outputToPatterns.${o} or [ ])) (builtins.tail finalAttrs.outputs) + ''
+      runHook postInstall
+    '';
+    # The stub hook, propagated by the output that holds the stubs.
+    postFixup = attrs.postFixup or "" + lib.optionalString finalAttrs.includeRemoveStubsFromRunpathHook ''
+      mkdir -p "''${!outputStubs}/nix-support"
+      echo "$removeStubsFromRunpathHook" >>"''${!outputStubs}/nix-support/propagated-native-build-inputs"
+    '';
     passthru = attrs.passthru or { } // {
       inherit (attrs) redistName;
       inherit release;
@@ -51,4 +87,4 @@ pkgs.stdenv.mkDerivation (finalAttrs:
       license = [ { shortName = "nvidiaCudaRedist"; free = false; } ];
       badPlatforms = lib.optional (!builtins.all (a: a.assertion) assertions) pkgs.system;
     };
-  })
+  } // builtins.mapAttrs (var: names: attrs.${var} or (lib.findFirst (o: builtins.elem o finalAttrs.outputs) "out" names)) outputNameVars)

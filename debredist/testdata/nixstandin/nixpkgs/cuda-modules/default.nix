@@ -20,16 +20,22 @@ let
     {
       inherit manifests cudaMajorMinorPatchVersion cudaMajorMinorVersion cudaMajorVersion redistSystem;
       cudaConfig = { inherit cudaCapabilities; };
-      # The older generation's name for the redist system (jetpack-nixos
-      # 4d857d6d reads it); the later one has redistSystem.
-      backendStdenv.hostRedistSystem = redistSystem;
+      cudaOlder = lib.versionOlder cudaMajorMinorVersion;
+      cudaAtLeast = lib.versionAtLeast cudaMajorMinorVersion;
+      backendStdenv = {
+        # The older generation's name for the redist system (jetpack-nixos
+        # 4d857d6d reads it); the later one has redistSystem.
+        hostRedistSystem = redistSystem;
+        # Xavier and Orin (Thor, 11.0, is built as linux-sbsa).
+        hasJetsonCudaCapability = builtins.any (c: builtins.elem c [ "7.2" "8.7" ]) cudaCapabilities;
+      };
       buildRedist = import ./buildRedist.nix {
         inherit pkgs manifests cudaMajorMinorVersion cudaMajorVersion redistSystem cudaCapabilities;
       };
       # lib.callPackageWith over the set (a package file's arguments are
-      # the set's attributes).
+      # the set's attributes, else the top level's).
       callPackage = f: args:
-        f (builtins.intersectAttrs (builtins.functionArgs f) finalCudaPackages // args);
+        f (builtins.intersectAttrs (builtins.functionArgs f) (pkgs // finalCudaPackages) // args);
     }
     // builtins.mapAttrs (name: f: finalCudaPackages.callPackage f { }) packageFiles;
   composedExtensions = lib.composeManyExtensions _cuda.extensions;
