@@ -116,7 +116,7 @@ func TestNixpkgsBuild(t *testing.T) {
 				t.Skip("JetPack 5 and 7 (about a minute of Nix builds each) run with DEBREDIST_LONG_TESTS=1, as CI does")
 			}
 			out := t.TempDir()
-			convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out}})
+			mustConvert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out}})
 			some := "PACKAGES=cuda_cudart libcublas libcusparse cudnn cuda_nvml_dev libnvfatbin cuda_nvcc tensorrt"
 			if testutil.Long() {
 				some = "PACKAGES="
@@ -196,7 +196,7 @@ func TestNixpkgsBuild(t *testing.T) {
 			}
 		})
 		out := t.TempDir()
-		convert(t, Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir(), AllowUnverifiedIndex: true}, Release: Release{JetPack: "6"},
+		mustConvert(t, Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir(), AllowUnverifiedIndex: true}, Release: Release{JetPack: "6"},
 			Build: Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc", "libcufft", "libcurand"}}})
 		lines, sum, code := runBuild(t, bin, out, "cudaPackages_12_6", true)
 		want := map[string]string{
