@@ -48,10 +48,10 @@ func RecordedDebs(ctx context.Context, o Options, prov *redist.Provenance, rel s
 	if err != nil {
 		return nil, err
 	}
-	if err := checkMirror("Source.Mirror", o.Source.Mirror, false); err != nil {
+	if err := checkMirror(fault.RefMirror, o.Source.Mirror, false); err != nil {
 		return nil, err
 	}
-	if err := checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads); err != nil {
+	if err := checkJobs(fault.RefParallelDownloads, o.Source.ParallelDownloads); err != nil {
 		return nil, err
 	}
 	so := convert.Options{Source: o.Source.fetch(), Tool: tool, OnEvent: o.OnEvent}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/convert"
 	"github.com/debredist/debredist/internal/fetch"
@@ -34,9 +35,19 @@ func (o Options) Check() error {
 	}
 	switch {
 	case n > 1:
-		return fault.Usagef("give only one of Release.JetPack, Release.L4T and Release.ProfileFile")
+		return fault.Usagef("give only one of %s, %s and %s", fault.RefJetPack, fault.RefL4T, fault.RefProfileFile)
 	case n == 0 && r.LockFile == "":
-		return fault.Usagef("select a release with Release.JetPack, Release.L4T, Release.ProfileFile or Release.LockFile")
+		return fault.Usagef("select a release with %s, %s, %s or %s", fault.RefJetPack, fault.RefL4T, fault.RefProfileFile, fault.RefLockFile)
+	}
+	if r.JetPack != "" {
+		if _, err := profile.ForJetPack(r.JetPack); err != nil {
+			return &fault.UsageError{Msg: err.Error(), Err: err}
+		}
+	}
+	if r.L4T != "" {
+		if _, err := profile.ForSuite(r.L4T); err != nil {
+			return &fault.UsageError{Msg: err.Error(), Err: err}
+		}
 	}
 	return o.checkBuild()
 }
@@ -44,13 +55,13 @@ func (o Options) Check() error {
 // checkBuild is Check less the release selection (ConvertPlan's plan
 // selects the release).
 func (o Options) checkBuild() error {
-	if err := checkMirror("Source.Mirror", o.Source.Mirror, false); err != nil {
+	if err := checkMirror(fault.RefMirror, o.Source.Mirror, false); err != nil {
 		return err
 	}
-	if err := checkJobs("Build.Jobs", o.Build.Jobs); err != nil {
+	if err := checkJobs(fault.RefJobs, o.Build.Jobs); err != nil {
 		return err
 	}
-	if err := checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads); err != nil {
+	if err := checkJobs(fault.RefParallelDownloads, o.Source.ParallelDownloads); err != nil {
 		return err
 	}
 	comp, err := compression(o.Build.Compression)
@@ -59,27 +70,27 @@ func (o Options) checkBuild() error {
 	}
 	for _, c := range o.Build.AllowWarnings {
 		if !slices.Contains(redist.WarningCodes, c) {
-			return fault.Usagef("Build.AllowWarnings %q: not a warning code (the codes: %s)", c, strings.Join(redist.WarningCodes, ", "))
+			return fault.OptionErrorf(fault.RefAllowWarnings, nil, "%q: not a warning code (the codes: %s)", c, strings.Join(redist.WarningCodes, ", "))
 		}
 	}
 	if len(o.Build.AllowWarnings) > 0 && !o.Build.FailOnWarnings {
-		return fault.Usagef("Build.AllowWarnings needs Build.FailOnWarnings (warnings fail nothing without it)")
+		return fault.Usagef("%s needs %s (warnings fail nothing without it)", fault.RefAllowWarnings, fault.RefFailOnWarnings)
 	}
 	if _, err := comp.Preset(o.Build.Preset); err != nil {
 		var want []string
 		for _, c := range Compressions() {
 			want = append(want, fmt.Sprintf("1..%d for %s", c.MaxPreset, c.Name))
 		}
-		return &fault.UsageError{Msg: fmt.Sprintf("Build.Preset %d: want %s", o.Build.Preset, strings.Join(want, ", ")), Err: err}
+		return fault.OptionErrorf(fault.RefPreset, err, "%d: want %s", o.Build.Preset, strings.Join(want, ", "))
 	}
 	return nil
 }
 
-// checkMirror reports a mirror base given as option ("Source.Mirror")
+// checkMirror reports a mirror base given as option (fault.RefMirror)
 // that cannot be one (fetch.CheckBase), or with exists a mirror directory
 // that is not there or no directory: a *fault.UsageError whose Option is
 // option (File the directory not there). "" is the default mirror.
-func checkMirror(option, base string, exists bool) error {
+func checkMirror(option fault.Ref, base string, exists bool) error {
 	if base == "" {
 		return nil
 	}
@@ -98,9 +109,9 @@ func checkMirror(option, base string, exists bool) error {
 	return nil
 }
 
-func checkJobs(option string, n int) error {
+func checkJobs(option fault.Ref, n int) error {
 	if n < 0 {
-		return fault.Usagef("%s %d: want a positive number", option, n)
+		return fault.OptionErrorf(option, nil, "%d: want a positive number", n)
 	}
 	return nil
 }
@@ -108,8 +119,8 @@ func checkJobs(option string, n int) error {
 // Check reports options Diff cannot use (a negative ParallelDownloads); the
 // releases are its arguments. Diff calls it first.
 func (o DiffOptions) Check() error {
-	if err := checkMirror("Source.Mirror", o.Source.Mirror, false); err != nil {
+	if err := checkMirror(fault.RefMirror, o.Source.Mirror, false); err != nil {
 		return err
 	}
-	return checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads)
+	return checkJobs(fault.RefParallelDownloads, o.Source.ParallelDownloads)
 }

@@ -2,7 +2,6 @@ package debredist
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/debredist/debredist/debredist/event"
@@ -72,7 +71,7 @@ type PackageResult struct {
 // hardlink) and switched to with one rename of OUT/.debredist/current.
 func Convert(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Build.Out == "" {
-		return nil, fault.Usagef("Build.Out is required")
+		return nil, fault.Usagef("%s is required", fault.RefOut)
 	}
 	if err := opts.Check(); err != nil {
 		return nil, err
@@ -94,7 +93,7 @@ func Convert(ctx context.Context, opts Options) (*Result, error) {
 // (Build.LockOut) as Convert's are.
 func ConvertPlan(ctx context.Context, opts Options, pl *plan.Plan) (*Result, error) {
 	if opts.Build.Out == "" {
-		return nil, fault.Usagef("Build.Out is required")
+		return nil, fault.Usagef("%s is required", fault.RefOut)
 	}
 	if pl == nil {
 		return nil, fault.Usagef("ConvertPlan: no plan")
@@ -137,7 +136,7 @@ func compression(s string) (archive.Compression, error) {
 		for _, c := range archive.Compressions() {
 			names = append(names, c.String())
 		}
-		return 0, &fault.UsageError{Msg: fmt.Sprintf("Build.Compression %q: want %s", s, strings.Join(names, " or ")), Err: err}
+		return 0, fault.OptionErrorf(fault.RefCompression, err, "%q: want %s", s, strings.Join(names, " or "))
 	}
 	return c, nil
 }

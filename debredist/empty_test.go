@@ -146,9 +146,9 @@ func TestWarningsAreData(t *testing.T) {
 	}
 	// Failing on warnings: the insecure one fails the run unless allowed.
 	res, err := Convert(context.Background(), opts(Build{Only: []string{"tensorrt"}, FailOnWarnings: true}))
-	var we *fault.WarningsError
+	var we *redist.WarningsError
 	if !errors.As(err, &we) || res == nil || len(we.Warnings) != 1 || we.Warnings[0].Code != redist.WarnInsecure || !strings.Contains(err.Error(), "nixpkgs-insecure (1)") {
-		t.Errorf("FailOnWarnings: err = %v (result %v), want a *fault.WarningsError for %s", err, res != nil, redist.WarnInsecure)
+		t.Errorf("FailOnWarnings: err = %v (result %v), want a *redist.WarningsError for %s", err, res != nil, redist.WarnInsecure)
 	}
 	if _, err := Convert(context.Background(), opts(Build{Only: []string{"tensorrt"}, FailOnWarnings: true, AllowWarnings: []string{redist.WarnInsecure}})); err != nil {
 		t.Errorf("FailOnWarnings with the code allowed: %v", err)

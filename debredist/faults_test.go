@@ -389,7 +389,7 @@ func buildCLI(t *testing.T) string {
 			return
 		}
 		cli.bin = filepath.Join(cli.dir, "debredist")
-		cmd := exec.Command("go", "build", "-o", cli.bin, "./cmd/debredist")
+		cmd := exec.Command("go", "build", "-tags", "debredist_killpoints", "-o", cli.bin, "./cmd/debredist")
 		cmd.Dir = ".."
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -1,7 +1,6 @@
 package debredist
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -44,7 +43,7 @@ func FindProfile(name string) (Profile, error) {
 	for _, p := range Profiles() {
 		names = append(names, p.Name)
 	}
-	return Profile{}, fmt.Errorf("no built-in profile %q (have: %s; also their aliases, JetPack versions and L4T suites: see Profiles)", name, strings.Join(names, ", "))
+	return Profile{}, fault.Errorf("no built-in profile %q (have: %s; also their aliases, JetPack versions and L4T suites: see %s)", name, strings.Join(names, ", "), fault.RefProfiles)
 }
 
 // LoadProfile reads a user's profile file; empty fields are inherited from
@@ -126,7 +125,7 @@ type Build struct {
 	// CycloneDX, SBOMFileNames); documents an earlier run wrote are
 	// rewritten with every new output either way.
 	SBOM bool
-	// FailOnWarnings makes Convert fail with a *fault.WarningsError when
+	// FailOnWarnings makes Convert fail with a *redist.WarningsError when
 	// the output has a warning (Result.Warnings) whose code is not in
 	// AllowWarnings (redist.WarningCodes lists the codes). OUT is written
 	// and verified first, so the same OUT fails the same way again;
@@ -155,7 +154,7 @@ func (b Build) checkWarnings(ws []redist.Warning) error {
 	if len(bad) == 0 {
 		return nil
 	}
-	return &fault.WarningsError{Warnings: bad, Allowed: b.AllowWarnings}
+	return &redist.WarningsError{Warnings: bad, Allowed: b.AllowWarnings}
 }
 
 // stage translates the options into the conversion stage's: comp is

@@ -64,7 +64,7 @@ func edit(t *testing.T, p, old, new string) {
 func readers(out string) map[string]error {
 	errs := map[string]error{}
 	for _, f := range []string{SBOMSPDX, SBOMCycloneDX} {
-		errs["sbom "+f] = SBOM(context.Background(), out, f, io.Discard)
+		errs["sbom "+f] = SBOM(context.Background(), out, SBOMOptions{Format: f}, io.Discard)
 	}
 	_, errs["nix"] = Nix(context.Background(), out, NixOptions{})
 	_, errs["nix --derivations"] = Nix(context.Background(), out, NixOptions{Derivations: true})

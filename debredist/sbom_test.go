@@ -69,7 +69,7 @@ func removeSBOMOuts() {
 func sbomBytes(t *testing.T, out, format string) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := SBOM(context.Background(), out, format, &b); err != nil {
+	if err := SBOM(context.Background(), out, SBOMOptions{Format: format}, &b); err != nil {
 		t.Fatalf("SBOM %s %s: %v", out, format, err)
 	}
 	return b.Bytes()
@@ -613,7 +613,7 @@ func TestSBOMRefusals(t *testing.T) {
 	orig, _ := os.ReadFile(arch)
 	os.WriteFile(arch, append(slices.Clone(orig), 0), 0o644)
 	var b bytes.Buffer
-	err = SBOM(context.Background(), out, SBOMSPDX, &b)
+	err = SBOM(context.Background(), out, SBOMOptions{Format: SBOMSPDX}, &b)
 	if err == nil || !strings.Contains(err.Error(), p.Archives[0].RelativePath) || !strings.Contains(err.Error(), "is not a valid output") || !strings.Contains(err.Error(), "bytes, manifest says") || b.Len() > 0 {
 		t.Errorf("changed archive: %v (%d bytes written)", err, b.Len())
 	}
@@ -627,13 +627,13 @@ func TestSBOMRefusals(t *testing.T) {
 		{`"filename": "pool/`, `"filename": "../pool/`, "archives[0].debs[0].filename: \"../pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb\" is not a relative path below the manifest's directory"},
 	} {
 		os.WriteFile(side, bytes.Replace(sb, []byte(c.from), []byte(c.to), 1), 0o644)
-		err := SBOM(context.Background(), out, SBOMCycloneDX, &b)
+		err := SBOM(context.Background(), out, SBOMOptions{Format: SBOMCycloneDX}, &b)
 		if err == nil || !strings.Contains(err.Error(), "cuda/redist/redistrib_12.6.68.json") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("sidecar with %s: %v", c.to, err)
 		}
 	}
 	os.WriteFile(side, sb, 0o644)
-	if err := SBOM(context.Background(), out, "xml", &b); err == nil {
+	if err := SBOM(context.Background(), out, SBOMOptions{Format: "xml"}, &b); err == nil {
 		t.Error("format xml accepted")
 	}
 }

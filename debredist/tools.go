@@ -7,6 +7,7 @@ import (
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/event"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/verify"
@@ -121,7 +122,7 @@ type NixResult struct {
 // nothing read from OUT is ever Nix syntax.
 func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
 	if o.Derivations {
-		if err := checkMirror("NixOptions.Mirror", o.Mirror, true); err != nil {
+		if err := checkMirror(fault.RefNixMirror, o.Mirror, true); err != nil {
 			return nil, err
 		}
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/debredist/debredist/debredist"
 	"github.com/debredist/debredist/debredist/event"
-	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
 )
 
@@ -57,7 +56,8 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 		sel.register(fs)
 		out := fs.String("out", "", "output `dir` (required)")
 		fs.alias("o", "out")
-		jobs := jobsFlag(fs)
+		downloads := downloadsFlag(fs)
+		jobs := fs.Int("jobs", 0, "`N` redist packages built at once (default: one per core, at least 2)")
 		verifyCache := fs.Bool("verify-cache", false, "re-hash debs already in the cache")
 		compress := fs.String("compress", "xz", "archive compression: `xz` or zstd")
 		preset := fs.Int("preset", 0, "compression `level`: xz 1 (fastest) .. 6 (smallest), zstd 1..4; 0: the default (xz 4)")
@@ -71,7 +71,8 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 		fs.Var(&allow, "allow-warning", "a warning `code` that --fail-on-warnings accepts (comma-separated or repeated): "+strings.Join(redist.WarningCodes, ", "))
 		return func(args []string) error {
 			o, pr, err := sel.start(a, args, func(o *debredist.Options) error {
-				o.Build.Out, o.Source.ParallelDownloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.Compression, o.Build.Only, o.Build.LockOut = *out, *jobs, *jobs, *verifyCache, *compress, only, *lockOut
+				o.Build.Out, o.Source.ParallelDownloads, o.Build.Jobs, o.Source.VerifyCache = *out, *downloads, *jobs, *verifyCache
+				o.Build.Compression, o.Build.Only, o.Build.LockOut = *compress, only, *lockOut
 				o.Build.Preset, o.Build.SBOM, o.Build.FailOnWarnings, o.Build.AllowWarnings = *preset, *withSBOM, *failOnWarnings, allow
 				o.Build.AllowNonEmptyOut = *nonEmpty
 				if err := o.Check(); err != nil {
@@ -87,7 +88,7 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 			}
 			res, err := debredist.Convert(a.ctx, o)
 			pr.close(err)
-			var we *fault.WarningsError
+			var we *redist.WarningsError
 			if err != nil && (!errors.As(err, &we) || res == nil) {
 				return err
 			}

@@ -54,14 +54,14 @@ debredist diff r36.5 ./my-r36.6.json --files`,
 		var sel selection
 		sel.registerSource(fs)
 		files := fs.Bool("files", false, "also compare in-archive paths and find unplaced paths (downloads the debs)")
-		jobs := jobsFlag(fs)
+		downloads := downloadsFlag(fs)
 		asJSON := fs.Bool("json", false, "print the difference as JSON on stdout")
 		return func(args []string) error {
 			if len(args) != 2 {
 				return usagef("want 2 arguments, FROM and TO; got %d", len(args))
 			}
 			so := sel.source(a)
-			so.Source.ParallelDownloads = *jobs
+			so.Source.ParallelDownloads = *downloads
 			o := debredist.DiffOptions{Source: so.Source, Files: *files}
 			if err := o.Check(); err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 var nixCmd = &command{
@@ -86,7 +87,7 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 			m := *mirror
 			if m == "" && *derivations {
 				if m = a.getenv("DEBREDIST_MIRROR"); m != "" { // as the other commands
-					a.tookEnv("NixOptions.Mirror", "DEBREDIST_MIRROR")
+					a.tookEnv(fault.RefNixMirror, "DEBREDIST_MIRROR")
 				}
 			}
 			o := debredist.NixOptions{Derivations: *derivations, Mirror: m}
@@ -105,7 +106,7 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 				return err
 			}
 			for _, n := range r.Notes {
-				fmt.Fprintf(a.stderr, "debredist nix: %s\n", inFlags(n))
+				fmt.Fprintf(a.stderr, "debredist nix: %s\n", n)
 			}
 			if *addToStore {
 				return addToNixStore(a, r.Archives)

@@ -236,9 +236,12 @@ func (pr *progress) handle(e event.Event) {
 }
 
 func withPackage(e event.Event) string {
-	msg := inFlags(e.Message)
-	if e.Package != "" && !strings.Contains(e.Message, e.Package) {
-		msg = e.Package + ": " + e.Message
+	msg := e.Message
+	if e.Err != nil && (e.Kind == event.Warning || e.Kind == event.Notice) {
+		msg = inFlags(e.Err) // the message, its options worded as flags
+	}
+	if e.Package != "" && !strings.Contains(msg, e.Package) {
+		msg = e.Package + ": " + msg
 	}
 	if e.Code != "" {
 		msg += " [" + e.Code + "]"

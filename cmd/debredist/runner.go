@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 func noArgs(args []string) error {
@@ -77,7 +78,7 @@ func (s *selection) source(a *app) debredist.Options {
 	mirror := s.mirror
 	if mirror == "" {
 		if mirror = a.getenv("DEBREDIST_MIRROR"); mirror != "" {
-			a.tookEnv("Source.Mirror", "DEBREDIST_MIRROR")
+			a.tookEnv(fault.RefMirror, "DEBREDIST_MIRROR")
 		}
 	}
 	return debredist.Options{Source: debredist.Source{Mirror: mirror, CacheDir: s.cache, Keyring: s.keyring, Offline: s.offline, AllowUnverifiedIndex: s.unverified}}
@@ -87,18 +88,29 @@ func (s *selection) source(a *app) debredist.Options {
 func (s *selection) options(a *app) (debredist.Options, error) {
 	o := s.source(a)
 	o.Release.JetPack, o.Release.L4T, o.Release.ProfileFile, o.Release.LockFile = s.jetpack, s.l4t, s.profile, s.lock
-	if v := a.getenv("SOURCE_DATE_EPOCH"); v != "" {
-		sec, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || sec < 0 {
-			return o, usagef("SOURCE_DATE_EPOCH=%q: want a non-negative integer number of seconds", v)
-		}
-		o.Build.MTime = time.Unix(sec, 0).UTC()
-	}
-	return o, nil
+	var err error
+	o.Build.MTime, err = a.sourceDateEpoch()
+	return o, err
 }
 
-func jobsFlag(fs *flagSet) *int {
-	return fs.Int("jobs", 0, "`N` parallel downloads and package builds (default: 4 downloads, one build per core and at least 2)")
+// sourceDateEpoch is the time SOURCE_DATE_EPOCH sets (zero when unset):
+// every archive entry's mtime (Build.MTime), the bills of materials'
+// creation time.
+func (a *app) sourceDateEpoch() (time.Time, error) {
+	v := a.getenv("SOURCE_DATE_EPOCH")
+	if v == "" {
+		return time.Time{}, nil
+	}
+	sec, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || sec < 0 {
+		return time.Time{}, usagef("SOURCE_DATE_EPOCH=%q: want a non-negative integer number of seconds", v)
+	}
+	return time.Unix(sec, 0).UTC(), nil
+}
+
+// downloadsFlag is --downloads, Source.ParallelDownloads.
+func downloadsFlag(fs *flagSet) *int {
+	return fs.Int("downloads", 0, "`N` parallel downloads (default 4)")
 }
 
 // start is what the commands that plan share before they run: no

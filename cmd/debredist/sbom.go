@@ -40,14 +40,18 @@ debredist sbom ./out --format cyclonedx -o out.cdx.json`,
 			if err := namedDir(args[0]); err != nil {
 				return err
 			}
+			created, err := a.sourceDateEpoch()
+			if err != nil {
+				return err
+			}
 			var b bytes.Buffer
-			if err := debredist.SBOM(a.ctx, args[0], *format, &b); err != nil {
+			if err := debredist.SBOM(a.ctx, args[0], debredist.SBOMOptions{Format: *format, Created: created}, &b); err != nil {
 				return err
 			}
 			if *out != "" {
 				return writeFile(*out, b.Bytes())
 			}
-			_, err := a.stdout.Write(b.Bytes())
+			_, err = a.stdout.Write(b.Bytes())
 			return err
 		}
 	},

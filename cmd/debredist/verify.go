@@ -242,8 +242,8 @@ func nixStatus(c verify.NixpkgsArchive) string {
 // or function in the CLI's flags and commands (inFlags), in place.
 func problemsInFlags(ps []verify.Problem) {
 	for i, p := range ps {
-		if msg := p.Error(); inFlags(msg) != msg {
-			ps[i] = verify.Problem{Err: inFlagsError{inFlags(msg), p}}
+		if msg := inFlags(p); msg != p.Error() {
+			ps[i] = verify.Problem{Err: inFlagsError{msg, p}}
 		}
 	}
 }

@@ -37,7 +37,10 @@ type Event struct {
 	Total   int64
 	Attempt int
 	Message string
-	Err     error
+	// Err is a FetchRetry's or FetchFailed's error; for a Warning or
+	// Notice, when set, the Message as an error whose options a front end
+	// words its own way (fault.Render).
+	Err error
 	// Code is a Warning's code (redist.Warning's) when the warning is
 	// about the output; "" for warnings about the run itself (a cache
 	// entry repaired, debs not read).

@@ -21,7 +21,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/debredist/debredist/debredist/entry"
-	"github.com/debredist/debredist/debredist/redist"
 )
 
 // DebKind classifies a DebError.
@@ -214,7 +213,10 @@ type MissingDeb struct {
 // missingShown is how many debs a MissingError names (Packages has all).
 const missingShown = 3
 
-func (e *MissingError) Error() string {
+func (e *MissingError) Error() string { return e.Render(nil) }
+
+// Render is Error with the options it names worded by w.
+func (e *MissingError) Render(w Words) string {
 	var b strings.Builder
 	cache := "the cache"
 	if e.Cache != "" {
@@ -232,9 +234,9 @@ func (e *MissingError) Error() string {
 	}
 	switch {
 	case e.Local:
-		fmt.Fprintf(&b, "; the mirror %s is a directory, which needs no network: drop Source.Offline to read the debs from it (they are verified and kept in the cache)", e.Mirror)
+		fmt.Fprintf(&b, "; the mirror %s is a directory, which needs no network: drop %s to read the debs from it (they are verified and kept in the cache)", e.Mirror, w.Say(RefOffline))
 	default:
-		b.WriteString("; run once without Source.Offline (Fetch with the same release or lock) to download them into the cache, or give Source.CacheDir DIR where they are")
+		fmt.Fprintf(&b, "; run once without %s (%s with the same release or lock) to download them into the cache, or give %s DIR where they are", w.Say(RefOffline), w.Say(RefFetch), w.Say(RefCacheDir))
 	}
 	return b.String()
 }
@@ -331,9 +333,12 @@ type UnplacedError struct {
 	Paths []DebPath // the paths without a place
 }
 
-func (e *UnplacedError) Error() string {
+func (e *UnplacedError) Error() string { return e.Render(nil) }
+
+// Render is Error with the options it names worded by w.
+func (e *UnplacedError) Render(w Words) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "redist package %s: %d deb path(s) have no place in the redist layout (add a rule to a Release.ProfileFile file to place or drop them):", e.PName, len(e.Paths))
+	fmt.Fprintf(&b, "redist package %s: %d deb path(s) have no place in the redist layout (add a rule to a %s file to place or drop them):", e.PName, len(e.Paths), w.Say(RefProfileFile))
 	for _, o := range e.Paths {
 		fmt.Fprintf(&b, "\n  %s: %s", o.Deb, o.Path)
 	}
@@ -375,38 +380,58 @@ type IncompleteError struct {
 	Missing        []string
 }
 
-func (e *IncompleteError) Error() string {
+func (e *IncompleteError) Error() string { return e.Render(nil) }
+
+// Render is Error with the options it names worded by w.
+func (e *IncompleteError) Render(w Words) string {
 	names := e.Missing
 	more := ""
 	if len(names) > 8 {
 		names, more = names[:8], fmt.Sprintf(" and %d more", len(names)-8)
 	}
-	return fmt.Sprintf("L4T %s: %s lacks %d redist package(s) profile %s expects: %s%s (a damaged or partial mirror? if the release really lacks them, use a Release.ProfileFile file whose \"expect\" leaves them out, or narrow the run with Build.Only)",
-		e.Suite, e.Source, len(e.Missing), e.Profile, strings.Join(names, ", "), more)
+	return fmt.Sprintf("L4T %s: %s lacks %d redist package(s) profile %s expects: %s%s (a damaged or partial mirror? if the release really lacks them, use a %s file whose \"expect\" leaves them out, or narrow the run with %s)",
+		e.Suite, e.Source, len(e.Missing), e.Profile, strings.Join(names, ", "), more, w.Say(RefProfileFile), w.Say(RefOnly))
 }
 
 // UsageError reports options that do not make sense together, or an input
 // the user named that is unusable; Err is the cause, if any.
 type UsageError struct {
+	// Msg is what is wrong, in the library's words (Usagef also keeps the
+	// Refs it names, for Render).
 	Msg string
 	Err error
 	// File is the input the user named (a profile, lock file, keyring or
 	// index) when it is that file that is missing or malformed.
 	File string
-	// Option is the options field ("Source.Mirror") whose value the
-	// caller gave and cannot be used, when the error is about one: Msg
-	// then starts with that value and Error puts the field's name first,
-	// so that a caller that took the value from elsewhere (a flag, an
-	// environment variable) can name where it came from instead.
-	Option string
+	// Option is the option whose value the caller gave and cannot be
+	// used, when the error is about one: Msg then starts with that value
+	// and Error puts the option first, so that a caller that took the value
+	// from elsewhere (a flag, an environment variable) can name where it
+	// came from instead.
+	Option Ref
+	msg    *Message // Msg with its Refs, when Usagef made it
 }
 
-func (e *UsageError) Error() string {
+func (e *UsageError) Error() string { return e.Render(nil) }
+
+// Render is Error with the Refs it names (Option, and those of a Usagef
+// message) worded by w.
+func (e *UsageError) Render(w Words) string {
 	if e.Option != "" {
-		return e.Option + " " + e.Msg
+		return w.Say(e.Option) + " " + e.Text(w)
+	}
+	return e.Text(w)
+}
+
+// Text is the message without the Option it is about, its Refs worded by
+// w.
+func (e *UsageError) Text(w Words) string {
+	if e.msg != nil {
+		return e.msg.Render(w)
 	}
 	return e.Msg
 }
+
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // ErrUnverifiedIndex is (wrapped in the error of) a Packages index that no
@@ -415,8 +440,19 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // nothing tells a complete index from one cut short at a stanza boundary.
 var ErrUnverifiedIndex = errors.New("no Release file lists a Packages index, so the index cannot be checked for completeness")
 
-// Usagef returns a *UsageError with a formatted message.
-func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+// Usagef returns a *UsageError with a formatted message; its arguments may
+// be Refs (see Errorf).
+func Usagef(format string, a ...any) error {
+	m := Errorf(format, a...)
+	return &UsageError{Msg: m.Error(), msg: m}
+}
+
+// OptionErrorf returns a *UsageError about the value of option (see
+// UsageError.Option); the message starts with the value.
+func OptionErrorf(option Ref, err error, format string, a ...any) error {
+	m := Errorf(format, a...)
+	return &UsageError{Option: option, Msg: m.Error(), msg: m, Err: err}
+}
 
 // NotFoundError is a mirror, or a suite of one, that does not exist: a
 // mirror directory that is missing, or a suite for which the mirror has no
@@ -455,32 +491,6 @@ func (e *NotFoundError) Error() string {
 		sb.WriteString("; an HTTP mirror does not list its suites")
 	}
 	return sb.String()
-}
-
-// WarningsError is a conversion that wrote and verified its output but
-// fails because of warnings (debredist.Build.FailOnWarnings): Warnings are
-// those whose codes Allowed does not name.
-type WarningsError struct {
-	Warnings []redist.Warning
-	Allowed  []string
-}
-
-func (e *WarningsError) Error() string {
-	codes := map[string]int{}
-	var order []string
-	for _, w := range e.Warnings {
-		if codes[w.Code] == 0 {
-			order = append(order, w.Code)
-		}
-		codes[w.Code]++
-	}
-	parts := make([]string, len(order))
-	for i, c := range order {
-		parts[i] = fmt.Sprintf("%s (%d)", c, codes[c])
-	}
-	first := e.Warnings[0]
-	return fmt.Sprintf("%d warning(s) not allowed: %s; the first: %s (the output is written; to accept a code: Build.AllowWarnings CODE)",
-		len(e.Warnings), strings.Join(parts, ", "), first.String())
 }
 
 // SyntaxError reports input that is not deb822 control syntax (apt indexes,

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/jsonpos"
 )
@@ -265,7 +266,7 @@ func ForJetPack(v string) (Profile, error) {
 			return p, nil
 		}
 	}
-	return Profile{}, fmt.Errorf("no built-in profile for JetPack %s (known: %s; see Builtin)", jsonpos.Quote(v), strings.Join(names, ", "))
+	return Profile{}, fault.Errorf("no built-in profile for JetPack %s (known: %s; see %s)", jsonpos.Quote(v), strings.Join(names, ", "), fault.RefProfiles)
 }
 
 // SupportedMajors lists the L4T majors ("r36") of the built-in profiles,
@@ -303,7 +304,7 @@ func ForSuite(suite string) (Profile, error) {
 		}
 	}
 	if template == nil {
-		return Profile{}, fmt.Errorf("L4T %s: no built-in profile for L4T major %s (supported: %s); write a profile file and pass Release.ProfileFile", suite, Major(suite), strings.Join(SupportedMajors(), ", "))
+		return Profile{}, fault.Errorf("L4T %s: no built-in profile for L4T major %s (supported: %s); write a profile file and pass %s", suite, Major(suite), strings.Join(SupportedMajors(), ", "), fault.RefProfileFile)
 	}
 	p := *template
 	p.Name = "l4t-" + suite
@@ -398,10 +399,12 @@ const ListSchema = "debredist.profiles/v1"
 // "profiles" key; an array in older versions), with the command that
 // prints one.
 func notAList(name string, data []byte) error {
-	const hint = "a profile file holds one profile: one of Builtin's, encoded as JSON"
+	hint := func(err error) error {
+		return fault.Errorf("%w; a profile file holds one profile: %s", err, fault.RefProfile)
+	}
 	t := bytes.TrimLeft(data, " \t\r\n")
 	if len(t) > 0 && t[0] == '[' {
-		return jsonpos.At(name, data, int64(len(data)-len(t)), "an array of profiles, not a profile; %s", hint)
+		return hint(jsonpos.At(name, data, int64(len(data)-len(t)), "an array of profiles, not a profile"))
 	}
 	var list struct {
 		Schema   string          `json:"schema"`
@@ -411,11 +414,11 @@ func notAList(name string, data []byte) error {
 		return nil // the strict decoding says what else is wrong
 	}
 	if list.Schema == ListSchema {
-		return jsonpos.At(name, data, max(jsonpos.KeyOffset(data, "schema"), 0),
-			"the list of profiles (schema %s), not a profile; %s", ListSchema, hint)
+		return hint(jsonpos.At(name, data, max(jsonpos.KeyOffset(data, "schema"), 0),
+			"the list of profiles (schema %s), not a profile", ListSchema))
 	}
-	return jsonpos.At(name, data, max(jsonpos.KeyOffset(data, "profiles"), 0),
-		"unknown field \"profiles\" (a list of profiles holds its profiles there); %s", hint)
+	return hint(jsonpos.At(name, data, max(jsonpos.KeyOffset(data, "profiles"), 0),
+		"unknown field \"profiles\" (a list of profiles holds its profiles there)"))
 }
 
 // maxFileBytes bounds a profile file.

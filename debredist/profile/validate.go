@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/jsonpos"
 )
 
@@ -47,12 +48,15 @@ type InvalidError struct {
 	Err   error  // decoding error, when Field is ""
 }
 
-func (e *InvalidError) Error() string {
+func (e *InvalidError) Error() string { return e.Render(nil) }
+
+// Render is Error with the Refs of its cause worded by w.
+func (e *InvalidError) Render(w fault.Words) string {
 	var je *jsonpos.Error
 	var pe *fs.PathError
 	switch {
 	case e.Field == "" && errors.As(e.Err, &je): // names the file, line and column
-		return "profile " + je.Error()
+		return "profile " + fault.Render(e.Err, w)
 	case e.Field == "" && errors.As(e.Err, &pe):
 		return fmt.Sprintf("profile %s: %v", e.File, pe.Err)
 	case e.Field == "":

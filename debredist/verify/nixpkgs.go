@@ -114,7 +114,7 @@ func (r *NixpkgsReport) Err() error {
 // Like Dir, it reads one generation of OUT, again when a conversion
 // replaced it meanwhile.
 func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
-	return reread(ctx, dir, "verify.Nixpkgs", NixpkgsSnapshot)
+	return reread(ctx, dir, "nixpkgs' rules for", NixpkgsSnapshot)
 }
 
 // NixpkgsSnapshot is Nixpkgs on one Snapshot of OUT.

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
@@ -97,7 +98,7 @@ func (p *Problem) UnmarshalJSON(b []byte) error {
 // Problemf is a Problem of the file at path (relative to the checked
 // directory, "" for none) with a formatted message.
 func Problemf(path, format string, a ...any) Problem {
-	return Problem{Path: path, Err: fmt.Errorf(format, a...)}
+	return Problem{Path: path, Err: fault.Errorf(format, a...)}
 }
 
 // Error lists everything Dir (or Convert's check of its own output, or
@@ -433,5 +434,5 @@ func Readable(ctx context.Context, snap *outdir.Snapshot) error {
 	if n := len(ve.Problems) - len(msgs); n > 0 {
 		more = fmt.Sprintf("; and %d more", n)
 	}
-	return fmt.Errorf("%s is not a valid output, %d problem(s): %s%s (verify.Dir tells more)", snap.Out, len(ve.Problems), strings.Join(msgs, "; "), more)
+	return fault.Errorf("%s is not a valid output, %d problem(s): %s%s (%s tells more)", snap.Out, len(ve.Problems), strings.Join(msgs, "; "), more, fault.RefVerify)
 }

@@ -156,7 +156,8 @@ func checkNonEmpty(out string, allow bool) error {
 	if len(names) == 0 {
 		return nil
 	}
-	return fault.Usagef("Build.Out %s is not empty and holds no debredist output (no redistrib_*.json, no .debredist): give a new or empty directory, or set Build.AllowNonEmptyOut to convert into it beside what it holds; nothing was written", out)
+	return fault.OptionErrorf(fault.RefOut, nil, "%s is not empty and holds no debredist output (no redistrib_*.json, no .debredist): give a new or empty directory, "+
+		"or set %s to convert into it beside what it holds; nothing was written", out, fault.RefAllowNonEmptyOut)
 }
 
 // checkForeign refuses, before anything is written to OUT, a product
@@ -186,7 +187,8 @@ func checkForeign(out string, pl *plan.Plan) error {
 		default:
 			what = "a file debredist did not write"
 		}
-		return fmt.Errorf("Build.Out %s: %s is %s, where the %s product goes; debredist does not take it over: move it out of %s (or convert into another Build.Out); nothing was written", out, at, what, pr.Product, out)
+		return fault.Errorf("%s %s: %s is %s, where the %s product goes; debredist does not take it over: move it out of %s (or convert into another %s); nothing was written",
+			fault.RefOut, out, at, what, pr.Product, out, fault.RefOut)
 	}
 	return nil
 }

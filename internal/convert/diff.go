@@ -83,7 +83,7 @@ func (o *Run) Side(ctx context.Context, ref string) (*reldiff.Input, error) {
 		o.Select.L4T = ref
 	} else {
 		if _, err := profile.ForJetPack(ref); err != nil {
-			return nil, fault.Usagef("%q is no file or directory, no L4T suite (rMAJOR.MINOR) and no JetPack release (see Profiles)", ref)
+			return nil, fault.Usagef("%q is no file or directory, no L4T suite (rMAJOR.MINOR) and no JetPack release (see %s)", ref, fault.RefProfiles)
 		}
 		o.Select.JetPack = ref
 	}
@@ -137,18 +137,19 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Input, error) {
 	}
 	defer snap.Close()
 	if len(snap.Foreign) > 0 { // what they stand for would be left out of the comparison silently
-		return nil, fmt.Errorf("%s: %d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", out, len(snap.Foreign), strings.Join(snap.Paths(snap.Foreign), ", "))
+		return nil, fault.Errorf("%s: %d symbolic link(s) debredist did not write, not followed: %s (%s lists them)",
+			out, len(snap.Foreign), strings.Join(snap.Paths(snap.Foreign), ", "), fault.RefVerify)
 	}
 	sidecars := map[string]redist.Provenance{}
 	for _, mf := range snap.Manifests {
 		rel, err := snap.ReadProduct(mf)
 		if err != nil {
-			return nil, fmt.Errorf("%w (verify.Dir tells more)", err)
+			return nil, fault.Errorf("%w (%s tells more)", err, fault.RefVerify)
 		}
 		sidecars[rel.Sidecar] = *rel.Prov
 	}
 	if len(sidecars) == 0 {
-		return nil, fmt.Errorf("%s: no debredist provenance record found (not an output directory of Convert?)", out)
+		return nil, fault.Errorf("%s: no debredist provenance record found (not an output directory of %s?)", out, fault.RefConvert)
 	}
 	files := make([]string, 0, len(sidecars))
 	suites := map[string]bool{}

@@ -60,7 +60,7 @@ func (o *Run) commitGeneration(ctx context.Context, pl *plan.Plan, jobs []*job, 
 	if res, err = o.writeManifests(g.Dir, pl, jobs, tmp, gprev); err != nil {
 		return nil, err
 	}
-	if err = writeSBOMs(ctx, g.Dir, tmp, o.Tool, o.SBOM); err != nil { // sbom.go
+	if err = writeSBOMs(ctx, g.Dir, tmp, o.Tool, o.MTime, o.SBOM); err != nil { // sbom.go
 		return nil, fmt.Errorf("writing the bill of materials: %w", err)
 	}
 	if err = checkWritten(g.Dir, res, jobs); err != nil {

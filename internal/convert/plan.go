@@ -66,11 +66,11 @@ func (o *Run) Plan(ctx context.Context, lookAhead bool) (*plan.Plan, error) {
 			pkgs = append(pkgs, ps...)
 		}
 		if unsigned {
-			msg := "index signatures were not checked (no Source.Keyring given)"
+			msg := fault.Errorf("index signatures were not checked (no %s given)", fault.RefKeyring)
 			if o.Source.Keyring != "" {
-				msg = "the repository publishes no signed Release: index signatures could not be checked"
+				msg = fault.Errorf("the repository publishes no signed Release: index signatures could not be checked")
 			}
-			o.emit(event.Event{Kind: event.Notice, Message: msg})
+			o.emit(event.Event{Kind: event.Notice, Message: msg.Error(), Err: msg})
 		}
 		pkgs = apt.Newest(pkgs)
 	}
@@ -85,7 +85,8 @@ func (o *Run) Plan(ctx context.Context, lookAhead bool) (*plan.Plan, error) {
 	if prof.ReleaseDate == "" {
 		prof.ReleaseDate = "1970-01-01"
 		if o.MTime.IsZero() {
-			return nil, fmt.Errorf("L4T %s: no release date in the profile and none derivable from nvidia-l4t-* versions; set SOURCE_DATE_EPOCH or release_date in a Release.ProfileFile file", prof.L4T)
+			return nil, fault.Errorf("L4T %s: no release date in the profile and none derivable from nvidia-l4t-* versions; set %s or release_date in a %s file",
+				prof.L4T, fault.RefMTime, fault.RefProfileFile)
 		}
 		prof.ReleaseDate = o.MTime.UTC().Format("2006-01-02")
 	}
@@ -111,7 +112,7 @@ func (o *Run) Plan(ctx context.Context, lookAhead bool) (*plan.Plan, error) {
 				for _, q := range p.Packages {
 					names = append(names, q.PName)
 				}
-				return nil, fault.Usagef("Build.Only %s: no such redist package in %s (have: %s)", name, prof.L4T, strings.Join(names, ", "))
+				return nil, fault.OptionErrorf(fault.RefOnly, nil, "%s: no such redist package in %s (have: %s)", name, prof.L4T, strings.Join(names, ", "))
 			}
 		}
 		for _, q := range p.Packages {
@@ -173,7 +174,7 @@ func (o *Run) selectProfile(lock *apt.Lock) (profile.Profile, error) {
 		return p, nil
 	}
 	if lock.Suite == "" {
-		return profile.Profile{}, fault.Usagef("lock file %s does not name its L4T suite (jetpack-nixos format): add Release.L4T or Release.JetPack", o.Select.LockFile)
+		return profile.Profile{}, fault.Usagef("lock file %s does not name its L4T suite (jetpack-nixos format): add %s or %s", o.Select.LockFile, fault.RefL4T, fault.RefJetPack)
 	}
 	return profile.ForSuite(lock.Suite)
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
 
 	"github.com/debredist/debredist/debredist/apt"
@@ -280,7 +281,7 @@ func writeLockOut(file string, pl *plan.Plan) error {
 		return fmt.Errorf("lock file %s: %w", file, err)
 	}
 	if err := files.Write(file, b.Bytes(), filepath.Dir(file)); err != nil {
-		return fmt.Errorf("Build.LockOut: %w", err)
+		return fault.Errorf("%s: %w", fault.RefLockOut, err)
 	}
 	return nil
 }

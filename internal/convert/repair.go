@@ -27,7 +27,7 @@ func (o *Run) repairCache(ctx context.Context, f *fetch.Fetcher, debs []apt.Pack
 		return fmt.Errorf("%w; removing it: %v", ce, eerr)
 	}
 	if o.Source.Offline {
-		return fmt.Errorf("%w; removed it (Source.Offline: not downloading it again)", ce)
+		return fault.Errorf("%w; removed it (%s: not downloading it again)", ce, fault.RefOffline)
 	}
 	o.emit(event.Event{Kind: event.Warning, Package: ce.Package, Message: ce.Error() + "; removed it, downloading it again"})
 	var again []apt.Package

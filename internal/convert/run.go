@@ -3,7 +3,6 @@ package convert
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"path/filepath"
 	"runtime"
@@ -139,9 +138,9 @@ func (r *Run) newFetcher() (*fetch.Fetcher, error) {
 	var ke *fault.KeyringError
 	switch {
 	case errors.Is(err, fetch.ErrCacheNotDir) && fo.CacheDir == "":
-		return nil, fmt.Errorf("the default %w (under $XDG_CACHE_HOME; or give Source.CacheDir)", err)
+		return nil, fault.Errorf("the default %w (or give %s)", err, fault.RefCacheDir)
 	case errors.Is(err, fetch.ErrCacheNotDir):
-		return nil, fmt.Errorf("Source.CacheDir: %w", err)
+		return nil, fault.Errorf("%s: %w", fault.RefCacheDir, err)
 	case errors.As(err, &ke): // a file the user named
 		return nil, &fault.UsageError{Msg: ke.Error(), Err: err, File: ke.Path}
 	}
@@ -183,14 +182,14 @@ func (r *Run) mirrorError(err error) error {
 	case !errors.As(err, &nf) || nf.What != fault.MirrorDirectory || r.Source.Base == "":
 		return err
 	case r.RecordedMirror:
-		return fmt.Errorf("%w: the conversion read the debs from there (give Source.Mirror where they are now)", err)
+		return fault.Errorf("%w: the conversion read the debs from there (give %s where they are now)", err, fault.RefMirror)
 	}
-	return MirrorNotFound("Source.Mirror", nf)
+	return MirrorNotFound(fault.RefMirror, nf)
 }
 
 // MirrorNotFound is the error for a mirror directory the caller gave as
 // option that is not there.
-func MirrorNotFound(option string, nf *fault.NotFoundError) error {
+func MirrorNotFound(option fault.Ref, nf *fault.NotFoundError) error {
 	return &fault.UsageError{Option: option, Msg: nf.Error() + " (want a directory that holds <repo>/dists/<suite>/, or an http(s) or file URL)", Err: nf, File: nf.Path}
 }
 
@@ -200,13 +199,13 @@ func MirrorNotFound(option string, nf *fault.NotFoundError) error {
 // from the cache or from a lock.
 func (r *Run) indexHint(err error) error {
 	if errors.Is(err, fault.ErrUnverifiedIndex) {
-		return fmt.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: Source.AllowUnverifiedIndex)", err)
+		return fault.Errorf("%w (to use it anyway, as apt's [trusted=yes] does: %s)", err, fault.RefAllowUnverifiedIndex)
 	}
 	if merr := r.mirrorError(err); merr != err {
 		return merr
 	}
 	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) && nf.Repo != "" && !nf.Listed {
-		return fmt.Errorf("%w (is the mirror URL right? Profiles lists the suites of the built-in releases)", err)
+		return fault.Errorf("%w (is the mirror URL right? %s lists the suites of the built-in releases)", err, fault.RefProfiles)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || isDNSError(err) {
@@ -214,7 +213,8 @@ func (r *Run) indexHint(err error) error {
 		if base == "" {
 			base = "NVIDIA's repository " + apt.DefaultBase
 		}
-		return fmt.Errorf("%w\ncannot reach %s: give another mirror (Source.Mirror URL or DIR, or DEBREDIST_MIRROR), or use Source.Offline after one online run, or Release.LockFile FILE whose debs are in the cache", err, base)
+		return fault.Errorf("%w\ncannot reach %s: give another mirror (%s URL or DIR), or use %s after one online run, or %s FILE whose debs are in the cache",
+			err, base, fault.RefMirror, fault.RefOffline, fault.RefLockFile)
 	}
 	return err
 }

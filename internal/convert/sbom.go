@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
@@ -15,8 +16,9 @@ import (
 // writeSBOMs writes, beside each manifest under root (a generation being
 // built), its SPDX and CycloneDX documents: all of them when force, else
 // those that are already there (carried over from the previous generation,
-// they must describe the new one).
-func writeSBOMs(ctx context.Context, root, tmp, tool string, force bool) error {
+// they must describe the new one), created as their creation time (zero:
+// the latest release date).
+func writeSBOMs(ctx context.Context, root, tmp, tool string, created time.Time, force bool) error {
 	snap, err := outdir.Open(root)
 	if err != nil {
 		return err
@@ -29,7 +31,7 @@ func writeSBOMs(ctx context.Context, root, tmp, tool string, force bool) error {
 		if !force && !exists(sp) && !exists(cd) {
 			continue
 		}
-		in, err := sbom.Read(ctx, snap, []string{mf}, tool)
+		in, err := sbom.Read(ctx, snap, []string{mf}, tool, created)
 		if err != nil {
 			return err
 		}

@@ -12,11 +12,12 @@ import (
 	"sort"
 	"strings"
 
+	"syscall"
+
 	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/safepath"
-	"syscall"
 )
 
 // Extract writes a deb's data safely into dir. It refuses an existing
@@ -48,7 +49,7 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 				return fail(fault.DebIO, "", err)
 			}
 			if !empty {
-				return fail(fault.DebExists, "", fmt.Errorf("destination %s is not empty (ExtractOptions.Force replaces it)", dir))
+				return fail(fault.DebExists, "", fault.Errorf("destination %s is not empty (%s replaces it)", dir, fault.RefForce))
 			}
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {

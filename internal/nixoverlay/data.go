@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/files"
@@ -89,7 +90,7 @@ type Release struct {
 // and what the user is told beside the Nix.
 func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations bool, copyTo string, nixpkgs NixpkgsFunc) (*Data, *Result, error) {
 	if len(snap.Foreign) > 0 { // what they stand for would be left out silently
-		return nil, nil, fmt.Errorf("%d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", len(snap.Foreign), strings.Join(snap.Paths(snap.Foreign), ", "))
+		return nil, nil, fault.Errorf("%d symbolic link(s) debredist did not write, not followed: %s (%s lists them)", len(snap.Foreign), strings.Join(snap.Paths(snap.Foreign), ", "), fault.RefVerify)
 	}
 	type manifest struct {
 		file, rel string // as OUT shows it, and relative to OUT
@@ -221,7 +222,7 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 		d.NullPackages = append(d.NullPackages, "cuda_compat")
 	}
 	for _, p := range rep.Problems {
-		res.Notes = append(res.Notes, "verify.Nixpkgs: "+p)
+		res.Notes = append(res.Notes, "nixpkgs' rules: "+p)
 	}
 	if len(d.Manifests) == 0 {
 		return nil, nil, fmt.Errorf("no manifest of nixpkgs' CUDA redists (%s)", strings.Join(nixTable().Redists, ", "))
@@ -271,7 +272,7 @@ func archiveReadable(snap *outdir.Snapshot, p, size string) error {
 	}
 	f, err := snap.OpenArchive(p, n) // outdir: a regular file of that size, no hard link outside OUT
 	if err != nil {
-		return fmt.Errorf("archive %s: %w (verify.Dir tells more)", snap.Path(p), err)
+		return fault.Errorf("archive %s: %w (%s tells more)", snap.Path(p), err, fault.RefVerify)
 	}
 	return f.Close()
 }
@@ -302,7 +303,7 @@ func copyArchive(ctx context.Context, snap *outdir.Snapshot, p, dir, sha256 stri
 		return "", fmt.Errorf("copying archive %s: %w", snap.Path(p), err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != sha256 {
-		return "", fmt.Errorf("archive %s has sha256 %s, the manifest says %s (verify.Dir tells more)", snap.Path(p), got, sha256)
+		return "", fault.Errorf("archive %s has sha256 %s, the manifest says %s (%s tells more)", snap.Path(p), got, sha256, fault.RefVerify)
 	}
 	return dst, nil
 }
@@ -335,7 +336,7 @@ func addVerdict(pkg *Package, c Verdict, cuda string, res *Result) {
 		res.Notes = append(res.Notes, fmt.Sprintf("INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs config's permittedInsecurePackages", v, src, cuda, c.Component, c.Version))
 	}
 	for _, f := range c.Failures {
-		res.Notes = append(res.Notes, fmt.Sprintf("verify.Nixpkgs finds a problem no override fixes: %s: %s", c.Component, f))
+		res.Notes = append(res.Notes, fmt.Sprintf("nixpkgs' rules find a problem no override fixes: %s: %s", c.Component, f))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/files"
@@ -137,7 +138,7 @@ func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 		return "", err
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("the mirror directory %s the debs were read from is not there: give NixOptions.Mirror", abs)
+		return "", fault.Errorf("the mirror directory %s the debs were read from is not there: give %s", abs, fault.RefNixMirror)
 	}
 	for _, ix := range prov.Indexes {
 		i := strings.Index(ix.URL, "/"+ix.Repo+"/dists/")
@@ -150,7 +151,8 @@ func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 			return "", fmt.Errorf("the mirror directory %s: index %s of repo %s (recorded as %s): %w", abs, file, ix.Repo, ix.URL, err)
 		}
 		if sum != ix.SHA256 {
-			return "", fmt.Errorf("the mirror directory %s holds another index than the conversion read: %s has sha256 %s, the provenance records %s for %s (give NixOptions.Mirror the mirror the conversion read)", abs, file, sum, ix.SHA256, ix.URL)
+			return "", fault.Errorf("the mirror directory %s holds another index than the conversion read: %s has sha256 %s, the provenance records %s for %s (give %s the mirror the conversion read)",
+				abs, file, sum, ix.SHA256, ix.URL, fault.RefNixMirror)
 		}
 	}
 	return abs, nil

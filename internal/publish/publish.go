@@ -42,7 +42,7 @@ const (
 )
 
 // commitHook, when set, is called at every step of the commit stage; the
-// tests set it (DEBREDIST_TEST_KILL_AT, see init) to kill the process
+// crash tests set it (killpoints.go, only in a build tagged debredist_killpoints) to
 // there.
 var commitHook func(step string)
 
@@ -51,25 +51,6 @@ var commitHook func(step string)
 func Step(step string) {
 	if commitHook != nil {
 		commitHook(step)
-	}
-}
-
-func init() {
-	at := os.Getenv("DEBREDIST_TEST_KILL_AT")
-	if at == "" {
-		return
-	}
-	n, err := strconv.Atoi(at)
-	if err != nil {
-		return
-	}
-	count := 0
-	commitHook = func(step string) {
-		count++
-		fmt.Fprintf(os.Stderr, "debredist: commit step %d: %s\n", count, step)
-		if count == n {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		}
 	}
 }
 

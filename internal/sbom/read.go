@@ -10,7 +10,6 @@ import (
 	"hash"
 	"io"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -32,10 +31,12 @@ import (
 // them (debredist/outdir: each release valid and agreeing with its
 // provenance, each archive the file its manifest names, not hard-linked
 // outside OUT, and decoded within archive's bounds with one top directory
-// named like the file); tool names the generator ("debredist 0.1.0").
+// named like the file); tool names the generator ("debredist 0.1.0"),
+// created is the documents' creation time (zero: the latest release date
+// of the manifests read).
 // Every string read is checked by Input.Check; errors name the file and
 // field.
-func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool string) (*Input, error) {
+func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool string, created time.Time) (*Input, error) {
 	in := &Input{Tool: tool}
 	var latest time.Time
 	for _, mf := range slices.Sorted(slices.Values(manifests)) {
@@ -130,10 +131,11 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 				return nil, fmt.Errorf("%s: %w", where, err)
 			}
 			if file.SHA256 != a.SHA256 || file.Size != a.Size {
-				return nil, fmt.Errorf("%s: the file has sha256 %s and %d bytes, the provenance records %s and %d: it changed since the conversion (verify.Dir tells more)", where, file.SHA256, file.Size, a.SHA256, a.Size)
+				return nil, fault.Errorf("%s: the file has sha256 %s and %d bytes, the provenance records %s and %d: it changed since the conversion (%s tells more)",
+					where, file.SHA256, file.Size, a.SHA256, a.Size, fault.RefVerify)
 			}
 			if file.MD5 != a.MD5 {
-				return nil, fmt.Errorf("%s: the file has md5 %s, the provenance records %s: it changed since the conversion (verify.Dir tells more)", where, file.MD5, a.MD5)
+				return nil, fault.Errorf("%s: the file has md5 %s, the provenance records %s: it changed since the conversion (%s tells more)", where, file.MD5, a.MD5, fault.RefVerify)
 			}
 			file.Path = arRel
 			comp.Archive = file
@@ -163,18 +165,14 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 		}
 		for _, p := range slices.Sorted(maps.Keys(arts)) {
 			if !covered[p] { // never a bill of materials that leaves an archive out
-				return nil, fmt.Errorf("%s: archive %s: the provenance sidecar %s has no record of it (verify.Dir tells more)", relm, p, filepath.ToSlash(siderel))
+				return nil, fault.Errorf("%s: archive %s: the provenance sidecar %s has no record of it (%s tells more)", relm, p, siderel, fault.RefVerify)
 			}
 		}
 		in.Releases = append(in.Releases, rel)
 	}
 	in.Created = latest
-	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
-		sec, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || sec < 0 {
-			return nil, fault.Usagef("SOURCE_DATE_EPOCH=%q: not a number of seconds", s)
-		}
-		in.Created = time.Unix(sec, 0).UTC()
+	if !created.IsZero() {
+		in.Created = created.UTC()
 	}
 	return in, in.Check()
 }
@@ -192,7 +190,7 @@ type wheelOf struct {
 func hashArchive(ctx context.Context, snap *outdir.Snapshot, name string, size int64, want map[string]bool, wheels bool) (File, map[string]File, error) {
 	f, err := snap.OpenArchive(name, size)
 	if err != nil {
-		return File{}, nil, fmt.Errorf("%w (verify.Dir tells more)", err)
+		return File{}, nil, fault.Errorf("%w (%s tells more)", err, fault.RefVerify)
 	}
 	defer f.Close()
 	s2, s1, m5 := sha256.New(), sha1.New(), md5.New()
