@@ -41,9 +41,9 @@ const (
 	genPrefix = "gen-"
 )
 
-// commitHook, when set, is called at every step of the commit stage; the
-// crash tests set it (killpoints.go, only in a build tagged debredist_killpoints) to
-// there.
+// commitHook, when set, is called at every step of the commit stage: the
+// crash tests' binaries (built with the tag debredist_killpoints, see
+// killpoints.go) kill themselves there.
 var commitHook func(step string)
 
 // Step marks one step of the commit stage (a point where a test may kill
