@@ -14,6 +14,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/hostile"
 )
 
 // TestUpToDateWithoutDebsKeepsProvenance: over an existing OUT, with a
@@ -132,7 +133,7 @@ func TestVerifyChecksProvenance(t *testing.T) {
 // with every manifest.
 func TestUnwritableLockOutLeavesOutComplete(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
+	b, err := hostile.Deb("ok-baseline")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestUnwritableLockOutLeavesOutComplete(t *testing.T) {
 // corpus' baseline deb, converted once into e.out.
 func convertedBaseline(t *testing.T) *hostileEnv {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
+	b, err := hostile.Deb("ok-baseline")
 	if err != nil {
 		t.Fatal(err)
 	}
