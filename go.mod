@@ -14,6 +14,7 @@ require (
 	github.com/vbauerster/mpb/v8 v8.9.3
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/tools v0.52.0
 	pault.ag/go/debian v0.18.0
 )
 
@@ -27,5 +28,4 @@ require (
 	github.com/mattn/go-runewidth v0.0.16 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	golang.org/x/crypto v0.41.0 // indirect
-	golang.org/x/tools v0.52.0 // indirect
 )
