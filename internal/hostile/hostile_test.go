@@ -54,15 +54,20 @@ func TestCasesWellFormed(t *testing.T) {
 	if !reflect.DeepEqual(count, want) {
 		t.Errorf("cases by kind/verdict: %v, want %v", count, want)
 	}
-	for _, must := range []string{"traversal-dotdot", "traversal-dot-dotdot", "traversal-inner", "absolute-file", "symlink-out-relative-write-through",
-		"hardlink-outside", "hardlink-missing", "char-device", "fifo", "setuid-file", "file-replaces-dir", "dir-replaces-file",
-		"duplicate-different-content", "xz-bomb-limited", "xz-bomb-default", "truncated-xz", "truncated-zstd", "truncated-gzip",
-		"corrupt-xz", "corrupt-zstd", "corrupt-gzip", "tar-size-larger", "garbage-after-data", "wrong-debian-binary",
-		"missing-debian-binary", "members-out-of-order", "missing-control", "missing-data", "unknown-compression-suffix",
-		"ar-size-non-numeric", "ar-size-past-eof", "odd-member-padded", "odd-member-unpadded", "long-name-pax", "long-name-gnu",
-		"nul-in-name", "lookalike-unicode", "index-crlf", "index-continuation-lines", "index-duplicates-epochs-tildes",
-		"index-missing-sha256", "index-nonhex-sha256", "index-nonnumeric-size", "index-empty", "index-binary-garbage", "index-truncated-xz",
-		"profile-product-traversal", "profile-pname-traversal", "profile-pname-absolute", "profile-pname-nul", "profile-pname-long", "profile-pname-lookalike"} {
+	for _, must := range []string{
+		"traversal-dotdot", "traversal-dot-dotdot", "traversal-inner", "absolute-file",
+		"symlink-out-relative-write-through", "hardlink-outside", "hardlink-missing", "char-device", "fifo",
+		"setuid-file", "file-replaces-dir", "dir-replaces-file", "duplicate-different-content", "xz-bomb-limited",
+		"xz-bomb-default", "truncated-xz", "truncated-zstd", "truncated-gzip", "corrupt-xz", "corrupt-zstd",
+		"corrupt-gzip", "tar-size-larger", "garbage-after-data", "wrong-debian-binary", "missing-debian-binary",
+		"members-out-of-order", "missing-control", "missing-data", "unknown-compression-suffix",
+		"ar-size-non-numeric", "ar-size-past-eof", "odd-member-padded", "odd-member-unpadded", "long-name-pax",
+		"long-name-gnu", "nul-in-name", "lookalike-unicode", "index-crlf", "index-continuation-lines",
+		"index-duplicates-epochs-tildes", "index-missing-sha256", "index-nonhex-sha256", "index-nonnumeric-size",
+		"index-empty", "index-binary-garbage", "index-truncated-xz", "profile-product-traversal",
+		"profile-pname-traversal", "profile-pname-absolute", "profile-pname-nul", "profile-pname-long",
+		"profile-pname-lookalike",
+	} {
 		if !names[must] {
 			t.Errorf("corpus lacks %s", must)
 		}
