@@ -48,8 +48,8 @@ func TestCasesWellFormed(t *testing.T) {
 		}
 		count[c.Kind+"/"+c.Expect]++
 	}
-	// The corpus of issue 38's move to txtar: 85 debs (19 accepted), 22
-	// indexes (8 refused), 12 profiles. A case removed by accident fails here.
+	// The corpus: 85 debs (19 accepted), 22 indexes (8 refused), 12
+	// profiles. A case removed by accident fails here; a new one updates it.
 	want := map[string]int{"deb/accept": 19, "deb/reject": 66, "index/accept": 14, "index/reject": 8, "profile/reject": 12}
 	if !reflect.DeepEqual(count, want) {
 		t.Errorf("cases by kind/verdict: %v, want %v", count, want)
