@@ -25,7 +25,7 @@ import (
 
 // A caller outside the package branches on each public error with
 // errors.As; every error here is triggered for real: the hostile corpus
-// (testdata/hostile), a fixture mirror, an httptest server.
+// (internal/hostile, testdata/hostile), a fixture mirror, an httptest server.
 
 type lockDeb struct {
 	pkg, version, filename string
@@ -98,7 +98,7 @@ func TestPublicErrorsHostileCorpus(t *testing.T) {
 		if c.Kind != hostile.KindDeb || c.Expect != hostile.Reject {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("../testdata/hostile", c.File))
+		b, err := c.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +167,15 @@ func TestPublicErrorsProfiles(t *testing.T) {
 			continue
 		}
 		n++
-		_, err := debredist.LoadProfile(filepath.Join("../testdata/hostile", c.File))
+		b, err := c.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), c.File)
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = debredist.LoadProfile(file)
 		var pe *profile.InvalidError
 		if !errors.As(err, &pe) || pe.Field != c.Field || !strings.HasSuffix(pe.File, c.File) {
 			t.Errorf("%s: %v, want a *ProfileError naming field %s", c.Name, err, c.Field)
@@ -186,7 +194,7 @@ func validDeb(t *testing.T) []byte {
 	}
 	for _, c := range cases {
 		if c.Kind == hostile.KindDeb && c.Expect == hostile.Accept && c.Limits == nil {
-			b, err := os.ReadFile(filepath.Join("../testdata/hostile", c.File))
+			b, err := c.Bytes()
 			if err != nil {
 				t.Fatal(err)
 			}

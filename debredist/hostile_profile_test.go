@@ -3,7 +3,6 @@ package debredist
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,7 +22,7 @@ func TestHostileProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	debBytes, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
+	debBytes, err := hostile.Deb("ok-baseline")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,10 +36,15 @@ func TestHostileProfiles(t *testing.T) {
 			e := newHostileEnv(t, debBytes, nil)
 			e.opts.Build.Out = filepath.Join(e.root, "a", "b", "c", "out")
 			e.opts.Release.JetPack = ""
-			e.opts.Release.ProfileFile = filepath.Join(hostileDir, c.File)
+			e.opts.Release.ProfileFile = filepath.Join(e.root, c.File)
+			b, err := c.Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustWrite(t, e.opts.Release.ProfileFile, b)
 			before := treeState(t, e.root)
 			rootBefore := rootListing(t)
-			_, err := Convert(context.Background(), e.opts)
+			_, err = Convert(context.Background(), e.opts)
 			if d := diffState(before, treeState(t, e.root)); len(d) > 0 {
 				t.Errorf("a refused profile wrote:\n%s", strings.Join(d, "\n"))
 			}

@@ -128,7 +128,7 @@ func diffState(a, b map[string]string) []string {
 	return d
 }
 
-// errKind names err the way cases.json does.
+// errKind names err the way the corpus' cases do.
 func errKind(err error) string {
 	var de *fault.DebError
 	var ce *fault.ConflictError
@@ -228,7 +228,7 @@ func TestHostileDebs(t *testing.T) {
 		}
 		n++
 		t.Run(c.Name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join(hostileDir, c.File))
+			b, err := c.Bytes()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -357,7 +357,7 @@ func TestHostileIndexes(t *testing.T) {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join(hostileDir, c.File))
+			b, err := c.Bytes()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -454,7 +454,7 @@ func checkIndexPlan(t *testing.T, c hostile.Case, b []byte) {
 // with KindLimit) and with the defaults (converted).
 func TestHostileBombLimits(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join(hostileDir, "xz-bomb-default.deb"))
+	b, err := hostile.Deb("xz-bomb-default")
 	if err != nil {
 		t.Fatal(err)
 	}

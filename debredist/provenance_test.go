@@ -15,6 +15,7 @@ import (
 	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/hostile"
 )
 
 // TestUpToDateWithoutDebsKeepsProvenance: over an existing OUT, with a
@@ -133,7 +134,7 @@ func TestVerifyChecksProvenance(t *testing.T) {
 // with every manifest.
 func TestUnwritableLockOutLeavesOutComplete(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
+	b, err := hostile.Deb("ok-baseline")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestUnwritableLockOutLeavesOutComplete(t *testing.T) {
 // corpus' baseline deb, converted once into e.out.
 func convertedBaseline(t *testing.T) *hostileEnv {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
+	b, err := hostile.Deb("ok-baseline")
 	if err != nil {
 		t.Fatal(err)
 	}
