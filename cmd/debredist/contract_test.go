@@ -280,8 +280,8 @@ func TestProfilesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = cli(t, "plan", "--profile", p, "--mirror", sampleMirror, "--cache", cache)
-	if code != exitUsage || !strings.Contains(stderr, "the list of profiles 'debredist profiles --json' prints") ||
-		!strings.Contains(stderr, "'debredist profiles --json NAME' prints one") {
+	if code != exitUsage || !strings.Contains(stderr, "the list of profiles (schema debredist.profiles/v1), not a profile") ||
+		!strings.Contains(stderr, "a profile file holds one profile: what 'debredist profiles --json NAME' prints") {
 		t.Errorf("plan --profile <list>: exit %d: %s", code, stderr)
 	}
 }

@@ -74,7 +74,7 @@ func TestDiffCLIErrors(t *testing.T) {
 		{[]string{"diff", "--mirror", sampleMirror, "jetpack99", "r36.5"}, exitUsage, `"jetpack99" is no file or directory`},
 		{[]string{"diff", "--mirror", t.TempDir(), "r36.5", "r36.4"}, exitUsage, "no such suite r36.5 on the mirror"},
 		{[]string{"diff", "--allow-unverified-index", "--mirror", t.TempDir(), "r36.5", "r36.4"}, exitUsage, "no such suite r36.5 on the mirror"},
-		{[]string{"diff", "--jobs", "-2", "r36.4", "r36.5"}, exitUsage, "--jobs -2"},
+		{[]string{"diff", "--downloads", "-2", "r36.4", "r36.5"}, exitUsage, "--downloads -2"},
 	} {
 		code, _, stderr := cli(t, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {

@@ -45,8 +45,9 @@ func ExampleUsageError() {
 	}.Check()
 	var ue *fault.UsageError
 	if errors.As(err, &ue) {
-		fmt.Println("usage error:", ue.Msg)
+		// The option is data: a front end names it its own way.
+		fmt.Println("usage error:", ue.Option, "is", ue.Msg)
 	}
 	// Output:
-	// usage error: Build.Compression "lz4": want xz or zstd
+	// usage error: Build.Compression is "lz4": want xz or zstd
 }

@@ -426,8 +426,12 @@ func (e *UsageError) Render(w Words) string {
 // Text is the message without the Option it is about, its Refs worded by
 // w.
 func (e *UsageError) Text(w Words) string {
-	if e.msg != nil {
+	switch {
+	case e.msg != nil:
 		return e.msg.Render(w)
+	case e.Err != nil && w != nil:
+		// Msg quotes its cause: the cause's Refs are worded too.
+		return strings.Replace(e.Msg, e.Err.Error(), Render(e.Err, w), 1)
 	}
 	return e.Msg
 }
