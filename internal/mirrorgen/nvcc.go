@@ -148,3 +148,34 @@ func (s *suite) crtHeaders(t *tree, inc string) {
 
 // versionLess reports whether dotted version a is below b, numerically.
 func versionLess(a, b string) bool { return profile.CompareDotted(a, b) < 0 }
+
+// cubPatched returns the cub headers of CUDA xy that nixpkgs patches, by
+// path below include/cub, each holding the lines the patch changes with
+// the context it needs, as NVIDIA's headers of that release write them.
+// NixOS/nixpkgs pkgs/development/cuda-modules/packages/cccl.nix (read at
+// Swarsel/nixpkgs 4aa6836a648ca76c68866decf0c8965e36ec2a3b) applies to
+// CUDA 13.2 and later a fetchpatch of NVIDIA/cccl commit
+// 8e41eeabe54ab9ae48ad5640cfa7153b0a1071af ("Fix invalid C++ syntax",
+// stripLen 2, extraPrefix include/): its two hunks need these lines of
+// NVIDIA/cccl before that commit (cub/cub/device/device_transform.cuh and
+// dispatch/tuning/tuning_transform.cuh, lines 42-50 and 42-51), or the
+// build fails in its patch phase. The rest of each file is ours.
+func cubPatched(xy string) map[string]string {
+	if versionLess(xy, "13.2") {
+		return nil
+	}
+	head := func(name string) string {
+		return "/* cub/" + name + ": synthetic (debredist mirrorgen), with the lines nixpkgs patches as NVIDIA writes them */\n"
+	}
+	return map[string]string{
+		"device/device_transform.cuh": head("device/device_transform.cuh") +
+			"} // namespace detail\nCUB_NAMESPACE_END\n\ntemplate <typename T>\n" +
+			"struct ::cuda::proclaims_copyable_arguments<CUB_NS_QUALIFIER::detail::__return_constant<T>> : ::cuda::std::true_type\n" +
+			"{};\n\nCUB_NAMESPACE_BEGIN\n" +
+			"//! DeviceTransform provides device-wide, parallel operations for transforming elements tuple-wise from multiple input\n",
+		"device/dispatch/tuning/tuning_transform.cuh": head("device/dispatch/tuning/tuning_transform.cuh") +
+			"} // namespace detail::transform\nCUB_NAMESPACE_END\n\ntemplate <>\n" +
+			"struct ::cuda::proclaims_copyable_arguments<CUB_NS_QUALIFIER::detail::transform::always_true_predicate>\n" +
+			"    : ::cuda::std::true_type\n{};\n\nCUB_NAMESPACE_BEGIN\nnamespace detail::transform\n",
+	}
+}

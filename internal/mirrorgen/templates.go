@@ -318,6 +318,9 @@ func (pi *pkgInfo) buildCUDARuntime(t *tree, p cudaPaths) bool {
 			inc += "/cccl"
 		}
 		t.blobs(inc, "thrust/version.h", "thrust/device_vector.h", "cub/cub.cuh", "cub/version.cuh", "cuda/std/atomic")
+		for name, text := range cubPatched(s.cudaXY) {
+			t.text(inc+"/cub/"+name, text)
+		}
 		if s.cudaMajor >= 12 {
 			t.blob(inc + "/nv/target")
 			t.text(p.lib+"/cmake/cccl/cccl-config.cmake", "# synthetic cccl-config.cmake\n")
