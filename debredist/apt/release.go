@@ -29,17 +29,17 @@ type ReleaseFile struct {
 	Architectures, Components            []string
 	// SHA256 maps a path to its size and hash.
 	SHA256 map[string]FileHash
-	// Fields holds every field as written (see Package.Fields).
+	// Fields holds every field as written (see [Package.Fields]).
 	Fields map[string]string
 }
 
-// ErrClearsigned is returned by ParseRelease for an InRelease file still
+// ErrClearsigned is returned by [ParseReleaseFile] for an InRelease file still
 // wrapped in its OpenPGP clearsign armor: the caller verifies the signature
 // and passes the signed text.
 var ErrClearsigned = errors.New("apt: Release is clearsigned; verify and strip the armor first")
 
-// ErrNotListed is wrapped by Release.Verify when the Release has no SHA256
-// entry for the path.
+// ErrNotListed is wrapped by [ReleaseFile.Verify] when the Release file has
+// no SHA256 entry for the path.
 var ErrNotListed = errors.New("not listed in Release")
 
 // MismatchError reports data whose size or SHA256 differ from the Release.
