@@ -116,9 +116,10 @@ type NixResult struct {
 // Nix returns the Nix overlay that makes nixpkgs' CUDA package set of OUT's
 // CUDA release use OUT's manifests and archives (applied after
 // jetpack-nixos' overlay; see the README's "Consuming the output"), or
-// with [NixOptions.Derivations] the file that builds them in Nix. It runs [verify.Nixpkgs] on OUT to know what to override.
-// The printed Nix is constant code applied to one JSON string of data:
-// nothing read from OUT is ever Nix syntax.
+// with [NixOptions.Derivations] the file that builds them in Nix. It
+// runs [verify.Nixpkgs] on OUT to know what to override. The printed Nix
+// is constant code applied to one JSON string of data: nothing read from
+// OUT is ever Nix syntax.
 func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
 	if o.Derivations {
 		if err := checkMirror(fault.RefNixMirror, o.Mirror, true); err != nil {

@@ -153,7 +153,8 @@ func TestJSONSchemas(t *testing.T) {
 	// Go docs write is one the commands emit.
 	for name, where := range documentedSchemas(t) {
 		if !emitted[name] {
-			t.Errorf("%s names schema %s: the commands emit %v", strings.Join(where, ", "), name, slices.Sorted(maps.Keys(emitted)))
+			t.Errorf("%s names schema %s: the commands emit %v",
+				strings.Join(where, ", "), name, slices.Sorted(maps.Keys(emitted)))
 		}
 	}
 	// One spelling of cuda_variant everywhere (issue 31 item 3): the

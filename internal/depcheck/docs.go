@@ -358,12 +358,12 @@ func (a *API) DocNames(importPath string, skip func(string) bool) ([]DocProblem,
 			for _, t := range ts {
 				switch t := t.(type) {
 				case comment.Plain:
-					a.proseNames(p, string(t), true, skip, report)
+					a.proseNames(p, string(t), docQuotes, true, skip, report)
 					for _, m := range brokenLink.FindAllString(string(t), -1) {
 						report(m, "go doc prints it with its brackets: no doc link (a letter touches it?)")
 					}
 				case comment.Italic:
-					a.proseNames(p, string(t), true, skip, report)
+					a.proseNames(p, string(t), docQuotes, true, skip, report)
 				case *comment.Link:
 					walkText(t.Text)
 				case *comment.DocLink:
@@ -386,7 +386,7 @@ func (a *API) DocNames(importPath string, skip func(string) bool) ([]DocProblem,
 						walk(it.Content)
 					}
 				case *comment.Code:
-					a.proseNames(p, b.Text, false, skip, report)
+					a.proseNames(p, b.Text, docQuotes, false, skip, report)
 				}
 			}
 		}
@@ -402,6 +402,26 @@ func (a *API) DocNames(importPath string, skip func(string) bool) ([]DocProblem,
 }
 
 const writeLink = "write it as a doc link, "
+
+// TextNames checks the Go names in text, a document outside the Go
+// sources (the README): as in a doc comment of the package at
+// importPath, every pkg.Name (a package of the module, internal ones
+// too, or the standard library's), Type.Member or chain of fields must
+// exist; nothing need be a link. Each problem's Pos is its line in text.
+func (a *API) TextNames(importPath, text string) ([]DocProblem, error) {
+	p, err := a.load(importPath)
+	if err != nil {
+		return nil, err
+	}
+	var probs []DocProblem
+	for i, line := range strings.Split(text, "\n") {
+		// Markdown's backquotes make code, not a quoted value.
+		a.proseNames(p, line, `"'`, false, func(string) bool { return false }, func(name, why string) {
+			probs = append(probs, DocProblem{Pos: token.Position{Line: i + 1}, Text: name, Why: why})
+		})
+	}
+	return probs, nil
+}
 
 // linkText is a doc link as written between its brackets.
 func linkText(l *comment.DocLink) string {
@@ -454,12 +474,15 @@ func (a *API) checkLink(p *apiPackage, l *comment.DocLink, skip func(string) boo
 	return ""
 }
 
+// docQuotes quote a value in a doc comment ("Source.Mirror", a message).
+const docQuotes = "\"'`"
+
 // proseNames checks the Go names in text, a run of prose (asLinks: a name
 // go doc can link must be a doc link) or a code block.
-func (a *API) proseNames(p *apiPackage, text string, asLinks bool, skip func(string) bool,
+func (a *API) proseNames(p *apiPackage, text, quotes string, asLinks bool, skip func(string) bool,
 	report func(text, why string)) {
 	for _, m := range goName.FindAllStringSubmatchIndex(text, -1) {
-		quoted := m[2] < m[3] && strings.ContainsAny(text[m[2]:m[3]], "\"'`")
+		quoted := m[2] < m[3] && strings.ContainsAny(text[m[2]:m[3]], quotes)
 		call := strings.HasPrefix(text[m[7]:], "(") // an expression: path.Join(dir, name)
 		name := text[m[6]:m[7]]
 		parts := strings.Split(name, ".")

@@ -1,6 +1,8 @@
 package depcheck
 
 import (
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -68,6 +70,36 @@ func TestDocNamesFixture(t *testing.T) {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		for _, p := range probs {
 			t.Log(p)
+		}
+	}
+}
+
+// TestDocNamesMarkdown: the Go names README.md and docs/ write (not
+// docs/CHANGES.md, whose entries name what was renamed) exist, read as
+// the facade's docs read them: Options.Release, verify.Dir,
+// internal/build's build.Package.
+func TestDocNamesMarkdown(t *testing.T) {
+	mod, _, err := Module("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := NewAPI("../..")
+	files, _ := filepath.Glob("../../docs/*.md")
+	files = append(files, "../../README.md")
+	for _, f := range files {
+		if filepath.Base(f) == "CHANGES.md" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probs, err := api.TextNames(mod+"/debredist", string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range probs {
+			t.Errorf("%s:%d: %s: %s", strings.TrimPrefix(f, "../../"), p.Pos.Line, p.Text, p.Why)
 		}
 	}
 }
