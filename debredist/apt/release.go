@@ -23,7 +23,8 @@ type FileHash struct {
 	SHA256 string // lowercase hex
 }
 
-// ReleaseFile is a parsed ReleaseFile file, or the signed content of an InRelease.
+// ReleaseFile is a parsed Release file, or the signed content of an InRelease
+// file.
 type ReleaseFile struct {
 	Origin, Label, Suite, Codename, Date string
 	Architectures, Components            []string
