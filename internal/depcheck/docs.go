@@ -392,7 +392,7 @@ func (a *API) DocNames(importPath string, skip func(string) bool) ([]DocProblem,
 		}
 		walk(lax.Parse(c.Text).Content)
 	}
-	sort.Slice(probs, func(i, j int) bool {
+	sort.SliceStable(probs, func(i, j int) bool {
 		if probs[i].Pos.Filename != probs[j].Pos.Filename {
 			return probs[i].Pos.Filename < probs[j].Pos.Filename
 		}
