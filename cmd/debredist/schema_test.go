@@ -163,7 +163,9 @@ func TestJSONSchemas(t *testing.T) {
 		for _, p := range []string{"cudnn/redist/debredist-provenance_9.3.0.json", "cudnn/redist/debredist-provenance_9.20.0.json"} {
 			if b, err := os.ReadFile(filepath.Join(o, p)); err == nil {
 				var v any
-				json.Unmarshal(b, &v)
+				if err := json.Unmarshal(b, &v); err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
 				valuesOf(v, "cuda_variant", variants, "provenance")
 			}
 		}

@@ -193,7 +193,8 @@ func isPathByte(c byte) bool {
 // "deb.Limits".
 var docRef = regexp.MustCompile(`\b([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9]*)`)
 
-func inspectSel(fset *token.FileSet, file, decl string, imports map[string]string, bad func(string) bool, found *[]string) func(ast.Node) bool {
+func inspectSel(fset *token.FileSet, file, decl string, imports map[string]string, bad func(string) bool,
+	found *[]string) func(ast.Node) bool {
 	return func(n ast.Node) bool {
 		sel, ok := n.(*ast.SelectorExpr)
 		if !ok {
@@ -204,7 +205,8 @@ func inspectSel(fset *token.FileSet, file, decl string, imports map[string]strin
 			return true
 		}
 		if path, ok := imports[id.Name]; ok && bad(path) {
-			*found = append(*found, fmt.Sprintf("%s:%d: %s mentions %s.%s", file, fset.Position(sel.Pos()).Line, decl, path, sel.Sel.Name))
+			*found = append(*found, fmt.Sprintf("%s:%d: %s mentions %s.%s",
+				file, fset.Position(sel.Pos()).Line, decl, path, sel.Sel.Name))
 		}
 		return false
 	}
