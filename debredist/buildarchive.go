@@ -14,7 +14,7 @@ import (
 
 // BuildArchive builds again one archive a conversion recorded, with no
 // planning and no download: the archive of prov (a provenance sidecar,
-// see redist.ReadProvenance) whose relative_path is rel, from the debs at
+// see [redist.ReadProvenance]) whose relative_path is rel, from the debs at
 // the given paths, with the recorded profile, compression, preset and
 // entry mtime. The debs are matched to the recorded ones by their
 // sha256s, which they must have; every recorded deb must be given. The
@@ -35,14 +35,16 @@ func BuildArchive(ctx context.Context, prov *redist.Provenance, rel string, debs
 }
 
 // RecordedDebs makes sure the debs archive rel of prov was made from are
-// in the cache, as Fetch does for a release: looked up by their recorded
-// sha256 in o.Source.CacheDir, those not there fetched from o.Source.Mirror,
-// else the mirror the provenance records (redist.Provenance.MirrorBase), else
-// NVIDIA's repository, and checked against that sha256 (o.Source.Offline:
-// the cache only; a *fault.MissingError lists every deb not there). It
-// returns their cache paths, to give BuildArchive. An archive prov does not
-// record is a *fault.UsageError listing those it does. o.OnEvent sees the
-// fetch (event.FetchPlan first); Release and Build are not used.
+// in the cache, as [Fetch] does for a release: looked up by their
+// recorded sha256 in the cache ([Source.CacheDir]), those not there
+// fetched from [Source.Mirror], else the mirror the provenance records
+// ([redist.Provenance.MirrorBase]), else NVIDIA's repository, and checked
+// against that sha256 ([Source.Offline]: the cache only; a
+// [*fault.MissingError] lists every deb not there). It returns their
+// cache paths, to give [BuildArchive]. An archive prov does not record is
+// a [*fault.UsageError] listing those it does. [Options.OnEvent] sees the
+// fetch ([event.FetchPlan] first); [Options.Release] and [Options.Build]
+// are not used.
 func RecordedDebs(ctx context.Context, o Options, prov *redist.Provenance, rel string) ([]string, error) {
 	rec, err := build.RecordOf(prov, rel)
 	if err != nil {
@@ -63,8 +65,8 @@ func RecordedDebs(ctx context.Context, o Options, prov *redist.Provenance, rel s
 
 // ReadProvenanceFile reads the provenance sidecar at p, a file the user
 // names (build-archive --provenance): a regular file only (a named pipe
-// or a device is refused, never waited on), at most redist.MaxJSON bytes,
-// a key twice refused. A failure is a *fault.UsageError naming the file.
+// or a device is refused, never waited on), at most [redist.MaxJSON] bytes,
+// a key twice refused. A failure is a [*fault.UsageError] naming the file.
 func ReadProvenanceFile(p string) (*redist.Provenance, error) {
 	f, err := files.OpenRegular(p)
 	if err != nil {

@@ -13,17 +13,19 @@ import (
 	"github.com/debredist/debredist/internal/fetch"
 )
 
-// Check reports the first option that does not make sense (a
-// *fault.UsageError naming the option, "Build.Preset 7: ..."; the CLI
-// words it in its flags): not exactly one release
-// selector (JetPack, L4T, ProfileFile, or LockFile alone), a negative
-// Jobs or Downloads, an unknown Compression, a Preset outside its
-// range, or an AllowWarnings code that is none of redist.WarningCodes (or
-// given without FailOnWarnings), a Source.Mirror that is no mirror URL (a
-// *fault.UsageError whose Option is "Source.Mirror"; a mirror directory
-// that is not there is one too, once an index or a deb not in the cache
-// is to be read from it). Plan, Fetch and Convert call it first (Convert
-// also wants Build.Out); the CLI calls it so that its answers are the
+// Check reports the first option that does not make sense, as a
+// [*fault.UsageError] naming the option ("Build.Preset 7: ..."; the CLI
+// words it in its flags): not exactly one release selector
+// ([Release.JetPack], [Release.L4T], [Release.ProfileFile], or
+// [Release.LockFile] alone), a JetPack release or L4T suite no built-in
+// profile has, a negative [Build.Jobs] or [Source.ParallelDownloads], an
+// unknown [Build.Compression], a [Build.Preset] outside its range, an
+// [Build.AllowWarnings] code that is none of [redist.WarningCodes] (or
+// given without [Build.FailOnWarnings]), or a [Source.Mirror] that is no
+// mirror URL (its Option is "Source.Mirror"; a mirror directory that is
+// not there is one too, once an index or a deb not in the cache is to be
+// read from it). Plan, Fetch and Convert call it first (Convert also
+// wants [Build.Out]); the CLI calls it so that its answers are the
 // library's.
 func (o Options) Check() error {
 	r := o.Release
@@ -116,8 +118,9 @@ func checkJobs(option fault.Ref, n int) error {
 	return nil
 }
 
-// Check reports options Diff cannot use (a negative ParallelDownloads); the
-// releases are its arguments. Diff calls it first.
+// Check reports options Diff cannot use (a negative
+// [Source.ParallelDownloads], a [Source.Mirror] that is no mirror URL);
+// the releases are its arguments. Diff calls it first.
 func (o DiffOptions) Check() error {
 	if err := checkMirror(fault.RefMirror, o.Source.Mirror, false); err != nil {
 		return err

@@ -62,7 +62,7 @@ type PackageResult struct {
 // Convert plans the release, fetches its debs, builds every redist
 // package's archive, writes the manifests, LICENSE files and provenance
 // under o.Build.Out, and checks the manifests against the sizes and hashes
-// computed while writing (verify.Dir additionally decodes every archive).
+// computed while writing ([verify.Dir] additionally decodes every archive).
 // Archives whose inputs did not change and whose size and sha256 still
 // match are kept (reported UpToDate). A failure, cancellation or kill
 // leaves o.Build.Out as it was or as the new output, never a mix:
@@ -88,9 +88,9 @@ func Convert(ctx context.Context, opts Options) (*Result, error) {
 // ConvertPlan is Convert of a plan made beforehand (Plan or PlanCached,
 // perhaps with packages left out of pl.Packages by the caller): it converts
 // exactly pl.Packages, from exactly their debs, with pl's profile. The
-// release options (opts.Release) and Build.Only are not read: the plan is
+// release options (opts.Release) and [Build.Only] are not read: the plan is
 // the selection. Its SkippedPackages and Inputs are reported and locked
-// (Build.LockOut) as Convert's are.
+// ([Build.LockOut]) as Convert's are.
 func ConvertPlan(ctx context.Context, opts Options, pl *plan.Plan) (*Result, error) {
 	if opts.Build.Out == "" {
 		return nil, fault.Usagef("%s is required", fault.RefOut)
@@ -141,7 +141,7 @@ func compression(s string) (archive.Compression, error) {
 	return c, nil
 }
 
-// CompressionInfo is one archive compression Build.Compression may name:
+// CompressionInfo is one archive compression [Build.Compression] may name:
 // its presets are 1..MaxPreset (fastest to smallest), 0 meaning
 // DefaultPreset.
 type CompressionInfo struct {
@@ -149,7 +149,7 @@ type CompressionInfo struct {
 	MaxPreset, DefaultPreset int
 }
 
-// Compressions lists the compressions Build.Compression may name, the
+// Compressions lists the compressions [Build.Compression] may name, the
 // default ("xz") first.
 func Compressions() []CompressionInfo {
 	var out []CompressionInfo

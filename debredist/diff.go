@@ -22,7 +22,7 @@ type DiffOptions struct {
 	Files bool
 	// Limits bound what one deb may expand to (with Files).
 	Limits DebLimits
-	// OnEvent receives progress (see Options.OnEvent).
+	// OnEvent receives progress (see [Options.OnEvent]).
 	OnEvent func(event.Event)
 }
 

@@ -17,7 +17,7 @@ import (
 // Inventory formats.
 const (
 	// InventoryJetPackNixos is jetpack-nixos' sourceinfo/<suite>-debs.json
-	// (apt.WriteSourceInfo): the newest version of every package of every
+	// ([apt.WriteSourceInfo]): the newest version of every package of every
 	// repo, meta-packages left out.
 	InventoryJetPackNixos = "jetpack-nixos"
 	// InventoryLock is debredist's lock format (every package, metas
@@ -26,9 +26,10 @@ const (
 )
 
 // Inventory writes the package inventory of the release o selects (from
-// the mirror's indexes, or a lock file) to w in format (InventoryJetPackNixos
-// or InventoryLock). Either output read back with Options.LockFile gives
-// the same plan (a jetpack-nixos file needs the suite: Release.L4T).
+// the mirror's indexes, or a lock file) to w in format
+// ([InventoryJetPackNixos] or [InventoryLock]). Either output read back
+// with [Release.LockFile] gives the same plan (a jetpack-nixos file needs
+// the suite: [Release.L4T]).
 func Inventory(ctx context.Context, o Options, w io.Writer, format string) error {
 	if format != InventoryJetPackNixos && format != InventoryLock {
 		return fault.Usagef("inventory format %q: want %s or %s", format, InventoryJetPackNixos, InventoryLock)
@@ -55,7 +56,7 @@ func Inventory(ctx context.Context, o Options, w io.Writer, format string) error
 // index order, and a Problem for every stanza that cannot (left out, as
 // Plan refuses such an index whole). The file must be a regular file: a
 // named pipe or device is refused, never waited on. A file that cannot be
-// opened or parsed is a *fault.UsageError naming it.
+// opened or parsed is a [*fault.UsageError] naming it.
 func ReadIndex(file string) ([]apt.Package, []apt.Problem, error) {
 	f, err := files.OpenRegular(file)
 	if err != nil {

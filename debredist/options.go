@@ -48,7 +48,7 @@ func FindProfile(name string) (Profile, error) {
 
 // LoadProfile reads a user's profile file; empty fields are inherited from
 // the built-in profile of the same L4T major. A file that is missing or
-// invalid is a *profile.InvalidError naming file, line and column.
+// invalid is a [*profile.InvalidError] naming file, line and column.
 func LoadProfile(path string) (Profile, error) {
 	return profile.LoadFile(path)
 }
@@ -56,7 +56,7 @@ func LoadProfile(path string) (Profile, error) {
 // Options is what a call of this package reads, by stage, nested as
 // crane nests remote options: where debs come from (Source), which release
 // (Release), how to build (Build), and where progress goes. Plan reads
-// Source, Release and Build.Only; Fetch also Build.LockOut; Convert all of
+// Source, Release and [Build.Only]; Fetch also [Build.LockOut]; Convert all of
 // it; Inventory Source and Release. The zero value of each field is its
 // default.
 type Options struct {
@@ -79,7 +79,7 @@ type Source struct {
 	Keyring     string // OpenPGP keyring for InRelease/Release.gpg; "" checks no signature
 	// AllowUnverifiedIndex accepts a Packages index that no Release file
 	// lists (like apt's [trusted=yes]); otherwise such an index is refused
-	// (fault.ErrUnverifiedIndex), since nothing tells it from one cut short.
+	// ([fault.ErrUnverifiedIndex]), since nothing tells it from one cut short.
 	AllowUnverifiedIndex bool
 	// ParallelDownloads is the number of parallel downloads (default 4).
 	ParallelDownloads int
@@ -125,9 +125,9 @@ type Build struct {
 	// CycloneDX, SBOMFileNames); documents an earlier run wrote are
 	// rewritten with every new output either way.
 	SBOM bool
-	// FailOnWarnings makes Convert fail with a *redist.WarningsError when
-	// the output has a warning (Result.Warnings) whose code is not in
-	// AllowWarnings (redist.WarningCodes lists the codes). OUT is written
+	// FailOnWarnings makes Convert fail with a [*redist.WarningsError] when
+	// the output has a warning ([Result.Warnings]) whose code is not in
+	// AllowWarnings ([redist.WarningCodes] lists the codes). OUT is written
 	// and verified first, so the same OUT fails the same way again;
 	// Convert then returns the Result with the error.
 	FailOnWarnings bool

@@ -16,11 +16,12 @@ func Plan(ctx context.Context, o Options) (*plan.Plan, error) {
 	return planWith(ctx, o, false)
 }
 
-// PlanCached is Plan with the cache look-ahead that Convert, Fetch,
+// PlanCached is [Plan] with the cache look-ahead that Convert, Fetch,
 // Inventory and Diff plan with (and the plan command prints): a redist
-// package whose debs are all in the cache (Source.CacheDir) and carry no
-// payload is moved to SkippedPackages before Build.Only applies, as
-// Convert would find it empty. Its result depends on the cache.
+// package whose debs are all in the cache ([Source.CacheDir]) and carry
+// no payload is moved to [plan.Plan.SkippedPackages] before [Build.Only]
+// applies, as Convert would find it empty. Its result depends on the
+// cache.
 func PlanCached(ctx context.Context, o Options) (*plan.Plan, error) {
 	return planWith(ctx, o, true)
 }

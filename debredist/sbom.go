@@ -15,14 +15,14 @@ import (
 	"github.com/debredist/debredist/internal/sbom"
 )
 
-// SBOM formats (SBOM's format argument).
+// SBOM formats ([SBOMOptions.Format]).
 const (
-	SBOMSPDX      = string(sbom.SPDX)      // SPDX 2.3 JSON, the default
-	SBOMCycloneDX = string(sbom.CycloneDX) // CycloneDX 1.6 JSON
+	SBOMSPDX      string = "spdx"      // SPDX 2.3 JSON, the default
+	SBOMCycloneDX string = "cyclonedx" // CycloneDX 1.6 JSON
 )
 
 // SBOMFileNames are the names of the documents Convert writes beside the
-// manifest redistrib_<label>.json with Build.SBOM (never redistrib_*:
+// manifest redistrib_<label>.json with [Build.SBOM] (never redistrib_*:
 // NVIDIA's shell-parse.sh takes every such file for a release).
 func SBOMFileNames(label string) (spdx, cyclonedx string) { return redist.SBOMNames(label) }
 

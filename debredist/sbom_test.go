@@ -18,6 +18,7 @@ import (
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/sbom"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -645,4 +646,13 @@ func mustTime(t *testing.T, date string) time.Time {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// The format names are literals, so that go doc shows them rather than an
+// internal package's constants; they are the names internal/sbom writes.
+func TestSBOMFormatNames(t *testing.T) {
+	if SBOMSPDX != string(sbom.SPDX) || SBOMCycloneDX != string(sbom.CycloneDX) {
+		t.Errorf("SBOMSPDX, SBOMCycloneDX = %q, %q; internal/sbom's: %q, %q",
+			SBOMSPDX, SBOMCycloneDX, sbom.SPDX, sbom.CycloneDX)
+	}
 }

@@ -18,9 +18,9 @@ import (
 
 // DebLimits bound what one deb may make debredist consume (decompression
 // bombs are stopped by expansion ratio as well as by size; a bound
-// exceeded is a *fault.DebError of Kind DebLimit). Zero fields take the
+// exceeded is a [*fault.DebError] of Kind DebLimit). Zero fields take the
 // defaults; the fields, their defaults and the measurements behind them
-// are documented on entry.Limits, which this is.
+// are documented on [entry.Limits], which this is.
 type DebLimits = entry.Limits
 
 // ExtractOptions are the options of ExtractDeb.
@@ -45,7 +45,7 @@ type FetchResult struct {
 	Plan  *plan.Plan        `json:"plan"`
 	Debs  []apt.Package     `json:"debs"`
 	Paths map[string]string `json:"paths"` // sha256 -> cache file
-	// CacheDir is the cache the debs are in (Source.CacheDir or the
+	// CacheDir is the cache the debs are in ([Source.CacheDir] or the
 	// default, $XDG_CACHE_HOME/debredist).
 	CacheDir string `json:"cache_dir"`
 	// Downloads counts the files this call downloaded and the debs it
@@ -55,7 +55,7 @@ type FetchResult struct {
 
 // Fetch plans the release like Convert and makes sure every deb the plan
 // needs is in the cache (or, with packages given, those binary packages of
-// the release's repos). With Build.LockOut it writes the lock of the debs.
+// the release's repos). With [Build.LockOut] it writes the lock of the debs.
 func Fetch(ctx context.Context, opts Options, packages ...string) (*FetchResult, error) {
 	if err := opts.Check(); err != nil {
 		return nil, err
@@ -82,19 +82,19 @@ type NixOptions struct {
 	// Mirror is where the derivations fetch the debs from (a base URL or
 	// directory); default: the mirror the provenance records, else
 	// NVIDIA's repository. One that is no mirror URL, or a directory that
-	// is not there, is a *fault.UsageError whose Option is
+	// is not there, is a [*fault.UsageError] whose Option is
 	// "NixOptions.Mirror".
 	Mirror string
 	// CopyArchivesTo, when set, is a directory each archive is copied to
 	// (read through the one generation Nix reads, its sha256 checked), and
-	// NixResult.Archives lists the copies: the files to hand nix-store
+	// [NixResult.Archives] lists the copies: the files to hand nix-store
 	// --add-fixed, which would otherwise open OUT's paths again itself.
 	CopyArchivesTo string
 }
 
 // NixResult is what Nix returns.
 type NixResult struct {
-	// Text is the Nix file: an overlay, or with NixOptions.Derivations the
+	// Text is the Nix file: an overlay, or with [NixOptions.Derivations] the
 	// file that builds the archives (its overlay one attribute).
 	Text string
 	// Set is the package set the overlay changes (cudaPackages_12_6).
@@ -115,11 +115,11 @@ type NixResult struct {
 
 // Nix returns the Nix overlay that makes nixpkgs' CUDA package set of OUT's
 // CUDA release use OUT's manifests and archives (applied after
-// jetpack-nixos' overlay; see internal/nixoverlay and the README's
-// "Consuming the output"), or with o.Derivations the file that builds
-// them in Nix. It runs verify.Nixpkgs on OUT to know what to override.
-// The printed Nix is constant code applied to one JSON string of data:
-// nothing read from OUT is ever Nix syntax.
+// jetpack-nixos' overlay; see the README's "Consuming the output"), or
+// with [NixOptions.Derivations] the file that builds them in Nix. It
+// runs [verify.Nixpkgs] on OUT to know what to override. The printed Nix
+// is constant code applied to one JSON string of data: nothing read from
+// OUT is ever Nix syntax.
 func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
 	if o.Derivations {
 		if err := checkMirror(fault.RefNixMirror, o.Mirror, true); err != nil {

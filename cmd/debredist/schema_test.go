@@ -121,6 +121,7 @@ func TestJSONSchemas(t *testing.T) {
 		{"inventory", []string{"inventory", "--l4t", "r36.5", "--mirror", m, "--cache", cache, "--json"}},
 	}
 	got := map[string]map[string]bool{}
+	emitted := map[string]bool{}              // the "schema" values the outputs carry
 	objects := map[string][]map[string]bool{} // "schema path" -> key sets
 	variants := map[string][]string{}         // cuda_variant value -> where seen
 	for _, r := range runs {
@@ -136,6 +137,11 @@ func TestJSONSchemas(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 			t.Fatalf("%v: %v", r.args, err)
 		}
+		if m, ok := v.(map[string]any); ok {
+			if name, ok := m["schema"].(string); ok {
+				emitted[name] = true
+			}
+		}
 		if got[r.schema] == nil {
 			got[r.schema] = map[string]bool{}
 		}
@@ -143,13 +149,23 @@ func TestJSONSchemas(t *testing.T) {
 		keySets(v, "."+r.schema, objects)
 		valuesOf(v, "cuda_variant", variants, r.schema)
 	}
+	// Every schema name the README, docs/, the help, the man page and the
+	// Go docs write is one the commands emit.
+	for name, where := range documentedSchemas(t) {
+		if !emitted[name] {
+			t.Errorf("%s names schema %s: the commands emit %v",
+				strings.Join(where, ", "), name, slices.Sorted(maps.Keys(emitted)))
+		}
+	}
 	// One spelling of cuda_variant everywhere (issue 31 item 3): the
 	// provenance's, as plan, convert and verify (with --nixpkgs) print it.
 	for _, o := range []string{out, out7} {
 		for _, p := range []string{"cudnn/redist/debredist-provenance_9.3.0.json", "cudnn/redist/debredist-provenance_9.20.0.json"} {
 			if b, err := os.ReadFile(filepath.Join(o, p)); err == nil {
 				var v any
-				json.Unmarshal(b, &v)
+				if err := json.Unmarshal(b, &v); err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
 				valuesOf(v, "cuda_variant", variants, "provenance")
 			}
 		}
@@ -258,4 +274,66 @@ func valuesOf(v any, key string, out map[string][]string, where string) {
 			valuesOf(e, key, out, where)
 		}
 	}
+}
+
+// schemaRef is a --json schema name as the docs write it.
+var schemaRef = regexp.MustCompile(`debredist\.[a-z][a-z-]*/v[0-9]+`)
+
+// documentedSchemas returns every schema name written in README.md,
+// docs/*.md (but the history, docs/CHANGES.md), the rendered help of every
+// command and the man page, and the Go sources of the CLI and the public
+// packages (help texts, flag usages, doc comments), with where each is.
+func documentedSchemas(t *testing.T) map[string][]string {
+	t.Helper()
+	found := map[string][]string{}
+	add := func(where, text string) {
+		for _, m := range schemaRef.FindAllString(text, -1) {
+			if !slices.Contains(found[m], where) {
+				found[m] = append(found[m], where)
+			}
+		}
+	}
+	root := filepath.Join("..", "..")
+	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	files = append(files, filepath.Join(root, "README.md"))
+	for _, dir := range []string{".", filepath.Join(root, "debredist")} {
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if d != nil && d.IsDir() && d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			if err == nil && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+				files = append(files, p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range files {
+		if filepath.Base(f) == "CHANGES.md" {
+			continue // names the versions of its day
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add(filepath.ToSlash(strings.TrimPrefix(f, root+string(filepath.Separator))), string(b))
+	}
+	render := func(args ...string) {
+		code, stdout, stderr := cli(t, args...)
+		if code != exitOK || stdout == "" {
+			t.Fatalf("%v: exit %d, %d bytes: %s", args, code, len(stdout), stderr)
+		}
+		add("debredist "+strings.Join(args, " "), stdout)
+	}
+	render("man")
+	render("help")
+	for _, c := range commands {
+		render("help", c.name)
+	}
+	if len(found) < 5 {
+		t.Fatalf("found only %v: the pattern no longer matches how the docs write schemas", found)
+	}
+	return found
 }

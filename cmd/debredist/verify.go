@@ -35,7 +35,7 @@ products nixpkgs has no package set for (the l4t DLA compiler) are listed as "sk
 with the reason. A symbolic link in OUT that debredist did not write is reported,
 never followed.
 
-With --json the report is one object (schema debredist.verify/v1): the verify report,
+With --json the report is one object (schema debredist.verify/v2): the verify report,
 and "nixpkgs" (null without --nixpkgs).`,
 	example: `debredist verify ./redist
 debredist verify --nixpkgs ./redist
@@ -57,7 +57,7 @@ debredist verify ./redist --json`,
 	},
 }
 
-// verifyDoc is verify's --json output (debredist.verify/v1).
+// verifyDoc is verify's --json output (debredist.verify/v2).
 type verifyDoc struct {
 	*verify.Report
 	// Archives counts the distinct archive files; Artifacts has one entry

@@ -10,9 +10,9 @@ import (
 	"github.com/debredist/debredist/internal/decompress"
 )
 
-// MaxXZDictBytes is the largest xz dictionary (and zstd window) Decompress
+// MaxXZDictBytes is the largest xz dictionary (and zstd window) [Decompress]
 // accepts (64 MiB): the limit every decoder of debredist shares.
-const MaxXZDictBytes = decompress.MaxWindow
+const MaxXZDictBytes = 64 << 20
 
 // UnsupportedCompressionError reports input whose magic bytes name a
 // compression Decompress does not implement (lz4).

@@ -250,3 +250,11 @@ func TestDecompressFiles(t *testing.T) {
 		})
 	}
 }
+
+// MaxXZDictBytes is a literal, so that go doc shows the number rather
+// than an internal constant; it is the bound the decoders apply.
+func TestMaxXZDictBytes(t *testing.T) {
+	if MaxXZDictBytes != decompress.MaxWindow {
+		t.Errorf("MaxXZDictBytes = %d, internal/decompress.MaxWindow = %d", MaxXZDictBytes, decompress.MaxWindow)
+	}
+}

@@ -23,23 +23,24 @@ type FileHash struct {
 	SHA256 string // lowercase hex
 }
 
-// ReleaseFile is a parsed ReleaseFile file, or the signed content of an InRelease.
+// ReleaseFile is a parsed Release file, or the signed content of an InRelease
+// file.
 type ReleaseFile struct {
 	Origin, Label, Suite, Codename, Date string
 	Architectures, Components            []string
 	// SHA256 maps a path to its size and hash.
 	SHA256 map[string]FileHash
-	// Fields holds every field as written (see Package.Fields).
+	// Fields holds every field as written (see [Package.Fields]).
 	Fields map[string]string
 }
 
-// ErrClearsigned is returned by ParseRelease for an InRelease file still
+// ErrClearsigned is returned by [ParseReleaseFile] for an InRelease file still
 // wrapped in its OpenPGP clearsign armor: the caller verifies the signature
 // and passes the signed text.
 var ErrClearsigned = errors.New("apt: Release is clearsigned; verify and strip the armor first")
 
-// ErrNotListed is wrapped by Release.Verify when the Release has no SHA256
-// entry for the path.
+// ErrNotListed is wrapped by [ReleaseFile.Verify] when the Release file has
+// no SHA256 entry for the path.
 var ErrNotListed = errors.New("not listed in Release")
 
 // MismatchError reports data whose size or SHA256 differ from the Release.

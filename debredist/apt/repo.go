@@ -13,8 +13,8 @@ const DefaultBase = "https://repo.download.nvidia.com/jetson"
 // Repo is one L4T apt repository: <Base>/<Name> with suite <Suite>.
 //
 // Base is an http(s) URL, a file:// URL, or a plain directory path. For URLs
-// the methods return URLs with every path segment escaped (url.PathEscape,
-// and "+" as "%2B": url.PathEscape keeps it, but some object-store servers
+// the methods return URLs with every path segment escaped ([url.PathEscape],
+// and "+" as "%2B": [url.PathEscape] keeps it, but some object-store servers
 // read a literal "+" as a space). For a directory path they return
 // filesystem paths joined with filepath, unescaped.
 type Repo struct {

@@ -102,7 +102,7 @@ func NewScanner(r io.Reader, opts ParseOptions) (*Scanner, error) {
 
 var errClosed = errors.New("apt: Scanner is closed")
 
-// Next returns the next safe stanza, or io.EOF at the end of the index. After
+// Next returns the next safe stanza, or [io.EOF] at the end of the index. After
 // any other error, Next keeps returning that error.
 func (s *Scanner) Next() (*Package, error) {
 	p := new(Package)

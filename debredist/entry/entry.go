@@ -70,8 +70,8 @@ type Header struct {
 	// data.tar, a package's tree, an archive's top directory).
 	Path string `json:"path"`
 	Type Type   `json:"type"`
-	// Mode is the permission bits plus fs.ModeSetuid, fs.ModeSetgid and
-	// fs.ModeSticky where the stage keeps them; no type bits.
+	// Mode is the permission bits plus [fs.ModeSetuid], [fs.ModeSetgid] and
+	// [fs.ModeSticky] where the stage keeps them; no type bits.
 	Mode fs.FileMode `json:"mode"`
 	Size int64       `json:"size"` // content length of a regular file; 0 otherwise
 	// Link is a symlink's target as written, or a hardlink's target: the

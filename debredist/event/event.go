@@ -1,6 +1,7 @@
-// Package event is debredist's progress vocabulary: the Events a call of
-// package debredist reports through Options.OnEvent while it runs, and the
-// Downloads it counts from them. It only names things; nothing here runs.
+// Package event is debredist's progress vocabulary: the events ([Event])
+// a call of package debredist reports through debredist.Options.OnEvent
+// while it runs, and the [Downloads] it counts from them. It only names things;
+// nothing here runs.
 package event
 
 import "strings"

@@ -1,7 +1,7 @@
 // Package fault is debredist's catalogue of errors: one type per kind of
 // failure, returned as is by the stage that fails (the deb reader, the
 // fetcher, the layout engine) and by package debredist, so that callers
-// branch on it with errors.As and errors.Is. Each message names what failed
+// branch on it with [errors.As] and [errors.Is]. Each message names what failed
 // (package, deb, member, entry, path, URL) and why.
 //
 // Errors of the public stage packages are defined there: apt.StanzaError,
@@ -38,8 +38,8 @@ const (
 	DebIO                             // reading the deb or writing the output failed
 )
 
-// Sentinel errors matching each DebKind with errors.Is (DebDevice matches
-// entry.ErrDevice, which package entry reports such an entry with).
+// Sentinel errors matching each DebKind with [errors.Is] (DebDevice matches
+// [entry.ErrDevice], which package entry reports such an entry with).
 var (
 	ErrDebFormat      = errors.New("malformed deb")
 	ErrDebUnsafePath  = errors.New("unsafe path")
@@ -50,7 +50,7 @@ var (
 	ErrDebIO          = errors.New("i/o error")
 )
 
-// Sentinel returns the error errors.Is matches a DebError of kind k with.
+// Sentinel returns the error [errors.Is] matches a DebError of kind k with.
 func (k DebKind) Sentinel() error {
 	switch k {
 	case DebFormat:
@@ -82,7 +82,7 @@ func (k DebKind) String() string {
 }
 
 // DebError reports a .deb that cannot be read or extracted safely.
-// errors.Is matches it with the ErrDeb* sentinel of its Kind.
+// [errors.Is] matches it with the ErrDeb* sentinel of its Kind.
 type DebError struct {
 	Deb    string // the deb's file name or path
 	Member string // the ar member, e.g. "data.tar.xz"; "" if not applicable
@@ -303,7 +303,7 @@ func (e *IndexError) Unwrap() error { return e.Err }
 // SameCauseError stands for several downloads that failed the same way (a
 // mirror that is down, HTTP 500 from every URL, a full disk, files
 // replaced upstream): one line, not one per deb, whatever the fault.
-// Unwrap returns every error, so errors.As still finds each.
+// Unwrap returns every error, so [errors.As] still finds each.
 type SameCauseError struct {
 	Cause string   // what they have in common, e.g. "HTTP 500 Internal Server Error"
 	Debs  []string // the packages, in the order of Errs
@@ -452,7 +452,7 @@ func Usagef(format string, a ...any) error {
 }
 
 // OptionErrorf returns a *UsageError about the value of option (see
-// UsageError.Option); the message starts with the value.
+// [UsageError.Option]); the message starts with the value.
 func OptionErrorf(option Ref, err error, format string, a ...any) error {
 	m := Errorf(format, a...)
 	return &UsageError{Option: option, Msg: m.Error(), msg: m, Err: err}
@@ -476,7 +476,7 @@ type NotFoundError struct {
 	Listed bool
 }
 
-// MirrorDirectory is NotFoundError.What for a mirror directory that is
+// MirrorDirectory is [NotFoundError.What] for a mirror directory that is
 // not there.
 const MirrorDirectory = "mirror directory"
 

@@ -76,7 +76,7 @@ type Message struct {
 	args   []any
 }
 
-// Errorf is fmt.Errorf whose arguments may be Refs: the message names them
+// Errorf is [fmt.Errorf] whose arguments may be Refs: the message names them
 // in the library's words, and a front end renders it in its own
 // (Render). Errors among the arguments are wrapped (%w), and a Message or
 // UsageError among them is rendered in the same words.
@@ -126,7 +126,7 @@ type renderer interface {
 // Render is err's message with every Ref its Messages and UsageErrors name
 // worded by w, wherever they sit in its chain: each such error's text in
 // the library's words is replaced by its text in w's (an error the library
-// wraps with fmt.Errorf keeps its own words around it).
+// wraps with [fmt.Errorf] keeps its own words around it).
 func Render(err error, w Words) string {
 	if err == nil {
 		return ""

@@ -307,7 +307,7 @@ func (s *Snapshot) ReadFile(p string, max int64) ([]byte, error) {
 }
 
 // ReadSidecar reads the provenance sidecar of the manifest at p
-// (redist.ReadSidecar) from the Snapshot.
+// ([redist.ReadSidecar]) from the Snapshot.
 func (s *Snapshot) ReadSidecar(manifest string) (*redist.Provenance, string, error) {
 	return redist.ReadSidecarWith(manifest, func(name string) (io.ReadCloser, error) { return s.Open(name) })
 }
@@ -344,7 +344,7 @@ func (s *Snapshot) Close() error {
 
 // Files is what a Snapshot holds, each list sorted; paths are relative to
 // OUT, slash-separated, as reached through its product links
-// (cuda/redist/…), as verify reports them: Snapshot.Path joins OUT.
+// (cuda/redist/…), as verify reports them: [Snapshot.Path] joins OUT.
 type Files struct {
 	Manifests []string // redistrib_<label>.json
 	Sidecars  []string // provenance sidecars, under the current or the legacy name

@@ -97,14 +97,15 @@ type PlatformArtifact struct {
 
 // VariantKey is the manifest key NVIDIA nests the artifact of a CUDA
 // variant under ("cuda12" for "12", "cuda13.2" for "13.2"), the key of
-// Platform.Variants.
+// [Platform.Variants].
 func VariantKey(cudaVariant string) string { return "cuda" + cudaVariant }
 
 var variantKeyRE = regexp.MustCompile(`^cuda[0-9]+(\.[0-9]+)?$`) // cuda13, and cuda13.2 (cuda_compat from CUDA 13)
 
-// UnmarshalJSON reads NVIDIA's manifest format (strictly, as
-// internal/jsonpos reads every JSON input: keys case-sensitive, none twice).
-// Its errors are the JSON reader's, located by the caller's Decode.
+// UnmarshalJSON reads NVIDIA's manifest format (strictly, as debredist
+// reads every JSON input: keys case-sensitive, none twice). Its errors are
+// the JSON reader's, located by the caller's decoder ([ReadManifest]
+// names line and column).
 func (m *Manifest) UnmarshalJSON(b []byte) error {
 	var top map[string]json.RawMessage
 	if err := jsonpos.Unmarshal(b, &top); err != nil {
@@ -289,9 +290,9 @@ func WriteManifest(w io.Writer, m *Manifest) error {
 	return err
 }
 
-// ReadManifest parses a manifest: at most MaxJSON bytes, read as every
-// JSON input is (internal/jsonpos: bounded nesting, keys case-sensitive,
-// none twice, errors with line and column), and valid (Check).
+// ReadManifest parses a manifest: at most [MaxJSON] bytes, read as every
+// JSON input is (bounded nesting, keys case-sensitive, none twice, errors
+// with line and column), and valid ([Manifest.Check]).
 func ReadManifest(r io.Reader) (*Manifest, error) {
 	b, err := jsonpos.ReadAll("", r, MaxJSON)
 	if err != nil {

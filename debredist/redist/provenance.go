@@ -127,10 +127,10 @@ func (p *Provenance) MirrorBase() string {
 // MaxJSON bounds what ReadManifest and ReadProvenance read: 64 MiB.
 const MaxJSON = 64 << 20
 
-// ReadProvenance reads a provenance sidecar: at most MaxJSON bytes, read
-// as every JSON input is (internal/jsonpos: bounded nesting, keys
-// case-sensitive, none twice; keys a later version adds are ignored), and
-// valid (Check).
+// ReadProvenance reads a provenance sidecar: at most [MaxJSON] bytes,
+// read as every JSON input is (bounded nesting, keys case-sensitive, none
+// twice; keys a later version adds are ignored), and valid
+// ([Provenance.Check]).
 func ReadProvenance(r io.Reader) (*Provenance, error) {
 	b, err := jsonpos.ReadAll("", r, MaxJSON)
 	if err != nil {
@@ -149,7 +149,7 @@ func ReadProvenance(r io.Reader) (*Provenance, error) {
 // ReadSidecar reads the provenance sidecar of the manifest file at path:
 // under its current name, else under the name of versions before it
 // (SidecarFor). It returns the file it read; a missing sidecar is an error
-// wrapping fs.ErrNotExist that names the current name. It reads regular
+// wrapping [fs.ErrNotExist] that names the current name. It reads regular
 // files only (a named pipe is refused, not waited on); a reader of an OUT
 // reads through debredist/outdir instead, which follows no link either.
 func ReadSidecar(manifest string) (*Provenance, string, error) {

@@ -18,7 +18,7 @@ import (
 // sbom, nix, diff, build-archive, convert's look at its previous output):
 // ReadManifest and ReadProvenance refuse a file that breaks these rules,
 // and Compare tells a manifest entry that disagrees with its provenance
-// record. Every string is bounded and printable (profile.TextProblem), so
+// record. Every string is bounded and printable ([profile.TextProblem]), so
 // that no reader cuts, folds or shows it differently from another.
 const (
 	MaxTextLen    = 256  // a component's name and license
@@ -87,7 +87,7 @@ func (ps *problems) err() error {
 // Check reports what makes m no valid manifest of an output directory,
 // every problem naming its field (nil when none): release_product a name,
 // release_label dotted numbers, release_date a date; each component key a
-// redist package name (profile.ValidPName: none nixpkgs' CUDA package set
+// redist package name ([profile.ValidPName]: none nixpkgs' CUDA package set
 // uses for itself), its name and license printable text of at most
 // MaxTextLen bytes, its version dotted numbers, its license_path and each
 // artifact's relative_path a path below the manifest's directory, each
@@ -161,8 +161,8 @@ func walkStrings(v any, fn func(string)) {
 
 // Check reports what makes p no valid provenance sidecar, every problem
 // naming its field (nil when none): the profile it records valid as a
-// profile file is (profile.Profile.Validate), and each archive's product,
-// pname (not empty: profile.ValidPName), platform, cuda_variant, version,
+// profile file is ([profile.Profile.Validate]), and each archive's product,
+// pname (not empty: [profile.ValidPName]), platform, cuda_variant, version,
 // relative_path, size, hashes, debs and stubs within the same grammars as
 // the manifest's, every other string printable and bounded.
 func (p *Provenance) Check() error {

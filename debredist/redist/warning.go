@@ -10,11 +10,11 @@ import (
 )
 
 // Warning is something a consumer of an archive will trip over: recorded
-// per archive in the provenance sidecar (Archive.Warnings), returned by
-// debredist.Convert (Result.Warnings, for every archive of the manifests
-// the run wrote or kept) and printed on stderr with its code. Code is one
-// of the Warn* constants, stable across versions: a CI job allows codes by
-// name (convert --fail-on-warnings --allow-warning CODE).
+// per archive in the provenance sidecar ([Archive.Warnings]), returned by
+// debredist.Convert (debredist.Result.Warnings, for every archive of the
+// manifests the run wrote or kept) and printed on stderr with its code.
+// Code is one of the Warn* constants, stable across versions: a CI job
+// allows codes by name (convert --fail-on-warnings --allow-warning CODE).
 type Warning struct {
 	Code    string `json:"code"`
 	Package string `json:"package"` // the redist package (pname); "" for the profile as a whole

@@ -165,7 +165,7 @@ func sameLayout(a, b profile.Profile) bool {
 	return key(a) == key(b)
 }
 
-// AddFiles fills Component.Files from the listings (keyed by pname) and
+// AddFiles fills [ComponentChange.Files] from the listings (keyed by pname) and
 // adds the components of the new release (toRel) whose debs did not change
 // but whose listing differs from the old one (when both are given) or has
 // unplaced paths or a problem.

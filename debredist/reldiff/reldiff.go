@@ -32,7 +32,8 @@ type Result struct {
 	From     Side      `json:"from"`
 	To       Side      `json:"to"`
 	Products []Product `json:"products"`
-	// Files says whether in-archive paths were compared (Component.Files).
+	// Files says whether in-archive paths were compared
+	// ([ComponentChange.Files]).
 	Files bool `json:"files"`
 	// Others compares the debs no component converts (nil when a side
 	// does not know them: an output directory).
@@ -74,7 +75,7 @@ type Product struct {
 	Unchanged int `json:"unchanged"`
 }
 
-// Component states of Component.Status.
+// Component states of [ComponentChange.Status].
 const (
 	Added     = "added"
 	Removed   = "removed"

@@ -53,7 +53,7 @@ type Archive struct {
 	Path     string    `json:"path"`
 	Size     int64     `json:"size"`
 	NAR      string    `json:"nar_hash,omitempty"`
-	Problems []Problem `json:"problems"` // what is wrong with this archive; Path is "" (it is Archive.Path)
+	Problems []Problem `json:"problems"` // what is wrong with this archive; Path is "" (it is [Archive.Path])
 }
 
 // OK reports whether nothing is wrong.
@@ -68,7 +68,7 @@ type Problem struct {
 	Err  error
 	// Aside marks a problem with something that is not output (a link or
 	// file debredist did not write, a stray or unlinked entry, a bill of
-	// materials): Report.OutputErr leaves it out.
+	// materials): [Report.OutputErr] leaves it out.
 	Aside bool
 }
 
@@ -113,7 +113,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%d problem(s):\n  %s", len(e.Problems), strings.Join(msgs, "\n  "))
 }
 
-// Unwrap returns every problem, so that errors.Is and errors.As reach the
+// Unwrap returns every problem, so that [errors.Is] and [errors.As] reach the
 // errors the problems wrap.
 func (e *Error) Unwrap() []error {
 	errs := make([]error, len(e.Problems))
@@ -164,9 +164,9 @@ func (r *Report) Err() error {
 // file), entry safety (no absolute paths, escapes or devices), the license
 // file, and the provenance sidecar's record of the archive. The returned
 // error is for failures to run at all; what is wrong with the output is in
-// the Report (see Report.Err).
+// the Report (see [Report.Err]).
 //
-// Dir reads one generation of dir (outdir.Open): when a conversion
+// Dir reads one generation of dir ([outdir.Open]): when a conversion
 // switches OUT while it reads and the old generation's removal makes a
 // read fail, it reads the new one again from the start, up to
 // maxRereads times.
@@ -414,7 +414,7 @@ func (e *strayError) Error() string {
 func (e *strayError) namesPath() {}
 
 // Readable refuses an OUT (the Snapshot a reader reads) that Dir finds
-// anything wrong with in what readers read (Report.OutputErr): what verify
+// anything wrong with in what readers read ([Report.OutputErr]): what verify
 // refuses, no other reader (sbom, nix) turns into output. The error is
 // one line.
 func Readable(ctx context.Context, snap *outdir.Snapshot) error {
