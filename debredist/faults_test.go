@@ -212,25 +212,11 @@ func baseline(t *testing.T) map[string]string {
 	return baselineSnap
 }
 
-// onlyLock asserts OUT holds no file but the lock (no archive, manifest,
-// LICENSE or temporary directory).
 // noOut fails unless a failed first conversion left no OUT behind.
 func noOut(t *testing.T, out string) {
 	t.Helper()
 	if _, err := os.Lstat(out); !os.IsNotExist(err) {
 		t.Errorf("the failed first conversion left %s (%v): it must remove the OUT it created", out, err)
-	}
-}
-
-func onlyLock(t *testing.T, out string) {
-	t.Helper()
-	for rel, v := range treeState(t, out) {
-		if v != "dir" && rel != publish.MutexFile {
-			t.Errorf("failed conversion left %s in OUT", rel)
-		}
-		if strings.Contains(rel, publish.TmpDir) {
-			t.Errorf("failed conversion left %s in OUT", rel)
-		}
 	}
 }
 

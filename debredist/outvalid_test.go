@@ -132,11 +132,11 @@ func TestReadersRefuseWhatVerifyRefuses(t *testing.T) {
 			os.WriteFile(filepath.Join(rd, filepath.FromSlash(cudart.RelativePath)), data, 0o644)
 			for _, f := range []string{manifest, sidecar} {
 				b, _ := os.ReadFile(filepath.Join(rd, f))
-				b = bytes.Replace(b, []byte(cudart.SHA256), []byte(cublas.SHA256), -1)
-				b = bytes.Replace(b, []byte(cudart.MD5), []byte(cublas.MD5), -1)
-				b = bytes.Replace(b, []byte(cudart.NAR), []byte(cublas.NAR), -1)
-				b = bytes.Replace(b, []byte(`"size": "`+itoa(cudart.Size)+`"`), []byte(`"size": "`+itoa(cublas.Size)+`"`), -1)
-				b = bytes.Replace(b, []byte(`"size": `+itoa(cudart.Size)+`,`), []byte(`"size": `+itoa(cublas.Size)+`,`), -1)
+				b = bytes.ReplaceAll(b, []byte(cudart.SHA256), []byte(cublas.SHA256))
+				b = bytes.ReplaceAll(b, []byte(cudart.MD5), []byte(cublas.MD5))
+				b = bytes.ReplaceAll(b, []byte(cudart.NAR), []byte(cublas.NAR))
+				b = bytes.ReplaceAll(b, []byte(`"size": "`+itoa(cudart.Size)+`"`), []byte(`"size": "`+itoa(cublas.Size)+`"`))
+				b = bytes.ReplaceAll(b, []byte(`"size": `+itoa(cudart.Size)+`,`), []byte(`"size": `+itoa(cublas.Size)+`,`))
 				os.WriteFile(filepath.Join(rd, f), b, 0o644)
 			}
 		}, `top-level directory is "libcublas-linux-aarch64-12.6.1.4-archive", want "cuda_cudart-linux-aarch64-12.6.68-archive"`},

@@ -155,7 +155,7 @@ func rawArchive(t testing.TB, comp Compression, ms ...member) []byte {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	var zw io.WriteCloser = NewXZWriter(&out, 1)
+	zw := NewXZWriter(&out, 1)
 	if comp == Zstd {
 		var err error
 		if zw, err = zstd.NewWriter(&out); err != nil {

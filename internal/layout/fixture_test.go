@@ -136,10 +136,10 @@ func shapeOf(tr *layout.Tree) shape {
 		if n.Type == entry.Dir {
 			continue
 		}
-		switch {
-		case top == "bin":
+		switch top {
+		case "bin":
 			s.HasBin = true
-		case top == "samples":
+		case "samples":
 			s.HasSample = true
 		}
 		if strings.HasSuffix(n.Path, ".a") {

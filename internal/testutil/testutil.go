@@ -64,8 +64,11 @@ func Main(m *testing.M, cleanup ...func()) {
 	code := func() int {
 		if os.Getenv("TMPDIR") == "" {
 			if dir, err := os.MkdirTemp("/dev/shm", "debredist-test-"); err == nil {
-				os.Setenv("TMPDIR", dir)
-				defer os.RemoveAll(dir)
+				defer func() { _ = os.RemoveAll(dir) }()
+				if err := os.Setenv("TMPDIR", dir); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					return 2
+				}
 			}
 		}
 		defer func() {
