@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/json-schemas.txt from the current --json outputs")
@@ -149,7 +151,7 @@ func TestJSONSchemas(t *testing.T) {
 		for _, p := range []string{"cudnn/redist/debredist-provenance_9.3.0.json", "cudnn/redist/debredist-provenance_9.20.0.json"} {
 			if b, err := os.ReadFile(filepath.Join(o, p)); err == nil {
 				var v any
-				json.Unmarshal(b, &v)
+				testutil.Must(t, json.Unmarshal(b, &v))
 				valuesOf(v, "cuda_variant", variants, "provenance")
 			}
 		}

@@ -149,7 +149,9 @@ func rawArchive(t testing.TB, comp Compression, ms ...member) []byte {
 		if err := tw.WriteHeader(&h); err != nil {
 			t.Fatal(err)
 		}
-		io.WriteString(tw, m.body)
+		if _, err := io.WriteString(tw, m.body); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := tw.Close(); err != nil {
 		t.Fatal(err)
@@ -162,7 +164,9 @@ func rawArchive(t testing.TB, comp Compression, ms ...member) []byte {
 			t.Fatal(err)
 		}
 	}
-	zw.Write(tb.Bytes())
+	if _, err := zw.Write(tb.Bytes()); err != nil {
+		t.Fatal(err)
+	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -92,7 +92,7 @@ func readDeb(t *testing.T, file, name string, content map[string][]byte) []layou
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	var out []layout.Input
 	for {
 		e, err := r.Next()
