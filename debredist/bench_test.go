@@ -47,7 +47,7 @@ func BenchmarkConvert(b *testing.B) {
 		b.Fatal(err)
 	}
 	var debBytes int64
-	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if st, err := d.Info(); err == nil {
 				debBytes += st.Size()
@@ -55,6 +55,9 @@ func BenchmarkConvert(b *testing.B) {
 		}
 		return nil
 	})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.SetBytes(debBytes)
 	b.ResetTimer()
 	var out int64

@@ -18,6 +18,7 @@ import (
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/build"
 	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // TestBuildArchive: an archive built again from its recorded debs, with no
@@ -73,7 +74,7 @@ func TestBuildArchive(t *testing.T) {
 	fresh := func() string { return filepath.Join(t.TempDir(), "x.tar.xz") }
 	usage("a deb missing", BuildArchive(ctx, prov, rec.RelativePath, debs[1:], fresh(), DebLimits{}), "not given")
 	stranger := filepath.Join(t.TempDir(), "other.deb")
-	os.WriteFile(stranger, []byte("not one of them"), 0o644)
+	testutil.Must(t, os.WriteFile(stranger, []byte("not one of them"), 0o644))
 	usage("a foreign deb", BuildArchive(ctx, prov, rec.RelativePath, append(debs, stranger), fresh(), DebLimits{}), "is none of the")
 	usage("an unknown archive", BuildArchive(ctx, prov, "nope/x.tar.xz", debs, fresh(), DebLimits{}), "records no archive nope/x.tar.xz (it records: "+rec.RelativePath)
 	// Every deb not given is named, not only the first.
@@ -202,7 +203,7 @@ func TestBuildArchiveBounded(t *testing.T) {
 	}
 
 	exists := filepath.Join(t.TempDir(), "there.tar.xz")
-	os.WriteFile(exists, nil, 0o644)
+	testutil.Must(t, os.WriteFile(exists, nil, 0o644))
 	start := time.Now()
 	refused("an existing --out", BuildArchive(ctx, prov, rec.RelativePath, append(debs, "/dev/zero"), exists, DebLimits{}), "out "+exists+" exists")
 	refused("--out in a missing directory", BuildArchive(ctx, prov, rec.RelativePath, debs, filepath.Join(t.TempDir(), "no", "x"), DebLimits{}), "is not there")
@@ -219,10 +220,10 @@ func TestBuildArchiveBounded(t *testing.T) {
 	refused("a deb twice", BuildArchive(ctx, prov, rec.RelativePath, append(debs, debs[0]), fresh(), DebLimits{}), "deb "+debs[0]+" is given twice")
 	b, _ := os.ReadFile(debs[0])
 	longer := filepath.Join(t.TempDir(), "longer.deb")
-	os.WriteFile(longer, append(b, 0), 0o644)
+	testutil.Must(t, os.WriteFile(longer, append(b, 0), 0o644))
 	refused("a longer deb", BuildArchive(ctx, prov, rec.RelativePath, append(debs[1:], longer), fresh(), DebLimits{}), "deb "+longer+" is "+strconv.Itoa(len(b)+1)+" bytes: it is none of the")
 	shorter := filepath.Join(t.TempDir(), "shorter.deb")
-	os.WriteFile(shorter, b[:len(b)-1], 0o644)
+	testutil.Must(t, os.WriteFile(shorter, b[:len(b)-1], 0o644))
 	refused("a shorter deb", BuildArchive(ctx, prov, rec.RelativePath, append(debs[1:], shorter), fresh(), DebLimits{}), "deb "+shorter+" is "+strconv.Itoa(len(b)-1)+" bytes: it is none of the")
 
 	for _, tc := range []struct {

@@ -19,9 +19,9 @@ import (
 func ExampleConvertPlan() {
 	ctx := context.Background()
 	cache, _ := os.MkdirTemp("", "debredist-cache")
-	defer os.RemoveAll(cache)
+	defer func() { _ = os.RemoveAll(cache) }()
 	out, _ := os.MkdirTemp("", "debredist-out")
-	defer os.RemoveAll(out)
+	defer func() { _ = os.RemoveAll(out) }()
 	o := debredist.Options{
 		Source:  debredist.Source{Mirror: sampleMirror, CacheDir: cache},
 		Release: debredist.Release{JetPack: "6"},
@@ -51,7 +51,7 @@ func ExampleConvertPlan() {
 		fmt.Println(err)
 		return
 	}
-	defer snap.Close()
+	defer func() { _ = snap.Close() }()
 	for _, m := range snap.Manifests { // relative to out: "cuda/redist/redistrib_12.6.68.json"
 		fmt.Println("manifest", m)
 		prov, _, err := snap.ReadSidecar(m)

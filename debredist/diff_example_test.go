@@ -14,7 +14,7 @@ import (
 // products and components moved.
 func ExampleDiff() {
 	cache, _ := os.MkdirTemp("", "debredist-cache")
-	defer os.RemoveAll(cache)
+	defer func() { _ = os.RemoveAll(cache) }()
 	r, err := debredist.Diff(context.Background(), debredist.DiffOptions{
 		Source: debredist.Source{Mirror: "../testdata/sample-mirror", CacheDir: cache},
 	}, "r36.4", "r36.5")

@@ -192,7 +192,9 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 	if err := Inventory(context.Background(), Options{Source: Source{Mirror: m}, Release: Release{L4T: "r36.5"}}, f, InventoryJetPackNixos); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if r := diff(t, o, nixos, out); !r.Empty() || r.From.Origin != "lock" || r.To.Origin != "out" {
 		t.Errorf("jetpack-nixos inventory vs out: %+v", r)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -386,9 +387,17 @@ func TestPublicErrorsVerify(t *testing.T) {
 	}
 }
 
-// Branch on the failures a caller can act on.
+// Branch on the failures a caller can act on (here, a limit no deb fits).
 func Example_errors() {
-	_, err := debredist.Convert(context.Background(), debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: "out"}})
+	out, _ := os.MkdirTemp("", "debredist-example")
+	defer func() { _ = os.RemoveAll(out) }()
+	cache, _ := os.MkdirTemp("", "debredist-cache")
+	defer func() { _ = os.RemoveAll(cache) }()
+	_, err := debredist.Convert(context.Background(), debredist.Options{
+		Source:  debredist.Source{Mirror: "../testdata/sample-mirror", CacheDir: cache},
+		Release: debredist.Release{JetPack: "6"},
+		Build:   debredist.Build{Out: out, Only: []string{"cuda_cudart"}, Limits: debredist.DebLimits{MaxBytes: 1024}},
+	})
 	var (
 		de *fault.DebError
 		he *fault.HTTPError
@@ -397,8 +406,10 @@ func Example_errors() {
 	)
 	switch {
 	case err == nil:
+		fmt.Println("converted")
 	case errors.As(err, &de) && de.Kind == fault.DebLimit:
 		// a decompression bomb, or a deb larger than Options.Limits allow
+		fmt.Println(filepath.Base(de.Deb), "exceeds a limit:", de.Err)
 	case errors.As(err, &he) && he.NotFound():
 		// the mirror lost a file: refresh the index or the lock file
 	case errors.As(err, &hm):
@@ -406,4 +417,6 @@ func Example_errors() {
 	case errors.As(err, &ue):
 		// add a rule placing ue.Paths to a profile file
 	}
+	// Output:
+	// cuda-cudart-12-6_12.6.68-1_arm64.deb exceeds a limit: uncompressed size exceeds MaxBytes=1024
 }

@@ -133,8 +133,13 @@ func TestNixDerivationsBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write([]byte("changed upstream"))
-	f.Close()
+	_, err = f.Write([]byte("changed upstream"))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	fixed, err := nix("nix-store", "--print-fixed-path", "sha256", deb.SHA256, path.Base(deb.Filename))
 	if err != nil {
 		t.Fatal(err, fixed)

@@ -68,7 +68,7 @@ func TestNixRemoteBuilderAndCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(mirror) })
+	t.Cleanup(func() { _ = os.RemoveAll(mirror) })
 	nd := newNixDerivations(t, mirror) // before XDG_CACHE_HOME changes (go build's cache)
 	// Root in CI has no nixbld users; nothing is substituted unless a
 	// command says so (no network). Nix's narinfo cache is the test's.
@@ -107,7 +107,7 @@ func TestNixRemoteBuilderAndCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	_ = l.Close()
 	files := map[string]string{
 		"authorized_keys": "", // the client key, below
 		"known_hosts":     "builder " + string(hostKey),
@@ -155,7 +155,8 @@ SetEnv NIX_CONF_DIR=%[2]s
 	startSSHD(t, inStore(builder, sshd, "-D", "-e", "-f", filepath.Join(keys, "sshd_config")))
 	sshConfig := filepath.Join(keys, "ssh_config")
 	t.Setenv("NIX_SSHOPTS", "-F "+sshConfig)
-	t.Cleanup(func() { exec.Command("ssh", "-F", sshConfig, "-O", "exit", "builder").Run() })
+	// The SSH master connection ends with the test (none left: nothing to stop).
+	t.Cleanup(func() { _ = exec.Command("ssh", "-F", sshConfig, "-O", "exit", "builder").Run() })
 
 	system := strings.Trim(must(inStore(client, "nix-instantiate", "--eval", "--expr", "builtins.currentSystem")), "\"\n")
 
@@ -330,10 +331,10 @@ func startSSHD(t *testing.T, c *exec.Cmd) {
 	exited := make(chan error, 1)
 	go func() { exited <- c.Wait() }()
 	t.Cleanup(func() {
-		syscall.Kill(-c.Process.Pid, syscall.SIGTERM)
-		<-exited
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGTERM) // had it died already, Wait says how
+		err := <-exited
 		if t.Failed() {
-			t.Logf("sshd:\n%s", logged())
+			t.Logf("sshd (%v):\n%s", err, logged())
 		}
 	})
 	select {

@@ -94,7 +94,7 @@ func readOnce(out string) error {
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	for _, mf := range s.Manifests {
 		f, err := s.Open(mf)
 		if err != nil {

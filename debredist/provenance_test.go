@@ -78,13 +78,21 @@ func readOnly(t *testing.T, dir string) {
 		if err := os.Chmod(dir, 0o555); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { os.Chmod(dir, 0o755) })
+		t.Cleanup(func() {
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Error(err)
+			}
+		})
 		return
 	}
 	if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
 		t.Skipf("running as root and chattr +i fails: %v %s", err, bytes.TrimSpace(out))
 	}
-	t.Cleanup(func() { exec.Command("chattr", "-i", dir).Run() })
+	t.Cleanup(func() {
+		if out, err := exec.Command("chattr", "-i", dir).CombinedOutput(); err != nil {
+			t.Errorf("chattr -i %s: %v %s", dir, err, bytes.TrimSpace(out))
+		}
+	})
 }
 
 // TestVerifyChecksProvenance: verify compares the sidecar's records with

@@ -116,7 +116,7 @@ func TestRebuildKilledInCommitStage(t *testing.T) {
 		if len(gens) != 2 { // current and its generation
 			t.Errorf("%s, then rerun: %s holds %v", what, publish.GenDir, gens)
 		}
-		os.RemoveAll(work)
+		testutil.Must(t, os.RemoveAll(work))
 	}
 	t.Logf("%d kill points: OUT was the old output %d times, the new one %d times", tried, sawOld, sawNew)
 	if sawOld == 0 || sawNew == 0 {
@@ -140,7 +140,7 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 	if out, err := exec.Command("cp", "-rL", gen, legacy).CombinedOutput(); err != nil {
 		t.Fatalf("cp -rL: %v: %s", err, out)
 	}
-	os.RemoveAll(filepath.Join(legacy, publish.GenDir))
+	testutil.Must(t, os.RemoveAll(filepath.Join(legacy, publish.GenDir)))
 	if st, err := os.Lstat(filepath.Join(legacy, "cuda")); err != nil || !st.IsDir() {
 		t.Fatalf("legacy OUT: cuda is not a directory: %v", err)
 	}
@@ -186,7 +186,7 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 		verifyOK(t, what, work)
 		runConvert(t, bin, work, cache, "1710000000", 0)
 		sameSnapshot(t, what+", then rerun", newSnap, snapshot(t, work))
-		os.RemoveAll(work)
+		testutil.Must(t, os.RemoveAll(work))
 	}
 
 	runConvert(t, bin, legacy, cache, "1710000000", 0)
@@ -255,21 +255,22 @@ func TestOutSpelledUncleaned(t *testing.T) {
 func TestOwnEntriesNeverFollowed(t *testing.T) {
 	victimFiles := func(t *testing.T, dir string) []string {
 		var got []string
-		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && p != dir {
 				rel, _ := filepath.Rel(dir, p)
 				got = append(got, rel)
 			}
 			return nil
 		})
+		testutil.Must(t, err)
 		return got
 	}
 	for _, name := range []string{publish.GenDir, publish.MutexFile} {
 		t.Run(name, func(t *testing.T) {
 			e := convertedBaseline(t)
 			victim := t.TempDir()
-			os.WriteFile(filepath.Join(victim, "file1"), []byte("keep"), 0o644)
-			os.Mkdir(filepath.Join(victim, "dir"), 0o755)
+			testutil.Must(t, os.WriteFile(filepath.Join(victim, "file1"), []byte("keep"), 0o644))
+			testutil.Must(t, os.Mkdir(filepath.Join(victim, "dir"), 0o755))
 			target := filepath.Join(victim, "dir")
 			if name == publish.MutexFile {
 				target = filepath.Join(victim, "created")
@@ -461,7 +462,7 @@ func TestProductAddingRebuildKilled(t *testing.T) {
 		sameSnapshot(t, what+", then rerun", newSnap, snapshot(t, work))
 		allLinksResolve(t, what+", then rerun", work)
 		verifyOK(t, what+", then rerun", work)
-		os.RemoveAll(work)
+		testutil.Must(t, os.RemoveAll(work))
 	}
 	if unlinkedSeen == 0 {
 		t.Errorf("no kill point fell between the switch and a new product's link")

@@ -180,7 +180,7 @@ func TestReadmeNixCommands(t *testing.T) {
 		"DEBREDIST_MIRROR="+filepath.Join(dir, "testdata", "sample-mirror"),
 		"NIX_PATH=nixpkgs="+filepath.Join(dir, "debredist", "testdata", "nixstandin", "nixpkgs"),
 		"XDG_CACHE_HOME="+t.TempDir())
-	t.Cleanup(func() { os.Remove("/tmp/debredist") })
+	t.Cleanup(func() { _ = os.Remove("/tmp/debredist") })
 	for _, b := range blocks {
 		script := strings.Join(b, "\n")
 		c := exec.Command("bash", "-e", "-o", "pipefail", "-c", script)

@@ -301,6 +301,6 @@ func checkSamplePatchelf(t *testing.T, s sampleArchives) {
 		if !strings.Contains(" "+strings.Join(needed, " ")+" ", " "+edit[1]+" ") || len(rpath) != 1 {
 			t.Errorf("%s: after patchelf: NEEDED %v, RUNPATH %v", k, needed, rpath)
 		}
-		f.Close()
+		_ = f.Close()
 	}
 }

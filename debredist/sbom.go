@@ -57,7 +57,7 @@ func SBOM(ctx context.Context, out string, o SBOMOptions, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("sbom %s: %w", out, err)
 	}
-	defer snap.Close()
+	defer func() { _ = snap.Close() }()
 	if len(snap.Foreign) > 0 {
 		return fault.Errorf("sbom %s: %d symbolic link(s) debredist did not write, not followed: %s (%s lists them)", out, len(snap.Foreign), strings.Join(snap.Paths(snap.Foreign), ", "), fault.RefVerify)
 	}

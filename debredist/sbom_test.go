@@ -63,7 +63,7 @@ func sbomOut(t *testing.T, jetpack string) string {
 
 func removeSBOMOuts() {
 	for _, d := range sbomOuts.dirs {
-		os.RemoveAll(filepath.Dir(d))
+		_ = os.RemoveAll(filepath.Dir(d))
 	}
 }
 
@@ -483,12 +483,14 @@ func TestSBOMValidators(t *testing.T) {
 	// algorithm, and one with an unknown component type.
 	out := sbomOut(t, "6")
 	bad := filepath.Join(t.TempDir(), "bad.spdx.json")
-	os.WriteFile(bad, bytes.Replace(sbomBytes(t, out, SBOMSPDX), []byte(`"SHA1"`), []byte(`"SHA9"`), 1), 0o644)
+	spdx := bytes.Replace(sbomBytes(t, out, SBOMSPDX), []byte(`"SHA1"`), []byte(`"SHA9"`), 1)
+	testutil.Must(t, os.WriteFile(bad, spdx, 0o644))
 	if b, err := exec.Command(spdxTool, "-i", bad).CombinedOutput(); err == nil && !bytes.Contains(b, []byte("SHA9")) {
 		t.Errorf("pyspdxtools accepted a broken document: %s", b)
 	}
 	badc := filepath.Join(t.TempDir(), "bad.cdx.json")
-	os.WriteFile(badc, bytes.Replace(sbomBytes(t, out, SBOMCycloneDX), []byte(`"type": "library"`), []byte(`"type": "librar"`), 1), 0o644)
+	cdx := bytes.Replace(sbomBytes(t, out, SBOMCycloneDX), []byte(`"type": "library"`), []byte(`"type": "librar"`), 1)
+	testutil.Must(t, os.WriteFile(badc, cdx, 0o644))
 	if b, err := exec.Command(cdxTool, badc).CombinedOutput(); err == nil {
 		t.Errorf("cdx-validate accepted a broken document: %s", b)
 	}
@@ -602,23 +604,23 @@ func TestSBOMRefusals(t *testing.T) {
 	// verify: a document that names another sha256.
 	p := outProvenance(t, out)["cuda/redist/redistrib_12.6.68.json"]
 	sum := p.Archives[0].SHA256
-	os.WriteFile(spdxDoc, bytes.ReplaceAll(after, []byte(sum), []byte(strings.Repeat("0", 64))), 0o644)
+	testutil.Must(t, os.WriteFile(spdxDoc, bytes.ReplaceAll(after, []byte(sum), []byte(strings.Repeat("0", 64))), 0o644))
 	rep, err := verify.Dir(context.Background(), out)
 	if err != nil || rep.OK() || !strings.Contains(rep.Err().Error(), "debredist-sbom_12.6.68.spdx.json: bill of materials gives cuda/redist/"+p.Archives[0].RelativePath) {
 		t.Errorf("verify of a wrong document: %v %v", err, rep.Err())
 	}
-	os.WriteFile(spdxDoc, after, 0o644)
+	testutil.Must(t, os.WriteFile(spdxDoc, after, 0o644))
 
 	// A changed archive.
 	arch := filepath.Join(out, "cuda", "redist", filepath.FromSlash(p.Archives[0].RelativePath))
 	orig, _ := os.ReadFile(arch)
-	os.WriteFile(arch, append(slices.Clone(orig), 0), 0o644)
+	testutil.Must(t, os.WriteFile(arch, append(slices.Clone(orig), 0), 0o644))
 	var b bytes.Buffer
 	err = SBOM(context.Background(), out, SBOMOptions{Format: SBOMSPDX}, &b)
 	if err == nil || !strings.Contains(err.Error(), p.Archives[0].RelativePath) || !strings.Contains(err.Error(), "is not a valid output") || !strings.Contains(err.Error(), "bytes, manifest says") || b.Len() > 0 {
 		t.Errorf("changed archive: %v (%d bytes written)", err, b.Len())
 	}
-	os.WriteFile(arch, orig, 0o644)
+	testutil.Must(t, os.WriteFile(arch, orig, 0o644))
 
 	// A hostile sidecar: a deb version with a newline, a pool path that climbs.
 	side := filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json")
@@ -627,13 +629,13 @@ func TestSBOMRefusals(t *testing.T) {
 		{`"version": "12.6.68-1"`, `"version": "12.6.68-1\nX"`, "archives[0].debs[0].version: \"12.6.68-1\\nX\" is not a Debian version"},
 		{`"filename": "pool/`, `"filename": "../pool/`, "archives[0].debs[0].filename: \"../pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb\" is not a relative path below the manifest's directory"},
 	} {
-		os.WriteFile(side, bytes.Replace(sb, []byte(c.from), []byte(c.to), 1), 0o644)
+		testutil.Must(t, os.WriteFile(side, bytes.Replace(sb, []byte(c.from), []byte(c.to), 1), 0o644))
 		err := SBOM(context.Background(), out, SBOMOptions{Format: SBOMCycloneDX}, &b)
 		if err == nil || !strings.Contains(err.Error(), "cuda/redist/redistrib_12.6.68.json") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("sidecar with %s: %v", c.to, err)
 		}
 	}
-	os.WriteFile(side, sb, 0o644)
+	testutil.Must(t, os.WriteFile(side, sb, 0o644))
 	if err := SBOM(context.Background(), out, SBOMOptions{Format: "xml"}, &b); err == nil {
 		t.Error("format xml accepted")
 	}

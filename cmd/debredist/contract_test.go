@@ -117,7 +117,7 @@ func TestReadOnlyOutNoOp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	t.Cleanup(func() { _ = os.RemoveAll(base) })
 	exe, _ := os.Executable()
 	bin := filepath.Join(base, "debredist.test")
 	b, err := os.ReadFile(exe)
@@ -230,15 +230,17 @@ func TestInterruptedFirstConversion(t *testing.T) {
 	select {
 	case <-started:
 	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
+		_ = cmd.Process.Kill()
 		t.Fatalf("the download never started:\n%s", log.String())
 	}
 	if _, err := os.Stat(filepath.Join(out, outMutexNameForTest)); err != nil {
 		t.Errorf("OUT is not being written while downloading: %v", err)
 	}
-	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
 	err := cmd.Wait()
-	pw.Close()
+	_ = pw.Close()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
 		t.Errorf("exit %v, want %d", err, exitInterrupted)
 	}
@@ -437,16 +439,16 @@ func TestForeignOutRefusedOnce(t *testing.T) {
 	cache := t.TempDir()
 	for _, kind := range []string{"dir", "file", "symlink"} {
 		out := filepath.Join(t.TempDir(), "userdir")
-		os.MkdirAll(out, 0o755)
+		testutil.Must(t, os.MkdirAll(out, 0o755))
 		at := filepath.Join(out, "cuda")
 		switch kind {
 		case "dir":
-			os.MkdirAll(at, 0o755)
-			os.WriteFile(filepath.Join(at, "notes.txt"), []byte("mine\n"), 0o644)
+			testutil.Must(t, os.MkdirAll(at, 0o755))
+			testutil.Must(t, os.WriteFile(filepath.Join(at, "notes.txt"), []byte("mine\n"), 0o644))
 		case "file":
-			os.WriteFile(at, []byte("mine\n"), 0o644)
+			testutil.Must(t, os.WriteFile(at, []byte("mine\n"), 0o644))
 		case "symlink":
-			os.Symlink(t.TempDir(), at)
+			testutil.Must(t, os.Symlink(t.TempDir(), at))
 		}
 		for run := range 2 {
 			code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--quiet")
@@ -458,7 +460,7 @@ func TestForeignOutRefusedOnce(t *testing.T) {
 				t.Errorf("%s, run %d: OUT holds %d entries, want only the user's cuda", kind, run+1, len(ents))
 			}
 		}
-		os.RemoveAll(at)
+		testutil.Must(t, os.RemoveAll(at))
 		if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--quiet"); code != exitOK {
 			t.Errorf("%s moved away: exit %d: %s", kind, code, stderr)
 		}

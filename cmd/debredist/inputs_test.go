@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // TestFileArgumentsNotWaitedOn: every file the command line names is
@@ -53,8 +55,8 @@ func TestNotAnOutputDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	os.WriteFile(filepath.Join(dir, "README"), []byte("x"), 0o644)
-	os.Symlink("/etc/passwd", filepath.Join(dir, "a", "l"))
+	testutil.Must(t, os.WriteFile(filepath.Join(dir, "README"), []byte("x"), 0o644))
+	testutil.Must(t, os.Symlink("/etc/passwd", filepath.Join(dir, "a", "l")))
 	for _, args := range [][]string{{"verify", dir}, {"verify", "--nixpkgs", dir}, {"verify", "--json", dir}, {"nix", dir}, {"sbom", dir}} {
 		code, stdout, stderr := cli(t, args...)
 		want := dir + " is not a debredist output directory (no redistrib_*.json, no .debredist)"

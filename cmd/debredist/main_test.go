@@ -289,8 +289,12 @@ func TestIndex(t *testing.T) {
 	}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(sampleIndex))
-	zw.Close()
+	if _, err := zw.Write([]byte(sampleIndex)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	gzFile := filepath.Join(dir, "Packages.gz")
 	if err := os.WriteFile(gzFile, gz.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
@@ -353,7 +357,7 @@ func TestIndex(t *testing.T) {
 		// A Packages.xz that holds plain text is not an xz index (issue
 		// 30 item 6): refused, not parsed by its content.
 		fakeXZ := filepath.Join(dir, "fake", "Packages.xz")
-		os.MkdirAll(filepath.Dir(fakeXZ), 0o755)
+		testutil.Must(t, os.MkdirAll(filepath.Dir(fakeXZ), 0o755))
 		if err := os.WriteFile(fakeXZ, []byte(sampleIndex), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -98,7 +98,7 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 				if err != nil {
 					return err
 				}
-				defer os.RemoveAll(tmp)
+				defer func() { _ = os.RemoveAll(tmp) }()
 				o.CopyArchivesTo = tmp
 			}
 			r, err := debredist.Nix(a.ctx, args[0], o)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -46,18 +47,23 @@ func runCLI(t *testing.T, deadline time.Duration, args ...string) (code int, out
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	var err error
 	select {
-	case <-done:
+	case err = <-done:
 	case <-time.After(deadline):
 		t.Errorf("debredist %s: still running after %s (sent SIGTERM)", strings.Join(args, " "), deadline)
-		cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Process.Signal(syscall.SIGTERM) // had it ended meanwhile, the wait below returns at once
+		grace := stopGrace + 5*time.Second
 		select {
-		case <-done:
-		case <-time.After(stopGrace + 5*time.Second):
-			cmd.Process.Kill()
-			<-done
-			t.Fatalf("debredist %s: SIGTERM did not end it within %s", strings.Join(args, " "), stopGrace+5*time.Second)
+		case err = <-done:
+		case <-time.After(grace):
+			_ = cmd.Process.Kill()
+			err = <-done
+			t.Fatalf("debredist %s: SIGTERM did not end it within %s (%v)", strings.Join(args, " "), grace, err)
 		}
+	}
+	if ee := (*exec.ExitError)(nil); err != nil && !errors.As(err, &ee) {
+		t.Fatalf("debredist %s: %v", strings.Join(args, " "), err)
 	}
 	return cmd.ProcessState.ExitCode(), buf.String()
 }
@@ -99,7 +105,9 @@ func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
 				f, err := os.Create(a)
 				if err == nil {
 					err = f.Truncate(8 << 30)
-					f.Close()
+					if cerr := f.Close(); err == nil {
+						err = cerr
+					}
 				}
 				return err
 			})
@@ -433,8 +441,13 @@ func TestNixDerivationsMirror(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write([]byte{0})
-	f.Close()
+	_, err = f.Write([]byte{0})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	code, _, stderr = cli(t, "nix", "--derivations", out)
 	if code != exitFailure || !strings.Contains(stderr, "the mirror directory "+m2+" holds another index than the conversion read: "+index+" has sha256 ") {
 		t.Errorf("nix --derivations with a mirror holding another index: exit %d, want 1 naming it:\n%s", code, stderr)
@@ -492,12 +505,15 @@ func TestConvertNeverWritesThroughLinkedDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type()&fs.ModeSymlink != 0 {
 			t.Errorf("the new generation holds a link: %s", p)
 		}
 		return err
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if code, stdout, stderr := cli(t, "verify", out); code != exitOK {
 		t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // cliWords are a command or flag of the CLI in a message.
@@ -30,7 +31,7 @@ func TestLibraryWordsInCLI(t *testing.T) {
 	_, arrayErr := profile.Load(strings.NewReader(`[]`), "array.json")
 	_, keyErr := profile.Load(strings.NewReader(`{"profiles": []}`), "key.json")
 	empty := t.TempDir() // an OUT holding nothing but its lock file: no provenance
-	os.WriteFile(filepath.Join(empty, ".debredist.lock"), nil, 0o644)
+	testutil.Must(t, os.WriteFile(filepath.Join(empty, ".debredist.lock"), nil, 0o644))
 	_, diffErr := debredist.Diff(context.Background(), debredist.DiffOptions{}, empty, empty)
 	missing := &fault.MissingError{Packages: []fault.MissingDeb{{Name: "cuda-cudart-12-6", Version: "12.6.68-1"}}, Mirror: "https://repo.download.nvidia.com/jetson"}
 	presetErr := debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Preset: 9}}.Check()

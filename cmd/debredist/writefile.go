@@ -16,7 +16,7 @@ func writeFile(name string, data []byte) (err error) {
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(f.Name())
+			_ = os.Remove(f.Name())
 		}
 	}()
 	if _, err = f.Write(data); err != nil {

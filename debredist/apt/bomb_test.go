@@ -22,7 +22,7 @@ func TestDecompressBomb(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer rc.Close()
+			defer func() { _ = rc.Close() }()
 			n, err := io.Copy(io.Discard, rc)
 			var be *BombError
 			if !errors.As(err, &be) || !strings.Contains(err.Error(), "MaxRatio=200x") {
@@ -36,7 +36,7 @@ func TestDecompressBomb(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer rc2.Close()
+			defer func() { _ = rc2.Close() }()
 			if n, err := io.Copy(io.Discard, rc2); err != nil || n != int64(len(chunk)) {
 				t.Fatalf("one chunk: %d bytes, %v", n, err)
 			}

@@ -190,7 +190,7 @@ func TestDecompressXZDictLimit(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		defer rc.Close()
+		defer func() { _ = rc.Close() }()
 		_, err = io.ReadAll(rc)
 		return err
 	}

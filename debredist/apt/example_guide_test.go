@@ -58,7 +58,7 @@ Description: NVIDIA Jetpack Meta Package
 		fmt.Println(err)
 		return
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	for {
 		p, err := s.Next()
 		if err == io.EOF {

@@ -98,7 +98,7 @@ func FuzzReadLock(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ReadLock refuses WriteLock's output: %v\n%s", err, a.Bytes())
 		}
-		if !reflect.DeepEqual(l.Packages, l2.Packages) && !(len(l.Packages) == 0 && len(l2.Packages) == 0) {
+		if !reflect.DeepEqual(l.Packages, l2.Packages) && (len(l.Packages) != 0 || len(l2.Packages) != 0) {
 			t.Errorf("round trip changed the packages:\n%+v\n%+v", l.Packages, l2.Packages)
 		}
 		var b bytes.Buffer

@@ -54,7 +54,7 @@ func (p Problem) String() string {
 // downloaded safely.
 type StanzaError struct{ Problem }
 
-func (e *StanzaError) Error() string { return "apt: Packages index: " + e.Problem.String() }
+func (e *StanzaError) Error() string { return "apt: Packages index: " + e.String() }
 
 // TooManyProblemsError stops a scan that found more than the allowed number
 // of unsafe stanzas.
@@ -165,7 +165,7 @@ func ParsePackages(r io.Reader, opts ParseOptions) ([]Package, []Problem, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	var pkgs []Package
 	for {
 		pkgs = append(pkgs, Package{})

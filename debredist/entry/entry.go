@@ -88,6 +88,10 @@ var (
 	ErrSparse      = fmt.Errorf("%w: sparse file", ErrUnsupported)
 )
 
+// typeRegA is tar.TypeRegA, deprecated: archive/tar's Reader reports it as
+// TypeReg, but a Header made otherwise (the zero Typeflag) may still carry it.
+const typeRegA = '\x00'
+
 // FromTar returns the Header of a tar entry, Path and Link as the tar
 // stores them (each stage cleans and checks names its own way). A
 // device, FIFO or other entry type that is not a Type is an error
@@ -108,7 +112,7 @@ func FromTar(h *tar.Header) (Header, error) {
 		}
 	}
 	switch h.Typeflag {
-	case tar.TypeReg, tar.TypeRegA:
+	case tar.TypeReg, typeRegA:
 		hd.Type, hd.Size = Regular, h.Size
 	case tar.TypeDir:
 		hd.Type = Dir

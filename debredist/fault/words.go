@@ -40,11 +40,11 @@ const (
 	RefForce                Ref = "ExtractOptions.Force"
 	RefNixMirror            Ref = "NixOptions.Mirror"
 
-	RefProfiles Ref = "Profiles"         // the built-in release profiles
-	RefFetch    Ref = "Fetch"            // downloading a release's debs into the cache
-	RefConvert  Ref = "Convert"          // converting a release
-	RefVerify   Ref = "verify.Dir"       // checking an output directory
-	RefNixpkgs  Ref = "verify.Nixpkgs"   // applying nixpkgs' rules to one
+	RefProfiles Ref = "Profiles"                                 // the built-in release profiles
+	RefFetch    Ref = "Fetch"                                    // downloading a release's debs into the cache
+	RefConvert  Ref = "Convert"                                  // converting a release
+	RefVerify   Ref = "verify.Dir"                               // checking an output directory
+	RefNixpkgs  Ref = "verify.Nixpkgs"                           // applying nixpkgs' rules to one
 	RefProfile  Ref = "one of Profiles' entries encoded as JSON" // what a profile file holds
 )
 

@@ -373,7 +373,7 @@ func Find(dir string) (Files, error) {
 	if err != nil {
 		return Files{}, err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	return s.Files, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // writeGen writes generation gen of a one-product OUT (cuda, with one
@@ -43,7 +44,7 @@ func writeGen(out, gen, body string) error {
 
 func Example() {
 	out, _ := os.MkdirTemp("", "outdir-example-")
-	defer os.RemoveAll(out)
+	defer func() { _ = os.RemoveAll(out) }()
 	if err := writeGen(out, "gen-1", "archive bytes"); err != nil {
 		fmt.Println(err)
 		return
@@ -54,7 +55,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	fmt.Println("generation:", s.Gen)
 	for _, mf := range s.Manifests { // relative to out
 		b, _ := s.ReadFile(mf, 1<<20)
@@ -85,7 +86,7 @@ func TestSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	mf := "cuda/redist/redistrib_1.0.json" // relative to OUT, as Files names them
 	archive := "cuda/redist/x/linux-aarch64/x.tar.xz"
 	if got := s.Path(archive); got != filepath.Join(out, archive) {
@@ -106,7 +107,7 @@ func TestSnapshot(t *testing.T) {
 	if b, err := s.ReadFile(archive, 10); err != nil || string(b) != "old" {
 		t.Errorf("before the old generation is removed: %q %v, want the old bytes", b, err)
 	}
-	os.RemoveAll(filepath.Join(out, ".debredist", "gen-1")) // ...and removes the old one
+	testutil.Must(t, os.RemoveAll(filepath.Join(out, ".debredist", "gen-1"))) // ...and removes the old one
 	if !s.Replaced() {
 		t.Error("Replaced: false after the switch")
 	}
@@ -120,20 +121,20 @@ func TestSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s2.Close()
+	defer func() { _ = s2.Close() }()
 	if b, err := s2.ReadFile(archive, 10); s2.Gen != "gen-2" || err != nil || string(b) != "new!" {
 		t.Errorf("a new Snapshot: %s %q %v, want gen-2's bytes", s2.Gen, b, err)
 	}
 
 	// a link in the generation: listed, not followed
 	gen2 := filepath.Join(out, ".debredist", "gen-2", "cuda", "redist", "x", "linux-aarch64", "x.tar.xz")
-	os.Remove(gen2)
-	os.Symlink("/etc/passwd", gen2)
+	testutil.Must(t, os.Remove(gen2))
+	testutil.Must(t, os.Symlink("/etc/passwd", gen2))
 	s3, err := outdir.Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s3.Close()
+	defer func() { _ = s3.Close() }()
 	if len(s3.Foreign) != 1 || s3.Foreign[0] != archive {
 		t.Errorf("Foreign: %q, want [%s]", s3.Foreign, archive)
 	}

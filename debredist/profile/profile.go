@@ -245,10 +245,10 @@ func suiteLess(a, b string) bool {
 		return a < b
 	}
 	var x, y [2]int
-	fmt.Sscan(ma[1], &x[0])
-	fmt.Sscan(ma[2], &x[1])
-	fmt.Sscan(mb[1], &y[0])
-	fmt.Sscan(mb[2], &y[1])
+	for i := range x { // at most 9 digits each (suiteRE): Atoi cannot fail
+		x[i], _ = strconv.Atoi(ma[i+1])
+		y[i], _ = strconv.Atoi(mb[i+1])
+	}
 	if x[0] != y[0] {
 		return x[0] < y[0]
 	}

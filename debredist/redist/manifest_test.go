@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // TestManifestRoundTripNVIDIA reads NVIDIA's real manifests and writes them
@@ -128,15 +130,15 @@ func TestReadSidecar(t *testing.T) {
 	if _, _, err := ReadSidecar(mf); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("no sidecar: %v, want fs.ErrNotExist", err)
 	}
-	os.WriteFile(legacy, []byte(`{"tool": "debredist 0.0.9"}`), 0o644)
+	testutil.Must(t, os.WriteFile(legacy, []byte(`{"tool": "debredist 0.0.9"}`), 0o644))
 	if p, name, err := ReadSidecar(mf); err != nil || name != legacy || p.Tool != "debredist 0.0.9" {
 		t.Fatalf("legacy only: %+v %s %v", p, name, err)
 	}
-	os.WriteFile(cur, []byte(`{"tool": "debredist 0.1.0"}`), 0o644)
+	testutil.Must(t, os.WriteFile(cur, []byte(`{"tool": "debredist 0.1.0"}`), 0o644))
 	if p, name, err := ReadSidecar(mf); err != nil || name != cur || p.Tool != "debredist 0.1.0" {
 		t.Fatalf("both: %+v %s %v", p, name, err)
 	}
-	os.WriteFile(cur, []byte(`{"tool": `), 0o644)
+	testutil.Must(t, os.WriteFile(cur, []byte(`{"tool": `), 0o644))
 	if _, name, err := ReadSidecar(mf); err == nil || name != cur || !strings.Contains(err.Error(), cur) {
 		t.Fatalf("a broken sidecar: %s %v, want an error naming it", name, err)
 	}

@@ -169,7 +169,7 @@ func ReadSidecarWith(manifest string, open func(name string) (io.ReadCloser, err
 	if err != nil {
 		return nil, cur, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	p, err := ReadProvenance(f)
 	if err != nil {
 		return nil, name, fmt.Errorf("%s: %w", name, err)

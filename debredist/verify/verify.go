@@ -73,7 +73,7 @@ type Problem struct {
 }
 
 func (p Problem) Error() string {
-	if _, ok := p.Err.(interface{ namesPath() }); p.Path == "" || ok {
+	if _, ok := p.Err.(*strayError); p.Path == "" || ok { // a stray's message names its file
 		return p.Err.Error()
 	}
 	return p.Path + ": " + p.Err.Error()
@@ -195,7 +195,7 @@ func reread[R interface{ Err() error }](ctx context.Context, dir, what string, c
 		}
 		rep, err := check(ctx, s)
 		replaced := s.Replaced()
-		s.Close()
+		_ = s.Close()
 		if err == nil && replaced && rep.Err() != nil && try < maxRereads {
 			continue
 		}
@@ -411,7 +411,6 @@ type strayError struct{ path, what string }
 func (e *strayError) Error() string {
 	return e.path + " " + e.what + ", but NVIDIA's shell-parse.sh takes every redistrib_* file for a release"
 }
-func (e *strayError) namesPath() {}
 
 // Readable refuses an OUT (the Snapshot a reader reads) that Dir finds
 // anything wrong with in what readers read ([Report.OutputErr]): what verify

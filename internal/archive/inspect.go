@@ -160,7 +160,7 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: inspect: %w", err)
 	}
-	defer dec.Close()
+	defer func() { _ = dec.Close() }()
 	in.bound = &boundReader{r: dec, in: in.hr}
 	in.tr = tar.NewReader(in.bound)
 	for {
@@ -292,7 +292,7 @@ func (in *inspector) add(h *tar.Header, hd entry.Header) (*seen, error) {
 		return nil, fmt.Errorf("archive: inspect: %w: more than %d bytes of names", ErrLimit, MaxNameBytes)
 	}
 	if n, ok := in.nodes[rel]; ok {
-		if !(n.implicit && hd.Type == entry.Dir) {
+		if !n.implicit || hd.Type != entry.Dir {
 			return nil, &EntryError{Name: h.Name, Err: ErrDuplicate}
 		}
 	}
@@ -477,7 +477,7 @@ func narSecondPass(ctx context.Context, ra io.ReaderAt, start int64, rep *Report
 	if err != nil {
 		return "", err
 	}
-	defer dec.Close()
+	defer func() { _ = dec.Close() }()
 	sp := &spool{mem: map[string][]byte{}, at: map[string][2]int64{}}
 	defer sp.close()
 	nar := newNARWriter()
@@ -568,7 +568,7 @@ func (s *spool) writer(name string, size int64) io.Writer {
 		if s.f, s.err = os.CreateTemp("", "debredist-inspect-*"); s.err != nil {
 			return io.Discard
 		}
-		os.Remove(s.f.Name()) // unlinked: gone with the descriptor
+		_ = os.Remove(s.f.Name()) // unlinked: gone with the descriptor
 	}
 	s.at[name] = [2]int64{s.end, size}
 	return writerFunc(func(p []byte) (int, error) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/internal/testutil"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -121,8 +122,8 @@ func sparseArchive(t *testing.T, typ byte) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	tw := tar.NewWriter(&b)
-	tw.WriteHeader(&tar.Header{Name: "top/", Typeflag: tar.TypeDir, Mode: 0o755})
-	tw.Flush()
+	testutil.Must(t, tw.WriteHeader(&tar.Header{Name: "top/", Typeflag: tar.TypeDir, Mode: 0o755}))
+	testutil.Must(t, tw.Flush())
 	// The headers are written raw: tar.Writer drops GNU.sparse records
 	// and writes no type 'S'.
 	raw := func(name string, typ byte, body []byte, realsize int64) {
@@ -206,7 +207,9 @@ func zstdCompress(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.Write(b)
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
@@ -260,9 +263,9 @@ func TestWalkBounded(t *testing.T) {
 		if strings.HasSuffix(n, "/") {
 			typ = tar.TypeDir
 		}
-		tw.WriteHeader(&tar.Header{Name: n, Typeflag: typ, Mode: 0o644})
+		testutil.Must(t, tw.WriteHeader(&tar.Header{Name: n, Typeflag: typ, Mode: 0o644}))
 	}
-	tw.Close()
+	testutil.Must(t, tw.Close())
 	two, err := zstdCompress(b.Bytes())
 	if err != nil {
 		t.Fatal(err)

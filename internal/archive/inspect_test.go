@@ -149,20 +149,24 @@ func rawArchive(t testing.TB, comp Compression, ms ...member) []byte {
 		if err := tw.WriteHeader(&h); err != nil {
 			t.Fatal(err)
 		}
-		io.WriteString(tw, m.body)
+		if _, err := io.WriteString(tw, m.body); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := tw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	var zw io.WriteCloser = NewXZWriter(&out, 1)
+	zw := NewXZWriter(&out, 1)
 	if comp == Zstd {
 		var err error
 		if zw, err = zstd.NewWriter(&out); err != nil {
 			t.Fatal(err)
 		}
 	}
-	zw.Write(tb.Bytes())
+	if _, err := zw.Write(tb.Bytes()); err != nil {
+		t.Fatal(err)
+	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func Walk(ctx context.Context, r io.Reader, top string, fn func(h entry.Header, 
 	if err != nil {
 		return fmt.Errorf("archive: walk: %w", err)
 	}
-	defer dec.Close()
+	defer func() { _ = dec.Close() }()
 	tr := tar.NewReader(&boundReader{r: dec, in: hr})
 	for {
 		h, err := tr.Next()

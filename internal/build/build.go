@@ -89,7 +89,7 @@ func Package(ctx context.Context, o Options) (*Result, error) {
 	if err := os.MkdirAll(filepath.Join(work, "blobs"), 0o755); err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(work)
+	defer func() { _ = os.RemoveAll(work) }()
 	pkg := o.Package
 	debs := append([]apt.Package(nil), pkg.Debs...)
 	sort.Slice(debs, func(a, b int) bool { return debs[a].Name < debs[b].Name })
@@ -241,7 +241,7 @@ func Stage(ctx context.Context, limits entry.Limits, d apt.Package, debPath, dir
 	if err != nil {
 		return nil, redist.Deb{}, err
 	}
-	defer ent.Close()
+	defer func() { _ = ent.Close() }()
 	ins, err := stageDeb(ctx, limits, d, ent, dir, n)
 	if err != nil && ctx.Err() != nil {
 		return nil, redist.Deb{}, err // cancelled: do not read the rest
@@ -258,7 +258,7 @@ func stageDeb(ctx context.Context, limits entry.Limits, d apt.Package, f io.Read
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	var out []layout.Input
 	buf := make([]byte, 1<<20)
 	for {

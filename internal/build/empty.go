@@ -43,12 +43,12 @@ func DebHasPayload(ctx context.Context, limits entry.Limits, eng *layout.Engine,
 	if err != nil {
 		return true
 	}
-	defer ent.Close()
+	defer func() { _ = ent.Close() }()
 	r, err := deb.NewReader(ctx, bufio.NewReaderSize(ent, 1<<20), deb.Options{Limits: limits, Name: path.Base(file)}) // pure Go: only the first entries are read
 	if err != nil {
 		return true
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	for {
 		e, err := r.Next()
 		if err == io.EOF {

@@ -33,7 +33,7 @@ func Listing(ctx context.Context, limits entry.Limits, p profile.Profile, ref st
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	defer func() { _ = os.RemoveAll(work) }()
 	for i, p := range pkgs {
 		dir := filepath.Join(work, fmt.Sprint(i))
 		if err := os.Mkdir(dir, 0o755); err != nil {

@@ -50,7 +50,7 @@ func Recorded(ctx context.Context, prov *redist.Provenance, rel string, debs []s
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	paths, err := copyDebs(ctx, rec, debs, tmp)
 	if err != nil {
 		return err
@@ -287,11 +287,11 @@ func copyFile(src, dst string) error {
 	}
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
-		os.Remove(dst)
+		_ = os.Remove(dst)
 		return err
 	}
 	if err := out.Close(); err != nil {
-		os.Remove(dst)
+		_ = os.Remove(dst)
 		return err
 	}
 	return nil

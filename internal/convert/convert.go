@@ -87,7 +87,7 @@ func (o *Run) Convert(ctx context.Context, pl *plan.Plan) (_ *Outcome, err error
 		return nil, err
 	}
 	if tmp != "" {
-		defer os.RemoveAll(tmp)
+		defer func() { _ = os.RemoveAll(tmp) }() // what is left, the next run removes
 		// Links a killed run left half made, before OUT is read.
 		did, err := publish.RepairLinks(o.Out)
 		if err != nil {

@@ -135,7 +135,7 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer snap.Close()
+	defer func() { _ = snap.Close() }()
 	if len(snap.Foreign) > 0 { // what they stand for would be left out of the comparison silently
 		return nil, fault.Errorf("%s: %d symbolic link(s) debredist did not write, not followed: %s (%s lists them)",
 			out, len(snap.Foreign), strings.Join(snap.Paths(snap.Foreign), ", "), fault.RefVerify)

@@ -89,7 +89,7 @@ func (o *Run) newJobs(ctx context.Context, pl *plan.Plan, comp archive.Compressi
 	// files only): a file that is not what debredist wrote is rebuilt.
 	snap, _ := outdir.Open(o.Out) // OUT may not exist yet: nothing is up to date
 	if snap != nil {
-		defer snap.Close()
+		defer func() { _ = snap.Close() }()
 	}
 	for _, p := range pl.Packages {
 		j := &job{pkg: p, profile: pl.Profile, comp: comp, preset: o.Preset, mtime: mtime, budget: budget}

@@ -17,7 +17,7 @@ import (
 // manifests and provenance already say what this run would write, no
 // generation is made and nothing is written (a read-only OUT works).
 func (o *Run) commitGeneration(ctx context.Context, pl *plan.Plan, jobs []*job, tmp string, prev previous) (res *Outcome, err error) {
-	if allUpToDate(jobs) && !(o.SBOM && sbomMissing(o.Out)) {
+	if allUpToDate(jobs) && (!o.SBOM || !sbomMissing(o.Out)) {
 		res, err := o.writeManifests(o.Out, pl, jobs, "", prev) // writes nothing: fails if a write is needed
 		if err == nil && tmp != "" {
 			_, err = publish.Prune(o.Out) // what a killed run left

@@ -42,7 +42,7 @@ func readPrevious(out string) previous {
 	if err != nil {
 		return prev // OUT may not exist yet
 	}
-	defer found.Close()
+	defer func() { _ = found.Close() }()
 	prev.foreign = found.Paths(found.Foreign)
 	var files, current []string
 	for _, f := range found.Sidecars {
@@ -268,7 +268,7 @@ func removeStale(dir string, old redist.Provenance, kept map[string]bool) {
 	for _, rec := range old.Archives {
 		p, err := publish.Path(dir, rec.RelativePath) // the sidecar is a file in OUT: not trusted
 		if err == nil && !kept[p] && publish.FileSize(p) == rec.Size {
-			os.Remove(p)
+			_ = os.Remove(p) // one left behind is only a stray file, as before
 		}
 	}
 }

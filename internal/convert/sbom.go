@@ -23,7 +23,7 @@ func writeSBOMs(ctx context.Context, root, tmp, tool string, created time.Time, 
 	if err != nil {
 		return err
 	}
-	defer snap.Close()
+	defer func() { _ = snap.Close() }()
 	for _, mf := range snap.Manifests {
 		label := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf), redist.ManifestPrefix), ".json")
 		sp, cd := redist.SBOMNames(label)

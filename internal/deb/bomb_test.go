@@ -16,6 +16,7 @@ import (
 	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/deb/debtest"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // bombDeb writes a deb whose data member expands to 12 GiB of zeros
@@ -43,7 +44,7 @@ func bombDeb(t *testing.T, comp string) (string, string) {
 func duBytes(t *testing.T, dir string) int64 {
 	t.Helper()
 	var n int64
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if st, err := d.Info(); err == nil {
 				n += st.Size()
@@ -51,6 +52,7 @@ func duBytes(t *testing.T, dir string) int64 {
 		}
 		return nil
 	})
+	testutil.Must(t, err)
 	return n
 }
 
@@ -75,7 +77,7 @@ func TestBombRefusedByRatio(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer rd.Close()
+				defer func() { _ = rd.Close() }()
 				var out int64
 				buf := make([]byte, 1<<20)
 				for {
@@ -129,7 +131,7 @@ func TestDebRatioBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	for err == nil {
 		_, err = rd.Next()
 	}
@@ -146,7 +148,7 @@ func TestDuplicateUnreadContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	for err == nil {
 		_, err = rd.Next()
 	}
@@ -183,7 +185,7 @@ func TestSparseRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	for err == nil {
 		if _, err = rd.Next(); err == nil {
 			// Bounded, so that a regression fails instead of reading 100 GB.
@@ -207,7 +209,7 @@ func TestSparseControlRefused(t *testing.T) {
 	rd, err := NewReader(context.Background(), bytes.NewReader(mustBuild(t, d)), Options{Name: "sparse.deb"})
 	if err == nil {
 		n := len(rd.ControlFiles()["postinst"])
-		rd.Close()
+		_ = rd.Close()
 		t.Fatalf("accepted; postinst is %d bytes", n)
 	}
 	var e *fault.DebError
@@ -228,7 +230,7 @@ func TestEntryBombRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tw.Close()
+	testutil.Must(t, tw.Close())
 	d := mini()
 	d.Compression = "zstd"
 	d.DataMember = mustCompress(t, "zstd", tb.Bytes())

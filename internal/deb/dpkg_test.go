@@ -45,7 +45,9 @@ func dpkgList(t *testing.T, dpkg, debPath string) []listing {
 			t.Fatalf("unparsable dpkg-deb -c line %q", line)
 		}
 		var size int64
-		fmt.Sscan(f[2], &size)
+		if _, err := fmt.Sscan(f[2], &size); err != nil {
+			t.Fatalf("dpkg-deb -c line %q: size: %v", line, err)
+		}
 		l := listing{Type: f[0][0], Perm: f[0][1:], Size: size}
 		name := strings.TrimPrefix(f[5], "./")
 		name = strings.TrimSuffix(name, "/")
@@ -71,7 +73,7 @@ func readAll(t *testing.T, r io.Reader, opts Options) ([]listing, map[string][]b
 	if err != nil {
 		t.Fatalf("NewReader: %v", err)
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	var ls []listing
 	bodies := map[string][]byte{}
 	for {

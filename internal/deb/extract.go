@@ -65,7 +65,7 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 	if err != nil {
 		return err
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".extract-")
 	if err != nil {
@@ -73,7 +73,7 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(tmp)
+			_ = os.RemoveAll(tmp)
 		}
 	}()
 	root, err := os.OpenRoot(tmp)
@@ -116,14 +116,14 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 	}
 	oldPath := filepath.Join(old, "d")
 	if err := os.Rename(dir, oldPath); err != nil {
-		os.Remove(old)
+		_ = os.Remove(old)
 		return fail(fault.DebIO, "", fmt.Errorf("move old destination aside: %w", err))
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if rerr := os.Rename(oldPath, dir); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
-		os.RemoveAll(old)
+		_ = os.RemoveAll(old)
 		return fail(fault.DebIO, "", fmt.Errorf("move into place: %w", err))
 	}
 	if err := os.RemoveAll(old); err != nil {

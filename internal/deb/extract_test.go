@@ -114,12 +114,14 @@ func TestExtractMatchesDpkgDeb(t *testing.T) {
 
 // chmodAll makes read-only test dirs removable by t.TempDir cleanup.
 func chmodAll(t *testing.T, dir string) {
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o755)
+			return os.Chmod(p, 0o755)
 		}
 		return nil
 	})
+	testutil.Must(t, err)
 }
 
 func TestExtractUnsafe(t *testing.T) {

@@ -100,7 +100,7 @@ func FuzzDebReader(f *testing.F) {
 			}
 			return
 		}
-		defer rd.Close()
+		defer func() { _ = rd.Close() }()
 		var total int64
 		for {
 			e, err := rd.Next()

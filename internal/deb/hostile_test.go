@@ -283,7 +283,7 @@ func drain(ctx context.Context, r io.Reader, opts Options) error {
 	if err != nil {
 		return err
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	for {
 		_, err := rd.Next()
 		if err == io.EOF {
@@ -391,7 +391,7 @@ func TestEntryModes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	want := []struct {
 		mode  string
 		setid bool
@@ -416,7 +416,7 @@ func TestContextCanceled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	if _, err := rd.Next(); err != nil {
 		t.Fatal(err)
 	}

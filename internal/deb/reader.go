@@ -149,7 +149,7 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) (*Reader, error) 
 		rd.maxEntries = rd.lim.MaxEntries
 	}
 	if err := rd.readHead(); err != nil {
-		rd.Close()
+		_ = rd.Close()
 		return nil, err
 	}
 	return rd, nil
@@ -258,7 +258,7 @@ func (r *Reader) readControl(member, suffix string) error {
 	if err != nil {
 		return err
 	}
-	defer dec.Close()
+	defer func() { _ = dec.Close() }()
 	cr := r.counted(dec, member, r.lim.MaxControlBytes, "MaxControlBytes")
 	tr := tar.NewReader(cr)
 	files := map[string][]byte{}
@@ -270,7 +270,7 @@ func (r *Reader) readControl(member, suffix string) error {
 		if err != nil {
 			return r.tarError(member, "", err)
 		}
-		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA {
+		if hdr.Typeflag != tar.TypeReg { // archive/tar's Reader reports TypeRegA as TypeReg
 			continue
 		}
 		if _, err := entry.FromTar(hdr); err != nil {

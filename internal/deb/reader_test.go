@@ -55,7 +55,7 @@ func TestEntryModTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	e, err := rd.Next()
 	if err != nil {
 		t.Fatal(err)

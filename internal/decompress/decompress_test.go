@@ -59,7 +59,7 @@ func TestZstdWindow(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		defer d.Close()
+		defer func() { _ = d.Close() }()
 		out, err := io.ReadAll(d)
 		if err == nil && !bytes.Equal(out, in) {
 			t.Fatal("zstd output differs")

@@ -110,7 +110,7 @@ func Read(r io.ReaderAt, size int64) (*Library, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not an ELF file: %w", err)
 	}
-	defer f.Close()
+	// f holds nothing to close: NewFile opened no file.
 	if f.Class != elf.ELFCLASS64 {
 		return nil, fmt.Errorf("ELF class %v: only ELFCLASS64 libraries are supported", f.Class)
 	}

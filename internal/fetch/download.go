@@ -237,7 +237,7 @@ func (f *Fetcher) attempt(ctx context.Context, pkg apt.Package, u, sha string, p
 	if err != nil {
 		return err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	if start != part.n { // the server ignored the range: start over
 		if err := part.reset(); err != nil {
 			return err

@@ -33,7 +33,7 @@ func TestEntryVerifiesWhatWasRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer e.Close()
+		defer func() { _ = e.Close() }()
 		if _, err := io.CopyN(io.Discard, e, 1000); err != nil { // a reader stopping early
 			t.Fatal(err)
 		}

@@ -320,7 +320,7 @@ func normalizeSHA(s string) (string, error) {
 	s = strings.ToLower(s)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return "", fmt.Errorf("sha256 %q is not 64 hex digits", s)
 		}
 	}

@@ -251,7 +251,7 @@ func parseIndex(data []byte) ([]apt.Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	pkgs, _, err := apt.ParsePackages(&capReader{r: rc, left: maxIndexPlainBytes}, apt.ParseOptions{Strict: true})
 	return pkgs, err
 }
@@ -345,7 +345,7 @@ func (f *Fetcher) getChecked(ctx context.Context, u string, limit int64, check f
 		if err != nil {
 			return err
 		}
-		defer rc.Close()
+		defer func() { _ = rc.Close() }()
 		stall := time.AfterFunc(f.opts.StallTimeout, func() { cancel(errStalled) })
 		defer stall.Stop()
 		n, err := buf.ReadFrom(io.LimitReader(&stallReader{r: rc, t: stall, d: f.opts.StallTimeout}, limit+1))

@@ -20,6 +20,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 const (
@@ -66,7 +67,9 @@ func packagesText() []byte {
 func gzipped(t testing.TB, b []byte) []byte {
 	var buf bytes.Buffer
 	w := gzip.NewWriter(&buf)
-	w.Write(b)
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +82,9 @@ func xzed(t testing.TB, b []byte) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write(b)
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +121,9 @@ func clearsigned(t testing.TB, e *openpgp.Entity, text []byte) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write(text)
+	if _, err := w.Write(text); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +155,7 @@ func keyringFile(t testing.TB, e *openpgp.Entity, armored bool) string {
 		if err := e.Serialize(w); err != nil {
 			t.Fatal(err)
 		}
-		w.Close()
+		testutil.Must(t, w.Close())
 	} else if err := e.Serialize(&buf); err != nil {
 		t.Fatal(err)
 	}
@@ -372,8 +379,8 @@ func TestKeyringErrors(t *testing.T) {
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty")
 	garbage := filepath.Join(dir, "garbage")
-	os.WriteFile(empty, nil, 0o644)
-	os.WriteFile(garbage, []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nnot a key\n"), 0o644)
+	testutil.Must(t, os.WriteFile(empty, nil, 0o644))
+	testutil.Must(t, os.WriteFile(garbage, []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nnot a key\n"), 0o644))
 	for _, path := range []string{filepath.Join(dir, "absent"), empty, garbage} {
 		if _, err := New(Options{Keyring: path, CacheDir: dir}); err == nil || !strings.Contains(err.Error(), "keyring") {
 			t.Errorf("New with keyring %s: err = %v", filepath.Base(path), err)

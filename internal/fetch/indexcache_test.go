@@ -82,7 +82,7 @@ func TestIndexStrict(t *testing.T) {
 			_, _, err := mustNew(t, o).Index(context.Background(), apt.NewRepo("", "common", testSuite))
 			var se *apt.StanzaError
 			var sy *apt.SyntaxError
-			if err == nil || !(errors.As(err, &se) || errors.As(err, &sy)) {
+			if err == nil || !errors.As(err, &se) && !errors.As(err, &sy) {
 				t.Fatalf("err = %v, want a stanza or syntax error", err)
 			}
 			if !strings.Contains(err.Error(), filepath.Join(bases["dir"], indexDir+"Packages")) || !strings.Contains(err.Error(), "line ") {

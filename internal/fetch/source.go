@@ -100,16 +100,16 @@ func (f *Fetcher) open(ctx context.Context, cancel context.CancelCauseFunc, pkg,
 	case http.StatusPartialContent:
 		start, ok := parseContentRange(resp.Header.Get("Content-Range"))
 		if !ok || start != offset {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			return nil, 0, retryable(fmt.Errorf("%s: Content-Range %q for offset %d: %w",
 				loc, resp.Header.Get("Content-Range"), offset, errRestart))
 		}
 		return resp.Body, start, nil
 	case http.StatusRequestedRangeNotSatisfiable:
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		return nil, 0, retryable(fmt.Errorf("%s: HTTP 416 for offset %d: %w", loc, offset, errRestart))
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	herr := &fault.HTTPError{Package: pkg, URL: loc, Status: resp.StatusCode}
 	if retryableStatus(resp.StatusCode) {
 		return nil, 0, retryable(herr)

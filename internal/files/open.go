@@ -167,7 +167,7 @@ func openSteps(dirfd int, dirName, rel string, wantDir bool, open func(fd int, n
 	fd := dirfd
 	closeFd := func() {
 		if fd != dirfd {
-			syscall.Close(fd)
+			_ = syscall.Close(fd)
 		}
 	}
 	for i, c := range cs {

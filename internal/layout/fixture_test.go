@@ -92,7 +92,7 @@ func readDeb(t *testing.T, file, name string, content map[string][]byte) []layou
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	var out []layout.Input
 	for {
 		e, err := r.Next()
@@ -136,10 +136,10 @@ func shapeOf(tr *layout.Tree) shape {
 		if n.Type == entry.Dir {
 			continue
 		}
-		switch {
-		case top == "bin":
+		switch top {
+		case "bin":
 			s.HasBin = true
-		case top == "samples":
+		case "samples":
 			s.HasSample = true
 		}
 		if strings.HasSuffix(n.Path, ".a") {

@@ -24,7 +24,7 @@ func tarInputs(stream []byte, content map[string][]byte) []Input {
 	if err != nil {
 		return nil
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	var ins []Input
 	for {
 		e, err := r.Next()

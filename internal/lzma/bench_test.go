@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // TestMeasureFile compresses $LZMA_MEASURE_FILE (a file, or every file of a
@@ -79,7 +81,7 @@ func TestMeasureFile(t *testing.T) {
 		}
 		sizes := make([]int, len(blocks))
 		var ru0, ru1 syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+		testutil.Must(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru0))
 		start := time.Now()
 		var wg sync.WaitGroup
 		next := make(chan int, len(blocks))
@@ -104,7 +106,7 @@ func TestMeasureFile(t *testing.T) {
 		}
 		wg.Wait()
 		el := time.Since(start)
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+		testutil.Must(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru1))
 		cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
 		out := 0
 		for _, s := range sizes {

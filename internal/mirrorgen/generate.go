@@ -312,7 +312,7 @@ func dpkgDebBuild(ctx context.Context, control string, md5sums []byte, files []d
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	root := filepath.Join(tmp, "root")
 	if err := os.MkdirAll(filepath.Join(root, "DEBIAN"), 0o755); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 type ent struct {
@@ -185,7 +186,7 @@ func TestVersionRules(t *testing.T) {
 	check := func(tg Target, es []ent) *Result {
 		c := tb.NewChecker(tg)
 		for _, e := range es {
-			c.Add(entry.Header{Path: e.path, Type: entry.Regular}, strings.NewReader(""))
+			testutil.Must(t, c.Add(entry.Header{Path: e.path, Type: entry.Regular}, strings.NewReader("")))
 		}
 		return c.Finish()
 	}

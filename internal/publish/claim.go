@@ -75,15 +75,15 @@ func Take(ctx context.Context, out string, busy func(msg string)) (*Claim, error
 			return nil, fmt.Errorf("locking %s: %w", out, err)
 		}
 		if !stillLocked(l, path) { // the holder removed OUT (or its mutex): start again
-			l.Unlock()
+			_ = l.Unlock()
 			continue
 		}
 		fresh, err := holdsOnlyMutex(out)
 		if err != nil {
-			l.Unlock()
+			_ = l.Unlock()
 			return nil, err
 		}
-		return &Claim{dir: out, fresh: fresh || created, created: created, unlock: func() { l.Unlock() }}, nil
+		return &Claim{dir: out, fresh: fresh || created, created: created, unlock: func() { _ = l.Unlock() }}, nil
 	}
 }
 
@@ -142,11 +142,11 @@ func (c *Claim) Undo() {
 	switch {
 	case !c.fresh:
 	case c.created:
-		os.RemoveAll(c.dir)
+		_ = os.RemoveAll(c.dir)
 	default:
 		ents, _ := os.ReadDir(c.dir)
 		for _, e := range ents {
-			os.RemoveAll(filepath.Join(c.dir, e.Name()))
+			_ = os.RemoveAll(filepath.Join(c.dir, e.Name()))
 		}
 	}
 }

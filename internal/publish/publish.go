@@ -253,7 +253,7 @@ func genNumber(s string) (int, bool) {
 // link beside it, renamed over it.
 func setCurrent(root, gen string) error {
 	next := filepath.Join(root, Current+".next")
-	os.Remove(next)
+	_ = os.Remove(next) // a killed run's; one left makes Symlink fail, naming it
 	if err := os.Symlink(gen, next); err != nil {
 		return err
 	}
@@ -311,7 +311,7 @@ func cloneTree(src, dst string) error {
 // the current one (a failure after the switch).
 func (g *Generation) Discard() {
 	if cur, _ := os.Readlink(filepath.Join(g.out, GenDir, Current)); cur != g.name {
-		os.RemoveAll(g.Dir)
+		_ = os.RemoveAll(g.Dir)
 	}
 }
 
@@ -453,12 +453,12 @@ func RepairLinks(out string) ([]string, error) {
 // then removes the directory.
 func exchangeForLink(out, p string) error {
 	tmp := filepath.Join(out, GenDir, "old-"+p)
-	os.RemoveAll(tmp)
+	_ = os.RemoveAll(tmp) // a killed run's; one left makes Symlink fail, naming it
 	if err := os.Symlink(filepath.Join(GenDir, Current, p), tmp); err != nil {
 		return err
 	}
 	if err := exchange(tmp, filepath.Join(out, p)); err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp)
 		return fmt.Errorf("replacing %s with a link to the new output: %w", filepath.Join(out, p), err)
 	}
 	return os.RemoveAll(tmp) // now the old directory

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 func sampleInput() *Input {
@@ -45,8 +47,8 @@ func TestWriteReproducible(t *testing.T) {
 			t.Fatal(err)
 		}
 		var d1, d2 map[string]any
-		json.Unmarshal(a.Bytes(), &d1)
-		json.Unmarshal(c.Bytes(), &d2)
+		testutil.Must(t, json.Unmarshal(a.Bytes(), &d1))
+		testutil.Must(t, json.Unmarshal(c.Bytes(), &d2))
 		key := "documentNamespace"
 		if f == CycloneDX {
 			key = "serialNumber"

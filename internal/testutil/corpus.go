@@ -22,7 +22,9 @@ func BinaryCorpus(dir string, size int64) error {
 		srcs = append(srcs, m...)
 	}
 	sort.Strings(srcs)
-	os.RemoveAll(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
 		return err
 	}

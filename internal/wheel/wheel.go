@@ -129,7 +129,7 @@ func Write(w io.Writer, m Meta, files []File) error {
 			return fmt.Errorf("wheel %s: %s: %w", m.FileName(), f.Path, err)
 		}
 		err = add(f.Path, mode, rc)
-		rc.Close()
+		_ = rc.Close()
 		if err != nil {
 			return err
 		}

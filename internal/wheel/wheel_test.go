@@ -62,7 +62,7 @@ func TestWheel(t *testing.T) {
 		names = append(names, f.Name)
 		rc, _ := f.Open()
 		got[f.Name], _ = io.ReadAll(rc)
-		rc.Close()
+		_ = rc.Close()
 		if !f.Modified.Equal(MTime) {
 			t.Errorf("%s: mtime %v", f.Name, f.Modified)
 		}

@@ -101,7 +101,7 @@ func run(out string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	// Old fixtures go: data/elf holds exactly what the templates need.
 	old, _ := filepath.Glob(filepath.Join(out, "*"))
 	for _, f := range old {
