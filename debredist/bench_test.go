@@ -62,7 +62,14 @@ func BenchmarkConvert(b *testing.B) {
 	b.ResetTimer()
 	var out int64
 	for b.Loop() {
-		res, err := Convert(ctx, Options{Source: Source{Mirror: m, CacheDir: cache, Offline: true}, Release: Release{JetPack: "6"}, Build: Build{Out: b.TempDir(), Jobs: 2}})
+		res, err := Convert(
+			ctx,
+			Options{
+				Source:  Source{Mirror: m, CacheDir: cache, Offline: true},
+				Release: Release{JetPack: "6"},
+				Build:   Build{Out: b.TempDir(), Jobs: 2},
+			},
+		)
 		if err != nil {
 			b.Fatal(err)
 		}

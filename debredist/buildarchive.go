@@ -30,7 +30,14 @@ import (
 // copy the build reads: a file of no recorded size, one that grows or
 // shrinks while read, a named pipe or a device, and one deb given twice
 // are refused, naming the file.
-func BuildArchive(ctx context.Context, prov *redist.Provenance, rel string, debs []string, out string, limits DebLimits) error {
+func BuildArchive(
+	ctx context.Context,
+	prov *redist.Provenance,
+	rel string,
+	debs []string,
+	out string,
+	limits DebLimits,
+) error {
 	return build.Recorded(ctx, prov, rel, debs, out, limits, tool)
 }
 

@@ -121,7 +121,8 @@ func TestCorruptCacheEntryIsReplaced(t *testing.T) {
 			o.Build.Out, o.OnEvent, o.Source.Offline = filepath.Join(e.root, "out3"), nil, true
 			_, err = Convert(context.Background(), o)
 			var ce *fault.CorruptCacheError
-			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "Source.Offline") || !strings.Contains(err.Error(), hostile.Package) {
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "Source.Offline") ||
+				!strings.Contains(err.Error(), hostile.Package) {
 				t.Fatalf("offline: got %v, want a *fault.CorruptCacheError naming the package and Source.Offline", err)
 			}
 			if _, err := os.Stat(entry); !os.IsNotExist(err) {

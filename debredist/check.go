@@ -39,7 +39,13 @@ func (o Options) Check() error {
 	case n > 1:
 		return fault.Usagef("give only one of %s, %s and %s", fault.RefJetPack, fault.RefL4T, fault.RefProfileFile)
 	case n == 0 && r.LockFile == "":
-		return fault.Usagef("select a release with %s, %s, %s or %s", fault.RefJetPack, fault.RefL4T, fault.RefProfileFile, fault.RefLockFile)
+		return fault.Usagef(
+			"select a release with %s, %s, %s or %s",
+			fault.RefJetPack,
+			fault.RefL4T,
+			fault.RefProfileFile,
+			fault.RefLockFile,
+		)
 	}
 	if r.JetPack != "" {
 		if _, err := profile.ForJetPack(r.JetPack); err != nil {
@@ -72,7 +78,13 @@ func (o Options) checkBuild() error {
 	}
 	for _, c := range o.Build.AllowWarnings {
 		if !slices.Contains(redist.WarningCodes, c) {
-			return fault.OptionErrorf(fault.RefAllowWarnings, nil, "%q: not a warning code (the codes: %s)", c, strings.Join(redist.WarningCodes, ", "))
+			return fault.OptionErrorf(
+				fault.RefAllowWarnings,
+				nil,
+				"%q: not a warning code (the codes: %s)",
+				c,
+				strings.Join(redist.WarningCodes, ", "),
+			)
 		}
 	}
 	if len(o.Build.AllowWarnings) > 0 && !o.Build.FailOnWarnings {

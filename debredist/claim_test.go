@@ -27,7 +27,10 @@ func TestWaitingRunNeverUndoesAnother(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.NotFoundHandler()) // every deb fails, after OUT is claimed
 	defer srv.Close()
-	o := world(t, lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, sha: strings.Repeat("0", 64)})
+	o := world(
+		t,
+		lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, sha: strings.Repeat("0", 64)},
+	)
 	o.Source.Mirror = srv.URL
 	busy := make(chan struct{}, 8)
 	o.OnEvent = func(e event.Event) {

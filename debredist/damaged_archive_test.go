@@ -17,7 +17,11 @@ func TestConvertRebuildsDamagedArchive(t *testing.T) {
 	t.Parallel()
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
 	out, cache := t.TempDir(), t.TempDir()
-	o := Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc"}}}
+	o := Options{
+		Source:  Source{Mirror: m, CacheDir: cache},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc"}},
+	}
 	res := mustConvert(t, o)
 	if len(res.Packages) != 2 {
 		t.Fatalf("packages %+v", res.Packages)

@@ -40,7 +40,15 @@ func ExampleDiff() {
 // release.
 func ExampleInventory() {
 	var b bytes.Buffer
-	err := debredist.Inventory(context.Background(), debredist.Options{Source: debredist.Source{Mirror: "../testdata/sample-mirror"}, Release: debredist.Release{L4T: "r36.5"}}, &b, debredist.InventoryJetPackNixos)
+	err := debredist.Inventory(
+		context.Background(),
+		debredist.Options{
+			Source:  debredist.Source{Mirror: "../testdata/sample-mirror"},
+			Release: debredist.Release{L4T: "r36.5"},
+		},
+		&b,
+		debredist.InventoryJetPackNixos,
+	)
 	if err != nil {
 		fmt.Println(err)
 		return

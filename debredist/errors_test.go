@@ -105,7 +105,11 @@ func TestPublicErrorsHostileCorpus(t *testing.T) {
 		}
 		o := world(t, one(b))
 		if c.Limits != nil {
-			o.Build.Limits = debredist.DebLimits{MaxBytes: c.Limits.MaxBytes, MaxEntries: c.Limits.MaxEntries, MaxNameLen: c.Limits.MaxNameLen}
+			o.Build.Limits = debredist.DebLimits{
+				MaxBytes:   c.Limits.MaxBytes,
+				MaxEntries: c.Limits.MaxEntries,
+				MaxNameLen: c.Limits.MaxNameLen,
+			}
 		}
 		_, err = debredist.Convert(context.Background(), o)
 		var de *fault.DebError
@@ -116,8 +120,17 @@ func TestPublicErrorsHostileCorpus(t *testing.T) {
 		switch {
 		case errors.As(err, &de):
 			got = "deb:" + kinds[de.Kind]
-			if !strings.Contains(de.Deb, "libcublas") || (c.Member != "" && de.Member != c.Member) || (c.Entry != "" && de.Entry != c.Entry) {
-				t.Errorf("%s: DebError names deb %q member %q entry %q, want member %q entry %q", c.Name, de.Deb, de.Member, de.Entry, c.Member, c.Entry)
+			if !strings.Contains(de.Deb, "libcublas") || (c.Member != "" && de.Member != c.Member) ||
+				(c.Entry != "" && de.Entry != c.Entry) {
+				t.Errorf(
+					"%s: DebError names deb %q member %q entry %q, want member %q entry %q",
+					c.Name,
+					de.Deb,
+					de.Member,
+					de.Entry,
+					c.Member,
+					c.Entry,
+				)
 			}
 			if de.Kind.String() == "unknown error" || !strings.Contains(err.Error(), de.Kind.String()) {
 				t.Errorf("%s: kind %d (%s) not in %q", c.Name, de.Kind, de.Kind, err)
@@ -217,18 +230,26 @@ func TestPublicErrorsFetch(t *testing.T) {
 		t.Parallel()
 		srv := httptest.NewServer(http.NotFoundHandler())
 		defer srv.Close()
-		o := world(t, lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, sha: strings.Repeat("0", 64)})
+		o := world(
+			t,
+			lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, sha: strings.Repeat("0", 64)},
+		)
 		o.Source.Mirror = srv.URL
 		_, err := debredist.Convert(ctx, o)
 		var he *fault.HTTPError
-		if !errors.As(err, &he) || he.Status != http.StatusNotFound || !he.NotFound() || !strings.HasPrefix(he.URL, srv.URL) || he.Package != hostile.Package {
+		if !errors.As(err, &he) || he.Status != http.StatusNotFound || !he.NotFound() ||
+			!strings.HasPrefix(he.URL, srv.URL) ||
+			he.Package != hostile.Package {
 			t.Fatalf("%v: want a *HTTPError 404 naming the package and URL", err)
 		}
 	})
 	t.Run("HashMismatchError", func(t *testing.T) {
 		t.Parallel()
 		want := strings.Repeat("ab", 32)
-		o := world(t, lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, body: good, sha: want})
+		o := world(
+			t,
+			lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, body: good, sha: want},
+		)
 		srv := httptest.NewServer(http.FileServer(http.Dir(o.Source.Mirror)))
 		defer srv.Close()
 		o.Source.Mirror = srv.URL
@@ -287,7 +308,13 @@ func TestPublicErrorsPlan(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := debredist.Plan(ctx, debredist.Options{Source: debredist.Source{Mirror: m, CacheDir: t.TempDir(), Keyring: "../internal/fetch/testdata/gpg/key.gpg"}, Release: debredist.Release{L4T: "r36.5"}})
+		_, err := debredist.Plan(
+			ctx,
+			debredist.Options{
+				Source:  debredist.Source{Mirror: m, CacheDir: t.TempDir(), Keyring: "../internal/fetch/testdata/gpg/key.gpg"},
+				Release: debredist.Release{L4T: "r36.5"},
+			},
+		)
 		var se *fault.SignatureError
 		if !errors.As(err, &se) || se.URL == "" {
 			t.Fatalf("%v: want a *SignatureError", err)
@@ -311,7 +338,13 @@ func TestPublicErrorsPlan(t *testing.T) {
 		if err := os.WriteFile(idx, []byte("Package: x\nno colon on this line\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := debredist.Plan(ctx, debredist.Options{Source: debredist.Source{Mirror: m, CacheDir: t.TempDir(), AllowUnverifiedIndex: true}, Release: debredist.Release{L4T: "r36.5"}})
+		_, err := debredist.Plan(
+			ctx,
+			debredist.Options{
+				Source:  debredist.Source{Mirror: m, CacheDir: t.TempDir(), AllowUnverifiedIndex: true},
+				Release: debredist.Release{L4T: "r36.5"},
+			},
+		)
 		var ie *fault.IndexError
 		if !errors.As(err, &ie) || ie.Repo != "common" || ie.Suite != "r36.5" || !strings.Contains(err.Error(), "line 2") {
 			t.Fatalf("%v: want an *IndexError of common r36.5 naming the line", err)
@@ -332,7 +365,10 @@ func TestPublicErrorsPlan(t *testing.T) {
 	})
 	t.Run("LockFileError", func(t *testing.T) {
 		t.Parallel()
-		o := world(t, lockDeb{pkg: hostile.Package, version: hostile.Version, filename: "../../etc/passwd", sha: strings.Repeat("0", 64)})
+		o := world(
+			t,
+			lockDeb{pkg: hostile.Package, version: hostile.Version, filename: "../../etc/passwd", sha: strings.Repeat("0", 64)},
+		)
 		_, err := debredist.Plan(ctx, o)
 		var le *apt.LockError
 		if !errors.As(err, &le) || le.Package != hostile.Package || le.Reason == "" {

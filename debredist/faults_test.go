@@ -201,7 +201,14 @@ func baseline(t *testing.T) map[string]string {
 			baselineErr = err
 			return
 		}
-		_, baselineErr = Convert(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: filepath.Join(dir, "cache")}, Release: Release{JetPack: "6"}, Build: Build{Out: filepath.Join(dir, "out")}})
+		_, baselineErr = Convert(
+			context.Background(),
+			Options{
+				Source:  Source{Mirror: mirror, CacheDir: filepath.Join(dir, "cache")},
+				Release: Release{JetPack: "6"},
+				Build:   Build{Out: filepath.Join(dir, "out")},
+			},
+		)
 		if baselineErr == nil {
 			baselineSnap = snapshot(t, filepath.Join(dir, "out"))
 		}
@@ -295,7 +302,11 @@ func TestConvertPersistentFaults(t *testing.T) {
 			p := pp[c.pkg]
 			srv.persistent[p] = c.fault
 			dir := t.TempDir()
-			o := Options{Source: Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "cache")}, Release: Release{JetPack: "6"}, Build: Build{Out: filepath.Join(dir, "out")}}
+			o := Options{
+				Source:  Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "cache")},
+				Release: Release{JetPack: "6"},
+				Build:   Build{Out: filepath.Join(dir, "out")},
+			}
 			_, err := Convert(context.Background(), o)
 			if err == nil {
 				t.Fatal("converted despite a persistent fault")
@@ -335,7 +346,11 @@ func TestConvertDiskFull(t *testing.T) {
 		}
 	})
 	dir := t.TempDir()
-	o := Options{Source: Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")}, Release: Release{JetPack: "6"}, Build: Build{Out: filepath.Join(mnt, "out"), Jobs: 2}}
+	o := Options{
+		Source:  Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: filepath.Join(mnt, "out"), Jobs: 2},
+	}
 	_, err := Convert(context.Background(), o)
 	if err == nil {
 		t.Fatal("converted into a 200 KiB filesystem; the test needs an output larger than that")
@@ -407,7 +422,9 @@ func TestMain(m *testing.M) {
 // with extra arguments.
 func convertCmd(bin, out, cache string, args ...string) *exec.Cmd {
 	mirror, _ := filepath.Abs(sampleMirror)
-	cmd := exec.Command(bin, append([]string{"convert", "--jetpack", "6", "--mirror", mirror, "--out", out, "--cache", cache}, args...)...)
+	cmd := exec.Command(
+		bin,
+		append([]string{"convert", "--jetpack", "6", "--mirror", mirror, "--out", out, "--cache", cache}, args...)...)
 	cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH=")
 	return cmd
 }
@@ -503,7 +520,12 @@ func TestConvertSIGKILL(t *testing.T) {
 		if o, err := convertCmd(bin, out, cache, args...).CombinedOutput(); err != nil {
 			t.Fatalf("point %d (%+v, killed=%v after %d lines): rerun failed: %v\n%s", i, pt, wasKilled, lines, err, o)
 		}
-		sameSnapshot(t, fmt.Sprintf("point %d (%+v, killed=%v after %d lines)", i, pt, wasKilled, lines), want, snapshot(t, out))
+		sameSnapshot(
+			t,
+			fmt.Sprintf("point %d (%+v, killed=%v after %d lines)", i, pt, wasKilled, lines),
+			want,
+			snapshot(t, out),
+		)
 		checkCacheClean(t, cache)
 	}
 	t.Logf("%d of %d runs killed mid-run, each rerun byte-identical", killed, len(points))
@@ -607,7 +629,8 @@ func TestConvertConcurrentProcesses(t *testing.T) {
 		res := <-outs
 		built := []int{strings.Count(res[0], "  built\n"), strings.Count(res[1], "  built\n")}
 		fresh := []int{strings.Count(res[0], "  up to date\n"), strings.Count(res[1], "  up to date\n")}
-		if !(built[0] > 0 && fresh[0] == 0 && built[1] == 0 && fresh[1] > 0) && !(built[1] > 0 && fresh[1] == 0 && built[0] == 0 && fresh[0] > 0) {
+		if !(built[0] > 0 && fresh[0] == 0 && built[1] == 0 && fresh[1] > 0) &&
+			!(built[1] > 0 && fresh[1] == 0 && built[0] == 0 && fresh[0] > 0) {
 			t.Errorf("runs interleaved: built %v, up to date %v\n%s\n%s", built, fresh, res[0], res[1])
 		}
 		sameSnapshot(t, "shared OUT", want, snapshot(t, out))
@@ -636,8 +659,13 @@ func TestChildrenDieWithParent(t *testing.T) {
 	}
 	// A deb whose data member is large enough (>= 32 KiB of xz) for the
 	// system xz.
-	deb, err := debtest.Build(debtest.Deb{Control: "Package: big\nVersion: 1\nArchitecture: arm64\nMaintainer: x\nDescription: big", AddParents: true,
-		Files: []debtest.File{{Name: "usr/lib/big.bin", Body: randomish(256 << 10)}}})
+	deb, err := debtest.Build(
+		debtest.Deb{
+			Control:    "Package: big\nVersion: 1\nArchitecture: arm64\nMaintainer: x\nDescription: big",
+			AddParents: true,
+			Files:      []debtest.File{{Name: "usr/lib/big.bin", Body: randomish(256 << 10)}},
+		},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -742,13 +770,26 @@ func TestManyFailuresOneForm(t *testing.T) {
 			}))
 			defer srv.Close()
 			dir := t.TempDir()
-			_, err := Convert(context.Background(), Options{Source: Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "c"), Retries: -1}, Release: Release{JetPack: "6"}, Build: Build{Out: filepath.Join(dir, "o")}})
+			_, err := Convert(
+				context.Background(),
+				Options{
+					Source:  Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "c"), Retries: -1},
+					Release: Release{JetPack: "6"},
+					Build:   Build{Out: filepath.Join(dir, "o")},
+				},
+			)
 			if err == nil {
 				t.Fatal("converted with every deb failing")
 			}
 			msg := err.Error()
-			if strings.Count(msg, "\n") != 0 || !regexp.MustCompile(`^\d+ debs failed the same way \(.*`+regexp.QuoteMeta(name)+`.*\): [a-z0-9.+-]+(, [a-z0-9.+-]+){4} and \d+ more; the first: `).MatchString(msg) {
-				t.Errorf("got:\n%s\nwant one line: N debs failed the same way (%s): five names and N more; the first: ...", msg, name)
+			if strings.Count(msg, "\n") != 0 ||
+				!regexp.MustCompile(`^\d+ debs failed the same way \(.*`+regexp.QuoteMeta(name)+`.*\): [a-z0-9.+-]+(, [a-z0-9.+-]+){4} and \d+ more; the first: `).
+					MatchString(msg) {
+				t.Errorf(
+					"got:\n%s\nwant one line: N debs failed the same way (%s): five names and N more; the first: ...",
+					msg,
+					name,
+				)
 			}
 		})
 	}

@@ -69,7 +69,13 @@ func TestHostileProfiles(t *testing.T) {
 	// shape converts (so the refusals above are the profiles' doing).
 	e := newHostileEnv(t, debBytes, nil)
 	good := filepath.Join(e.root, "good.json")
-	mustWrite(t, good, []byte(`{"l4t": "`+hostile.Suite+`", "rules": {"components": [{"source": "`+hostile.Source+`", "product": "cuda", "name": "CUDA cuBLAS", "license": "CUDA Toolkit"}]}}`))
+	mustWrite(
+		t,
+		good,
+		[]byte(
+			`{"l4t": "`+hostile.Suite+`", "rules": {"components": [{"source": "`+hostile.Source+`", "product": "cuda", "name": "CUDA cuBLAS", "license": "CUDA Toolkit"}]}}`,
+		),
+	)
 	e.opts.Release.JetPack, e.opts.Release.ProfileFile = "", good
 	if _, err := Convert(context.Background(), e.opts); err != nil {
 		t.Fatalf("control profile: %v", err)

@@ -38,7 +38,12 @@ type hostileEnv struct {
 func newHostileEnv(t *testing.T, debBytes []byte, lim *hostile.Limits) *hostileEnv {
 	t.Helper()
 	root := t.TempDir()
-	e := &hostileEnv{root: root, out: filepath.Join(root, "out"), cache: filepath.Join(root, "cache"), sentinel: filepath.Join(root, "sentinel")}
+	e := &hostileEnv{
+		root:     root,
+		out:      filepath.Join(root, "out"),
+		cache:    filepath.Join(root, "cache"),
+		sentinel: filepath.Join(root, "sentinel"),
+	}
 	mirror := filepath.Join(root, "mirror")
 	p := filepath.Join(mirror, hostile.Repo, filepath.FromSlash(hostile.Filename))
 	mustWrite(t, p, debBytes)
@@ -59,7 +64,11 @@ func newHostileEnv(t *testing.T, debBytes []byte, lim *hostile.Limits) *hostileE
 	lockFile := filepath.Join(root, "lock.json")
 	mustWrite(t, lockFile, lb)
 	// The lock pins one deb of the release: convert just its package.
-	e.opts = Options{Source: Source{Mirror: mirror, CacheDir: e.cache}, Release: Release{JetPack: "6", LockFile: lockFile}, Build: Build{Out: e.out, Jobs: 2, Only: []string{hostile.PName}}}
+	e.opts = Options{
+		Source:  Source{Mirror: mirror, CacheDir: e.cache},
+		Release: Release{JetPack: "6", LockFile: lockFile},
+		Build:   Build{Out: e.out, Jobs: 2, Only: []string{hostile.PName}},
+	}
 	if lim != nil {
 		e.opts.Build.Limits = DebLimits{MaxBytes: lim.MaxBytes, MaxEntries: lim.MaxEntries, MaxNameLen: lim.MaxNameLen}
 	}
@@ -179,7 +188,8 @@ func checkNames(t *testing.T, c hostile.Case, err error) {
 				t.Errorf("message %q does not name %q", msg, s)
 			}
 		}
-		if de.Entry != "" && !strings.Contains(msg, strings.Trim(fmt.Sprintf("%q", de.Entry), `"`)) && !strings.Contains(msg, de.Entry) {
+		if de.Entry != "" && !strings.Contains(msg, strings.Trim(fmt.Sprintf("%q", de.Entry), `"`)) &&
+			!strings.Contains(msg, de.Entry) {
 			t.Errorf("message %q does not name entry %q", msg, de.Entry)
 		}
 		return
@@ -306,7 +316,8 @@ func TestHostileDebs(t *testing.T) {
 					if h.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
 						t.Errorf("%s: mode %v keeps setuid/setgid/sticky", name, h.Mode)
 					}
-					if strings.HasPrefix(name, "/") || name == ".." || strings.HasPrefix(name, "../") || strings.Contains(name, "/../") {
+					if strings.HasPrefix(name, "/") || name == ".." || strings.HasPrefix(name, "../") ||
+						strings.Contains(name, "/../") {
 						t.Errorf("unsafe archive name %q", name)
 					}
 				}
@@ -432,7 +443,13 @@ func checkIndexPlan(t *testing.T, c hostile.Case, b []byte) {
 	}
 	mustWrite(t, filepath.Join(mirror, t234), tb)
 	// The corpus has no Release files: this is about parsing.
-	_, err = Plan(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: filepath.Join(t.TempDir(), "cache"), AllowUnverifiedIndex: true}, Release: Release{JetPack: "6"}})
+	_, err = Plan(
+		context.Background(),
+		Options{
+			Source:  Source{Mirror: mirror, CacheDir: filepath.Join(t.TempDir(), "cache"), AllowUnverifiedIndex: true},
+			Release: Release{JetPack: "6"},
+		},
+	)
 	t.Logf("Plan: %v", err)
 	var ie *fault.IncompleteError
 	var se *apt.StanzaError

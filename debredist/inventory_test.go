@@ -153,7 +153,8 @@ func TestInventory(t *testing.T) {
 					t.Errorf("%s read back with --lock plans differently:\n%s\nwant\n%s", c.format, d, want)
 				}
 				// Reading a lock and writing it again is stable.
-				if again := inventory(t, Options{Release: Release{LockFile: file, L4T: c.l4t}}, c.format); c.format == InventoryLock && !bytes.Equal(again, inventory(t, o, c.format)) {
+				if again := inventory(t, Options{Release: Release{LockFile: file, L4T: c.l4t}}, c.format); c.format == InventoryLock &&
+					!bytes.Equal(again, inventory(t, o, c.format)) {
 					t.Errorf("lock -> inventory --format lock changed the bytes: %s", firstDiff(again, inventory(t, o, c.format)))
 				}
 			}
@@ -191,14 +192,18 @@ func TestInventoryR364R365(t *testing.T) {
 	}
 	sort.Strings(removed)
 	sort.Strings(added)
-	if want := []string{"cupva-2.5-l4t", "deepstream-7.1", "nvidia-cudnn9", "nvidia-cudnn9-dev", "nvidia-jetson-services"}; !reflect.DeepEqual(removed, want) {
+	if want := []string{"cupva-2.5-l4t", "deepstream-7.1", "nvidia-cudnn9", "nvidia-cudnn9-dev", "nvidia-jetson-services"}; !reflect.DeepEqual(
+		removed,
+		want,
+	) {
 		t.Errorf("removed in r36.5: %v, want %v", removed, want)
 	}
 	if want := []string{"holoscan-cuda-12"}; !reflect.DeepEqual(added, want) {
 		t.Errorf("added in r36.5: %v, want %v", added, want)
 	}
 	x, y := a["common"]["nvidia-jetpack"], b["common"]["nvidia-jetpack"]
-	if x["version"] != "6.2.1+b38" || y["version"] != "6.2.2+b24" || x["source"] != "nvidia-jetpack (6.2.1)" || y["source"] != "nvidia-jetpack (6.2.2)" {
+	if x["version"] != "6.2.1+b38" || y["version"] != "6.2.2+b24" || x["source"] != "nvidia-jetpack (6.2.1)" ||
+		y["source"] != "nvidia-jetpack (6.2.2)" {
 		t.Errorf("nvidia-jetpack: %v -> %v", x, y)
 	}
 	if _, ok := a["common"]["cuda-toolkit-12-6"]; ok {

@@ -59,7 +59,14 @@ func TestCUDACompatInNVIDIAForm(t *testing.T) {
 	cache := t.TempDir()
 	component := func(jp, label, name string) json.RawMessage {
 		out := t.TempDir()
-		mustConvert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: jp}, Build: Build{Out: out, Only: []string{"cuda_compat", "cuda_compat_orin"}[:map[string]int{"6": 1, "7": 2}[jp]]}})
+		mustConvert(
+			t,
+			Options{
+				Source:  Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache},
+				Release: Release{JetPack: jp},
+				Build:   Build{Out: out, Only: []string{"cuda_compat", "cuda_compat_orin"}[:map[string]int{"6": 1, "7": 2}[jp]]},
+			},
+		)
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(must(os.ReadFile(filepath.Join(out, "cuda", "redist", "redistrib_"+label+".json"))), &m); err != nil {
 			t.Fatal(err)
@@ -82,7 +89,11 @@ func TestCUDACompatInNVIDIAForm(t *testing.T) {
 	if got := shapeOf(t, component("7", "13.2.75", "cuda_compat")); got != want13 {
 		t.Errorf("CUDA 13 cuda_compat:\n%s\nwant NVIDIA's 13.2 form:\n%s", got, want13)
 	}
-	if got := shapeOf(t, component("7", "13.2.75", "cuda_compat_orin")); strings.Contains(got, "cuda_variant") || !strings.Contains(got, `"relative_path":"cuda_compat_orin/linux-sbsa/cuda_compat_orin-linux-sbsa-VERSION-archive.tar.xz"`) {
+	if got := shapeOf(t, component("7", "13.2.75", "cuda_compat_orin")); strings.Contains(got, "cuda_variant") ||
+		!strings.Contains(
+			got,
+			`"relative_path":"cuda_compat_orin/linux-sbsa/cuda_compat_orin-linux-sbsa-VERSION-archive.tar.xz"`,
+		) {
 		t.Errorf("cuda_compat_orin is not flat as in NVIDIA's manifest: %s", got)
 	}
 }

@@ -40,7 +40,11 @@ func TestNewMajorIsData(t *testing.T) {
 		t.Fatalf("renaming the r39.2 suite: %v (%d directories)", err, renamed)
 	}
 	root := t.TempDir()
-	o := debredist.Options{Source: debredist.Source{Mirror: m, CacheDir: filepath.Join(root, "cache")}, Release: debredist.Release{ProfileFile: "testdata/r40/jetpack8.json"}, Build: debredist.Build{Out: filepath.Join(root, "out"), Jobs: 2}}
+	o := debredist.Options{
+		Source:  debredist.Source{Mirror: m, CacheDir: filepath.Join(root, "cache")},
+		Release: debredist.Release{ProfileFile: "testdata/r40/jetpack8.json"},
+		Build:   debredist.Build{Out: filepath.Join(root, "out"), Jobs: 2},
+	}
 	res, err := debredist.Convert(ctx, o)
 	if err != nil {
 		t.Fatalf("converting the made-up r40 release: %v", err)

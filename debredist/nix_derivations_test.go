@@ -129,7 +129,11 @@ func TestNixDerivationsBuild(t *testing.T) {
 		t.Fatal("no cuda_cudart in the provenance")
 	}
 	deb := prov.Archives[i].Debs[0]
-	f, err := os.OpenFile(filepath.Join(mirrorCopy, deb.Repo, filepath.FromSlash(deb.Filename)), os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(
+		filepath.Join(mirrorCopy, deb.Repo, filepath.FromSlash(deb.Filename)),
+		os.O_APPEND|os.O_WRONLY,
+		0,
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +158,11 @@ func TestNixDerivationsBuild(t *testing.T) {
 	if !deleted(strings.TrimSpace(fixed)) {
 		t.Fatalf("the deb %s is rooted: it cannot be fetched again", fixed)
 	}
-	msg, err := nix("nix-build", append([]string{file, "-A", "archives.cuda.cuda_cudart", "--no-out-link", "--arg", "debredist", debredistArg}, check...)...)
+	msg, err := nix(
+		"nix-build",
+		append(
+			[]string{file, "-A", "archives.cuda.cuda_cudart", "--no-out-link", "--arg", "debredist", debredistArg},
+			check...)...)
 	if err == nil {
 		t.Fatal("a changed deb built")
 	}
@@ -199,7 +207,14 @@ func newNixDerivations(t *testing.T, mirror string) *nixDerivations {
 	if err := os.CopyFS(nd.mirror, os.DirFS(sampleMirror)); err != nil {
 		t.Fatal(err)
 	}
-	mustConvert(t, Options{Source: Source{Mirror: nd.mirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: nd.out}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: nd.mirror, CacheDir: t.TempDir()},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: nd.out},
+		},
+	)
 	text, err := Nix(context.Background(), nd.out, NixOptions{Derivations: true})
 	if err != nil {
 		t.Fatal(err)

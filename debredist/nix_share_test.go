@@ -72,7 +72,10 @@ func TestNixRemoteBuilderAndCache(t *testing.T) {
 	nd := newNixDerivations(t, mirror) // before XDG_CACHE_HOME changes (go build's cache)
 	// Root in CI has no nixbld users; nothing is substituted unless a
 	// command says so (no network). Nix's narinfo cache is the test's.
-	t.Setenv("NIX_CONFIG", "build-users-group =\nsubstituters =\nsandbox = false\nexperimental-features = nix-command\n"+os.Getenv("NIX_CONFIG"))
+	t.Setenv(
+		"NIX_CONFIG",
+		"build-users-group =\nsubstituters =\nsandbox = false\nexperimental-features = nix-command\n"+os.Getenv("NIX_CONFIG"),
+	)
 	t.Setenv("NIX_REMOTE", "local")
 	t.Setenv("XDG_CACHE_HOME", dir("xdg-cache"))
 	run := func(c *exec.Cmd) (string, string, error) {
@@ -90,7 +93,12 @@ func TestNixRemoteBuilderAndCache(t *testing.T) {
 		return stdout
 	}
 	nixBuild := func(store, attr string, args ...string) *exec.Cmd {
-		return inStore(store, "nix-build", append([]string{nd.file, "-A", attr, "--no-out-link", "--arg", "debredist", nd.debredist, "--max-jobs", "0"}, args...)...)
+		return inStore(
+			store,
+			"nix-build",
+			append(
+				[]string{nd.file, "-A", attr, "--no-out-link", "--arg", "debredist", nd.debredist, "--max-jobs", "0"},
+				args...)...)
 	}
 
 	// The builder: sshd on a free loopback port, in the builder store's
@@ -194,8 +202,14 @@ SetEnv NIX_CONF_DIR=%[2]s
 			t.Errorf("%s: not built (or fetched) in the builder's store", p)
 		}
 	}
-	t.Logf("%d derivations (%d archives, %d debs fetched by the builder) built on the builder in %s (nix-build and its build hooks: %s of CPU)",
-		remote, len(archives), debs, elapsed.Round(time.Millisecond), (build.ProcessState.UserTime() + build.ProcessState.SystemTime()).Round(time.Millisecond))
+	t.Logf(
+		"%d derivations (%d archives, %d debs fetched by the builder) built on the builder in %s (nix-build and its build hooks: %s of CPU)",
+		remote,
+		len(archives),
+		debs,
+		elapsed.Round(time.Millisecond),
+		(build.ProcessState.UserTime() + build.ProcessState.SystemTime()).Round(time.Millisecond),
+	)
 	if debs == 0 || remote != len(archives)+debs {
 		t.Errorf("%d derivations built on the builder, want the %d archives and %d debs", remote, len(archives), debs)
 	}
@@ -213,16 +227,27 @@ SetEnv NIX_CONF_DIR=%[2]s
 		t.Fatal(err)
 	}
 	signed, unsigned := filepath.Join(tmp, "cache"), filepath.Join(tmp, "unsigned-cache")
-	must(inStore(builder, "nix", append([]string{"copy", "--to", "file://" + signed + "?secret-key=" + secret}, archives...)...))
+	must(
+		inStore(
+			builder,
+			"nix",
+			append([]string{"copy", "--to", "file://" + signed + "?secret-key=" + secret}, archives...)...),
+	)
 	must(inStore(builder, "nix", append([]string{"copy", "--to", "file://" + unsigned}, archives...)...))
 	substitute := func(store, cache, attr string) (string, string, error) {
-		return run(nixBuild(store, attr, "--option", "substituters", "file://"+cache, "--option", "trusted-public-keys", publicKey))
+		return run(
+			nixBuild(store, attr, "--option", "substituters", "file://"+cache, "--option", "trusted-public-keys", publicKey),
+		)
 	}
 	stdout, stderr, err = substitute(consumer, signed, "archives")
 	if err != nil {
 		t.Fatalf("nix-build from the cache: %v\n%s", err, stderr)
 	}
-	t.Logf("%d archives substituted from the cache in %s (keys, copy and substitution)", len(archives), time.Since(start).Round(time.Millisecond))
+	t.Logf(
+		"%d archives substituted from the cache in %s (keys, copy and substitution)",
+		len(archives),
+		time.Since(start).Round(time.Millisecond),
+	)
 	if got := strings.Fields(stdout); !slices.Equal(got, archives) {
 		t.Errorf("from the cache: %v, built: %v", got, archives)
 	}
@@ -236,7 +261,10 @@ SetEnv NIX_CONF_DIR=%[2]s
 		}
 	}
 	for _, p := range archives {
-		if !slices.ContainsFunc(consumerInfo[p].Signatures, func(s string) bool { return strings.HasPrefix(s, keyName+":") }) {
+		if !slices.ContainsFunc(
+			consumerInfo[p].Signatures,
+			func(s string) bool { return strings.HasPrefix(s, keyName+":") },
+		) {
 			t.Errorf("%s: not signed by %s: %v", p, keyName, consumerInfo[p].Signatures)
 		}
 	}

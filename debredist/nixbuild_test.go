@@ -67,7 +67,10 @@ func nixBuildEnv(t *testing.T) {
 	for _, tool := range []string{"nix-build", "nix-store", "nix-instantiate", "jq", "patchelf", "readelf", "dpkg-deb", "tar", "xz", "aarch64-linux-gnu-gcc"} {
 		testutil.RequireTool(t, tool)
 	}
-	t.Setenv("NIX_CONFIG", "build-users-group =\nextra-platforms = aarch64-linux\nsandbox = false\nsubstituters =\n"+os.Getenv("NIX_CONFIG"))
+	t.Setenv(
+		"NIX_CONFIG",
+		"build-users-group =\nextra-platforms = aarch64-linux\nsandbox = false\nsubstituters =\n"+os.Getenv("NIX_CONFIG"),
+	)
 }
 
 // knownBuildFailures are the cells that fail through every route, and why
@@ -116,7 +119,14 @@ func TestNixpkgsBuild(t *testing.T) {
 				t.Skip("JetPack 5 and 7 (about a minute of Nix builds each) run with DEBREDIST_LONG_TESTS=1, as CI does")
 			}
 			out := t.TempDir()
-			mustConvert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out}})
+			mustConvert(
+				t,
+				Options{
+					Source:  Source{Mirror: sampleMirror, CacheDir: cache},
+					Release: Release{JetPack: tc.jp},
+					Build:   Build{Out: out},
+				},
+			)
 			some := "PACKAGES=cuda_cudart libcublas libcusparse cudnn cuda_nvml_dev libnvfatbin cuda_nvcc tensorrt"
 			if testutil.Long() {
 				some = "PACKAGES="
@@ -148,7 +158,15 @@ func TestNixpkgsBuild(t *testing.T) {
 					}
 				}
 				if sum != [3]int{built, failed, refused} || (code == 0) != (failed == 0) {
-					t.Errorf("%s: summary %v, exit %d; the lines say %d built, %d failed, %d refused", route.name, sum, code, built, failed, refused)
+					t.Errorf(
+						"%s: summary %v, exit %d; the lines say %d built, %d failed, %d refused",
+						route.name,
+						sum,
+						code,
+						built,
+						failed,
+						refused,
+					)
 				}
 				if testutil.Long() && len(lines) != tc.cells {
 					t.Errorf("%s: %d cells, want %d (every package on every device)", route.name, len(lines), tc.cells)
@@ -196,8 +214,14 @@ func TestNixpkgsBuild(t *testing.T) {
 			}
 		})
 		out := t.TempDir()
-		mustConvert(t, Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir(), AllowUnverifiedIndex: true}, Release: Release{JetPack: "6"},
-			Build: Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc", "libcufft", "libcurand"}}})
+		mustConvert(
+			t,
+			Options{
+				Source:  Source{Mirror: mirror, CacheDir: t.TempDir(), AllowUnverifiedIndex: true},
+				Release: Release{JetPack: "6"},
+				Build:   Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc", "libcufft", "libcurand"}},
+			},
+		)
 		lines, sum, code := runBuild(t, bin, out, "cudaPackages_12_6", true)
 		want := map[string]string{
 			"cuda_cudart": "",
@@ -235,12 +259,15 @@ func TestNixpkgsBuild(t *testing.T) {
 func manifestsAloneFail(jp string, l buildLine) bool {
 	switch jp {
 	case "5":
-		return strings.HasPrefix(l.rest, "src is not OUT's archive: ") && strings.HasSuffix(l.rest, "-normalizeDebs (1 problem(s))") ||
-			(l.name == "libcusparse" || l.name == "libcusolver") && strings.Contains(l.rest, "‘cuda11.4-libnvjitlink-0-unsupported’ is not available")
+		return strings.HasPrefix(l.rest, "src is not OUT's archive: ") &&
+			strings.HasSuffix(l.rest, "-normalizeDebs (1 problem(s))") ||
+			(l.name == "libcusparse" || l.name == "libcusolver") &&
+				strings.Contains(l.rest, "‘cuda11.4-libnvjitlink-0-unsupported’ is not available")
 	case "7":
 		switch l.name {
 		case "cuda_compat":
-			return strings.Contains(l.rest, "‘cuda13.2-cuda_compat-") && strings.Contains(l.rest, "is not available on the requested hostPlatform")
+			return strings.Contains(l.rest, "‘cuda13.2-cuda_compat-") &&
+				strings.Contains(l.rest, "is not available on the requested hostPlatform")
 		case "cudnn_jit", "cuda_compat_orin":
 			return strings.Contains(l.rest, "attribute '"+l.name+"' missing")
 		case "cuda_nvtx":

@@ -45,7 +45,12 @@ func TestNixPackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := strings.TrimSpace(string(o)); got != hex.EncodeToString(raw) {
-		t.Errorf("nix/package.nix vendorHash is sha256 %s, go mod vendor's NAR hash is %s: update it (sha256-%s)", hex.EncodeToString(raw), got, base64.StdEncoding.EncodeToString(mustHex(got)))
+		t.Errorf(
+			"nix/package.nix vendorHash is sha256 %s, go mod vendor's NAR hash is %s: update it (sha256-%s)",
+			hex.EncodeToString(raw),
+			got,
+			base64.StdEncoding.EncodeToString(mustHex(got)),
+		)
 	}
 }
 
@@ -68,8 +73,18 @@ func TestFlake(t *testing.T) {
 	standin, _ := filepath.Abs(standIn + "/nixpkgs")
 	eval := func(attr, apply string) string {
 		t.Helper()
-		args := []string{"--extra-experimental-features", "nix-command flakes", "eval", "--json", "--impure", "--no-write-lock-file",
-			"--override-input", "nixpkgs", "path:" + standin, "path:" + repo + "#" + attr}
+		args := []string{
+			"--extra-experimental-features",
+			"nix-command flakes",
+			"eval",
+			"--json",
+			"--impure",
+			"--no-write-lock-file",
+			"--override-input",
+			"nixpkgs",
+			"path:" + standin,
+			"path:" + repo + "#" + attr,
+		}
 		if apply != "" {
 			args = append(args, "--apply", apply)
 		}
@@ -89,7 +104,14 @@ func TestFlake(t *testing.T) {
 		t.Errorf("checks: %s", got)
 	}
 	out := t.TempDir()
-	mustConvert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: sampleMirror, CacheDir: t.TempDir()},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}},
+		},
+	)
 	r, err := Nix(context.Background(), out, NixOptions{Derivations: true})
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +139,15 @@ func TestFlake(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(user, "flake.nix"), []byte(flake), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := exec.Command(nix, "--extra-experimental-features", "nix-command flakes", "eval", "--json", "--no-write-lock-file", "path:"+user+"#result")
+	c := exec.Command(
+		nix,
+		"--extra-experimental-features",
+		"nix-command flakes",
+		"eval",
+		"--json",
+		"--no-write-lock-file",
+		"path:"+user+"#result",
+	)
 	var stderr strings.Builder
 	c.Stderr = &stderr
 	o, err := c.Output()

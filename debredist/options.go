@@ -43,7 +43,12 @@ func FindProfile(name string) (Profile, error) {
 	for _, p := range Profiles() {
 		names = append(names, p.Name)
 	}
-	return Profile{}, fault.Errorf("no built-in profile %q (have: %s; also their aliases, JetPack versions and L4T suites: see %s)", name, strings.Join(names, ", "), fault.RefProfiles)
+	return Profile{}, fault.Errorf(
+		"no built-in profile %q (have: %s; also their aliases, JetPack versions and L4T suites: see %s)",
+		name,
+		strings.Join(names, ", "),
+		fault.RefProfiles,
+	)
 }
 
 // LoadProfile reads a user's profile file; empty fields are inherited from

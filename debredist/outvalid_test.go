@@ -25,7 +25,14 @@ import (
 func cudartOut(t *testing.T) (out, genCuda string) {
 	t.Helper()
 	out = filepath.Join(t.TempDir(), "out")
-	mustConvert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "libcublas"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: sampleMirror, CacheDir: t.TempDir()},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart", "libcublas"}},
+		},
+	)
 	gen, err := filepath.EvalSymlinks(filepath.Join(out, "cuda"))
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +191,8 @@ func TestOutFilesBounded(t *testing.T) {
 	big := filepath.Join(gen, "redist", "debredist-provenance_12.6.68.json")
 	b, _ := os.ReadFile(big)
 	testutil.Must(t, os.WriteFile(big, append(b, bytes.Repeat([]byte(" "), 70<<20)...), 0o644))
-	if rep, err := verify.Dir(context.Background(), out); err != nil || !strings.Contains(fmt.Sprint(rep.Err()), "too large: more than 67108864 bytes (64 MiB), not read") {
+	if rep, err := verify.Dir(context.Background(), out); err != nil ||
+		!strings.Contains(fmt.Sprint(rep.Err()), "too large: more than 67108864 bytes (64 MiB), not read") {
 		t.Errorf("70 MB provenance: %v %v", err, rep.Err())
 	}
 
@@ -208,10 +216,12 @@ func TestOutFilesBounded(t *testing.T) {
 	cur := filepath.Join(out, ".debredist", "current")
 	testutil.Must(t, os.Remove(cur))
 	testutil.Must(t, os.Symlink(filepath.Dir(t.TempDir()), cur))
-	if _, err := verify.Dir(context.Background(), out); err == nil || !strings.Contains(err.Error(), "not to a generation of OUT") {
+	if _, err := verify.Dir(context.Background(), out); err == nil ||
+		!strings.Contains(err.Error(), "not to a generation of OUT") {
 		t.Errorf("current outside OUT: verify: %v", err)
 	}
-	if _, err := Nix(context.Background(), out, NixOptions{}); err == nil || !strings.Contains(err.Error(), "not to a generation of OUT") {
+	if _, err := Nix(context.Background(), out, NixOptions{}); err == nil ||
+		!strings.Contains(err.Error(), "not to a generation of OUT") {
 		t.Errorf("current outside OUT: nix: %v", err)
 	}
 }
@@ -233,10 +243,23 @@ func TestLockConversionRecordsInputs(t *testing.T) {
 	}
 	testutil.Must(t, os.WriteFile(filepath.Join(dir, "jp6.lock.json"), lock.Bytes(), 0o644))
 	t.Chdir(dir)
-	mustConvert(t, Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{LockFile: "jp6.lock.json"}, Build: Build{Out: out, Only: []string{"cuda_cudart"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: mirror, CacheDir: cache},
+			Release: Release{LockFile: "jp6.lock.json"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart"}},
+		},
+	)
 	p := outProvenance(t, out)["cuda/redist/redistrib_12.6.68.json"]
 	if len(p.Indexes) != 1 || p.Indexes[0].URL != filepath.Join(dir, "jp6.lock.json") || p.Mirror != mirror {
-		t.Errorf("provenance indexes %+v, mirror %q; want the lock at %s and the mirror %s", p.Indexes, p.Mirror, filepath.Join(dir, "jp6.lock.json"), mirror)
+		t.Errorf(
+			"provenance indexes %+v, mirror %q; want the lock at %s and the mirror %s",
+			p.Indexes,
+			p.Mirror,
+			filepath.Join(dir, "jp6.lock.json"),
+			mirror,
+		)
 	}
 	t.Chdir(t.TempDir())
 	r, err := Nix(context.Background(), out, NixOptions{Derivations: true})

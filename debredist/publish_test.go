@@ -63,7 +63,9 @@ func verifyOK(t *testing.T, what, out string) {
 func TestRebuildKilledInCommitStage(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("a loop of CLI runs SIGKILLed in the commit stage: skipped with -short (the in-process interruption tests still run)")
+		t.Skip(
+			"a loop of CLI runs SIGKILLed in the commit stage: skipped with -short (the in-process interruption tests still run)",
+		)
 	}
 	bin := buildCLI(t)
 	dir := t.TempDir()
@@ -475,7 +477,11 @@ func TestVerifyOwnLinks(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	o := Options{Source: Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}}
+	o := Options{
+		Source:  Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}},
+	}
 	if _, err := Convert(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -518,7 +524,8 @@ func TestVerifyOwnLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	verifyOK(t, "after the repairing rerun", out)
-	if n := strings.Join(notes, "\n"); !strings.Contains(n, "removed the dangling link tensorrt") || !strings.Contains(n, "linked cudnn") {
+	if n := strings.Join(notes, "\n"); !strings.Contains(n, "removed the dangling link tensorrt") ||
+		!strings.Contains(n, "linked cudnn") {
 		t.Errorf("the rerun did not say what it repaired: %q", notes)
 	}
 }

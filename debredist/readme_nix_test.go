@@ -129,7 +129,8 @@ func TestReadmeInstall(t *testing.T) {
 	if o, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", blocks[0][0], err, o)
 	}
-	if o, err := exec.Command(filepath.Join(gobin, "debredist"), "version").CombinedOutput(); err != nil || !strings.Contains(string(o), Version) {
+	if o, err := exec.Command(filepath.Join(gobin, "debredist"), "version").CombinedOutput(); err != nil ||
+		!strings.Contains(string(o), Version) {
 		t.Errorf("the installed debredist version: %v %s", err, o)
 	}
 }

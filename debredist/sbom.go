@@ -59,7 +59,13 @@ func SBOM(ctx context.Context, out string, o SBOMOptions, w io.Writer) error {
 	}
 	defer func() { _ = snap.Close() }()
 	if len(snap.Foreign) > 0 {
-		return fault.Errorf("sbom %s: %d symbolic link(s) debredist did not write, not followed: %s (%s lists them)", out, len(snap.Foreign), strings.Join(snap.Paths(snap.Foreign), ", "), fault.RefVerify)
+		return fault.Errorf(
+			"sbom %s: %d symbolic link(s) debredist did not write, not followed: %s (%s lists them)",
+			out,
+			len(snap.Foreign),
+			strings.Join(snap.Paths(snap.Foreign), ", "),
+			fault.RefVerify,
+		)
 	}
 	if len(snap.Manifests) == 0 {
 		return fmt.Errorf("sbom %s: no redistrib_*.json manifest (not a debredist output directory?)", out)

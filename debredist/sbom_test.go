@@ -46,8 +46,11 @@ func sbomOut(t *testing.T, jetpack string) string {
 	o.Do(func() {
 		dir, err := os.MkdirTemp("", "sbom-jp"+jetpack+"-")
 		if err == nil {
-			_, err = Convert(context.Background(), Options{Source: Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")},
-				Release: Release{JetPack: jetpack}, Build: Build{Out: filepath.Join(dir, "out"), SBOM: true}})
+			_, err = Convert(
+				context.Background(),
+				Options{Source: Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")},
+					Release: Release{JetPack: jetpack}, Build: Build{Out: filepath.Join(dir, "out"), SBOM: true}},
+			)
 		}
 		sbomOuts.Lock()
 		sbomOuts.dirs[jetpack], sbomOuts.errs[jetpack] = filepath.Join(dir, "out"), err
@@ -169,10 +172,22 @@ func TestSBOMSample(t *testing.T) {
 	t.Parallel()
 	cpe := func(product, version string) string { return "cpe:2.3:" + product + ":" + version + ":*:*:*:*:*:*:*" }
 	wantCPE := map[string]map[string]string{ // JetPack -> release product -> CPE
-		"5": {"cuda": cpe("a:nvidia:cuda_toolkit", "11.4"), "cudnn": cpe("a:nvidia:cudnn", "8.6.0"), "tensorrt": cpe("a:nvidia:tensorrt", "8.5.2")},
-		"6": {"cuda": cpe("a:nvidia:cuda_toolkit", "12.6"), "cudnn": cpe("a:nvidia:cudnn", "9.3.0"), "tensorrt": cpe("a:nvidia:tensorrt", "10.3.0"),
-			"l4t": cpe("o:nvidia:jetson_linux", "36.5.0")},
-		"7": {"cuda": cpe("a:nvidia:cuda_toolkit", "13.2"), "cudnn": cpe("a:nvidia:cudnn", "9.20.0"), "tensorrt": cpe("a:nvidia:tensorrt", "10.16.2")},
+		"5": {
+			"cuda":     cpe("a:nvidia:cuda_toolkit", "11.4"),
+			"cudnn":    cpe("a:nvidia:cudnn", "8.6.0"),
+			"tensorrt": cpe("a:nvidia:tensorrt", "8.5.2"),
+		},
+		"6": {
+			"cuda":     cpe("a:nvidia:cuda_toolkit", "12.6"),
+			"cudnn":    cpe("a:nvidia:cudnn", "9.3.0"),
+			"tensorrt": cpe("a:nvidia:tensorrt", "10.3.0"),
+			"l4t":      cpe("o:nvidia:jetson_linux", "36.5.0"),
+		},
+		"7": {
+			"cuda":     cpe("a:nvidia:cuda_toolkit", "13.2"),
+			"cudnn":    cpe("a:nvidia:cudnn", "9.20.0"),
+			"tensorrt": cpe("a:nvidia:tensorrt", "10.16.2"),
+		},
 	}
 	for _, jp := range []string{"5", "6", "7"} {
 		t.Run("jetpack"+jp, func(t *testing.T) {
@@ -184,7 +199,8 @@ func TestSBOMSample(t *testing.T) {
 				t.Fatal("two runs on the same OUT gave different bytes")
 			}
 			d := parseSPDX(t, spdx1)
-			if d.SPDXVersion != "SPDX-2.3" || d.DataLicense != "CC0-1.0" || !strings.HasPrefix(d.DocumentNamespace, "https://spdx.org/spdxdocs/debredist-") {
+			if d.SPDXVersion != "SPDX-2.3" || d.DataLicense != "CC0-1.0" ||
+				!strings.HasPrefix(d.DocumentNamespace, "https://spdx.org/spdxdocs/debredist-") {
 				t.Errorf("document header: %s %s %s", d.SPDXVersion, d.DataLicense, d.DocumentNamespace)
 			}
 			ids := map[string]string{} // SPDXID -> name
@@ -282,7 +298,12 @@ func TestSBOMSample(t *testing.T) {
 					for _, s := range a.Stubs {
 						sid, fid := fileID[ar+"/"+s.Path], fileID[ar+"/"+s.From]
 						if sid == "" || fid == "" || fileSHA[ar+"/"+s.Path] != s.SHA256 || !rels[fid+" GENERATES "+sid] {
-							t.Errorf("%s: stub %s (from %s) missing, with another sha256, or its library does not GENERATE it", ar, s.Path, s.From)
+							t.Errorf(
+								"%s: stub %s (from %s) missing, with another sha256, or its library does not GENERATE it",
+								ar,
+								s.Path,
+								s.From,
+							)
 						}
 						stubs++
 					}
@@ -331,7 +352,9 @@ func TestSBOMSample(t *testing.T) {
 			if err := json.Unmarshal(cdx1, &cd); err != nil {
 				t.Fatal(err)
 			}
-			if cd.BOMFormat != "CycloneDX" || cd.SpecVersion != "1.6" || !regexp.MustCompile(`^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(cd.SerialNumber) {
+			if cd.BOMFormat != "CycloneDX" || cd.SpecVersion != "1.6" ||
+				!regexp.MustCompile(`^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).
+					MatchString(cd.SerialNumber) {
 				t.Errorf("CycloneDX header: %s %s %s", cd.BOMFormat, cd.SpecVersion, cd.SerialNumber)
 			}
 			if cd.Metadata.Timestamp != d.CreationInfo.Created || !strings.HasSuffix(cd.Metadata.Timestamp, "T00:00:00Z") {
@@ -353,8 +376,16 @@ func TestSBOMSample(t *testing.T) {
 							ref = p.Value
 						}
 					}
-					if l.License.ID != "" || l.License.Name == "" || strings.HasPrefix(l.License.Name, "LicenseRef-") || licName[ref] != l.License.Name {
-						t.Errorf("CycloneDX: %s: license id %q name %q (LicenseRef %q, named %q in the SPDX document): want the name, and the LicenseRef as a property", c.Purl, l.License.ID, l.License.Name, ref, licName[ref])
+					if l.License.ID != "" || l.License.Name == "" || strings.HasPrefix(l.License.Name, "LicenseRef-") ||
+						licName[ref] != l.License.Name {
+						t.Errorf(
+							"CycloneDX: %s: license id %q name %q (LicenseRef %q, named %q in the SPDX document): want the name, and the LicenseRef as a property",
+							c.Purl,
+							l.License.ID,
+							l.License.Name,
+							ref,
+							licName[ref],
+						)
 					}
 				}
 				for _, p := range c.Properties {
@@ -396,7 +427,8 @@ func TestSBOMNTIAMinimumElements(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			for _, p := range d.Packages {
-				if p.Name == "" || p.VersionInfo == "" || p.Supplier == "" || p.Supplier == "NOASSERTION" || p.SPDXID == "" || seen[p.SPDXID] {
+				if p.Name == "" || p.VersionInfo == "" || p.Supplier == "" || p.Supplier == "NOASSERTION" || p.SPDXID == "" ||
+					seen[p.SPDXID] {
 					t.Errorf("package %q %q: name, version, supplier %q or unique id missing", p.SPDXID, p.Name, p.Supplier)
 				}
 				seen[p.SPDXID] = true
@@ -581,7 +613,11 @@ func TestSBOMSyft(t *testing.T) {
 func TestSBOMRefusals(t *testing.T) {
 	t.Parallel()
 	cache, out := t.TempDir(), t.TempDir()
-	opts := Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, SBOM: true, Only: []string{"cuda_cudart", "libcublas"}}}
+	opts := Options{
+		Source:  Source{Mirror: sampleMirror, CacheDir: cache},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: out, SBOM: true, Only: []string{"cuda_cudart", "libcublas"}},
+	}
 	mustConvert(t, opts)
 	spdxDoc := filepath.Join(out, "cuda", "redist", "debredist-sbom_12.6.68.spdx.json")
 	before, err := os.ReadFile(spdxDoc)
@@ -606,7 +642,11 @@ func TestSBOMRefusals(t *testing.T) {
 	sum := p.Archives[0].SHA256
 	testutil.Must(t, os.WriteFile(spdxDoc, bytes.ReplaceAll(after, []byte(sum), []byte(strings.Repeat("0", 64))), 0o644))
 	rep, err := verify.Dir(context.Background(), out)
-	if err != nil || rep.OK() || !strings.Contains(rep.Err().Error(), "debredist-sbom_12.6.68.spdx.json: bill of materials gives cuda/redist/"+p.Archives[0].RelativePath) {
+	if err != nil || rep.OK() ||
+		!strings.Contains(
+			rep.Err().Error(),
+			"debredist-sbom_12.6.68.spdx.json: bill of materials gives cuda/redist/"+p.Archives[0].RelativePath,
+		) {
 		t.Errorf("verify of a wrong document: %v %v", err, rep.Err())
 	}
 	testutil.Must(t, os.WriteFile(spdxDoc, after, 0o644))
@@ -617,7 +657,10 @@ func TestSBOMRefusals(t *testing.T) {
 	testutil.Must(t, os.WriteFile(arch, append(slices.Clone(orig), 0), 0o644))
 	var b bytes.Buffer
 	err = SBOM(context.Background(), out, SBOMOptions{Format: SBOMSPDX}, &b)
-	if err == nil || !strings.Contains(err.Error(), p.Archives[0].RelativePath) || !strings.Contains(err.Error(), "is not a valid output") || !strings.Contains(err.Error(), "bytes, manifest says") || b.Len() > 0 {
+	if err == nil || !strings.Contains(err.Error(), p.Archives[0].RelativePath) ||
+		!strings.Contains(err.Error(), "is not a valid output") ||
+		!strings.Contains(err.Error(), "bytes, manifest says") ||
+		b.Len() > 0 {
 		t.Errorf("changed archive: %v (%d bytes written)", err, b.Len())
 	}
 	testutil.Must(t, os.WriteFile(arch, orig, 0o644))
@@ -631,7 +674,8 @@ func TestSBOMRefusals(t *testing.T) {
 	} {
 		testutil.Must(t, os.WriteFile(side, bytes.Replace(sb, []byte(c.from), []byte(c.to), 1), 0o644))
 		err := SBOM(context.Background(), out, SBOMOptions{Format: SBOMCycloneDX}, &b)
-		if err == nil || !strings.Contains(err.Error(), "cuda/redist/redistrib_12.6.68.json") || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !strings.Contains(err.Error(), "cuda/redist/redistrib_12.6.68.json") ||
+			!strings.Contains(err.Error(), c.want) {
 			t.Errorf("sidecar with %s: %v", c.to, err)
 		}
 	}

@@ -54,7 +54,14 @@ func TestStubs(t *testing.T) {
 					only = append(only, strings.Split(w, ":")[0])
 				}
 			}
-			res := mustConvert(t, Options{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Release: Release{JetPack: c.jetpack}, Build: Build{Out: out, Only: only}})
+			res := mustConvert(
+				t,
+				Options{
+					Source:  Source{Mirror: m, CacheDir: t.TempDir()},
+					Release: Release{JetPack: c.jetpack},
+					Build:   Build{Out: out, Only: only},
+				},
+			)
 			prev := outProvenance(t, out)
 			var got []string
 			recs := map[string]redist.Archive{}
@@ -67,7 +74,9 @@ func TestStubs(t *testing.T) {
 				ents := archiveEntries(t, filepath.Join(out, filepath.FromSlash(p.Archive)))
 				for _, s := range rec.Stubs {
 					got = append(got, p.PName+":"+s.Path)
-					if h, ok := ents[s.Path]; !ok || h.Size <= 0 || !strings.HasPrefix(s.From, "lib/") || !strings.HasSuffix(s.FromDeb, ".deb") || s.Symbols == 0 {
+					if h, ok := ents[s.Path]; !ok || h.Size <= 0 || !strings.HasPrefix(s.From, "lib/") ||
+						!strings.HasSuffix(s.FromDeb, ".deb") ||
+						s.Symbols == 0 {
 						t.Errorf("%s: stub %+v: archive entry %+v", p.PName, s, h)
 					}
 				}
@@ -99,7 +108,14 @@ func TestStubs(t *testing.T) {
 					if err := os.MkdirAll(dir, 0o755); err != nil {
 						t.Fatal(err)
 					}
-					cmd := exec.Command(tar, "-xJf", filepath.Join(out, filepath.FromSlash(p.Archive)), "-C", dir, "--strip-components=1")
+					cmd := exec.Command(
+						tar,
+						"-xJf",
+						filepath.Join(out, filepath.FromSlash(p.Archive)),
+						"-C",
+						dir,
+						"--strip-components=1",
+					)
 					if b, err := cmd.CombinedOutput(); err != nil {
 						t.Fatalf("%s: tar: %v\n%s", p.Archive, err, b)
 					}
@@ -234,6 +250,10 @@ func checkShippedStub(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(b, deb) {
-		t.Errorf("cuda_cudart's lib/stubs/libcuda.so (%d bytes) is not the deb's stub (%d bytes): it was replaced", len(b), len(deb))
+		t.Errorf(
+			"cuda_cudart's lib/stubs/libcuda.so (%d bytes) is not the deb's stub (%d bytes): it was replaced",
+			len(b),
+			len(deb),
+		)
 	}
 }

@@ -126,7 +126,16 @@ func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
 			return nil, err
 		}
 	}
-	r, err := nixoverlay.Write(ctx, out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror, CopyArchivesTo: o.CopyArchivesTo, Nixpkgs: nixpkgsVerdicts})
+	r, err := nixoverlay.Write(
+		ctx,
+		out,
+		nixoverlay.Options{
+			Derivations:    o.Derivations,
+			Mirror:         o.Mirror,
+			CopyArchivesTo: o.CopyArchivesTo,
+			Nixpkgs:        nixpkgsVerdicts,
+		},
+	)
 	if err != nil {
 		return nil, err
 	}

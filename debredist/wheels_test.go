@@ -39,7 +39,14 @@ func TestTensorRTWheels(t *testing.T) {
 				t.Skip("the sweep over JetPack 5 and 7 runs with DEBREDIST_LONG_TESTS=1, as CI does")
 			}
 			out := t.TempDir()
-			res := mustConvert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out, Only: []string{"tensorrt"}}})
+			res := mustConvert(
+				t,
+				Options{
+					Source:  Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache},
+					Release: Release{JetPack: tc.jp},
+					Build:   Build{Out: out, Only: []string{"tensorrt"}},
+				},
+			)
 			file := filepath.Join(out, filepath.FromSlash(res.Packages[0].Archive))
 			f, err := os.Open(file)
 			if err != nil {

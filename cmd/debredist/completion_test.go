@@ -73,7 +73,8 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 
-	if code, _, stderr := cli(t, "completion", "tcsh"); code != exitUsage || !strings.Contains(stderr, `unknown shell "tcsh"`) {
+	if code, _, stderr := cli(t, "completion", "tcsh"); code != exitUsage ||
+		!strings.Contains(stderr, `unknown shell "tcsh"`) {
 		t.Errorf("completion tcsh: exit %d: %s", code, stderr)
 	}
 }

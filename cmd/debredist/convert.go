@@ -64,11 +64,30 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 		fs.Var(&only, "only", "convert only these redist packages (`pnames`, comma-separated or repeated)")
 		lockOut := fs.String("lock-out", "", "write the lock of the debs used to `file`")
 		asJSON := fs.Bool("json", false, "print the result as JSON on stdout (nothing else)")
-		withSBOM := fs.Bool("sbom", false, "write each manifest's bill of materials beside it (debredist-sbom_<label>.spdx.json and .cdx.json)")
-		failOnWarnings := fs.Bool("fail-on-warnings", false, "exit 1 when the output has a warning whose code --allow-warning does not name (OUT is written and verified first)")
-		nonEmpty := fs.Bool("allow-nonempty-out", false, "convert into an --out that is not empty and holds no debredist output (its files stay; verify names them)")
+		withSBOM := fs.Bool(
+			"sbom",
+			false,
+			"write each manifest's bill of materials beside it (debredist-sbom_<label>.spdx.json and .cdx.json)",
+		)
+		failOnWarnings := fs.Bool(
+			"fail-on-warnings",
+			false,
+			"exit 1 when the output has a warning whose code --allow-warning does not name (OUT is written and verified first)",
+		)
+		nonEmpty := fs.Bool(
+			"allow-nonempty-out",
+			false,
+			"convert into an --out that is not empty and holds no debredist output (its files stay; verify names them)",
+		)
 		var allow listFlag
-		fs.Var(&allow, "allow-warning", "a warning `code` that --fail-on-warnings accepts (comma-separated or repeated): "+strings.Join(redist.WarningCodes, ", "))
+		fs.Var(
+			&allow,
+			"allow-warning",
+			"a warning `code` that --fail-on-warnings accepts (comma-separated or repeated): "+strings.Join(
+				redist.WarningCodes,
+				", ",
+			),
+		)
 		return func(args []string) error {
 			o, pr, err := sel.start(a, args, func(o *debredist.Options) error {
 				o.Build.Out, o.Source.ParallelDownloads, o.Build.Jobs, o.Source.VerifyCache = *out, *downloads, *jobs, *verifyCache
@@ -151,7 +170,16 @@ func printResult(w io.Writer, res *debredist.Result) error {
 		} else {
 			built++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Product, labels[p.Product], p.PName, p.Version, humanBytes(p.Size), status)
+		fmt.Fprintf(
+			tw,
+			"%s\t%s\t%s\t%s\t%s\t%s\n",
+			p.Product,
+			labels[p.Product],
+			p.PName,
+			p.Version,
+			humanBytes(p.Size),
+			status,
+		)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

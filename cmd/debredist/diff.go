@@ -87,7 +87,15 @@ const diffPathsShown = 5
 func printDiff(w io.Writer, r *reldiff.Result, all bool) error {
 	var b bytes.Buffer
 	sideLine := func(s reldiff.Side) string {
-		return fmt.Sprintf("%s (%s: %s, L4T %s, CUDA %s, released %s)", s.Ref, s.Origin, s.Profile, s.L4T, orDash(s.CUDA), orDash(s.ReleaseDate))
+		return fmt.Sprintf(
+			"%s (%s: %s, L4T %s, CUDA %s, released %s)",
+			s.Ref,
+			s.Origin,
+			s.Profile,
+			s.L4T,
+			orDash(s.CUDA),
+			orDash(s.ReleaseDate),
+		)
 	}
 	fmt.Fprintf(&b, "from %s\nto   %s\n\n", sideLine(r.From), sideLine(r.To))
 	var added, removed, changed, debs, paths, unplaced int
@@ -146,7 +154,14 @@ func printDiff(w io.Writer, r *reldiff.Result, all bool) error {
 			if f := c.Files; f != nil && !f.Empty() {
 				paths += len(f.Added) + len(f.Removed) + len(f.TypeChanged) + len(f.LinkChanged)
 				unplaced += len(f.Unplaced)
-				fmt.Fprintf(&b, "      paths: %d added, %d removed, %d changed type, %d link changed", len(f.Added), len(f.Removed), len(f.TypeChanged), len(f.LinkChanged))
+				fmt.Fprintf(
+					&b,
+					"      paths: %d added, %d removed, %d changed type, %d link changed",
+					len(f.Added),
+					len(f.Removed),
+					len(f.TypeChanged),
+					len(f.LinkChanged),
+				)
 				if len(f.Unplaced) > 0 {
 					fmt.Fprintf(&b, ", %d UNPLACED", len(f.Unplaced))
 				}
@@ -188,7 +203,13 @@ func printDiff(w io.Writer, r *reldiff.Result, all bool) error {
 		}
 	}
 	if o := r.Others; o != nil && !o.Empty() {
-		fmt.Fprintf(&b, "\nother debs (not converted): %d added, %d removed, %d changed\n", len(o.Added), len(o.Removed), len(o.Changed))
+		fmt.Fprintf(
+			&b,
+			"\nother debs (not converted): %d added, %d removed, %d changed\n",
+			len(o.Added),
+			len(o.Removed),
+			len(o.Changed),
+		)
 		var lines []string
 		for _, d := range o.Added {
 			lines = append(lines, fmt.Sprintf("+ %s/%s %s", d.Repo, d.Name, d.Version))

@@ -10,7 +10,13 @@ import (
 
 // progressPrefixes start the lines of progress (stages, notes) on a
 // non-terminal stderr.
-var progressPrefixes = []string{"debredist: note:", "debredist: plan:", "debredist: fetch:", "debredist: build:", "debredist: retrying "}
+var progressPrefixes = []string{
+	"debredist: note:",
+	"debredist: plan:",
+	"debredist: fetch:",
+	"debredist: build:",
+	"debredist: retrying ",
+}
 
 // errorLines returns stderr's lines that are not progress lines.
 func errorLines(stderr string) []string {

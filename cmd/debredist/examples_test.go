@@ -51,7 +51,10 @@ func nixpkgsForExamples(t *testing.T, shim string) []string {
 	if err := os.WriteFile(filepath.Join(nixpkgs, "default.nix"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return []string{"NIX_PATH=nixpkgs=" + nixpkgs, "NIX_CONFIG=build-users-group =\nsubstituters =\nsandbox = false\n" + os.Getenv("NIX_CONFIG")}
+	return []string{
+		"NIX_PATH=nixpkgs=" + nixpkgs,
+		"NIX_CONFIG=build-users-group =\nsubstituters =\nsandbox = false\n" + os.Getenv("NIX_CONFIG"),
+	}
 }
 
 // exampleLines splits a command's example into the command lines a user
@@ -82,7 +85,10 @@ func TestManPageExamplesRun(t *testing.T) {
 	for _, c := range commands {
 		names = append(names, c.name)
 	}
-	if got, want := slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(exampleOrder)); !slices.Equal(got, want) {
+	if got, want := slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(exampleOrder)); !slices.Equal(
+		got,
+		want,
+	) {
 		t.Fatalf("commands %v, but the examples are run for %v: add the new command to exampleOrder", got, want)
 	}
 	for _, tool := range []string{"bash", "jq", "gzip", "man"} {
@@ -98,8 +104,20 @@ func TestManPageExamplesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	mirror, _ := filepath.Abs(sampleMirror)
-	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+sandbox,
-		"XDG_CACHE_HOME="+filepath.Join(sandbox, ".cache"), "DEBREDIST_MIRROR="+mirror, "M="+mirror, "MANPAGER=cat", "PAGER=cat", "MANWIDTH=80")
+	env := append(
+		os.Environ(),
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"HOME="+sandbox,
+		"XDG_CACHE_HOME="+filepath.Join(
+			sandbox,
+			".cache",
+		),
+		"DEBREDIST_MIRROR="+mirror,
+		"M="+mirror,
+		"MANPAGER=cat",
+		"PAGER=cat",
+		"MANWIDTH=80",
+	)
 	sh := func(t *testing.T, line string, extra ...string) string {
 		t.Helper()
 		cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", line)

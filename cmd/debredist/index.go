@@ -65,7 +65,10 @@ debredist index Packages.xz --json | jq '.packages[].package'`,
 				}
 			}
 			if len(problems) > 0 {
-				return &exitError{code: exitFailure, msg: fmt.Sprintf("%s: %d stanza(s) could not be read and are left out", *file, len(problems))}
+				return &exitError{
+					code: exitFailure,
+					msg:  fmt.Sprintf("%s: %d stanza(s) could not be read and are left out", *file, len(problems)),
+				}
 			}
 			return nil
 		}

@@ -61,7 +61,14 @@ func TestNotAnOutputDirectory(t *testing.T) {
 		code, stdout, stderr := cli(t, args...)
 		want := dir + " is not a debredist output directory (no redistrib_*.json, no .debredist)"
 		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
-			t.Errorf("debredist %s: exit %d, stdout %q, stderr %q; want exit 2 and one line %q", strings.Join(args, " "), code, stdout, stderr, want)
+			t.Errorf(
+				"debredist %s: exit %d, stdout %q, stderr %q; want exit 2 and one line %q",
+				strings.Join(args, " "),
+				code,
+				stdout,
+				stderr,
+				want,
+			)
 		}
 	}
 }
@@ -76,9 +83,22 @@ func TestConvertIntoForeignDirectory(t *testing.T) {
 	if err := os.WriteFile(notes, []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out}
+	args := []string{
+		"convert",
+		"--jetpack",
+		"6",
+		"--only",
+		"cuda_cudart",
+		"--mirror",
+		sampleMirror,
+		"--cache",
+		t.TempDir(),
+		"--out",
+		out,
+	}
 	code, _, stderr := cli(t, args...)
-	if code != exitUsage || !strings.Contains(stderr, "is not empty and holds no debredist output") || !strings.Contains(stderr, "--allow-nonempty-out") {
+	if code != exitUsage || !strings.Contains(stderr, "is not empty and holds no debredist output") ||
+		!strings.Contains(stderr, "--allow-nonempty-out") {
 		t.Errorf("convert into a foreign directory: exit %d, stderr %q", code, stderr)
 	}
 	if ents, _ := os.ReadDir(out); len(ents) != 1 {

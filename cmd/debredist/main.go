@@ -354,7 +354,13 @@ func (a *app) usageMessage(err error) (msg string, env bool) {
 		return inFlags(err), false
 	}
 	v := a.fromEnv[ue.Option]
-	return fmt.Sprintf("%s=%s: %s is set in the environment: unset it, or give %s", v, ue.Text(cliWord), v, cliWord(ue.Option)), true
+	return fmt.Sprintf(
+		"%s=%s: %s is set in the environment: unset it, or give %s",
+		v,
+		ue.Text(cliWord),
+		v,
+		cliWord(ue.Option),
+	), true
 }
 
 // exitTable is the exit status of every command: what `debredist help`,
@@ -364,9 +370,18 @@ var exitTable = []struct {
 	what string
 }{
 	{exitOK, "success (verify: every check holds; diff: the two sides could be compared, whatever differs)"},
-	{exitFailure, "failure: verify or index found problems; a download, index, deb or build failed; a file or directory could not be written (--cache, --lock-out, -o); convert --fail-on-warnings met a warning"},
-	{exitUsage, "usage error: the command line cannot be used as given: an unknown command or flag, wrong arguments, flags that do not go together, a value not of the flag's form; or something it names (also through DEBREDIST_MIRROR or SOURCE_DATE_EPOCH) is not there or not valid: a file or directory to read (a directory that is no debredist output, for verify, nix and sbom), a mirror, a release or suite, a package or archive of it; or an output it would replace (extract without --force, build-archive --out)"},
-	{exitInterrupted, "interrupted (SIGINT/SIGTERM): the run is cancelled and leaves no partial output behind; a second interrupt ends debredist at once"},
+	{
+		exitFailure,
+		"failure: verify or index found problems; a download, index, deb or build failed; a file or directory could not be written (--cache, --lock-out, -o); convert --fail-on-warnings met a warning",
+	},
+	{
+		exitUsage,
+		"usage error: the command line cannot be used as given: an unknown command or flag, wrong arguments, flags that do not go together, a value not of the flag's form; or something it names (also through DEBREDIST_MIRROR or SOURCE_DATE_EPOCH) is not there or not valid: a file or directory to read (a directory that is no debredist output, for verify, nix and sbom), a mirror, a release or suite, a package or archive of it; or an output it would replace (extract without --force, build-archive --out)",
+	},
+	{
+		exitInterrupted,
+		"interrupted (SIGINT/SIGTERM): the run is cancelled and leaves no partial output behind; a second interrupt ends debredist at once",
+	},
 }
 
 func (a *app) topUsage(w io.Writer) {

@@ -54,7 +54,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--bogus"}, "-bogus"},
 		{[]string{"-v", "--quiet", "profiles"}, "only one of --verbose and --quiet"},
 		{[]string{"profiles", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"profiles", "extra"}, `a NAME argument needs --json: 'debredist profiles --json extra' prints that profile`},
+		{
+			[]string{"profiles", "extra"},
+			`a NAME argument needs --json: 'debredist profiles --json extra' prints that profile`,
+		},
 		{[]string{"profiles", "--json", "6", "7"}, "--json NAME prints one profile: give one NAME, not 2 (6 7)"},
 		{[]string{"index"}, "want 1 argument, the Packages file"},
 		{[]string{"index", "a", "b"}, "want 1 argument, the Packages file; got 2"},
@@ -243,7 +246,8 @@ func TestProfiles(t *testing.T) {
 	}
 	for _, p := range ps {
 		row := strings.Fields(lines[1+slices.IndexFunc(ps, func(q debredist.Profile) bool { return q.Name == p.Name })])
-		if len(row) < 9 || row[0] != p.Name || row[3] != p.L4T || row[5] != p.Platform || row[7] != strings.Join(p.Repos, ",") {
+		if len(row) < 9 || row[0] != p.Name || row[3] != p.L4T || row[5] != p.Platform ||
+			row[7] != strings.Join(p.Repos, ",") {
 			t.Errorf("profiles row for %s: %v", p.Name, row)
 		}
 	}
@@ -326,7 +330,9 @@ func TestIndex(t *testing.T) {
 				Packages []map[string]any `json:"packages"`
 				Problems []string         `json:"problems"`
 			}
-			if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Schema != "debredist.index/v1" || doc.File != file || len(doc.Problems) != 1 {
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Schema != "debredist.index/v1" ||
+				doc.File != file ||
+				len(doc.Problems) != 1 {
 				t.Fatalf("--json output: %v\n%s", err, stdout)
 			}
 			got := doc.Packages
@@ -365,7 +371,8 @@ func TestIndex(t *testing.T) {
 			// A file the command line names that is missing or malformed
 			// is exit 2, like every such file (profile, lock, keyring).
 			code, stdout, stderr := cli(t, "index", "--file", file)
-			if code != exitUsage || !strings.HasPrefix(stderr, "debredist index: ") || !strings.Contains(stderr, file+": ") || strings.Contains(stderr, "--help") {
+			if code != exitUsage || !strings.HasPrefix(stderr, "debredist index: ") || !strings.Contains(stderr, file+": ") ||
+				strings.Contains(stderr, "--help") {
 				t.Errorf("%s: code %d, stderr %q", file, code, stderr)
 			}
 			if stdout != "" {
@@ -414,7 +421,8 @@ func TestExtract(t *testing.T) {
 	// A non-empty target is refused without --force, replaced with it
 	// (given after the positional arguments).
 	code, _, stderr = cli(t, "extract", debFile, target)
-	if code != exitUsage || !strings.HasPrefix(stderr, "debredist extract: ") || !strings.Contains(stderr, "(--force replaces it)") {
+	if code != exitUsage || !strings.HasPrefix(stderr, "debredist extract: ") ||
+		!strings.Contains(stderr, "(--force replaces it)") {
 		t.Errorf("second extract without --force: code %d, stderr %q", code, stderr)
 	}
 	if err := os.WriteFile(filepath.Join(target, "stale"), nil, 0o644); err != nil {
@@ -430,14 +438,16 @@ func TestExtract(t *testing.T) {
 
 	// A file the command line names that is missing or not a deb: exit 2.
 	code, _, stderr = cli(t, "extract", filepath.Join(dir, "nope.deb"), filepath.Join(dir, "y"))
-	if code != exitUsage || !strings.Contains(stderr, "deb "+filepath.Join(dir, "nope.deb")+": no such file or directory") {
+	if code != exitUsage ||
+		!strings.Contains(stderr, "deb "+filepath.Join(dir, "nope.deb")+": no such file or directory") {
 		t.Errorf("missing deb: code %d, stderr %q", code, stderr)
 	}
 	junk := filepath.Join(dir, "junk.deb")
 	if err := os.WriteFile(junk, []byte("not an ar archive\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr = cli(t, "extract", junk, filepath.Join(dir, "y")); code != exitUsage || !strings.Contains(stderr, "junk.deb") {
+	if code, _, stderr = cli(t, "extract", junk, filepath.Join(dir, "y")); code != exitUsage ||
+		!strings.Contains(stderr, "junk.deb") {
 		t.Errorf("a file that is not a deb: code %d, stderr %q", code, stderr)
 	}
 	for _, args := range [][]string{{"verify", filepath.Join(dir, "no-out")}, {"nix", filepath.Join(dir, "no-out")}, {"verify", junk}} {
@@ -453,9 +463,33 @@ func writeLock(t *testing.T, suite string) string {
 	t.Helper()
 	sha := strings.Repeat("ab", 32)
 	pkgs := []map[string]any{
-		{"repo": "common", "package": "cuda-cudart-12-6", "version": "12.6.68-1", "filename": "pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb", "sha256": sha, "size": 10, "source": "cuda-cudart"},
-		{"repo": "common", "package": "cuda-cudart-dev-12-6", "version": "12.6.68-1", "filename": "pool/main/c/cuda-cudart/cuda-cudart-dev-12-6_12.6.68-1_arm64.deb", "sha256": sha, "size": 10, "source": "cuda-cudart"},
-		{"repo": "common", "package": "cuda-nvcc-12-6", "version": "12.6.68-1", "filename": "pool/main/c/cuda-nvcc/cuda-nvcc-12-6_12.6.68-1_arm64.deb", "sha256": sha, "size": 10, "source": "cuda-nvcc"},
+		{
+			"repo":     "common",
+			"package":  "cuda-cudart-12-6",
+			"version":  "12.6.68-1",
+			"filename": "pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb",
+			"sha256":   sha,
+			"size":     10,
+			"source":   "cuda-cudart",
+		},
+		{
+			"repo":     "common",
+			"package":  "cuda-cudart-dev-12-6",
+			"version":  "12.6.68-1",
+			"filename": "pool/main/c/cuda-cudart/cuda-cudart-dev-12-6_12.6.68-1_arm64.deb",
+			"sha256":   sha,
+			"size":     10,
+			"source":   "cuda-cudart",
+		},
+		{
+			"repo":     "common",
+			"package":  "cuda-nvcc-12-6",
+			"version":  "12.6.68-1",
+			"filename": "pool/main/c/cuda-nvcc/cuda-nvcc-12-6_12.6.68-1_arm64.deb",
+			"sha256":   sha,
+			"size":     10,
+			"source":   "cuda-nvcc",
+		},
 	}
 	doc := map[string]any{"version": 1, "packages": pkgs}
 	if suite != "" {
@@ -476,10 +510,21 @@ func TestPlanFromLock(t *testing.T) {
 	lock := writeLock(t, "r36.5")
 	cache := t.TempDir()
 	code, _, stderr := cli(t, "plan", "--lock", lock, "--offline", "--cache", cache)
-	if code != exitFailure || !strings.Contains(stderr, "lacks 29 redist package(s) profile jetpack6 expects: cuda_cccl, cuda_compat,") {
+	if code != exitFailure ||
+		!strings.Contains(stderr, "lacks 29 redist package(s) profile jetpack6 expects: cuda_cccl, cuda_compat,") {
 		t.Errorf("plan of a lock pinning 2 of 31 packages: exit %d: %s; want a failure naming what is missing", code, stderr)
 	}
-	code, stdout, stderr := cli(t, "plan", "--lock", lock, "--offline", "--cache", cache, "--only", "cuda_cudart,cuda_nvcc")
+	code, stdout, stderr := cli(
+		t,
+		"plan",
+		"--lock",
+		lock,
+		"--offline",
+		"--cache",
+		cache,
+		"--only",
+		"cuda_cudart,cuda_nvcc",
+	)
 	if code != exitOK {
 		t.Fatalf("plan: exit %d: %s", code, stderr)
 	}
@@ -514,7 +559,8 @@ func TestPlanFromLock(t *testing.T) {
 func TestVerifyFailures(t *testing.T) {
 	empty := t.TempDir()
 	code, stdout, stderr := cli(t, "verify", empty)
-	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "is not a debredist output directory (no redistrib_*.json, no .debredist)") {
+	if code != exitUsage || stdout != "" ||
+		!strings.Contains(stderr, "is not a debredist output directory (no redistrib_*.json, no .debredist)") {
 		t.Errorf("empty dir: code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 
@@ -531,7 +577,11 @@ func TestVerifyFailures(t *testing.T) {
 		t.Errorf("verify --json report: %+v", rep)
 	}
 	code, stdout, _ = cli(t, "verify", out)
-	if code != exitFailure || !strings.Contains(stdout, "FAIL  cuda/redist/cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz: ") {
+	if code != exitFailure ||
+		!strings.Contains(
+			stdout,
+			"FAIL  cuda/redist/cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz: ",
+		) {
 		t.Errorf("missing archive: code %d, stdout:\n%s", code, stdout)
 	}
 }
@@ -540,11 +590,22 @@ func TestVerifyFailures(t *testing.T) {
 func writeManifests(t *testing.T) string {
 	t.Helper()
 	out := t.TempDir()
-	m := &redist.Manifest{ReleaseDate: "2026-01-15", ReleaseLabel: "12.6.68", ReleaseProduct: "cuda", Components: map[string]*redist.Component{
-		"cuda_nvcc": {Name: "CUDA NVCC", License: "CUDA Toolkit", Version: "12.6.68", Platforms: map[string]*redist.Platform{
-			"linux-aarch64": {Artifact: &redist.Artifact{RelativePath: "cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz", SHA256: strings.Repeat("c", 64), Size: "5"}},
-		}},
-	}}
+	m := &redist.Manifest{
+		ReleaseDate:    "2026-01-15",
+		ReleaseLabel:   "12.6.68",
+		ReleaseProduct: "cuda",
+		Components: map[string]*redist.Component{
+			"cuda_nvcc": {Name: "CUDA NVCC", License: "CUDA Toolkit", Version: "12.6.68", Platforms: map[string]*redist.Platform{
+				"linux-aarch64": {
+					Artifact: &redist.Artifact{
+						RelativePath: "cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz",
+						SHA256:       strings.Repeat("c", 64),
+						Size:         "5",
+					},
+				},
+			}},
+		},
+	}
 	dir := filepath.Join(out, "cuda", "redist")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -567,14 +628,16 @@ func TestNix(t *testing.T) {
 	}
 	// Constant code applied to the data: OUT's path is only inside the
 	// JSON string; what the user must know goes to stderr.
-	if !strings.Contains(stdout, "data = builtins.fromJSON \"") || strings.Count(stdout, out) != 1 || !strings.Contains(stdout, "acceptInsecureTensorRT = false;") {
+	if !strings.Contains(stdout, "data = builtins.fromJSON \"") || strings.Count(stdout, out) != 1 ||
+		!strings.Contains(stdout, "acceptInsecureTensorRT = false;") {
 		t.Errorf("nix output:\n%s", stdout)
 	}
 	code, stdout, stderr = cli(t, "nix", "--json", out)
 	var d struct {
 		Schema, Set string
 	}
-	if err := json.Unmarshal([]byte(stdout), &d); code != exitOK || err != nil || d.Schema != "debredist.nix/v1" || d.Set != "cudaPackages_12_6" {
+	if err := json.Unmarshal([]byte(stdout), &d); code != exitOK || err != nil || d.Schema != "debredist.nix/v1" ||
+		d.Set != "cudaPackages_12_6" {
 		t.Errorf("nix --json: exit %d, %v, %+v: %s", code, err, d, stderr)
 	}
 	code, _, stderr = cli(t, "nix", t.TempDir())
@@ -590,7 +653,8 @@ func TestNix(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = cli(t, "nix", out)
-	if code != exitFailure || !strings.Contains(stderr, "is not a valid output") || !strings.Contains(stderr, cudartArchive) {
+	if code != exitFailure || !strings.Contains(stderr, "is not a valid output") ||
+		!strings.Contains(stderr, cudartArchive) {
 		t.Fatalf("nix without the archive: exit %d: %s", code, stderr)
 	}
 }
@@ -624,7 +688,8 @@ func TestNixAddToStore(t *testing.T) {
 	}
 	slices.Sort(got)
 	slices.Sort(want)
-	if len(want) < 3 || !slices.Equal(got, slices.Compact(want)) || !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, "nvidia_l4t_dla_compiler") }) {
+	if len(want) < 3 || !slices.Equal(got, slices.Compact(want)) ||
+		!slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, "nvidia_l4t_dla_compiler") }) {
 		t.Errorf("nix --add-to-store printed %v, want %v", got, want)
 	}
 }
@@ -739,18 +804,29 @@ func TestProgressLog(t *testing.T) {
 	}{
 		{
 			name: "default",
-			want: []string{"debredist: note: index signatures were not checked\n", "debredist: plan: jetpack6, 2 redist packages from common (1200 packages)\n",
-				"debredist: fetch: 3 debs, 107 B\n", "debredist: retrying failed downloads (cuda-nvcc-12-6: context deadline exceeded); the summaries count the retries, -v shows each\n",
+			want: []string{
+				"debredist: note: index signatures were not checked\n",
+				"debredist: plan: jetpack6, 2 redist packages from common (1200 packages)\n",
+				"debredist: fetch: 3 debs, 107 B\n",
+				"debredist: retrying failed downloads (cuda-nvcc-12-6: context deadline exceeded); the summaries count the retries, -v shows each\n",
 				"debredist: fetch: done: 2 debs, 107 B: 1 were in the cache already, 1 downloaded, in ",
 				`debredist: warning: cudnn: declared nixpkgs output "static" would be empty` + "\n",
-				"debredist: build: 2 redist packages\n", "debredist: build: done: 2 of 2 redist packages in "},
+				"debredist: build: 2 redist packages\n",
+				"debredist: build: done: 2 of 2 redist packages in ",
+			},
 			notWant: []string{"download cuda-nvcc", "cached cuda-cudart", "building", "level=", "y.deb", "(attempt"},
 		},
 		{
 			name: "verbose", verbose: true,
-			want: []string{"debredist: download cuda-nvcc-12-6 https://m/n.deb (100 B)", "debredist: cached cuda-cudart-12-6 (7 B)",
-				"debredist: building cuda_nvcc (1 debs)", "debredist: download of x failed: HTTP 404", "debredist: built cuda_nvcc (4.0 KiB)", "debredist: up to date: cuda_cudart",
-				"debredist: retrying cuda-nvcc-12-6 (attempt 2): context deadline exceeded\n"},
+			want: []string{
+				"debredist: download cuda-nvcc-12-6 https://m/n.deb (100 B)",
+				"debredist: cached cuda-cudart-12-6 (7 B)",
+				"debredist: building cuda_nvcc (1 debs)",
+				"debredist: download of x failed: HTTP 404",
+				"debredist: built cuda_nvcc (4.0 KiB)",
+				"debredist: up to date: cuda_cudart",
+				"debredist: retrying cuda-nvcc-12-6 (attempt 2): context deadline exceeded\n",
+			},
 			notWant: []string{"retrying failed downloads"},
 		},
 		{
@@ -840,7 +916,14 @@ func TestFetchLinesAgree(t *testing.T) {
 }
 
 func TestHumanBytes(t *testing.T) {
-	tests := map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 5 << 20: "5.0 MiB", 3 << 30: "3.0 GiB"}
+	tests := map[int64]string{
+		0:       "0 B",
+		1023:    "1023 B",
+		1024:    "1.0 KiB",
+		1536:    "1.5 KiB",
+		5 << 20: "5.0 MiB",
+		3 << 30: "3.0 GiB",
+	}
 	for n, want := range tests {
 		if got := humanBytes(n); got != want {
 			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
@@ -873,8 +956,11 @@ func BenchmarkProgressHandle(b *testing.B) {
 
 func TestPrintResult(t *testing.T) {
 	res := &debredist.Result{
-		Out:      "/o",
-		Products: []debredist.ProductResult{{Product: "cuda", Label: "12.6.68", Manifest: "cuda/redist/redistrib_12.6.68.json"}, {Product: "cudnn", Label: "9.3.0", Manifest: "cudnn/redist/redistrib_9.3.0.json"}},
+		Out: "/o",
+		Products: []debredist.ProductResult{
+			{Product: "cuda", Label: "12.6.68", Manifest: "cuda/redist/redistrib_12.6.68.json"},
+			{Product: "cudnn", Label: "9.3.0", Manifest: "cudnn/redist/redistrib_9.3.0.json"},
+		},
 		Packages: []debredist.PackageResult{
 			{PName: "cudnn", Product: "cudnn", Version: "9.3.0.75", Size: 3 << 20},
 			{PName: "cuda_nvcc", Product: "cuda", Version: "12.6.68", Size: 1536, UpToDate: true},
@@ -907,11 +993,25 @@ func TestProgressRetriesAndFailure(t *testing.T) {
 	var stderr bytes.Buffer
 	a := &app{stderr: &stderr}
 	pr := a.newProgress()
-	pr.handle(event.Event{Kind: event.FetchRetry, URL: "http://m/common/dists/r36.5/InRelease", Attempt: 2, Err: errors.New("HTTP 500")})
+	pr.handle(
+		event.Event{
+			Kind:    event.FetchRetry,
+			URL:     "http://m/common/dists/r36.5/InRelease",
+			Attempt: 2,
+			Err:     errors.New("HTTP 500"),
+		},
+	)
 	pr.handle(event.Event{Kind: event.FetchPlan, Total: 70, Bytes: 7000})
 	for i := range 70 {
 		for attempt := 2; attempt <= 5; attempt++ {
-			pr.handle(event.Event{Kind: event.FetchRetry, Package: fmt.Sprintf("deb%d", i), Attempt: attempt, Err: errors.New("HTTP 500")})
+			pr.handle(
+				event.Event{
+					Kind:    event.FetchRetry,
+					Package: fmt.Sprintf("deb%d", i),
+					Attempt: attempt,
+					Err:     errors.New("HTTP 500"),
+				},
+			)
 		}
 	}
 	pr.mu.Lock()
@@ -955,10 +1055,29 @@ func TestBuildArchiveByHand(t *testing.T) {
 		dst := filepath.Join(t.TempDir(), "a.tar.xz")
 		code, _, stderr := cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", dst, "--cache", c)
 		if got, _ := os.ReadFile(dst); code != exitOK || !bytes.Equal(got, want) {
-			t.Errorf("build-archive --cache %s: exit %d, %d bytes (want convert's %d):\n%s", c, code, len(got), len(want), stderr)
+			t.Errorf(
+				"build-archive --cache %s: exit %d, %d bytes (want convert's %d):\n%s",
+				c,
+				code,
+				len(got),
+				len(want),
+				stderr,
+			)
 		}
 	}
-	code, _, stderr := cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", filepath.Join(t.TempDir(), "b.tar.xz"), "--cache", t.TempDir(), "--offline")
+	code, _, stderr := cli(
+		t,
+		"build-archive",
+		"--provenance",
+		prov,
+		"--archive",
+		rel,
+		"--out",
+		filepath.Join(t.TempDir(), "b.tar.xz"),
+		"--cache",
+		t.TempDir(),
+		"--offline",
+	)
 	if code != exitFailure {
 		t.Errorf("--offline with an empty cache: exit %d, want 1:\n%s", code, stderr)
 	}
@@ -967,16 +1086,52 @@ func TestBuildArchiveByHand(t *testing.T) {
 			t.Errorf("--offline with an empty cache does not name %s:\n%s", d, stderr)
 		}
 	}
-	code, _, stderr = cli(t, "build-archive", "--provenance", prov, "--archive", "cuda_cudart/x.tar.xz", "--out", filepath.Join(t.TempDir(), "c.tar.xz"), "--cache", cache)
+	code, _, stderr = cli(
+		t,
+		"build-archive",
+		"--provenance",
+		prov,
+		"--archive",
+		"cuda_cudart/x.tar.xz",
+		"--out",
+		filepath.Join(t.TempDir(), "c.tar.xz"),
+		"--cache",
+		cache,
+	)
 	if code != exitUsage || !strings.Contains(stderr, "records no archive cuda_cudart/x.tar.xz (it records: "+rel+")") {
 		t.Errorf("a wrong --archive: exit %d:\n%s", code, stderr)
 	}
 	one := filepath.Join(sampleMirror, "common/pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb")
-	code, _, stderr = cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", filepath.Join(t.TempDir(), "d.tar.xz"), "--deb", one)
-	if code != exitUsage || !strings.Contains(stderr, "2 of its 3 debs not given: "+debs[1]+" 12.6.68-1") || !strings.Contains(stderr, "; "+debs[2]+" 12.6.68-1") {
+	code, _, stderr = cli(
+		t,
+		"build-archive",
+		"--provenance",
+		prov,
+		"--archive",
+		rel,
+		"--out",
+		filepath.Join(t.TempDir(), "d.tar.xz"),
+		"--deb",
+		one,
+	)
+	if code != exitUsage || !strings.Contains(stderr, "2 of its 3 debs not given: "+debs[1]+" 12.6.68-1") ||
+		!strings.Contains(stderr, "; "+debs[2]+" 12.6.68-1") {
 		t.Errorf("--deb leaving out two: exit %d:\n%s", code, stderr)
 	}
-	code, _, stderr = cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", filepath.Join(t.TempDir(), "e.tar.xz"), "--deb", one, "--cache", cache)
+	code, _, stderr = cli(
+		t,
+		"build-archive",
+		"--provenance",
+		prov,
+		"--archive",
+		rel,
+		"--out",
+		filepath.Join(t.TempDir(), "e.tar.xz"),
+		"--deb",
+		one,
+		"--cache",
+		cache,
+	)
 	if code != exitUsage || !strings.Contains(stderr, "give them or --deb, not both") {
 		t.Errorf("--deb with --cache: exit %d:\n%s", code, stderr)
 	}

@@ -67,9 +67,21 @@ debredist nix --add-to-store ./redist
 debredist nix --derivations ./redist > redist.nix
 nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPackage ./nix/package.nix { }'`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
-		derivations := fs.Bool("derivations", false, "print the Nix file that builds every archive as a fixed-output derivation")
-		mirror := fs.String("mirror", "", "with --derivations: fetch the debs from this base `URL` or directory (default $DEBREDIST_MIRROR, else the mirror the conversion read, else NVIDIA's)")
-		addToStore := fs.Bool("add-to-store", false, "add every archive of OUT to the Nix store (nix-store --add-fixed sha256) instead of printing the overlay")
+		derivations := fs.Bool(
+			"derivations",
+			false,
+			"print the Nix file that builds every archive as a fixed-output derivation",
+		)
+		mirror := fs.String(
+			"mirror",
+			"",
+			"with --derivations: fetch the debs from this base `URL` or directory (default $DEBREDIST_MIRROR, else the mirror the conversion read, else NVIDIA's)",
+		)
+		addToStore := fs.Bool(
+			"add-to-store",
+			false,
+			"add every archive of OUT to the Nix store (nix-store --add-fixed sha256) instead of printing the overlay",
+		)
 		jsonOut := fs.Bool("json", false, "print the data the Nix reads (schema debredist.nix/v1) instead of the Nix")
 		return func(args []string) error {
 			if *mirror != "" && !*derivations {

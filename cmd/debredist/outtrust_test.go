@@ -142,7 +142,8 @@ func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
 					t.Errorf("verify's output lacks %q:\n%s", w, output)
 				}
 			}
-			if strings.Contains(output, "sha256 is") || strings.Contains(output, "size is 1") && strings.Contains(tc.name, "passwd") {
+			if strings.Contains(output, "sha256 is") ||
+				strings.Contains(output, "size is 1") && strings.Contains(tc.name, "passwd") {
 				t.Errorf("verify read what it should not have:\n%s", output)
 			}
 			if d := time.Since(start); d > 10*time.Second {
@@ -310,7 +311,9 @@ func TestBuildArchiveSpecialFiles(t *testing.T) {
 		{[]string{"--provenance", prov, "--deb", fifo}, fifo + " is a named pipe (FIFO), not a regular file"},
 		{[]string{"--provenance", prov, "--deb", "/dev/zero"}, "/dev/zero is a character device, not a regular file"},
 	} {
-		args := append([]string{"build-archive", "--archive", rel, "--out", filepath.Join(t.TempDir(), "a.tar.xz")}, tc.args...)
+		args := append(
+			[]string{"build-archive", "--archive", rel, "--out", filepath.Join(t.TempDir(), "a.tar.xz")},
+			tc.args...)
 		code, output := runCLI(t, 20*time.Second, args...)
 		if code != exitUsage || !strings.Contains(output, tc.want) {
 			t.Errorf("%s: exit %d, want 2 saying %q:\n%s", strings.Join(args, " "), code, tc.want, output)
@@ -449,7 +452,11 @@ func TestNixDerivationsMirror(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = cli(t, "nix", "--derivations", out)
-	if code != exitFailure || !strings.Contains(stderr, "the mirror directory "+m2+" holds another index than the conversion read: "+index+" has sha256 ") {
+	if code != exitFailure ||
+		!strings.Contains(
+			stderr,
+			"the mirror directory "+m2+" holds another index than the conversion read: "+index+" has sha256 ",
+		) {
 		t.Errorf("nix --derivations with a mirror holding another index: exit %d, want 1 naming it:\n%s", code, stderr)
 	}
 }
@@ -533,7 +540,9 @@ func TestOutsideDirectoryNotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := cli(t, "verify", out)
-	if code != exitFailure || !strings.Contains(stdout+stderr, "zz: a directory that is no product of the current output") || strings.Count(stdout, "archive.tar.xz") != 1 {
+	if code != exitFailure ||
+		!strings.Contains(stdout+stderr, "zz: a directory that is no product of the current output") ||
+		strings.Count(stdout, "archive.tar.xz") != 1 {
 		t.Errorf("verify with a copied product directory: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

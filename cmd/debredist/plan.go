@@ -54,7 +54,15 @@ debredist plan --lock jetpack6.lock --offline --json`,
 func printPlan(a *app, pl *plan.Plan) error {
 	w := a.stdout
 	p := pl.Profile
-	fmt.Fprintf(w, "%s: L4T %s, CUDA %s, platform %s, release date %s\n", p.Name, p.L4T, orDash(p.CUDA), p.Platform, orDash(p.ReleaseDate))
+	fmt.Fprintf(
+		w,
+		"%s: L4T %s, CUDA %s, platform %s, release date %s\n",
+		p.Name,
+		p.L4T,
+		orDash(p.CUDA),
+		p.Platform,
+		orDash(p.ReleaseDate),
+	)
 	fmt.Fprintf(w, "\nRedist packages (%d):\n", len(pl.Packages))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  PRODUCT\tPNAME\tVERSION\tPLATFORM\tCUDA\tDEBS")
@@ -67,7 +75,16 @@ func printPlan(a *app, pl *plan.Plan) error {
 			}
 			debs = append(debs, s)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", pkg.Product, pkg.PName, pkg.Version, pkg.Platform, orDash(pkg.CUDAVariant), strings.Join(debs, " "))
+		fmt.Fprintf(
+			tw,
+			"  %s\t%s\t%s\t%s\t%s\t%s\n",
+			pkg.Product,
+			pkg.PName,
+			pkg.Version,
+			pkg.Platform,
+			orDash(pkg.CUDAVariant),
+			strings.Join(debs, " "),
+		)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -81,9 +81,22 @@ func terminalWidth(w io.Writer) int {
 // newProgress starts a renderer on a.stderr; call close before printing
 // results.
 func (a *app) newProgress() *progress {
-	pr := &progress{w: a.stderr, verbose: a.verbose, quiet: a.quiet, a: a, stage: "indexes", started: time.Now(), stop: make(chan struct{})}
+	pr := &progress{
+		w:       a.stderr,
+		verbose: a.verbose,
+		quiet:   a.quiet,
+		a:       a,
+		stage:   "indexes",
+		started: time.Now(),
+		stop:    make(chan struct{}),
+	}
 	if !a.quiet && terminalWidth(a.stderr) > 0 {
-		pr.p = mpb.NewWithContext(context.Background(), mpb.WithOutput(a.stderr), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
+		pr.p = mpb.NewWithContext(
+			context.Background(),
+			mpb.WithOutput(a.stderr),
+			mpb.WithWidth(32),
+			mpb.WithRefreshRate(150*time.Millisecond),
+		)
 		pr.out = &barWriter{p: pr.p, fallback: a.stderr}
 		pr.w = pr.out
 		pr.bars = map[string]*mpb.Bar{}
@@ -141,7 +154,10 @@ func (pr *progress) handle(e event.Event) {
 		where := ""
 		switch {
 		case pr.local && e.Message != "":
-			where = ": those not in the cache " + e.Message + " are read from the mirror directory " + strings.TrimPrefix(e.URL, "file://")
+			where = ": those not in the cache " + e.Message + " are read from the mirror directory " + strings.TrimPrefix(
+				e.URL,
+				"file://",
+			)
 		case e.Message != "":
 			where = ": those not in the cache " + e.Message + " are downloaded"
 		}
@@ -295,8 +311,15 @@ func (pr *progress) gotWord() string {
 // that started it.
 func (pr *progress) endFetch() {
 	if pr.stage == "fetch" {
-		pr.line("fetch: done: %d debs, %s: %d were in the cache already, %d %s, in %s", pr.debs.done, humanBytes(pr.bytes.done), pr.cached,
-			pr.debs.done-pr.cached, pr.gotWord(), time.Since(pr.started).Round(100*time.Millisecond))
+		pr.line(
+			"fetch: done: %d debs, %s: %d were in the cache already, %d %s, in %s",
+			pr.debs.done,
+			humanBytes(pr.bytes.done),
+			pr.cached,
+			pr.debs.done-pr.cached,
+			pr.gotWord(),
+			time.Since(pr.started).Round(100*time.Millisecond),
+		)
 	}
 }
 
@@ -310,7 +333,13 @@ func (pr *progress) refresh() {
 func (pr *progress) status() string {
 	switch pr.stage {
 	case "fetch":
-		s := fmt.Sprintf("debs %d/%d  %s/%s", pr.debs.done, pr.debs.total, humanBytes(pr.bytes.done), humanBytes(pr.bytes.total))
+		s := fmt.Sprintf(
+			"debs %d/%d  %s/%s",
+			pr.debs.done,
+			pr.debs.total,
+			humanBytes(pr.bytes.done),
+			humanBytes(pr.bytes.total),
+		)
 		if pr.retries > 0 {
 			s += fmt.Sprintf("  %d retries", pr.retries)
 		}
@@ -351,7 +380,12 @@ func (pr *progress) close(err error) {
 	switch {
 	case err != nil: // the error says what happened
 	case pr.stage == "build":
-		pr.line("build: done: %d of %d redist packages in %s", pr.pkgs.done, pr.pkgs.total, time.Since(pr.started).Round(100*time.Millisecond))
+		pr.line(
+			"build: done: %d of %d redist packages in %s",
+			pr.pkgs.done,
+			pr.pkgs.total,
+			time.Since(pr.started).Round(100*time.Millisecond),
+		)
 	default:
 		pr.endFetch()
 	}

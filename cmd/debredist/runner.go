@@ -48,19 +48,48 @@ type selection struct {
 }
 
 func (s *selection) register(fs *flagSet) {
-	fs.StringVar(&s.jetpack, "jetpack", "", "select the release by JetPack `version` or profile name (5, 6, 7, 6.2, jetpack6; see 'debredist profiles')")
+	fs.StringVar(
+		&s.jetpack,
+		"jetpack",
+		"",
+		"select the release by JetPack `version` or profile name (5, 6, 7, 6.2, jetpack6; see 'debredist profiles')",
+	)
 	fs.StringVar(&s.l4t, "l4t", "", "select the release by L4T apt `suite` (rMAJOR.MINOR, e.g. r36.5)")
-	fs.StringVar(&s.lock, "lock", "", "pin the exact debs with a lock `file` (debredist lock or jetpack-nixos sourceinfo); may be combined with --jetpack/--l4t/--profile")
-	fs.StringVar(&s.profile, "profile", "", "select the release with a profile `file` (JSON, see 'debredist profiles --json NAME')")
+	fs.StringVar(
+		&s.lock,
+		"lock",
+		"",
+		"pin the exact debs with a lock `file` (debredist lock or jetpack-nixos sourceinfo); may be combined with --jetpack/--l4t/--profile",
+	)
+	fs.StringVar(
+		&s.profile,
+		"profile",
+		"",
+		"select the release with a profile `file` (JSON, see 'debredist profiles --json NAME')",
+	)
 	s.registerSource(fs)
 }
 
 // registerSource registers the flags that say where indexes and debs come
 // from (not which release).
 func (s *selection) registerSource(fs *flagSet) {
-	s.registerDebSource(fs, "default $DEBREDIST_MIRROR, else NVIDIA's repository", "debs, and the indexes of an earlier online run")
-	fs.StringVar(&s.keyring, "keyring", "", "OpenPGP keyring `file` to check InRelease/Release.gpg signatures (unchecked without it)")
-	fs.BoolVar(&s.unverified, "allow-unverified-index", false, "accept a Packages index no Release file lists (like apt's [trusted=yes]); without a Release nothing tells a complete index from one cut short")
+	s.registerDebSource(
+		fs,
+		"default $DEBREDIST_MIRROR, else NVIDIA's repository",
+		"debs, and the indexes of an earlier online run",
+	)
+	fs.StringVar(
+		&s.keyring,
+		"keyring",
+		"",
+		"OpenPGP keyring `file` to check InRelease/Release.gpg signatures (unchecked without it)",
+	)
+	fs.BoolVar(
+		&s.unverified,
+		"allow-unverified-index",
+		false,
+		"accept a Packages index no Release file lists (like apt's [trusted=yes]); without a Release nothing tells a complete index from one cut short",
+	)
 }
 
 // registerDebSource registers the flags that say where debs come from:
@@ -81,7 +110,15 @@ func (s *selection) source(a *app) debredist.Options {
 			a.tookEnv(fault.RefMirror, "DEBREDIST_MIRROR")
 		}
 	}
-	return debredist.Options{Source: debredist.Source{Mirror: mirror, CacheDir: s.cache, Keyring: s.keyring, Offline: s.offline, AllowUnverifiedIndex: s.unverified}}
+	return debredist.Options{
+		Source: debredist.Source{
+			Mirror:               mirror,
+			CacheDir:             s.cache,
+			Keyring:              s.keyring,
+			Offline:              s.offline,
+			AllowUnverifiedIndex: s.unverified,
+		},
+	}
 }
 
 // options checks the selection and turns it into Options.
@@ -117,7 +154,11 @@ func downloadsFlag(fs *flagSet) *int {
 // positional argument, the options of the release selection, set (the
 // command's own flags and checks; nil for none) applied, and progress
 // shown through OnEvent. The caller closes the progress with the error.
-func (s *selection) start(a *app, args []string, set func(o *debredist.Options) error) (debredist.Options, *progress, error) {
+func (s *selection) start(
+	a *app,
+	args []string,
+	set func(o *debredist.Options) error,
+) (debredist.Options, *progress, error) {
 	if err := noArgs(args); err != nil {
 		return debredist.Options{}, nil, err
 	}

@@ -25,7 +25,9 @@ func TestSBOMCommand(t *testing.T) {
 	}
 	code, stdout, stderr := cli(t, "sbom", out)
 	_, again, _ := cli(t, "sbom", out)
-	if code != 0 || !strings.Contains(stdout, `"spdxVersion": "SPDX-2.3"`) || !strings.Contains(stdout, "pkg:deb/nvidia/cuda-cudart-12-6@12.6.68-1?arch=arm64") || stdout != again {
+	if code != 0 || !strings.Contains(stdout, `"spdxVersion": "SPDX-2.3"`) ||
+		!strings.Contains(stdout, "pkg:deb/nvidia/cuda-cudart-12-6@12.6.68-1?arch=arm64") ||
+		stdout != again {
 		t.Errorf("sbom: exit %d, %d bytes (same twice: %v): %s", code, len(stdout), stdout == again, stderr)
 	}
 	cdx := filepath.Join(dir, "out.cdx.json")

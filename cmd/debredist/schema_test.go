@@ -18,7 +18,9 @@ var update = flag.Bool("update", false, "rewrite testdata/json-schemas.txt from 
 
 // dynamicKeys are objects whose keys are data (sha256s, output names,
 // product names), not fields: their values' shape is described once as "*".
-var dynamicKeys = regexp.MustCompile(`^(\.nix\.manifests(\.\*)*|\.nix\.(archives|packages|debs|provenance)|\.nix\.packages\.\*\.releases|\.fetch\.paths|.*\.outputs|.*\.rules\.products|.*\.nixpkgs\.components\[\]\.outputs)$`)
+var dynamicKeys = regexp.MustCompile(
+	`^(\.nix\.manifests(\.\*)*|\.nix\.(archives|packages|debs|provenance)|\.nix\.packages\.\*\.releases|\.fetch\.paths|.*\.outputs|.*\.rules\.products|.*\.nixpkgs\.components\[\]\.outputs)$`,
+)
 
 // shape lists every path of a JSON value with its type, e.g.
 // ".packages[].debs[].sha256 string"; arrays merge their elements.
@@ -176,7 +178,10 @@ func TestJSONSchemas(t *testing.T) {
 		}
 	}
 	for _, w := range []string{"plan", "convert", "verify", "provenance"} {
-		if !slices.ContainsFunc(slices.Collect(maps.Values(variants)), func(ws []string) bool { return slices.Contains(ws, w) && slices.Contains(ws, "provenance") }) {
+		if !slices.ContainsFunc(
+			slices.Collect(maps.Values(variants)),
+			func(ws []string) bool { return slices.Contains(ws, w) && slices.Contains(ws, "provenance") },
+		) {
 			t.Errorf("no cuda_variant value is shared by %s and the provenance: %v", w, variants)
 		}
 	}
@@ -239,7 +244,9 @@ func TestJSONSchemas(t *testing.T) {
 				t.Errorf("gone from the --json output: %s", l)
 			}
 		}
-		t.Errorf("the --json formats changed: document the change in docs/json.md (a new schema version if a field changed or went), then go test ./cmd/debredist -run JSONSchemas -update")
+		t.Errorf(
+			"the --json formats changed: document the change in docs/json.md (a new schema version if a field changed or went), then go test ./cmd/debredist -run JSONSchemas -update",
+		)
 	}
 	// docs/json.md documents every top-level field of every format.
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "json.md"))
@@ -252,7 +259,8 @@ func TestJSONSchemas(t *testing.T) {
 		if len(parts) != 2 {
 			continue
 		}
-		if !strings.Contains(string(doc), schemaName(parts[0])) || !strings.Contains(string(doc), "`"+strings.TrimSuffix(parts[1], "[]")+"`") {
+		if !strings.Contains(string(doc), schemaName(parts[0])) ||
+			!strings.Contains(string(doc), "`"+strings.TrimSuffix(parts[1], "[]")+"`") {
 			t.Errorf("docs/json.md does not document %s of %s", parts[1], schemaName(parts[0]))
 		}
 	}

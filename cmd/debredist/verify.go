@@ -127,7 +127,11 @@ func runVerify(a *app, out string, nixpkgs, asJSON bool) error {
 	n := rep.Archives()
 	what := fmt.Sprintf("%d archives", n)
 	if len(rep.Artifacts) != n {
-		what = fmt.Sprintf("%d archives (%d manifest entries: some archives are listed under several platforms)", n, len(rep.Artifacts))
+		what = fmt.Sprintf(
+			"%d archives (%d manifest entries: some archives are listed under several platforms)",
+			n,
+			len(rep.Artifacts),
+		)
 	}
 	fmt.Fprintf(a.stdout, "%s in %d manifests: all ok\n", what, len(rep.Manifests))
 	if nrep != nil {
@@ -179,7 +183,11 @@ func printNixReport(a *app, nrep *verify.NixpkgsReport) {
 			fmt.Fprintf(a.stdout, "        %s\n", f)
 		}
 		for _, o := range c.EmptyOutputs {
-			fmt.Fprintf(a.stdout, "        declared output %q would be empty: the debs carry nothing for it; the overlay of `debredist nix` removes it from outputs\n", o)
+			fmt.Fprintf(
+				a.stdout,
+				"        declared output %q would be empty: the debs carry nothing for it; the overlay of `debredist nix` removes it from outputs\n",
+				o,
+			)
 		}
 		for _, f := range c.NixpkgsOwn {
 			fmt.Fprintf(a.stdout, "        nixpkgs: %s\n", f)
@@ -188,7 +196,11 @@ func printNixReport(a *app, nrep *verify.NixpkgsReport) {
 			fmt.Fprintf(a.stdout, "        nixpkgs: %s\n", c.Broken)
 		}
 		for _, v := range c.Insecure {
-			fmt.Fprintf(a.stdout, "        insecure: %s (meta.knownVulnerabilities: evaluates only where permitted; see 'debredist nix')\n", v)
+			fmt.Fprintf(
+				a.stdout,
+				"        insecure: %s (meta.knownVulnerabilities: evaluates only where permitted; see 'debredist nix')\n",
+				v,
+			)
 		}
 		for _, d := range c.Devices {
 			if !strings.HasSuffix(d, ": evaluates") {

@@ -70,7 +70,8 @@ func TestVerifyCounts(t *testing.T) {
 			t.Errorf("JetPack %s verify: exit %d\n%s", tc.jp, code, stdout)
 		}
 		code, stdout, _ = cli(t, "verify", "--nixpkgs", out)
-		if code != exitOK || !strings.Contains(stdout, tc.plain) || !strings.Contains(stdout, tc.nixOK) || !strings.Contains(stdout, tc.skip) {
+		if code != exitOK || !strings.Contains(stdout, tc.plain) || !strings.Contains(stdout, tc.nixOK) ||
+			!strings.Contains(stdout, tc.skip) {
 			t.Errorf("JetPack %s verify --nixpkgs: exit %d\n%s", tc.jp, code, stdout)
 		}
 		// "hold" only when no archive's line says otherwise (issue 31 item 7).
@@ -95,7 +96,8 @@ func TestVerifyCounts(t *testing.T) {
 		for _, args := range [][]string{{"verify", out}, {"verify", "--nixpkgs", out}} {
 			code, stdout, _ := cli(t, args...)
 			want := "FAIL  " + rel + ": sha256 is "
-			if code != exitFailure || !strings.Contains(stdout, want) || !strings.Contains(stdout, "the archive is damaged or was replaced") {
+			if code != exitFailure || !strings.Contains(stdout, want) ||
+				!strings.Contains(stdout, "the archive is damaged or was replaced") {
 				t.Errorf("%v of a damaged archive: exit %d, want a line %q:\n%s", args, code, want, stdout)
 			}
 			if strings.Contains(stdout, "no package rules") {

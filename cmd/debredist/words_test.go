@@ -33,7 +33,10 @@ func TestLibraryWordsInCLI(t *testing.T) {
 	empty := t.TempDir() // an OUT holding nothing but its lock file: no provenance
 	testutil.Must(t, os.WriteFile(filepath.Join(empty, ".debredist.lock"), nil, 0o644))
 	_, diffErr := debredist.Diff(context.Background(), debredist.DiffOptions{}, empty, empty)
-	missing := &fault.MissingError{Packages: []fault.MissingDeb{{Name: "cuda-cudart-12-6", Version: "12.6.68-1"}}, Mirror: "https://repo.download.nvidia.com/jetson"}
+	missing := &fault.MissingError{
+		Packages: []fault.MissingDeb{{Name: "cuda-cudart-12-6", Version: "12.6.68-1"}},
+		Mirror:   "https://repo.download.nvidia.com/jetson",
+	}
 	presetErr := debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Preset: 9}}.Check()
 	wrapped := fmt.Errorf("convert: %w; later", presetErr)
 	for _, tc := range []struct {
@@ -62,7 +65,12 @@ func TestLibraryWordsInCLI(t *testing.T) {
 		}
 	}
 	ps := []verify.Problem{
-		verify.Problemf("redistrib_sbom_x.spdx.json", "bill of materials does not list the archive a.tar.xz (rerun %s with %s)", fault.RefConvert, fault.RefSBOM),
+		verify.Problemf(
+			"redistrib_sbom_x.spdx.json",
+			"bill of materials does not list the archive a.tar.xz (rerun %s with %s)",
+			fault.RefConvert,
+			fault.RefSBOM,
+		),
 		verify.Problemf("other", "unchanged (rerun Convert with Build.SBOM, as prose)"),
 	}
 	problemsInFlags(ps)

@@ -12,7 +12,10 @@ import (
 // zstd or xz stream of a few KB per 4 MiB) is refused by ratio once past
 // RatioMinBytes.
 func TestDecompressBomb(t *testing.T) {
-	stanza := "Package: libcublas-12-6\nVersion: 1\nArchitecture: arm64\nFilename: pool/a.deb\nSize: 2136\nSHA256: " + strings.Repeat("ab", 32) + "\n\n"
+	stanza := "Package: libcublas-12-6\nVersion: 1\nArchitecture: arm64\nFilename: pool/a.deb\nSize: 2136\nSHA256: " + strings.Repeat(
+		"ab",
+		32,
+	) + "\n\n"
 	chunk := []byte(strings.Repeat(stanza, (4<<20)/len(stanza)))
 	for _, format := range []string{"zstd", "xz"} {
 		t.Run(format, func(t *testing.T) {

@@ -90,7 +90,13 @@ const (
 type BombError struct{ In, Out int64 }
 
 func (e *BombError) Error() string {
-	return fmt.Sprintf("decompression bomb: %d compressed bytes expanded to more than %d (over MaxRatio=%dx past RatioMinBytes=%d)", e.In, e.Out, MaxRatio, RatioMinBytes)
+	return fmt.Sprintf(
+		"decompression bomb: %d compressed bytes expanded to more than %d (over MaxRatio=%dx past RatioMinBytes=%d)",
+		e.In,
+		e.Out,
+		MaxRatio,
+		RatioMinBytes,
+	)
 }
 
 // inCounter counts the compressed bytes read.

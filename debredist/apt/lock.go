@@ -112,8 +112,13 @@ func ParseLock(name string, data []byte) (*Lock, error) {
 	}
 	for _, repo := range slices.Sorted(maps.Keys(top)) {
 		if v := bytes.TrimSpace(top[repo]); len(v) == 0 || v[0] != '{' {
-			return nil, jsonpos.At(name, data, max(jsonpos.KeyOffset(data, repo), 0),
-				"%s: not a debredist lock (no \"packages\" array) and, read as a jetpack-nixos sourceinfo file, a repo must map to an object of packages", jsonpos.Quote(repo))
+			return nil, jsonpos.At(
+				name,
+				data,
+				max(jsonpos.KeyOffset(data, repo), 0),
+				"%s: not a debredist lock (no \"packages\" array) and, read as a jetpack-nixos sourceinfo file, a repo must map to an object of packages",
+				jsonpos.Quote(repo),
+			)
 		}
 	}
 	return readSourceInfo(name, data)
@@ -135,7 +140,14 @@ func readOwnLock(name string, data []byte) (*Lock, error) {
 		}
 		if e.Size != nil {
 			if *e.Size <= 0 {
-				return nil, &LockError{Repo: e.Repo, Package: e.Name, Reason: fmt.Sprintf("size %d: want a positive number of bytes (leave \"size\" out when it is not known)", *e.Size)}
+				return nil, &LockError{
+					Repo:    e.Repo,
+					Package: e.Name,
+					Reason: fmt.Sprintf(
+						"size %d: want a positive number of bytes (leave \"size\" out when it is not known)",
+						*e.Size,
+					),
+				}
 			}
 			p.Size = *e.Size
 		}
@@ -150,7 +162,10 @@ func readOwnLock(name string, data []byte) (*Lock, error) {
 func readSourceInfo(name string, data []byte) (*Lock, error) {
 	var repos map[string]map[string]sourceInfoEntry
 	if err := jsonpos.Decode(name, data, &repos); err != nil {
-		return nil, fmt.Errorf("no \"packages\" array, so read as a jetpack-nixos sourceinfo file ({repo: {package: {...}}}): %w", err)
+		return nil, fmt.Errorf(
+			"no \"packages\" array, so read as a jetpack-nixos sourceinfo file ({repo: {package: {...}}}): %w",
+			err,
+		)
 	}
 	l := &Lock{}
 	for repo, pkgs := range repos {

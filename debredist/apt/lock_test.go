@@ -107,7 +107,11 @@ func TestWriteLockDeterministic(t *testing.T) {
 		return Package{Repo: repo, Name: name, Version: "1.0-1", Filename: "pool/" + name + ".deb", SHA256: h, Size: 7,
 			Description: "dropped", Fields: map[string]string{"X": "dropped"}}
 	}
-	l := &Lock{Suite: "r36.5", Base: "https://mirror.example/jetson", Packages: []Package{pk("t234", "b"), pk("common", "z"), pk("common", "a")}}
+	l := &Lock{
+		Suite:    "r36.5",
+		Base:     "https://mirror.example/jetson",
+		Packages: []Package{pk("t234", "b"), pk("common", "z"), pk("common", "a")},
+	}
 	var a, b bytes.Buffer
 	if err := WriteLock(&a, l); err != nil {
 		t.Fatal(err)
@@ -161,17 +165,33 @@ func TestLockErrors(t *testing.T) {
 		// issue 37: keys are case-sensitive and given once
 		{"case-folded key", own(strings.Replace(good, `"size": 1`, `"size": 1, "SHA256": "`+h+`"`, 1)), false},
 		{"Suite beside suite", `{"version": 1, "suite": "r36.5", "Suite": "r36.4", "packages": []}`, false},
-		{"two sha256", own(strings.Replace(good, `"size": 1`, `"size": 1, "sha256": "`+strings.Repeat("0", 64)+`"`, 1)), false},
+		{
+			"two sha256",
+			own(strings.Replace(good, `"size": 1`, `"size": 1, "sha256": "`+strings.Repeat("0", 64)+`"`, 1)),
+			false,
+		},
 		{"invalid UTF-8", own(strings.Replace(good, `"source": "a"`, "\"source\": \"a\xff\"", 1)), false},
 		{"bad version", own(strings.Replace(good, `"version": "1"`, `"version": "a"`, 1)), true},
 		{"bad repo", own(strings.Replace(good, `"common"`, `"../x"`, 1)), true},
 		{"duplicate", own(good + "," + good), true},
 		{"sourceinfo not nested", `{"common": "x"}`, false},
 		{"sourceinfo bad hash", `{"common": {"a": {"filename": "pool/a.deb", "sha256": "zz", "version": "1"}}}`, true},
-		{"sourceinfo unsafe", `{"common": {"a": {"filename": "pool/../../a.deb", "sha256": "` + h + `", "version": "1"}}}`, true},
+		{
+			"sourceinfo unsafe",
+			`{"common": {"a": {"filename": "pool/../../a.deb", "sha256": "` + h + `", "version": "1"}}}`,
+			true,
+		},
 		{"sourceinfo missing filename", `{"common": {"a": {"sha256": "` + h + `", "version": "1"}}}`, true},
-		{"sourceinfo bad source", `{"common": {"a": {"filename": "a.deb", "sha256": "` + h + `", "version": "1", "source": "x ("}}}`, true},
-		{"sourceinfo unknown key", `{"common": {"a": {"filename": "a.deb", "sha256": "` + h + `", "version": "1", "url": "x"}}}`, false},
+		{
+			"sourceinfo bad source",
+			`{"common": {"a": {"filename": "a.deb", "sha256": "` + h + `", "version": "1", "source": "x ("}}}`,
+			true,
+		},
+		{
+			"sourceinfo unknown key",
+			`{"common": {"a": {"filename": "a.deb", "sha256": "` + h + `", "version": "1", "url": "x"}}}`,
+			false,
+		},
 	}
 	for _, tt := range tests {
 		_, err := ReadLock(strings.NewReader(tt.in))
@@ -181,7 +201,8 @@ func TestLockErrors(t *testing.T) {
 			t.Errorf("%s: err = %v (LockError want %v)", tt.name, err, tt.entry)
 		}
 		// Whatever is wrong is said in words: no Go type name.
-		if err != nil && (strings.Contains(err.Error(), "Go value") || strings.Contains(err.Error(), "json.RawMessage") || strings.Contains(err.Error(), "map[")) {
+		if err != nil &&
+			(strings.Contains(err.Error(), "Go value") || strings.Contains(err.Error(), "json.RawMessage") || strings.Contains(err.Error(), "map[")) {
 			t.Errorf("%s: %v names Go types", tt.name, err)
 		}
 		if err != nil && !tt.entry && tt.name != "wrong format version" && tt.name != "bad suite" && !errors.As(err, &je) {

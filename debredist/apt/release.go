@@ -92,7 +92,11 @@ func ParseReleaseFile(r io.Reader) (*ReleaseFile, error) {
 		}
 		f := strings.Fields(l)
 		if len(f) != 3 {
-			return nil, fmt.Errorf("apt: Release: line %d: SHA256 entry %q: want \"hash size path\"", line+n, truncateString(l, 120))
+			return nil, fmt.Errorf(
+				"apt: Release: line %d: SHA256 entry %q: want \"hash size path\"",
+				line+n,
+				truncateString(l, 120),
+			)
 		}
 		sum, msg := sha256Problem(f[0])
 		if msg == "" {
@@ -134,7 +138,13 @@ func (r *ReleaseFile) Verify(path string, data io.Reader) error {
 	}
 	got := hex.EncodeToString(h.Sum(nil))
 	if n != want.Size || got != want.SHA256 {
-		return &MismatchError{Path: path, ExpectedSize: want.Size, ActualSize: n, ExpectedSHA256: want.SHA256, ActualSHA256: got}
+		return &MismatchError{
+			Path:           path,
+			ExpectedSize:   want.Size,
+			ActualSize:     n,
+			ExpectedSHA256: want.SHA256,
+			ActualSHA256:   got,
+		}
 	}
 	return nil
 }

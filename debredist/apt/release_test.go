@@ -54,7 +54,8 @@ func TestParseRelease(t *testing.T) {
 		switch {
 		case tt.mismatch:
 			if !errors.As(err, &me) || me.Path != tt.path || me.ExpectedSHA256 != sum256(pk) || me.ActualSHA256 != sum256(tt.data) ||
-				me.ExpectedSize != int64(len(pk)) || me.ActualSize != int64(len(tt.data)) {
+				me.ExpectedSize != int64(len(pk)) ||
+				me.ActualSize != int64(len(tt.data)) {
 				t.Errorf("%s: err = %#v", tt.name, err)
 			}
 			if !strings.Contains(err.Error(), tt.path) {
@@ -88,7 +89,12 @@ func TestParseReleaseErrors(t *testing.T) {
 		{"junk", "Origin: x\n\x00\x01\n", "control character", true},
 		{"duplicate field", "Origin: x\nOrigin: y\n", "duplicate field", true},
 		// Field would read one of the two, the SHA256 line numbers the other.
-		{"case-variant duplicate field", "Origin: x\nSHA256:\n " + h + " 0 p\nsha256:\n " + h + " 0 q\n", `line 4: duplicate field "sha256"`, true},
+		{
+			"case-variant duplicate field",
+			"Origin: x\nSHA256:\n " + h + " 0 p\nsha256:\n " + h + " 0 q\n",
+			`line 4: duplicate field "sha256"`,
+			true,
+		},
 		{"case-variant duplicate scalar", "Suite: a\nSUITE: b\n", `line 2: duplicate field "SUITE"`, true},
 	}
 	for _, tt := range tests {
@@ -101,7 +107,10 @@ func TestParseReleaseErrors(t *testing.T) {
 			t.Errorf("%s: err = %v (%T), want a *SyntaxError: %v", tt.name, err, err, tt.syntax)
 		}
 	}
-	if _, err := ParseReleaseFile(strings.NewReader("-----BEGIN PGP SIGNED MESSAGE-----\n")); !errors.Is(err, ErrClearsigned) {
+	if _, err := ParseReleaseFile(strings.NewReader("-----BEGIN PGP SIGNED MESSAGE-----\n")); !errors.Is(
+		err,
+		ErrClearsigned,
+	) {
 		t.Errorf("clearsigned: err = %v", err)
 	}
 }

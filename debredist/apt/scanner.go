@@ -123,7 +123,10 @@ func (s *Scanner) next(p *Package) error {
 		if !ok {
 			s.err = io.EOF
 			if s.strict && s.pr.CutShort() {
-				s.err = fmt.Errorf("apt: Packages index: %w", &SyntaxError{Line: s.pr.Line(), Msg: "the index ends in the middle of this line (cut short?)"})
+				s.err = fmt.Errorf(
+					"apt: Packages index: %w",
+					&SyntaxError{Line: s.pr.Line(), Msg: "the index ends in the middle of this line (cut short?)"},
+				)
 			}
 			break
 		}
@@ -197,7 +200,21 @@ const (
 	fCount
 )
 
-var knownNames = [fCount]string{"", "Package", "Version", "Architecture", "Filename", "Size", "SHA256", "MD5sum", "SHA1", "Source", "Description", "Depends", "Provides"}
+var knownNames = [fCount]string{
+	"",
+	"Package",
+	"Version",
+	"Architecture",
+	"Filename",
+	"Size",
+	"SHA256",
+	"MD5sum",
+	"SHA1",
+	"Source",
+	"Description",
+	"Depends",
+	"Provides",
+}
 
 // knownByLen lists the known fields by name length (read-only).
 var knownByLen = [13][]int{

@@ -42,7 +42,12 @@ func TestFromTarSparse(t *testing.T) {
 			t.Errorf("type %q: err = %v, want %q (ErrSparse)", tt.h.Typeflag, err, tt.want)
 		}
 	}
-	h := tar.Header{Name: "./usr/a", Typeflag: tar.TypeReg, Size: 3, PAXRecords: map[string]string{"path": "./usr/a", "SCHILY.xattr.user.x": "y"}}
+	h := tar.Header{
+		Name:       "./usr/a",
+		Typeflag:   tar.TypeReg,
+		Size:       3,
+		PAXRecords: map[string]string{"path": "./usr/a", "SCHILY.xattr.user.x": "y"},
+	}
 	if e, err := FromTar(&h); err != nil || e.Type != Regular || e.Size != 3 {
 		t.Errorf("plain PAX file: %+v, %v", e, err)
 	}

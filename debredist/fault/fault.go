@@ -234,9 +234,20 @@ func (e *MissingError) Render(w Words) string {
 	}
 	switch {
 	case e.Local:
-		fmt.Fprintf(&b, "; the mirror %s is a directory, which needs no network: drop %s to read the debs from it (they are verified and kept in the cache)", e.Mirror, w.Say(RefOffline))
+		fmt.Fprintf(
+			&b,
+			"; the mirror %s is a directory, which needs no network: drop %s to read the debs from it (they are verified and kept in the cache)",
+			e.Mirror,
+			w.Say(RefOffline),
+		)
 	default:
-		fmt.Fprintf(&b, "; run once without %s (%s with the same release or lock) to download them into the cache, or give %s DIR where they are", w.Say(RefOffline), w.Say(RefFetch), w.Say(RefCacheDir))
+		fmt.Fprintf(
+			&b,
+			"; run once without %s (%s with the same release or lock) to download them into the cache, or give %s DIR where they are",
+			w.Say(RefOffline),
+			w.Say(RefFetch),
+			w.Say(RefCacheDir),
+		)
 	}
 	return b.String()
 }
@@ -252,7 +263,13 @@ type CorruptCacheError struct {
 }
 
 func (e *CorruptCacheError) Error() string {
-	return fmt.Sprintf("%s: cache entry %s is corrupt: its bytes hash to sha256 %s, expected %s", e.Package, e.Path, e.Actual, e.Expected)
+	return fmt.Sprintf(
+		"%s: cache entry %s is corrupt: its bytes hash to sha256 %s, expected %s",
+		e.Package,
+		e.Path,
+		e.Actual,
+		e.Expected,
+	)
 }
 
 // SignatureError reports an InRelease or Release file whose OpenPGP
@@ -316,7 +333,14 @@ func (e *SameCauseError) Error() string {
 	if len(names) > 5 {
 		names, more = names[:5], fmt.Sprintf(" and %d more", len(e.Debs)-5)
 	}
-	return fmt.Sprintf("%d debs failed the same way (%s): %s%s; the first: %v", len(e.Errs), e.Cause, strings.Join(names, ", "), more, e.Errs[0])
+	return fmt.Sprintf(
+		"%d debs failed the same way (%s): %s%s; the first: %v",
+		len(e.Errs),
+		e.Cause,
+		strings.Join(names, ", "),
+		more,
+		e.Errs[0],
+	)
 }
 
 func (e *SameCauseError) Unwrap() []error { return e.Errs }
@@ -338,7 +362,13 @@ func (e *UnplacedError) Error() string { return e.Render(nil) }
 // Render is Error with the options it names worded by w.
 func (e *UnplacedError) Render(w Words) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "redist package %s: %d deb path(s) have no place in the redist layout (add a rule to a %s file to place or drop them):", e.PName, len(e.Paths), w.Say(RefProfileFile))
+	fmt.Fprintf(
+		&b,
+		"redist package %s: %d deb path(s) have no place in the redist layout (add a rule to a %s file to place or drop them):",
+		e.PName,
+		len(e.Paths),
+		w.Say(RefProfileFile),
+	)
 	for _, o := range e.Paths {
 		fmt.Fprintf(&b, "\n  %s: %s", o.Deb, o.Path)
 	}
@@ -355,7 +385,16 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("redist package %s: %s: %s:%s conflicts with %s:%s (%s)", e.PName, e.Path, e.A.Deb, e.A.Path, e.B.Deb, e.B.Path, e.Reason)
+	return fmt.Sprintf(
+		"redist package %s: %s: %s:%s conflicts with %s:%s (%s)",
+		e.PName,
+		e.Path,
+		e.A.Deb,
+		e.A.Path,
+		e.B.Deb,
+		e.B.Path,
+		e.Reason,
+	)
 }
 
 // LinkError reports a symlink or hardlink whose target is not in the
@@ -389,8 +428,17 @@ func (e *IncompleteError) Render(w Words) string {
 	if len(names) > 8 {
 		names, more = names[:8], fmt.Sprintf(" and %d more", len(names)-8)
 	}
-	return fmt.Sprintf("L4T %s: %s lacks %d redist package(s) profile %s expects: %s%s (a damaged or partial mirror? if the release really lacks them, use a %s file whose \"expect\" leaves them out, or narrow the run with %s)",
-		e.Suite, e.Source, len(e.Missing), e.Profile, strings.Join(names, ", "), more, w.Say(RefProfileFile), w.Say(RefOnly))
+	return fmt.Sprintf(
+		"L4T %s: %s lacks %d redist package(s) profile %s expects: %s%s (a damaged or partial mirror? if the release really lacks them, use a %s file whose \"expect\" leaves them out, or narrow the run with %s)",
+		e.Suite,
+		e.Source,
+		len(e.Missing),
+		e.Profile,
+		strings.Join(names, ", "),
+		more,
+		w.Say(RefProfileFile),
+		w.Say(RefOnly),
+	)
 }
 
 // UsageError reports options that do not make sense together, or an input
@@ -442,7 +490,9 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // InRelease/Release file lists: it is refused unless the caller accepts it
 // (like apt's [trusted=yes]), since without the Release's size and hash
 // nothing tells a complete index from one cut short at a stanza boundary.
-var ErrUnverifiedIndex = errors.New("no Release file lists a Packages index, so the index cannot be checked for completeness")
+var ErrUnverifiedIndex = errors.New(
+	"no Release file lists a Packages index, so the index cannot be checked for completeness",
+)
 
 // Usagef returns a *UsageError with a formatted message; its arguments may
 // be Refs (see Errorf).

@@ -439,5 +439,10 @@ func isOut(top *os.File) (bool, error) {
 type CurrentError struct{ Path, Target string }
 
 func (e *CurrentError) Error() string {
-	return fmt.Sprintf("%s points to %s, not to a generation of OUT (%s/gen-N): not followed (OUT was changed by hand: convert into a new directory)", e.Path, jsonpos.Quote(e.Target), publish.GenDir)
+	return fmt.Sprintf(
+		"%s points to %s, not to a generation of OUT (%s/gen-N): not followed (OUT was changed by hand: convert into a new directory)",
+		e.Path,
+		jsonpos.Quote(e.Target),
+		publish.GenDir,
+	)
 }

@@ -51,7 +51,12 @@ func (s *Snapshot) ReadProduct(p string) (*Product, error) {
 		return nil, fmt.Errorf("manifest %s: its provenance sidecar: %w", s.Path(p), err)
 	}
 	if d := redist.CompareAll(m, prov); len(d) > 0 {
-		return nil, fmt.Errorf("manifest %s and its provenance sidecar %s disagree: %s", s.Path(p), s.Path(side), strings.Join(d, "; "))
+		return nil, fmt.Errorf(
+			"manifest %s and its provenance sidecar %s disagree: %s",
+			s.Path(p),
+			s.Path(side),
+			strings.Join(d, "; "),
+		)
 	}
 	return &Product{Manifest: p, Sidecar: side, M: m, Prov: prov}, nil
 }
@@ -90,7 +95,12 @@ type HardlinkError struct {
 }
 
 func (e *HardlinkError) Error() string {
-	return fmt.Sprintf("%s is hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive; not read (copy it instead of linking it)", e.Path, e.Outside, e.Links)
+	return fmt.Sprintf(
+		"%s is hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive; not read (copy it instead of linking it)",
+		e.Path,
+		e.Outside,
+		e.Links,
+	)
 }
 
 // LinksOutside returns how many of the hard links of the open file f (at

@@ -59,7 +59,12 @@ func (e *VersionError) Error() string {
 	for _, v := range slices.Sorted(maps.Keys(e.Versions)) {
 		parts = append(parts, fmt.Sprintf("%s (%s)", v, strings.Join(e.Versions[v], ", ")))
 	}
-	return fmt.Sprintf("redist package %s: its debs carry %d versions, want one: %s", e.PName, len(e.Versions), strings.Join(parts, "; "))
+	return fmt.Sprintf(
+		"redist package %s: its debs carry %d versions, want one: %s",
+		e.PName,
+		len(e.Versions),
+		strings.Join(parts, "; "),
+	)
 }
 
 // Group groups pkgs (the newest version per package of every repo of the
@@ -101,7 +106,8 @@ func Group(p profile.Profile, pkgs []apt.Package) (*Grouping, error) {
 			skip("not a redist component")
 			continue
 		}
-		if m := otherVersion.FindStringSubmatch(d.Name); m != nil && m[1]+"."+m[2] != p.CUDA && (rules.CUDAMajors.Contains(m[1]) || m[1] == p.CUDAMajor()) {
+		if m := otherVersion.FindStringSubmatch(d.Name); m != nil && m[1]+"."+m[2] != p.CUDA &&
+			(rules.CUDAMajors.Contains(m[1]) || m[1] == p.CUDAMajor()) {
 			skip(fmt.Sprintf("built for CUDA %s.%s, the set is CUDA %s", m[1], m[2], p.CUDA))
 			continue
 		}
@@ -147,7 +153,15 @@ func Group(p profile.Profile, pkgs []apt.Package) (*Grouping, error) {
 		g.Version = slices.Sorted(maps.Keys(vs))[0]
 		if !profile.ValidVersion(g.Version) {
 			// The version becomes part of file names in OUT.
-			errs = append(errs, fmt.Errorf("redist package %s: version %q (of %s) is not dotted numbers", pname, g.Version, strings.Join(vs[g.Version], ", ")))
+			errs = append(
+				errs,
+				fmt.Errorf(
+					"redist package %s: version %q (of %s) is not dotted numbers",
+					pname,
+					g.Version,
+					strings.Join(vs[g.Version], ", "),
+				),
+			)
 			continue
 		}
 		out.Packages = append(out.Packages, *g)

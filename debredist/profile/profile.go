@@ -266,7 +266,12 @@ func ForJetPack(v string) (Profile, error) {
 			return p, nil
 		}
 	}
-	return Profile{}, fault.Errorf("no built-in profile for JetPack %s (known: %s; see %s)", jsonpos.Quote(v), strings.Join(names, ", "), fault.RefProfiles)
+	return Profile{}, fault.Errorf(
+		"no built-in profile for JetPack %s (known: %s; see %s)",
+		jsonpos.Quote(v),
+		strings.Join(names, ", "),
+		fault.RefProfiles,
+	)
 }
 
 // SupportedMajors lists the L4T majors ("r36") of the built-in profiles,
@@ -304,7 +309,13 @@ func ForSuite(suite string) (Profile, error) {
 		}
 	}
 	if template == nil {
-		return Profile{}, fault.Errorf("L4T %s: no built-in profile for L4T major %s (supported: %s); write a profile file and pass %s", suite, Major(suite), strings.Join(SupportedMajors(), ", "), fault.RefProfileFile)
+		return Profile{}, fault.Errorf(
+			"L4T %s: no built-in profile for L4T major %s (supported: %s); write a profile file and pass %s",
+			suite,
+			Major(suite),
+			strings.Join(SupportedMajors(), ", "),
+			fault.RefProfileFile,
+		)
 	}
 	p := *template
 	p.Name = "l4t-" + suite
@@ -338,7 +349,12 @@ func Load(r io.Reader, name string) (Profile, error) {
 		return Profile{}, &InvalidError{File: name, Err: err}
 	}
 	if doc.Schema != "" && doc.Schema != Schema {
-		return Profile{}, &InvalidError{File: name, Field: "schema", Value: doc.Schema, Want: fmt.Sprintf("%q (the profile format this debredist reads)", Schema)}
+		return Profile{}, &InvalidError{
+			File:  name,
+			Field: "schema",
+			Value: doc.Schema,
+			Want:  fmt.Sprintf("%q (the profile format this debredist reads)", Schema),
+		}
 	}
 	p := doc.Profile
 	if !ValidSuite(p.L4T) {
@@ -381,7 +397,13 @@ func Load(r io.Reader, name string) (Profile, error) {
 		p.Name = "l4t-" + p.L4T
 	}
 	if p.Platform == "" || p.Target == "" || p.Triple == "" || len(p.Repos) == 0 {
-		return Profile{}, &InvalidError{File: name, Err: fmt.Errorf("platform, target, triple and repos are required for L4T %s (no built-in profile of that major to inherit from)", p.L4T)}
+		return Profile{}, &InvalidError{
+			File: name,
+			Err: fmt.Errorf(
+				"platform, target, triple and repos are required for L4T %s (no built-in profile of that major to inherit from)",
+				p.L4T,
+			),
+		}
 	}
 	return p, p.validate(name)
 }
@@ -410,7 +432,8 @@ func notAList(name string, data []byte) error {
 		Schema   string          `json:"schema"`
 		Profiles json.RawMessage `json:"profiles"`
 	}
-	if jsonpos.Decode(name, data, &list, jsonpos.AllowUnknown) != nil || list.Schema != ListSchema && list.Profiles == nil {
+	if jsonpos.Decode(name, data, &list, jsonpos.AllowUnknown) != nil ||
+		list.Schema != ListSchema && list.Profiles == nil {
 		return nil // the strict decoding says what else is wrong
 	}
 	if list.Schema == ListSchema {
@@ -456,7 +479,12 @@ func (p Profile) validate(name string) error {
 	}
 	for i, l := range p.Rules.Links {
 		if _, err := regexp.Compile(l.Match); err != nil {
-			return &InvalidError{File: name, Field: fmt.Sprintf("rules.links[%d].match", i), Value: l.Match, Want: "a regular expression (" + err.Error() + ")"}
+			return &InvalidError{
+				File:  name,
+				Field: fmt.Sprintf("rules.links[%d].match", i),
+				Value: l.Match,
+				Want:  "a regular expression (" + err.Error() + ")",
+			}
 		}
 	}
 	for _, s := range p.Rules.Stubs {

@@ -114,7 +114,8 @@ func TestLoadRefusesAList(t *testing.T) {
 	} {
 		_, err := Load(strings.NewReader(list), "list.json")
 		var ie *InvalidError
-		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "list.json:1:") || !strings.Contains(err.Error(), "a profile file holds one profile: one of Profiles' entries encoded as JSON") {
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "list.json:1:") ||
+			!strings.Contains(err.Error(), "a profile file holds one profile: one of Profiles' entries encoded as JSON") {
 			t.Errorf("Load(%s): %v, want an *InvalidError at its line hinting at one of the built-in profiles", list, err)
 		}
 	}

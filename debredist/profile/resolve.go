@@ -30,7 +30,11 @@ func (p Profile) Resolve(pkgs []Binary) (Profile, error) {
 			}
 		}
 		if len(found) == 0 {
-			return p, fault.Errorf("L4T %s: cannot derive the CUDA version: no cuda-cudart-X-Y package in the index (set \"cuda\" in a %s file)", p.L4T, fault.RefProfileFile)
+			return p, fault.Errorf(
+				"L4T %s: cannot derive the CUDA version: no cuda-cudart-X-Y package in the index (set \"cuda\" in a %s file)",
+				p.L4T,
+				fault.RefProfileFile,
+			)
 		}
 		sort.Slice(found, func(i, j int) bool { return CompareDotted(found[i], found[j]) < 0 })
 		p.CUDA = found[len(found)-1]

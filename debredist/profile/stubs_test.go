@@ -32,7 +32,12 @@ func TestStubRules(t *testing.T) {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}
-	p, err := Load(strings.NewReader(`{"name": "x", "l4t": "r36.5", "rules": {"stubs": [{"packages": ["mine"], "match": "^lib/(libmine)\\.so\\.1$", "name": "lib/stubs/${1}.so"}]}}`), "x.json")
+	p, err := Load(
+		strings.NewReader(
+			`{"name": "x", "l4t": "r36.5", "rules": {"stubs": [{"packages": ["mine"], "match": "^lib/(libmine)\\.so\\.1$", "name": "lib/stubs/${1}.so"}]}}`,
+		),
+		"x.json",
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,19 @@ func ValidName(s string) bool { return len(s) <= MaxNameLen && NameRE.MatchStrin
 // "_" (_cuda, __splicedPackages), which ValidPName refuses as a class. A
 // component of such a name would replace the set's machinery (the overlay
 // hands every component to the set by name): no component is ever named so.
-var ReservedNames = []string{"cudatoolkit", "fixups", "flags", "gpus", "lib", "manifests", "override", "packages", "pkgs", "tests", "type"}
+var ReservedNames = []string{
+	"cudatoolkit",
+	"fixups",
+	"flags",
+	"gpus",
+	"lib",
+	"manifests",
+	"override",
+	"packages",
+	"pkgs",
+	"tests",
+	"type",
+}
 
 // ValidPName reports whether s can name a redist package: ValidName, not
 // one of ReservedNames and not beginning with "_".
@@ -141,7 +153,12 @@ func (p Profile) checkNames(file string) error {
 		glob     = "a Debian package glob ([a-z0-9.+*?-]+, at most 64 characters)"
 		relPath  = "a relative path inside the archive (segments of [A-Za-z0-9._+-], no '.' or '..', no leading '/')"
 	)
-	check("name", p.Name, "a profile name ([a-z0-9._-]+, at most 64 characters)", len(p.Name) <= MaxNameLen && profileNameRE.MatchString(p.Name))
+	check(
+		"name",
+		p.Name,
+		"a profile name ([a-z0-9._-]+, at most 64 characters)",
+		len(p.Name) <= MaxNameLen && profileNameRE.MatchString(p.Name),
+	)
 	for i, r := range p.Repos {
 		check(fmt.Sprintf("repos[%d]", i), r, "a repository name ([a-z0-9]+)", len(r) <= MaxNameLen && repoRE.MatchString(r))
 	}
@@ -154,12 +171,22 @@ func (p Profile) checkNames(file string) error {
 	check("description", p.Description, "text (printable, at most 1024 bytes)", TextProblem(p.Description, 1024) == "")
 	check("jetpack", p.JetPack, "a JetPack version (dotted numbers)", p.JetPack == "" || ValidVersion(p.JetPack))
 	for i, a := range p.Aliases {
-		check(fmt.Sprintf("aliases[%d]", i), a, "a profile name ([a-z0-9._-]+, at most 64 characters)", len(a) <= MaxNameLen && profileNameRE.MatchString(a))
+		check(
+			fmt.Sprintf("aliases[%d]", i),
+			a,
+			"a profile name ([a-z0-9._-]+, at most 64 characters)",
+			len(a) <= MaxNameLen && profileNameRE.MatchString(a),
+		)
 	}
 	r := p.Rules
 	for _, k := range slices.Sorted(maps.Keys(r.Products)) {
 		check("rules.products key", k, name, ValidName(k))
-		check("rules.products."+k+".label_from", r.Products[k].LabelFrom, name, r.Products[k].LabelFrom == "" || ValidName(r.Products[k].LabelFrom))
+		check(
+			"rules.products."+k+".label_from",
+			r.Products[k].LabelFrom,
+			name,
+			r.Products[k].LabelFrom == "" || ValidName(r.Products[k].LabelFrom),
+		)
 	}
 	for i, m := range r.MetaPackages {
 		check(fmt.Sprintf("rules.meta_packages[%d]", i), m, glob, validGlob(m))
@@ -176,7 +203,12 @@ func (p Profile) checkNames(file string) error {
 		check(f+"product", c.Product, name, ValidName(c.Product))
 		check(f+"name", c.Name, "text (printable, at most 256 bytes)", TextProblem(c.Name, 256) == "")
 		check(f+"license", c.License, "text (printable, at most 256 bytes)", TextProblem(c.License, 256) == "")
-		check(f+"cuda_variant_minor_from", c.CUDAVariantMinorFrom, "a CUDA release MAJOR.MINOR", c.CUDAVariantMinorFrom == "" || cudaRE.MatchString(c.CUDAVariantMinorFrom))
+		check(
+			f+"cuda_variant_minor_from",
+			c.CUDAVariantMinorFrom,
+			"a CUDA release MAJOR.MINOR",
+			c.CUDAVariantMinorFrom == "" || cudaRE.MatchString(c.CUDAVariantMinorFrom),
+		)
 		if c.PName != "" {
 			check(f+"pname", c.PName, PNameWant, ValidPName(c.PName))
 		} else if derived := strings.ReplaceAll(c.Source, "-", "_"); !strings.ContainsAny(derived, "*?[") {

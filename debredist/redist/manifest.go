@@ -65,7 +65,11 @@ type Artifact struct {
 func (a *Artifact) Bytes() (int64, error) {
 	n, err := strconv.ParseInt(a.Size, 10, 64)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("artifact %s: size %s is not a number of bytes", jsonpos.Quote(a.RelativePath), jsonpos.Quote(a.Size))
+		return 0, fmt.Errorf(
+			"artifact %s: size %s is not a number of bytes",
+			jsonpos.Quote(a.RelativePath),
+			jsonpos.Quote(a.Size),
+		)
 	}
 	return n, nil
 }
@@ -80,7 +84,10 @@ func (c *Component) Artifacts() []PlatformArtifact {
 			out = append(out, PlatformArtifact{Platform: p, Artifact: pl.Artifact})
 		}
 		for _, v := range slices.Sorted(maps.Keys(pl.Variants)) {
-			out = append(out, PlatformArtifact{Platform: p, CUDAVariant: strings.TrimPrefix(v, "cuda"), Artifact: pl.Variants[v]})
+			out = append(
+				out,
+				PlatformArtifact{Platform: p, CUDAVariant: strings.TrimPrefix(v, "cuda"), Artifact: pl.Variants[v]},
+			)
 		}
 	}
 	return out

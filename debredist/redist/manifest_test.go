@@ -65,7 +65,8 @@ func TestManifestRoundTripNVIDIA(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := m.Components["cudnn"]
-	if c == nil || !reflect.DeepEqual(c.CUDAVariant, []string{"11", "12"}) || c.Platforms["linux-aarch64"].Variants["cuda12"] == nil {
+	if c == nil || !reflect.DeepEqual(c.CUDAVariant, []string{"11", "12"}) ||
+		c.Platforms["linux-aarch64"].Variants["cuda12"] == nil {
 		t.Fatalf("cudnn variants not read: %+v", c)
 	}
 	if got := c.Platforms["linux-aarch64"].Variants["cuda12"].RelativePath; got != "cudnn/linux-aarch64/cudnn-linux-aarch64-9.8.0.87_cuda12-archive.tar.xz" {
@@ -77,11 +78,24 @@ func TestManifestRoundTripNVIDIA(t *testing.T) {
 // order and 4-space indentation.
 func TestManifestLayout(t *testing.T) {
 	t.Parallel()
-	m := &Manifest{ReleaseDate: "2026-01-15", ReleaseLabel: "9.3.0", ReleaseProduct: "cudnn", Components: map[string]*Component{
-		"cudnn": {Name: "NVIDIA CUDA Deep Neural Network library", License: "cudnn", LicensePath: "cudnn/LICENSE.txt", Version: "9.3.0.75",
-			CUDAVariant: []string{"12"}, Platforms: map[string]*Platform{"linux-aarch64": {Variants: map[string]*Artifact{"cuda12": {
-				RelativePath: "cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz", SHA256: "ab", MD5: "cd", Size: "12"}}}}},
-	}}
+	m := &Manifest{
+		ReleaseDate:    "2026-01-15",
+		ReleaseLabel:   "9.3.0",
+		ReleaseProduct: "cudnn",
+		Components: map[string]*Component{
+			"cudnn": {
+				Name:        "NVIDIA CUDA Deep Neural Network library",
+				License:     "cudnn",
+				LicensePath: "cudnn/LICENSE.txt",
+				Version:     "9.3.0.75",
+				CUDAVariant: []string{
+					"12",
+				},
+				Platforms: map[string]*Platform{"linux-aarch64": {Variants: map[string]*Artifact{"cuda12": {
+					RelativePath: "cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz", SHA256: "ab", MD5: "cd", Size: "12"}}}},
+			},
+		},
+	}
 	var out bytes.Buffer
 	if err := WriteManifest(&out, m); err != nil {
 		t.Fatal(err)

@@ -206,7 +206,8 @@ func SidecarFor(manifest string) (current, legacy string) {
 // IsManifestName reports whether a file name is a redistrib_<label>.json
 // manifest (not a legacy sidecar).
 func IsManifestName(name string) bool {
-	return strings.HasPrefix(name, ManifestPrefix) && strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, LegacySidecarSuffix)
+	return strings.HasPrefix(name, ManifestPrefix) && strings.HasSuffix(name, ".json") &&
+		!strings.HasSuffix(name, LegacySidecarSuffix)
 }
 
 // IsSidecarName reports whether a file name is a provenance sidecar, under

@@ -54,7 +54,8 @@ type LinkChange struct {
 
 // Empty reports no finding.
 func (f *Files) Empty() bool {
-	return len(f.Added)+len(f.Removed)+len(f.TypeChanged)+len(f.LinkChanged)+len(f.Unplaced) == 0 && f.Problem == "" && f.FromProblem == ""
+	return len(f.Added)+len(f.Removed)+len(f.TypeChanged)+len(f.LinkChanged)+len(f.Unplaced) == 0 && f.Problem == "" &&
+		f.FromProblem == ""
 }
 
 // NewListing is the Listing of one component: the entries its archive
@@ -79,7 +80,13 @@ func NewListing(nodes []entry.Header, unplaced []fault.DebPath, err error) Listi
 // added, only its unplaced paths and problems are reported); to is nil for
 // a removed component (nothing to report).
 func CompareFiles(from, to *Listing) *Files {
-	f := &Files{Added: []string{}, Removed: []string{}, TypeChanged: []TypeChange{}, LinkChanged: []LinkChange{}, Unplaced: []fault.DebPath{}}
+	f := &Files{
+		Added:       []string{},
+		Removed:     []string{},
+		TypeChanged: []TypeChange{},
+		LinkChanged: []LinkChange{},
+		Unplaced:    []fault.DebPath{},
+	}
 	if to == nil {
 		return f
 	}
@@ -198,7 +205,12 @@ func AddFiles(r *Result, toRel *Input, from, to map[string]*Listing) {
 			if f.Empty() {
 				continue
 			}
-			p.Components = append(p.Components, normalize(ComponentChange{PName: pkg.PName, Status: Unchanged, FromVersion: pkg.Version, ToVersion: pkg.Version, Files: f}))
+			p.Components = append(
+				p.Components,
+				normalize(
+					ComponentChange{PName: pkg.PName, Status: Unchanged, FromVersion: pkg.Version, ToVersion: pkg.Version, Files: f},
+				),
+			)
 			p.Unchanged--
 		}
 		sort.Slice(p.Components, func(a, b int) bool { return p.Components[a].PName < p.Components[b].PName })

@@ -201,7 +201,16 @@ func compareOthers(a, b []apt.Package) *Others {
 		case !inA:
 			o.Added = append(o.Added, Deb{Repo: y.Repo, Name: y.Name, Version: y.Version})
 		case x.Version != y.Version || x.SHA256 != y.SHA256:
-			o.Changed = append(o.Changed, DebChange{Repo: x.Repo, Name: x.Name, FromVersion: x.Version, ToVersion: y.Version, Rebuilt: x.Version == y.Version})
+			o.Changed = append(
+				o.Changed,
+				DebChange{
+					Repo:        x.Repo,
+					Name:        x.Name,
+					FromVersion: x.Version,
+					ToVersion:   y.Version,
+					Rebuilt:     x.Version == y.Version,
+				},
+			)
 		}
 	}
 	return o
@@ -223,7 +232,14 @@ func (r *Result) Empty() bool {
 }
 
 func side(r *Input) Side {
-	return Side{Ref: r.Ref, Origin: r.Origin, Profile: r.Profile.Name, L4T: r.Profile.L4T, CUDA: r.Profile.CUDA, ReleaseDate: r.Profile.ReleaseDate}
+	return Side{
+		Ref:         r.Ref,
+		Origin:      r.Origin,
+		Profile:     r.Profile.Name,
+		L4T:         r.Profile.L4T,
+		CUDA:        r.Profile.CUDA,
+		ReleaseDate: r.Profile.ReleaseDate,
+	}
 }
 
 func labels(r *Input) map[string]string {
@@ -308,7 +324,10 @@ func compareComponent(a, b plan.Package) ComponentChange {
 		case !inA:
 			came = append(came, y)
 		case x.Version != y.Version || x.SHA256 != y.SHA256:
-			c.DebsChanged = append(c.DebsChanged, DebChange{Name: name, FromVersion: x.Version, ToVersion: y.Version, Rebuilt: x.Version == y.Version})
+			c.DebsChanged = append(
+				c.DebsChanged,
+				DebChange{Name: name, FromVersion: x.Version, ToVersion: y.Version, Rebuilt: x.Version == y.Version},
+			)
 		}
 	}
 	// Pair renames: same name once digits are ignored, in name order.

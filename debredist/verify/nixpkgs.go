@@ -159,7 +159,10 @@ func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, e
 					if !seen[pa.Artifact.RelativePath] {
 						seen[pa.Artifact.RelativePath] = true
 						rep.Excluded = append(rep.Excluded, Excluded{Manifest: l.rel, Component: name, Path: pa.Artifact.RelativePath,
-							Reason: fmt.Sprintf("%s is not one of nixpkgs' CUDA redists: use the archive directly (fetchurl with the manifest's sha256)", l.m.ReleaseProduct)})
+							Reason: fmt.Sprintf(
+								"%s is not one of nixpkgs' CUDA redists: use the archive directly (fetchurl with the manifest's sha256)",
+								l.m.ReleaseProduct,
+							)})
 					}
 				}
 			}
@@ -171,7 +174,10 @@ func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, e
 			cuda = cudaLabel
 		}
 		if cuda == "" {
-			rep.Problems = append(rep.Problems, Problemf(l.rel, "no provenance sidecar and no cuda manifest name the CUDA version of the package set"))
+			rep.Problems = append(
+				rep.Problems,
+				Problemf(l.rel, "no provenance sidecar and no cuda manifest name the CUDA version of the package set"),
+			)
 			continue
 		}
 		base := filepath.Dir(l.file)
@@ -191,7 +197,15 @@ func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, e
 					continue
 				}
 				seen[pa.Artifact.RelativePath] = true
-				nc := NixpkgsArchive{Manifest: l.rel, Component: name, Platform: pa.Platform, CUDAVariant: pa.CUDAVariant, Path: pa.Artifact.RelativePath, CUDA: cuda, Version: l.m.Components[name].Version}
+				nc := NixpkgsArchive{
+					Manifest:    l.rel,
+					Component:   name,
+					Platform:    pa.Platform,
+					CUDAVariant: pa.CUDAVariant,
+					Path:        pa.Artifact.RelativePath,
+					CUDA:        cuda,
+					Version:     l.m.Components[name].Version,
+				}
 				p, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
 				if !ok {
 					nc.Failures = append(nc.Failures, "unsafe relative_path")
@@ -208,13 +222,29 @@ func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, e
 	return rep, ctx.Err()
 }
 
-func checkNixpkgs(ctx context.Context, s *outdir.Snapshot, table *nixcheck.Table, nc *NixpkgsArchive, file string, caps, platforms []string) error {
+func checkNixpkgs(
+	ctx context.Context,
+	s *outdir.Snapshot,
+	table *nixcheck.Table,
+	nc *NixpkgsArchive,
+	file string,
+	caps, platforms []string,
+) error {
 	f, err := s.Open(file)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	c := table.NewChecker(nixcheck.Target{PName: nc.Component, Platform: nc.Platform, CUDA: nc.CUDA, Version: nc.Version, Capabilities: caps, Platforms: platforms})
+	c := table.NewChecker(
+		nixcheck.Target{
+			PName:        nc.Component,
+			Platform:     nc.Platform,
+			CUDA:         nc.CUDA,
+			Version:      nc.Version,
+			Capabilities: caps,
+			Platforms:    platforms,
+		},
+	)
 	// Known before the walk: an archive that does not decode still has its
 	// package rules.
 	_, nc.Known = table.Outputs(nc.Component, nc.Platform, nc.CUDA, nc.Version)

@@ -66,15 +66,44 @@ func verifySBOM(snap *outdir.Snapshot, rep *Report, rel string) {
 		for _, a := range slices.Sorted(maps.Keys(want)) {
 			switch sum, ok := got[a]; {
 			case !ok:
-				rep.Problems = append(rep.Problems, Problemf(drel, "bill of materials does not list the archive %s (rerun %s with %s)", a, fault.RefConvert, fault.RefSBOM))
+				rep.Problems = append(
+					rep.Problems,
+					Problemf(
+						drel,
+						"bill of materials does not list the archive %s (rerun %s with %s)",
+						a,
+						fault.RefConvert,
+						fault.RefSBOM,
+					),
+				)
 			case sum != want[a]:
-				rep.Problems = append(rep.Problems, Problemf(drel, "bill of materials gives %s the sha256 %s, the manifest and the archive %s (rerun %s with %s)", a, sum, want[a], fault.RefConvert, fault.RefSBOM))
+				rep.Problems = append(
+					rep.Problems,
+					Problemf(
+						drel,
+						"bill of materials gives %s the sha256 %s, the manifest and the archive %s (rerun %s with %s)",
+						a,
+						sum,
+						want[a],
+						fault.RefConvert,
+						fault.RefSBOM,
+					),
+				)
 			}
 		}
 		dir := path.Dir(rel) + "/"
 		for _, a := range slices.Sorted(maps.Keys(got)) {
 			if _, ok := want[a]; !ok && strings.HasPrefix(a, dir) {
-				rep.Problems = append(rep.Problems, Problemf(drel, "bill of materials lists the archive %s, which the manifest does not name (rerun %s with %s)", a, fault.RefConvert, fault.RefSBOM))
+				rep.Problems = append(
+					rep.Problems,
+					Problemf(
+						drel,
+						"bill of materials lists the archive %s, which the manifest does not name (rerun %s with %s)",
+						a,
+						fault.RefConvert,
+						fault.RefSBOM,
+					),
+				)
 			}
 		}
 	}

@@ -182,7 +182,11 @@ const maxRereads = 5
 // conversion replaced the generation meanwhile and the report found
 // problems (the removal of the old generation failing a read), up to
 // maxRereads times. what names the check in an error.
-func reread[R interface{ Err() error }](ctx context.Context, dir, what string, check func(context.Context, *outdir.Snapshot) (R, error)) (R, error) {
+func reread[R interface{ Err() error }](
+	ctx context.Context,
+	dir, what string,
+	check func(context.Context, *outdir.Snapshot) (R, error),
+) (R, error) {
 	dir = filepath.Clean(dir)
 	for try := 0; ; try++ {
 		s, err := outdir.Open(dir)
@@ -228,12 +232,19 @@ func DirSnapshot(ctx context.Context, s *outdir.Snapshot) (*Report, error) {
 			"a directory that is no product of the current output (not debredist's, or a copy of one): not read, not verified"))
 	}
 	for _, p := range found.Dangling {
-		rep.Problems = append(rep.Problems, Problemf(p,
-			"a product link of debredist's (to %s) whose product the current output lacks: left by a run killed before it switched (rerun convert to remove it)", publish.ProductLink(filepath.Base(p))))
+		rep.Problems = append(rep.Problems, Problemf(
+			p,
+			"a product link of debredist's (to %s) whose product the current output lacks: left by a run killed before it switched (rerun convert to remove it)",
+			publish.ProductLink(filepath.Base(p)),
+		))
 	}
 	for _, p := range found.Unlinked {
-		rep.Problems = append(rep.Problems, Problemf(p,
-			"product %s is in the current output (%s) but has no link in OUT: a run was killed after it switched (rerun convert to link it)", p, publish.ProductLink(p)))
+		rep.Problems = append(rep.Problems, Problemf(
+			p,
+			"product %s is in the current output (%s) but has no link in OUT: a run was killed after it switched (rerun convert to link it)",
+			p,
+			publish.ProductLink(p),
+		))
 	}
 	for _, p := range found.Strays {
 		// NVIDIA's shell-parse.sh takes every redistrib_* file for a release.
@@ -315,7 +326,13 @@ func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, rel st
 			}
 		}
 		for _, pa := range c.Artifacts() {
-			ar := Archive{Manifest: rel, Component: name, Platform: pa.Platform, CUDAVariant: pa.CUDAVariant, Path: pa.Artifact.RelativePath}
+			ar := Archive{
+				Manifest:    rel,
+				Component:   name,
+				Platform:    pa.Platform,
+				CUDAVariant: pa.CUDAVariant,
+				Path:        pa.Artifact.RelativePath,
+			}
 			k := seen{pa.Artifact.RelativePath, pa.Artifact.SHA256, pa.Artifact.Size, pa.Artifact.MD5}
 			if first, ok := checked[k]; ok {
 				ar.Size, ar.NAR, ar.Problems = first.Size, first.NAR, slices.Clone(first.Problems)
@@ -334,12 +351,22 @@ func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, rel st
 	}
 	for _, p := range slices.Sorted(maps.Keys(prov)) {
 		if !named[p] {
-			rep.Problems = append(rep.Problems, Problemf(rel, "the provenance sidecar records %s, which the manifest does not name", p))
+			rep.Problems = append(
+				rep.Problems,
+				Problemf(rel, "the provenance sidecar records %s, which the manifest does not name", p),
+			)
 		}
 	}
 }
 
-func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base string, a *redist.Artifact, prov map[string]redist.Archive) {
+func verifyArtifact(
+	ctx context.Context,
+	s *outdir.Snapshot,
+	ar *Archive,
+	base string,
+	a *redist.Artifact,
+	prov map[string]redist.Archive,
+) {
 	bad := func(format string, v ...any) { ar.Problems = append(ar.Problems, Problemf("", format, v...)) }
 	p, ok := redist.CleanRelativePath(a.RelativePath)
 	if !ok {
@@ -359,7 +386,11 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 	}
 	ar.Size = st.Size()
 	if n, links := s.LinksOutside(f, filepath.Join(base, p)); n > 0 {
-		bad("hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive (copy it instead of linking it)", n, links)
+		bad(
+			"hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive (copy it instead of linking it)",
+			n,
+			links,
+		)
 	}
 	// The sizes first, by stat: a file of another size is not the archive,
 	// and is not read (it could be terabytes).
@@ -379,7 +410,12 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 		// An archive that does not decode is first of all not the bytes
 		// its manifest names: say so, and why it does not decode after.
 		if sum, herr := files.HashFile(ctx, f, st.Size()); herr == nil && sum != a.SHA256 {
-			bad("sha256 is %s, manifest says %s: the archive is damaged or was replaced (it does not decode: %v)", sum, a.SHA256, strings.TrimPrefix(err.Error(), "archive: "))
+			bad(
+				"sha256 is %s, manifest says %s: the archive is damaged or was replaced (it does not decode: %v)",
+				sum,
+				a.SHA256,
+				strings.TrimPrefix(err.Error(), "archive: "),
+			)
 			return
 		}
 		bad("%w", err) // internal/archive's errors name it ("archive: …")
@@ -393,11 +429,25 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 		bad("md5 is %s, manifest says %s", r.MD5, a.MD5)
 	}
 	if want := archive.TopName(path.Base(a.RelativePath)); r.Top != want {
-		bad("top-level directory is %s, want %s (the file name without its extension)", jsonpos.Quote(r.Top), jsonpos.Quote(want))
+		bad(
+			"top-level directory is %s, want %s (the file name without its extension)",
+			jsonpos.Quote(r.Top),
+			jsonpos.Quote(want),
+		)
 	}
 	if rec, ok := prov[a.RelativePath]; ok {
 		if rec.SHA256 != r.SHA256 || rec.NAR != r.NAR || rec.Size != st.Size() || (rec.MD5 != "" && rec.MD5 != r.MD5) {
-			bad("provenance records size %d sha256 %s md5 %s nar %s, archive has %d %s %s %s", rec.Size, rec.SHA256, rec.MD5, rec.NAR, st.Size(), r.SHA256, r.MD5, r.NAR)
+			bad(
+				"provenance records size %d sha256 %s md5 %s nar %s, archive has %d %s %s %s",
+				rec.Size,
+				rec.SHA256,
+				rec.MD5,
+				rec.NAR,
+				st.Size(),
+				r.SHA256,
+				r.MD5,
+				r.NAR,
+			)
 		}
 	} else if prov != nil {
 		bad("not recorded in the provenance sidecar")
@@ -433,5 +483,12 @@ func Readable(ctx context.Context, snap *outdir.Snapshot) error {
 	if n := len(ve.Problems) - len(msgs); n > 0 {
 		more = fmt.Sprintf("; and %d more", n)
 	}
-	return fault.Errorf("%s is not a valid output, %d problem(s): %s%s (%s tells more)", snap.Out, len(ve.Problems), strings.Join(msgs, "; "), more, fault.RefVerify)
+	return fault.Errorf(
+		"%s is not a valid output, %d problem(s): %s%s (%s tells more)",
+		snap.Out,
+		len(ve.Problems),
+		strings.Join(msgs, "; "),
+		more,
+		fault.RefVerify,
+	)
 }

@@ -20,7 +20,14 @@ import (
 // content returns n deterministic, moderately compressible bytes.
 func content(seed uint64, n int) []byte {
 	r := rand.New(rand.NewPCG(seed, 42))
-	words := [][]byte{[]byte("cuda"), []byte("\x00\x00\x00\x00"), []byte("libcudart.so.12"), []byte("\x48\x89\xe5\x41\x57"), []byte("nvidia"), []byte("\xff\xff")}
+	words := [][]byte{
+		[]byte("cuda"),
+		[]byte("\x00\x00\x00\x00"),
+		[]byte("libcudart.so.12"),
+		[]byte("\x48\x89\xe5\x41\x57"),
+		[]byte("nvidia"),
+		[]byte("\xff\xff"),
+	}
 	b := make([]byte, 0, n)
 	for len(b) < n {
 		if r.IntN(3) == 0 {

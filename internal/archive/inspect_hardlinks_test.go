@@ -176,7 +176,8 @@ func TestInspectSparseRefused(t *testing.T) {
 	for _, typ := range []byte{'0', tar.TypeGNUSparse} {
 		c := sparseArchive(t, typ)
 		_, err := Inspect(context.Background(), bytes.NewReader(c))
-		if !errors.Is(err, ErrType) || !errors.Is(err, entry.ErrSparse) || !strings.Contains(err.Error(), "unsupported entry type: sparse file") {
+		if !errors.Is(err, ErrType) || !errors.Is(err, entry.ErrSparse) ||
+			!strings.Contains(err.Error(), "unsupported entry type: sparse file") {
 			t.Errorf("type %q: Inspect: got %v, want a sparse-file ErrType", typ, err)
 		}
 		err = Walk(context.Background(), bytes.NewReader(c), "", func(h entry.Header, content io.Reader) error {

@@ -45,7 +45,11 @@ func TestRealTools(t *testing.T) {
 	}{{XZ, "xz", "-J"}, {Zstd, "zstd", "--zstd"}} {
 		t.Run(tc.comp.String(), func(t *testing.T) {
 			tool := testutil.RequireTool(t, tc.tool)
-			data, res := writeArchive(t, entries, Options{Top: "foo-1.0-archive", MTime: mtime, Compression: tc.comp, Workers: 2})
+			data, res := writeArchive(
+				t,
+				entries,
+				Options{Top: "foo-1.0-archive", MTime: mtime, Compression: tc.comp, Workers: 2},
+			)
 			dir := t.TempDir()
 			arch := filepath.Join(dir, "foo-1.0-archive"+tc.comp.Ext())
 			if err := os.WriteFile(arch, data, 0o644); err != nil {

@@ -45,7 +45,10 @@ func Walk(ctx context.Context, r io.Reader, top string, fn func(h entry.Header, 
 		case top == "":
 			top = t
 		case t != top:
-			return &EntryError{Name: h.Name, Err: fmt.Errorf("%w: %q, want %q (the file name without its extension)", ErrTopDir, t, top)}
+			return &EntryError{
+				Name: h.Name,
+				Err:  fmt.Errorf("%w: %q, want %q (the file name without its extension)", ErrTopDir, t, top),
+			}
 		}
 		if rel == "" {
 			continue

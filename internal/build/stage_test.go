@@ -27,7 +27,13 @@ func TestStageAllOrder(t *testing.T) {
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d := apt.Package{Name: name, Version: "1", Filename: "pool/" + name + "_1_arm64.deb", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
+		d := apt.Package{
+			Name:     name,
+			Version:  "1",
+			Filename: "pool/" + name + "_1_arm64.deb",
+			SHA256:   hex.EncodeToString(sum[:]),
+			Size:     int64(len(b)),
+		}
 		debs = append(debs, d)
 		paths[d.SHA256] = p
 	}
@@ -59,7 +65,8 @@ func TestStageAllOrder(t *testing.T) {
 				got = append(got, in.Path)
 			}
 		}
-		if len(read) != 4 || read[0].Package != "a" || read[3].Package != "d" || strings.Join(got, " ") != "usr/lib/a.so usr/lib/b.so usr/lib/c.so usr/lib/d.so" {
+		if len(read) != 4 || read[0].Package != "a" || read[3].Package != "d" ||
+			strings.Join(got, " ") != "usr/lib/a.so usr/lib/b.so usr/lib/c.so usr/lib/d.so" {
 			t.Fatalf("run %d: read %v, inputs %v: want a..d in order", i, read, got)
 		}
 	}

@@ -94,7 +94,12 @@ func (o *Run) Convert(ctx context.Context, pl *plan.Plan) (_ *Outcome, err error
 			return nil, fmt.Errorf("repairing the product links a killed run left in %s: %w", o.Out, err)
 		}
 		if len(did) > 0 {
-			o.emit(event.Event{Kind: event.Notice, Message: "finished what a killed run left in " + o.Out + ": " + strings.Join(did, ", ")})
+			o.emit(
+				event.Event{
+					Kind:    event.Notice,
+					Message: "finished what a killed run left in " + o.Out + ": " + strings.Join(did, ", "),
+				},
+			)
 		}
 	}
 	mtime := o.MTime
@@ -156,8 +161,14 @@ func checkNonEmpty(out string, allow bool) error {
 	if len(names) == 0 {
 		return nil
 	}
-	return fault.OptionErrorf(fault.RefOut, nil, "%s is not empty and holds no debredist output (no redistrib_*.json, no .debredist): give a new or empty directory, "+
-		"or set %s to convert into it beside what it holds; nothing was written", out, fault.RefAllowNonEmptyOut)
+	return fault.OptionErrorf(
+		fault.RefOut,
+		nil,
+		"%s is not empty and holds no debredist output (no redistrib_*.json, no .debredist): give a new or empty directory, "+
+			"or set %s to convert into it beside what it holds; nothing was written",
+		out,
+		fault.RefAllowNonEmptyOut,
+	)
 }
 
 // checkForeign refuses, before anything is written to OUT, a product
@@ -187,8 +198,16 @@ func checkForeign(out string, pl *plan.Plan) error {
 		default:
 			what = "a file debredist did not write"
 		}
-		return fault.Errorf("%s %s: %s is %s, where the %s product goes; debredist does not take it over: move it out of %s (or convert into another %s); nothing was written",
-			fault.RefOut, out, at, what, pr.Product, out, fault.RefOut)
+		return fault.Errorf(
+			"%s %s: %s is %s, where the %s product goes; debredist does not take it over: move it out of %s (or convert into another %s); nothing was written",
+			fault.RefOut,
+			out,
+			at,
+			what,
+			pr.Product,
+			out,
+			fault.RefOut,
+		)
 	}
 	return nil
 }

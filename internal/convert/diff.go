@@ -51,7 +51,13 @@ func (o *Run) Side(ctx context.Context, ref string) (*reldiff.Input, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &reldiff.Input{Ref: ref, Origin: "profile", Profile: pl.Profile, Packages: pl.Packages, Others: others(pl)}, nil
+		return &reldiff.Input{
+			Ref:      ref,
+			Origin:   "profile",
+			Profile:  pl.Profile,
+			Packages: pl.Packages,
+			Others:   others(pl),
+		}, nil
 	case err == nil:
 		o.Select.LockFile = p
 		l, _, lerr := ReadLock(p)
@@ -149,7 +155,11 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Input, error) {
 		sidecars[rel.Sidecar] = *rel.Prov
 	}
 	if len(sidecars) == 0 {
-		return nil, fault.Errorf("%s: no debredist provenance record found (not an output directory of %s?)", out, fault.RefConvert)
+		return nil, fault.Errorf(
+			"%s: no debredist provenance record found (not an output directory of %s?)",
+			out,
+			fault.RefConvert,
+		)
 	}
 	files := make([]string, 0, len(sidecars))
 	suites := map[string]bool{}
@@ -165,7 +175,12 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Input, error) {
 				ss = append(ss, s)
 			}
 			sort.Strings(ss)
-			return nil, fault.Usagef("%s holds several releases (%s): pick one with %s@<suite>", out, strings.Join(ss, ", "), out)
+			return nil, fault.Usagef(
+				"%s holds several releases (%s): pick one with %s@<suite>",
+				out,
+				strings.Join(ss, ", "),
+				out,
+			)
 		}
 		for s := range suites {
 			suite = s
@@ -183,9 +198,25 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Input, error) {
 			r.Profile = p.Profile
 		}
 		for _, a := range p.Archives {
-			pkg := plan.Package{PName: a.PName, Product: a.Product, Version: a.Version, Platform: a.Platform, CUDAVariant: a.CUDAVariant}
+			pkg := plan.Package{
+				PName:       a.PName,
+				Product:     a.Product,
+				Version:     a.Version,
+				Platform:    a.Platform,
+				CUDAVariant: a.CUDAVariant,
+			}
 			for _, d := range a.Debs {
-				pkg.Debs = append(pkg.Debs, apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
+				pkg.Debs = append(
+					pkg.Debs,
+					apt.Package{
+						Repo:     d.Repo,
+						Name:     d.Package,
+						Version:  d.Version,
+						Filename: d.Filename,
+						SHA256:   d.SHA256,
+						Size:     d.Size,
+					},
+				)
 			}
 			r.Packages = append(r.Packages, pkg)
 		}
@@ -220,10 +251,18 @@ func (o *Run) Listings(ctx context.Context, r *reldiff.Input, names []string) (m
 	if err != nil {
 		return nil, err
 	}
-	err = build.Listing(ctx, o.Limits, r.Profile, r.Ref, pkgs, paths, func(pname string, nodes []entry.Header, unplaced []fault.DebPath, err error) {
-		l := reldiff.NewListing(nodes, unplaced, err)
-		out[pname] = &l
-	})
+	err = build.Listing(
+		ctx,
+		o.Limits,
+		r.Profile,
+		r.Ref,
+		pkgs,
+		paths,
+		func(pname string, nodes []entry.Header, unplaced []fault.DebPath, err error) {
+			l := reldiff.NewListing(nodes, unplaced, err)
+			out[pname] = &l
+		},
+	)
 	if err != nil {
 		return nil, err
 	}

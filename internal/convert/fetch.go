@@ -79,7 +79,10 @@ func (o *Run) RecordedDebs(ctx context.Context, rec *redist.Archive) ([]string, 
 	}
 	debs := make([]apt.Package, 0, len(rec.Debs))
 	for _, d := range rec.Debs {
-		debs = append(debs, apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
+		debs = append(
+			debs,
+			apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size},
+		)
 	}
 	got, err := o.fetchDebs(ctx, f, debs)
 	if err != nil {

@@ -77,7 +77,14 @@ func (j *job) build(ctx context.Context, o *Run, paths map[string]string, work s
 // an archive is kept (upToDate) when the provenance records the same inputs
 // and the file still has the recorded size and sha256 (hashed in parallel,
 // builds at a time; a damaged archive is rebuilt).
-func (o *Run) newJobs(ctx context.Context, pl *plan.Plan, comp archive.Compression, mtime time.Time, prev previous, builds int) ([]*job, error) {
+func (o *Run) newJobs(
+	ctx context.Context,
+	pl *plan.Plan,
+	comp archive.Compression,
+	mtime time.Time,
+	prev previous,
+	builds int,
+) ([]*job, error) {
 	var err error
 	// Two blocks per core in flight across all packages: both cores stay
 	// busy while memory stays near 2 x cores x BlockSize whatever --jobs is.

@@ -16,7 +16,13 @@ import (
 // checks it, and publishes it. When every package is up to date and OUT's
 // manifests and provenance already say what this run would write, no
 // generation is made and nothing is written (a read-only OUT works).
-func (o *Run) commitGeneration(ctx context.Context, pl *plan.Plan, jobs []*job, tmp string, prev previous) (res *Outcome, err error) {
+func (o *Run) commitGeneration(
+	ctx context.Context,
+	pl *plan.Plan,
+	jobs []*job,
+	tmp string,
+	prev previous,
+) (res *Outcome, err error) {
 	if allUpToDate(jobs) && (!o.SBOM || !sbomMissing(o.Out)) {
 		res, err := o.writeManifests(o.Out, pl, jobs, "", prev) // writes nothing: fails if a write is needed
 		if err == nil && tmp != "" {

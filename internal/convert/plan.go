@@ -40,7 +40,12 @@ func (o *Run) Plan(ctx context.Context, lookAhead bool) (*plan.Plan, error) {
 	var indexes []redist.Index
 	if lock != nil {
 		if lock.Suite != "" && lock.Suite != prof.L4T {
-			return nil, fault.Usagef("lock file %s pins L4T %s but the profile is for %s", o.Select.LockFile, lock.Suite, prof.L4T)
+			return nil, fault.Usagef(
+				"lock file %s pins L4T %s but the profile is for %s",
+				o.Select.LockFile,
+				lock.Suite,
+				prof.L4T,
+			)
 		}
 		pkgs = lock.Packages
 		// recorded absolute, like a mirror directory: the provenance is
@@ -85,8 +90,12 @@ func (o *Run) Plan(ctx context.Context, lookAhead bool) (*plan.Plan, error) {
 	if prof.ReleaseDate == "" {
 		prof.ReleaseDate = "1970-01-01"
 		if o.MTime.IsZero() {
-			return nil, fault.Errorf("L4T %s: no release date in the profile and none derivable from nvidia-l4t-* versions; set %s or release_date in a %s file",
-				prof.L4T, fault.RefMTime, fault.RefProfileFile)
+			return nil, fault.Errorf(
+				"L4T %s: no release date in the profile and none derivable from nvidia-l4t-* versions; set %s or release_date in a %s file",
+				prof.L4T,
+				fault.RefMTime,
+				fault.RefProfileFile,
+			)
 		}
 		prof.ReleaseDate = o.MTime.UTC().Format("2006-01-02")
 	}
@@ -97,7 +106,14 @@ func (o *Run) Plan(ctx context.Context, lookAhead bool) (*plan.Plan, error) {
 	if err := o.checkExpected(prof, p.Packages); err != nil {
 		return nil, err
 	}
-	res := &plan.Plan{Profile: prof, Products: p.Products(), Packages: p.Packages, Skipped: p.Skipped, Inputs: pkgs, Indexes: indexes}
+	res := &plan.Plan{
+		Profile:  prof,
+		Products: p.Products(),
+		Packages: p.Packages,
+		Skipped:  p.Skipped,
+		Inputs:   pkgs,
+		Indexes:  indexes,
+	}
 	if lookAhead {
 		if err := o.skipEmptyPackages(ctx, res); err != nil { // empty.go
 			return nil, err
@@ -112,7 +128,14 @@ func (o *Run) Plan(ctx context.Context, lookAhead bool) (*plan.Plan, error) {
 				for _, q := range p.Packages {
 					names = append(names, q.PName)
 				}
-				return nil, fault.OptionErrorf(fault.RefOnly, nil, "%s: no such redist package in %s (have: %s)", name, prof.L4T, strings.Join(names, ", "))
+				return nil, fault.OptionErrorf(
+					fault.RefOnly,
+					nil,
+					"%s: no such redist package in %s (have: %s)",
+					name,
+					prof.L4T,
+					strings.Join(names, ", "),
+				)
 			}
 		}
 		for _, q := range p.Packages {
@@ -174,7 +197,12 @@ func (o *Run) selectProfile(lock *apt.Lock) (profile.Profile, error) {
 		return p, nil
 	}
 	if lock.Suite == "" {
-		return profile.Profile{}, fault.Usagef("lock file %s does not name its L4T suite (jetpack-nixos format): add %s or %s", o.Select.LockFile, fault.RefL4T, fault.RefJetPack)
+		return profile.Profile{}, fault.Usagef(
+			"lock file %s does not name its L4T suite (jetpack-nixos format): add %s or %s",
+			o.Select.LockFile,
+			fault.RefL4T,
+			fault.RefJetPack,
+		)
 	}
 	return profile.ForSuite(lock.Suite)
 }

@@ -37,7 +37,11 @@ type previous struct {
 // under the legacy name is keyed by the current name (it is the same
 // record; writeManifests renames it).
 func readPrevious(out string) previous {
-	prev := previous{byKey: map[string]redist.Archive{}, sidecars: map[string]redist.Provenance{}, manifests: map[string]*redist.Manifest{}}
+	prev := previous{
+		byKey:     map[string]redist.Archive{},
+		sidecars:  map[string]redist.Provenance{},
+		manifests: map[string]*redist.Manifest{},
+	}
 	found, err := outdir.Open(out)
 	if err != nil {
 		return prev // OUT may not exist yet
@@ -115,8 +119,18 @@ func (o *Run) writeManifests(gen string, pl *plan.Plan, jobs []*job, tmp string,
 			}
 			continue
 		}
-		m := &redist.Manifest{ReleaseDate: pl.Profile.ReleaseDate, ReleaseLabel: pr.Label, ReleaseProduct: pr.Product, Components: map[string]*redist.Component{}}
-		prov := redist.Provenance{Tool: o.Tool, Encoder: build.Encoder(comp, o.Preset), Profile: pl.Profile, Indexes: pl.Indexes}
+		m := &redist.Manifest{
+			ReleaseDate:    pl.Profile.ReleaseDate,
+			ReleaseLabel:   pr.Label,
+			ReleaseProduct: pr.Product,
+			Components:     map[string]*redist.Component{},
+		}
+		prov := redist.Provenance{
+			Tool:    o.Tool,
+			Encoder: build.Encoder(comp, o.Preset),
+			Profile: pl.Profile,
+			Indexes: pl.Indexes,
+		}
 		if !slices.ContainsFunc(pl.Indexes, func(ix redist.Index) bool { return ix.Repo != "lock" }) {
 			prov.Mirror = o.Source.Base // a lock names no index: where the debs came from
 		}
@@ -145,10 +159,21 @@ func (o *Run) writeManifests(gen string, pl *plan.Plan, jobs []*job, tmp string,
 			p := j.pkg
 			c := m.Components[p.PName]
 			if c == nil {
-				c = &redist.Component{Name: p.Name, License: p.License, LicensePath: path.Join(p.PName, "LICENSE.txt"), Version: p.Version, Platforms: map[string]*redist.Platform{}}
+				c = &redist.Component{
+					Name:        p.Name,
+					License:     p.License,
+					LicensePath: path.Join(p.PName, "LICENSE.txt"),
+					Version:     p.Version,
+					Platforms:   map[string]*redist.Platform{},
+				}
 				m.Components[p.PName] = c
 			}
-			a := &redist.Artifact{RelativePath: j.res.RelativePath, SHA256: j.res.SHA256, MD5: j.res.MD5, Size: strconv.FormatInt(j.res.Size, 10)}
+			a := &redist.Artifact{
+				RelativePath: j.res.RelativePath,
+				SHA256:       j.res.SHA256,
+				MD5:          j.res.MD5,
+				Size:         strconv.FormatInt(j.res.Size, 10),
+			}
 			for _, key := range manifestKeys(pl.Profile, p.Platform) {
 				if p.CUDAVariant != "" {
 					c.CUDAVariant = []string{p.CUDAVariant}
@@ -162,7 +187,10 @@ func (o *Run) writeManifests(gen string, pl *plan.Plan, jobs []*job, tmp string,
 			res.Archives = append(res.Archives, Archive{Package: p, Record: j.res, UpToDate: j.upToDate,
 				Path: filepath.ToSlash(filepath.Join(pr.Product, "redist", j.res.RelativePath))})
 		}
-		sort.Slice(prov.Archives, func(a, b int) bool { return prov.Archives[a].RelativePath < prov.Archives[b].RelativePath })
+		sort.Slice(
+			prov.Archives,
+			func(a, b int) bool { return prov.Archives[a].RelativePath < prov.Archives[b].RelativePath },
+		)
 		for _, a := range prov.Archives {
 			res.Warnings = append(res.Warnings, a.Warnings...)
 			used = append(used, a.ProfileRules...)
@@ -175,7 +203,10 @@ func (o *Run) writeManifests(gen string, pl *plan.Plan, jobs []*job, tmp string,
 		if err := redist.WriteManifest(&mb, m); err != nil {
 			return nil, err
 		}
-		res.Products = append(res.Products, Product{ProductLabel: pr, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))})
+		res.Products = append(
+			res.Products,
+			Product{ProductLabel: pr, Manifest: filepath.ToSlash(filepath.Join(pr.Product, "redist", base+".json"))},
+		)
 		if unchanged(js, prev, manifestPath, sidecarPath, legacySidecar, mb.Bytes()) {
 			// Nothing of this product was built: its manifest and
 			// provenance stay as the run that made the archives wrote them.
@@ -217,7 +248,11 @@ func unusedRules(p profile.Profile, used []string) []redist.Warning {
 			what = "license"
 		}
 		ws = append(ws, redist.Warning{Code: redist.WarnRuleUnused, Message: fmt.Sprintf(
-			"profile %s: layout rule {match %q, %s} placed and dropped nothing in any archive of the release in OUT (a typo in match, or packages/types that exclude every path?)", p.Name, r.Match, what)})
+			"profile %s: layout rule {match %q, %s} placed and dropped nothing in any archive of the release in OUT (a typo in match, or packages/types that exclude every path?)",
+			p.Name,
+			r.Match,
+			what,
+		)})
 	}
 	return ws
 }

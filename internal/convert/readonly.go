@@ -10,7 +10,11 @@ import (
 
 // errReadOnly is why a run on a read-only OUT stops.
 func errReadOnly(out, what string) error {
-	return fmt.Errorf("output directory %s is not writable, and %s (a run with everything up to date needs no write access)", out, what)
+	return fmt.Errorf(
+		"output directory %s is not writable, and %s (a run with everything up to date needs no write access)",
+		out,
+		what,
+	)
 }
 
 // warnUnread says when packages are kept as up to date by the inputs
@@ -35,6 +39,10 @@ func (o *Run) warnUnread(jobs []*job) {
 	if missing := f.Missing(debs); len(missing) > 0 {
 		o.emit(event.Event{Kind: event.Warning, Package: missing[0].Name, Message: fmt.Sprintf(
 			"%d redist package(s) are up to date by the inputs OUT's provenance records; %d of their debs are not in the cache and were not read (first: %s %s); provenance is left as the run that read them wrote it",
-			n, len(missing), missing[0].Name, missing[0].Version)})
+			n,
+			len(missing),
+			missing[0].Name,
+			missing[0].Version,
+		)})
 	}
 }

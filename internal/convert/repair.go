@@ -29,7 +29,9 @@ func (o *Run) repairCache(ctx context.Context, f *fetch.Fetcher, debs []apt.Pack
 	if o.Source.Offline {
 		return fault.Errorf("%w; removed it (%s: not downloading it again)", ce, fault.RefOffline)
 	}
-	o.emit(event.Event{Kind: event.Warning, Package: ce.Package, Message: ce.Error() + "; removed it, downloading it again"})
+	o.emit(
+		event.Event{Kind: event.Warning, Package: ce.Package, Message: ce.Error() + "; removed it, downloading it again"},
+	)
 	var again []apt.Package
 	for _, d := range debs {
 		if d.SHA256 == ce.Expected {

@@ -131,7 +131,17 @@ func (r *Run) newFetcher() (*fetch.Fetcher, error) {
 	fo := r.Source
 	fo.OnEvent = func(e fetch.Event) {
 		if k, ok := fetchKinds[e.Kind]; ok {
-			r.emit(event.Event{Kind: k, Package: e.Package, URL: e.URL, Bytes: e.Bytes, Total: e.Total, Attempt: e.Attempt, Err: e.Err})
+			r.emit(
+				event.Event{
+					Kind:    k,
+					Package: e.Package,
+					URL:     e.URL,
+					Bytes:   e.Bytes,
+					Total:   e.Total,
+					Attempt: e.Attempt,
+					Err:     e.Err,
+				},
+			)
 		}
 	}
 	f, err := fetch.New(fo)
@@ -190,7 +200,12 @@ func (r *Run) mirrorError(err error) error {
 // MirrorNotFound is the error for a mirror directory the caller gave as
 // option that is not there.
 func MirrorNotFound(option fault.Ref, nf *fault.NotFoundError) error {
-	return &fault.UsageError{Option: option, Msg: nf.Error() + " (want a directory that holds <repo>/dists/<suite>/, or an http(s) or file URL)", Err: nf, File: nf.Path}
+	return &fault.UsageError{
+		Option: option,
+		Msg:    nf.Error() + " (want a directory that holds <repo>/dists/<suite>/, or an http(s) or file URL)",
+		Err:    nf,
+		File:   nf.Path,
+	}
 }
 
 // indexHint adds to an index failure what the user can do about it: accept
@@ -205,7 +220,11 @@ func (r *Run) indexHint(err error) error {
 		return merr
 	}
 	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) && nf.Repo != "" && !nf.Listed {
-		return fault.Errorf("%w (is the mirror URL right? %s lists the suites of the built-in releases)", err, fault.RefProfiles)
+		return fault.Errorf(
+			"%w (is the mirror URL right? %s lists the suites of the built-in releases)",
+			err,
+			fault.RefProfiles,
+		)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || isDNSError(err) {
@@ -213,8 +232,14 @@ func (r *Run) indexHint(err error) error {
 		if base == "" {
 			base = "NVIDIA's repository " + apt.DefaultBase
 		}
-		return fault.Errorf("%w\ncannot reach %s: give another mirror (%s URL or DIR), or use %s after one online run, or %s FILE whose debs are in the cache",
-			err, base, fault.RefMirror, fault.RefOffline, fault.RefLockFile)
+		return fault.Errorf(
+			"%w\ncannot reach %s: give another mirror (%s URL or DIR), or use %s after one online run, or %s FILE whose debs are in the cache",
+			err,
+			base,
+			fault.RefMirror,
+			fault.RefOffline,
+			fault.RefLockFile,
+		)
 	}
 	return err
 }

@@ -48,12 +48,24 @@ func checkWritten(out string, res *Outcome, jobs []*job) error {
 				size := publish.FileSize(file)
 				switch {
 				case !ok: // kept from an earlier run by --only: check the file itself
-					if sum, err := files.SHA256(context.Background(), file); err != nil || sum != a.SHA256 || strconv.FormatInt(size, 10) != a.Size {
-						problems = append(problems, verify.Problemf(pr.Manifest, "%s: %s (kept from an earlier run) no longer matches the manifest", name, a.RelativePath))
+					if sum, err := files.SHA256(context.Background(), file); err != nil || sum != a.SHA256 ||
+						strconv.FormatInt(size, 10) != a.Size {
+						problems = append(
+							problems,
+							verify.Problemf(
+								pr.Manifest,
+								"%s: %s (kept from an earlier run) no longer matches the manifest",
+								name,
+								a.RelativePath,
+							),
+						)
 					}
 				case a.SHA256 != rec.SHA256 || a.Size != strconv.FormatInt(rec.Size, 10) || size != rec.Size:
-					problems = append(problems, verify.Problemf(pr.Manifest, "%s: %s is %d bytes, manifest says %s bytes sha256 %s, written %d bytes sha256 %s",
-						name, a.RelativePath, size, a.Size, a.SHA256, rec.Size, rec.SHA256))
+					problems = append(
+						problems,
+						verify.Problemf(pr.Manifest, "%s: %s is %d bytes, manifest says %s bytes sha256 %s, written %d bytes sha256 %s",
+							name, a.RelativePath, size, a.Size, a.SHA256, rec.Size, rec.SHA256),
+					)
 				}
 			}
 		}

@@ -94,7 +94,8 @@ func TestBombRefusedByRatio(t *testing.T) {
 					}
 				}
 				var de *fault.DebError
-				if !errors.As(err, &de) || de.Kind != fault.DebLimit || de.Member != member || de.Deb != "bomb.deb" || !strings.Contains(err.Error(), "MaxRatio") {
+				if !errors.As(err, &de) || de.Kind != fault.DebLimit || de.Member != member || de.Deb != "bomb.deb" ||
+					!strings.Contains(err.Error(), "MaxRatio") {
 					t.Fatalf("got %v, want a MaxRatio limit error naming bomb.deb and %s", err, member)
 				}
 				if out >= 100<<20 {
@@ -106,7 +107,8 @@ func TestBombRefusedByRatio(t *testing.T) {
 				parent := t.TempDir()
 				dst := filepath.Join(parent, "x")
 				err = Extract(context.Background(), p, dst, false, Options{SystemXZ: sysxz, systemXZMin: 1})
-				if !errors.Is(err, fault.ErrDebLimit) || !strings.Contains(err.Error(), member) || !strings.Contains(err.Error(), p) {
+				if !errors.Is(err, fault.ErrDebLimit) || !strings.Contains(err.Error(), member) ||
+					!strings.Contains(err.Error(), p) {
 					t.Fatalf("Extract: got %v, want a limit error naming %s and %s", err, p, member)
 				}
 				if n := duBytes(t, parent); n != 0 {
@@ -127,7 +129,11 @@ func TestDebRatioBudget(t *testing.T) {
 	}
 	defer f.Close()
 	// A huge MaxRatio disables the per-member check; the budget remains.
-	rd, err := NewReader(context.Background(), f, Options{Name: "b", Limits: Limits{MaxRatio: 1 << 40, RatioMinBytes: 1 << 20, MaxDebRatio: 10}})
+	rd, err := NewReader(
+		context.Background(),
+		f,
+		Options{Name: "b", Limits: Limits{MaxRatio: 1 << 40, RatioMinBytes: 1 << 20, MaxDebRatio: 10}},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +141,8 @@ func TestDebRatioBudget(t *testing.T) {
 	for err == nil {
 		_, err = rd.Next()
 	}
-	if !errors.Is(err, fault.ErrDebLimit) || !strings.Contains(err.Error(), "MaxDebRatio=10x") || !strings.Contains(err.Error(), member) {
+	if !errors.Is(err, fault.ErrDebLimit) || !strings.Contains(err.Error(), "MaxDebRatio=10x") ||
+		!strings.Contains(err.Error(), member) {
 		t.Fatalf("got %v, want a MaxDebRatio limit error", err)
 	}
 }
@@ -143,7 +150,10 @@ func TestDebRatioBudget(t *testing.T) {
 // TestDuplicateUnreadContent: a duplicate is refused even when the consumer
 // skips both contents.
 func TestDuplicateUnreadContent(t *testing.T) {
-	b := mustBuild(t, mini(debtest.File{Name: "usr/a", Body: []byte("first")}, debtest.File{Name: "usr/a", Body: []byte("other")}))
+	b := mustBuild(
+		t,
+		mini(debtest.File{Name: "usr/a", Body: []byte("first")}, debtest.File{Name: "usr/a", Body: []byte("other")}),
+	)
 	rd, err := NewReader(context.Background(), bytes.NewReader(b), Options{Name: "dup.deb"})
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +162,11 @@ func TestDuplicateUnreadContent(t *testing.T) {
 	for err == nil {
 		_, err = rd.Next()
 	}
-	if !errors.Is(err, fault.ErrDebFormat) || !strings.Contains(err.Error(), "deb dup.deb: member data.tar.xz: entry ./usr/a: malformed deb: ambiguous duplicate path usr/a: different contents") {
+	if !errors.Is(err, fault.ErrDebFormat) ||
+		!strings.Contains(
+			err.Error(),
+			"deb dup.deb: member data.tar.xz: entry ./usr/a: malformed deb: ambiguous duplicate path usr/a: different contents",
+		) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -194,7 +208,8 @@ func TestSparseRefused(t *testing.T) {
 			}
 		}
 	}
-	if !errors.Is(err, fault.ErrDebFormat) || !errors.Is(err, entry.ErrSparse) || !strings.Contains(err.Error(), "sparse file") {
+	if !errors.Is(err, fault.ErrDebFormat) || !errors.Is(err, entry.ErrSparse) ||
+		!strings.Contains(err.Error(), "sparse file") {
 		t.Fatalf("got %v, want a sparse-file format error", err)
 	}
 }
@@ -213,7 +228,9 @@ func TestSparseControlRefused(t *testing.T) {
 		t.Fatalf("accepted; postinst is %d bytes", n)
 	}
 	var e *fault.DebError
-	if !errors.As(err, &e) || e.Kind != fault.DebFormat || e.Member != "control.tar.xz" || !errors.Is(err, entry.ErrSparse) || !strings.Contains(err.Error(), "sparse file") {
+	if !errors.As(err, &e) || e.Kind != fault.DebFormat || e.Member != "control.tar.xz" ||
+		!errors.Is(err, entry.ErrSparse) ||
+		!strings.Contains(err.Error(), "sparse file") {
 		t.Fatalf("got %v, want a sparse-file format error on control.tar.xz", err)
 	}
 }
@@ -239,7 +256,8 @@ func TestEntryBombRefused(t *testing.T) {
 	t.Logf("%d entries in a %d-byte deb", 100_000, len(deb))
 	err := drain(context.Background(), bytes.NewReader(deb), Options{Name: "bomb.deb"})
 	var e *fault.DebError
-	if !errors.As(err, &e) || e.Kind != fault.DebLimit || e.Member != "data.tar.zst" || !strings.Contains(err.Error(), "MinEntryBytes") {
+	if !errors.As(err, &e) || e.Kind != fault.DebLimit || e.Member != "data.tar.zst" ||
+		!strings.Contains(err.Error(), "MinEntryBytes") {
 		t.Fatalf("err = %v, want an entry-bomb limit error on data.tar.zst", err)
 	}
 	if !strings.Contains(err.Error(), "bomb.deb") {

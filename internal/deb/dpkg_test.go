@@ -163,9 +163,16 @@ func makeTree(t *testing.T, dir string) map[string][]byte {
 	}
 	must(os.Chmod(filepath.Join(dir, "usr/local/cuda-12.6/bin/nvcc"), 0o4755))
 	must(os.Symlink("targets/aarch64-linux/lib", filepath.Join(dir, "usr/local/cuda-12.6/lib64")))
-	must(os.Symlink("libcudart.so.12.6.68", filepath.Join(dir, "usr/local/cuda-12.6/targets/aarch64-linux/lib/libcudart.so.12")))
+	must(
+		os.Symlink(
+			"libcudart.so.12.6.68",
+			filepath.Join(dir, "usr/local/cuda-12.6/targets/aarch64-linux/lib/libcudart.so.12"),
+		),
+	)
 	must(os.Symlink("/usr/lib/aarch64-linux-gnu/tegra/libcuda.so", filepath.Join(dir, "usr/local/cuda-12.6/libcuda.so")))
-	must(os.Link(filepath.Join(dir, "usr/local/cuda-12.6/bin/nvcc"), filepath.Join(dir, "usr/local/cuda-12.6/bin/nvcc-hard")))
+	must(
+		os.Link(filepath.Join(dir, "usr/local/cuda-12.6/bin/nvcc"), filepath.Join(dir, "usr/local/cuda-12.6/bin/nvcc-hard")),
+	)
 	must(os.MkdirAll(filepath.Join(dir, "usr/share/empty-dir"), 0o2775))
 	must(os.Chmod(filepath.Join(dir, "usr/share/empty-dir"), 0o2775))
 	files["usr/local/cuda-12.6/bin/nvcc-hard"] = files["usr/local/cuda-12.6/bin/nvcc"]
@@ -244,7 +251,8 @@ func TestReaderMatchesDpkgDeb(t *testing.T) {
 						t.Errorf("Control field %s = %q, dpkg-deb -f says %q", field, g, w)
 					}
 				}
-				if ctl.Package != "cuda-nvcc-12-6" || ctl.Source != "cuda-nvcc" || ctl.SourceVersion != "12.6.68-1" || ctl.Architecture != "arm64" {
+				if ctl.Package != "cuda-nvcc-12-6" || ctl.Source != "cuda-nvcc" || ctl.SourceVersion != "12.6.68-1" ||
+					ctl.Architecture != "arm64" {
 					t.Errorf("Control = %+v", ctl)
 				}
 				if string(rd.ControlFiles()["postinst"]) != "#!/bin/sh\nexit 0\n" {

@@ -80,7 +80,15 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 	if err != nil {
 		return fail(fault.DebIO, "", err)
 	}
-	x := &extractor{rd: rd, root: root, deb: opts.Name, warn: opts.Warn, member: rd.DataMember(), symlinks: map[string]string{}, dirModes: map[string]fs.FileMode{}}
+	x := &extractor{
+		rd:       rd,
+		root:     root,
+		deb:      opts.Name,
+		warn:     opts.Warn,
+		member:   rd.DataMember(),
+		symlinks: map[string]string{},
+		dirModes: map[string]fs.FileMode{},
+	}
 	err = x.run()
 	if cerr := root.Close(); err == nil && cerr != nil {
 		err = fail(fault.DebIO, "", cerr)
@@ -233,7 +241,8 @@ func (x *extractor) entry(e *Entry) error {
 		}
 	}
 	perm := e.Mode.Perm()
-	if bits := e.Mode & (fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); bits != 0 && (e.Type == entry.Regular || e.Type == entry.Dir) {
+	if bits := e.Mode & (fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); bits != 0 &&
+		(e.Type == entry.Regular || e.Type == entry.Dir) {
 		x.changed(e, "%s stripped", SpecialBits(bits))
 	}
 	if perm&0o002 != 0 && (e.Type == entry.Dir || e.Type == entry.Regular) {

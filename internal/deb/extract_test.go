@@ -67,7 +67,11 @@ var goodDeb = debtest.Deb{
 	Files: []debtest.File{
 		{Name: "usr/local/cuda-12.6/bin/nvcc", Mode: 0o755, Body: []byte("nvcc")},
 		{Name: "usr/local/cuda-12.6/targets/aarch64-linux/lib/libcudart.so.12.6.68", Body: []byte("lib")},
-		{Name: "usr/local/cuda-12.6/targets/aarch64-linux/lib/libcudart.so.12", Type: tar.TypeSymlink, Linkname: "libcudart.so.12.6.68"},
+		{
+			Name:     "usr/local/cuda-12.6/targets/aarch64-linux/lib/libcudart.so.12",
+			Type:     tar.TypeSymlink,
+			Linkname: "libcudart.so.12.6.68",
+		},
 		{Name: "usr/local/cuda-12.6/lib64", Type: tar.TypeSymlink, Linkname: "targets/aarch64-linux/lib"},
 		{Name: "usr/local/cuda-12.6/up", Type: tar.TypeSymlink, Linkname: "../../share"},
 		{Name: "usr/local/cuda-12.6/bin/nvcc.hard", Type: tar.TypeLink, Linkname: "usr/local/cuda-12.6/bin/nvcc"},
@@ -291,7 +295,11 @@ func TestExtractAbsoluteSymlinks(t *testing.T) {
 	debPath := writeDeb(t, tmp, debtest.Deb{Control: miniControl, AddParents: true, Files: []debtest.File{
 		{Name: "usr/lib/aarch64-linux-gnu/nvidia/libcuda.so.1.1", Body: []byte("elf")},
 		{Name: "usr/lib/aarch64-linux-gnu/tegra", Type: tar.TypeSymlink, Linkname: "/usr/lib/aarch64-linux-gnu/nvidia"},
-		{Name: "usr/lib/aarch64-linux-gnu/libcuda.so", Type: tar.TypeSymlink, Linkname: "/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1"},
+		{
+			Name:     "usr/lib/aarch64-linux-gnu/libcuda.so",
+			Type:     tar.TypeSymlink,
+			Linkname: "/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1",
+		},
 	}})
 	dest := filepath.Join(tmp, "out")
 	if err := Extract(context.Background(), debPath, dest, false, Options{}); err != nil {
@@ -306,7 +314,8 @@ func TestExtractAbsoluteSymlinks(t *testing.T) {
 			t.Errorf("%s -> %q (%v), want %q", name, got, err, want)
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(dest, "usr/lib/aarch64-linux-gnu/libcuda.so")); err != nil || string(b) != "elf" {
+	if b, err := os.ReadFile(filepath.Join(dest, "usr/lib/aarch64-linux-gnu/libcuda.so")); err != nil ||
+		string(b) != "elf" {
 		t.Errorf("link does not resolve inside DIR: %q %v", b, err)
 	}
 }
@@ -331,7 +340,8 @@ func TestExtractClearsWorldWritable(t *testing.T) {
 			cleared = append(cleared, w)
 		}
 	}
-	if len(cleared) != 2 || !strings.Contains(cleared[0], "usr/share/sticky") || !strings.Contains(cleared[1], "usr/share/sticky/f") {
+	if len(cleared) != 2 || !strings.Contains(cleared[0], "usr/share/sticky") ||
+		!strings.Contains(cleared[1], "usr/share/sticky/f") {
 		t.Errorf("warnings %q, want o+w cleared on usr/share/sticky and usr/share/sticky/f", warned)
 	}
 	for name, want := range map[string]os.FileMode{"usr/share/sticky": 0o775, "usr/share/sticky/f": 0o664, "usr/share/ok": 0o644} {

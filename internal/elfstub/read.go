@@ -183,7 +183,12 @@ func Read(r io.ReaderAt, size int64) (*Library, error) {
 		}
 		for i, v := range vs {
 			if int(v.Index) != i+1 {
-				return nil, fmt.Errorf(".gnu.version_d: version %q has index %d, want %d (indexes must be dense)", v.Name, v.Index, i+1)
+				return nil, fmt.Errorf(
+					".gnu.version_d: version %q has index %d, want %d (indexes must be dense)",
+					v.Name,
+					v.Index,
+					i+1,
+				)
 			}
 			lib.Versions = append(lib.Versions, Version{Name: v.Name, Flags: uint16(v.Flags), Deps: v.Deps})
 		}

@@ -225,7 +225,14 @@ func (f *Fetcher) download(ctx context.Context, pkg apt.Package, u, sha, dst str
 
 // attempt runs one request and appends its body to part. On success part
 // holds exactly the expected bytes.
-func (f *Fetcher) attempt(ctx context.Context, pkg apt.Package, u, sha string, part *partial, buf []byte, mismatches *int) error {
+func (f *Fetcher) attempt(
+	ctx context.Context,
+	pkg apt.Package,
+	u, sha string,
+	part *partial,
+	buf []byte,
+	mismatches *int,
+) error {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	rc, start, err := f.open(actx, cancel, pkg.Name, u, part.n)

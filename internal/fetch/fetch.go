@@ -276,7 +276,10 @@ func (f *Fetcher) Fetch(ctx context.Context, pkgs []apt.Package) (map[string]str
 		})
 		me := &fault.MissingError{Cache: f.cache, Mirror: f.base, Local: !isHTTP(f.base)}
 		for _, p := range missing {
-			me.Packages = append(me.Packages, fault.MissingDeb{Name: p.Name, Version: p.Version, Filename: p.Filename, SHA256: p.SHA256})
+			me.Packages = append(
+				me.Packages,
+				fault.MissingDeb{Name: p.Name, Version: p.Version, Filename: p.Filename, SHA256: p.SHA256},
+			)
 		}
 		errs = append(errs, me)
 	}

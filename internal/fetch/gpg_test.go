@@ -15,7 +15,11 @@ import (
 	"github.com/debredist/debredist/internal/testutil"
 )
 
-var updateGPG = flag.Bool("update-gpg", false, "regenerate testdata/gpg with apt-ftparchive and gpg (starts a gpg-agent)")
+var updateGPG = flag.Bool(
+	"update-gpg",
+	false,
+	"regenerate testdata/gpg with apt-ftparchive and gpg (starts a gpg-agent)",
+)
 
 // gpgDir holds a Release written by apt-ftparchive and signed by GnuPG, with
 // the signer's public key, so that the normal test run needs no gpg-agent.
@@ -119,7 +123,18 @@ func regenerateGPG(t *testing.T) {
 	if err := os.MkdirAll(gpgDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run("", gpg, "--batch", "--passphrase", "", "--quick-gen-key", "debredist test signer <signer@example.com>", "ed25519", "sign", "never")
+	run(
+		"",
+		gpg,
+		"--batch",
+		"--passphrase",
+		"",
+		"--quick-gen-key",
+		"debredist test signer <signer@example.com>",
+		"ed25519",
+		"sign",
+		"never",
+	)
 	write("key.asc", run("", gpg, "--batch", "--armor", "--export"))
 	write("key.gpg", run("", gpg, "--batch", "--export"))
 

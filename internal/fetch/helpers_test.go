@@ -36,7 +36,12 @@ type server struct {
 }
 
 func newServer(t testing.TB) *server {
-	s := &server{files: map[string][]byte{}, faults: map[string][]srvFault{}, reqs: map[string]int{}, ranges: map[string][]string{}}
+	s := &server{
+		files:  map[string][]byte{},
+		faults: map[string][]srvFault{},
+		reqs:   map[string]int{},
+		ranges: map[string][]string{},
+	}
 	s.Server = httptest.NewServer(s)
 	t.Cleanup(s.Close)
 	return s

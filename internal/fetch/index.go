@@ -101,7 +101,10 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, Inde
 		case !exists:
 			return nil, info, suiteNotFound(f.base, repo)
 		case f.keyring != nil:
-			return nil, info, &fault.SignatureError{URL: repo.DistURL("InRelease"), Err: errors.New("neither InRelease nor Release exists")}
+			return nil, info, &fault.SignatureError{
+				URL: repo.DistURL("InRelease"),
+				Err: errors.New("neither InRelease nor Release exists"),
+			}
 		default:
 			return nil, info, fmt.Errorf("%s: no InRelease or Release: %w", repo.DistURL(""), fault.ErrUnverifiedIndex)
 		}

@@ -48,14 +48,25 @@ type indexReader struct {
 }
 
 func (f *Fetcher) newIndexReader(repo apt.Repo) (*indexReader, error) {
-	r := &indexReader{f: f, rec: &indexRecord{Base: f.base, Repo: repo.Name, Suite: repo.Suite, Files: map[string]string{}}, blobs: map[string][]byte{}}
+	r := &indexReader{
+		f:     f,
+		rec:   &indexRecord{Base: f.base, Repo: repo.Name, Suite: repo.Suite, Files: map[string]string{}},
+		blobs: map[string][]byte{},
+	}
 	if !f.opts.Offline || !isHTTP(f.base) {
 		return r, nil
 	}
 	r.replay = true
 	b, err := readCapped(f.indexRecordPath(repo), maxIndexRecordBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fault.Errorf("offline: the index of %s %s from %s is not in the cache (%s); run once without %s to cache it", repo.Name, repo.Suite, f.base, f.cache, fault.RefOffline)
+		return nil, fault.Errorf(
+			"offline: the index of %s %s from %s is not in the cache (%s); run once without %s to cache it",
+			repo.Name,
+			repo.Suite,
+			f.base,
+			f.cache,
+			fault.RefOffline,
+		)
 	}
 	if err == nil {
 		err = jsonpos.Decode(f.indexRecordPath(repo), b, r.rec)
@@ -64,7 +75,12 @@ func (f *Fetcher) newIndexReader(repo apt.Repo) (*indexReader, error) {
 		err = errors.New("it records another mirror, repo or suite")
 	}
 	if err != nil {
-		return nil, fault.Errorf("offline: cached index record %s is unusable (%v); run once without %s to replace it", f.indexRecordPath(repo), err, fault.RefOffline)
+		return nil, fault.Errorf(
+			"offline: cached index record %s is unusable (%v); run once without %s to replace it",
+			f.indexRecordPath(repo),
+			err,
+			fault.RefOffline,
+		)
 	}
 	return r, nil
 }
@@ -99,7 +115,12 @@ func (r *indexReader) get(ctx context.Context, u string, limit int64, check func
 		return nil, fault.Errorf("offline: cached %s: %w; run once without %s", u, err, fault.RefOffline)
 	}
 	if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != sum {
-		return nil, fault.Errorf("offline: cached %s (%s) does not have the sha256 recorded for it; run once without %s", u, p, fault.RefOffline)
+		return nil, fault.Errorf(
+			"offline: cached %s (%s) does not have the sha256 recorded for it; run once without %s",
+			u,
+			p,
+			fault.RefOffline,
+		)
 	}
 	if check != nil {
 		if err := check(b); err != nil {

@@ -74,7 +74,12 @@ func CheckBase(base string) error {
 // returns the body and the offset of its first byte, which is 0 when the
 // server ignored the range. cancel belongs to ctx; it is used to enforce the
 // header timeout. Errors worth another attempt are marked retryable.
-func (f *Fetcher) open(ctx context.Context, cancel context.CancelCauseFunc, pkg, loc string, offset int64) (io.ReadCloser, int64, error) {
+func (f *Fetcher) open(
+	ctx context.Context,
+	cancel context.CancelCauseFunc,
+	pkg, loc string,
+	offset int64,
+) (io.ReadCloser, int64, error) {
 	if !isHTTP(loc) {
 		return openLocal(loc, offset)
 	}

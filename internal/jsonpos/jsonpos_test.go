@@ -147,7 +147,9 @@ func TestDeepLinear(t *testing.T) {
 }
 
 func TestReadAllAndQuote(t *testing.T) {
-	if _, err := ReadAll("big.json", strings.NewReader(strings.Repeat(" ", 11)), 10); fmt.Sprint(err) != "big.json: too large: more than 10 bytes (10 bytes), not read" {
+	if _, err := ReadAll("big.json", strings.NewReader(strings.Repeat(" ", 11)), 10); fmt.Sprint(
+		err,
+	) != "big.json: too large: more than 10 bytes (10 bytes), not read" {
 		t.Errorf("ReadAll: %v", err)
 	}
 	if b, err := ReadAll("ok.json", strings.NewReader("{}"), 2); err != nil || string(b) != "{}" {

@@ -76,7 +76,9 @@ func checkTree(t *testing.T, tr *Tree) {
 	byPath := map[string]Node{}
 	for _, n := range tr.Nodes {
 		p := n.Path
-		if p == "" || p == "." || strings.HasPrefix(p, "/") || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") || strings.ContainsRune(p, 0) {
+		if p == "" || p == "." || strings.HasPrefix(p, "/") || path.Clean(p) != p || p == ".." ||
+			strings.HasPrefix(p, "../") ||
+			strings.ContainsRune(p, 0) {
 			t.Fatalf("unsafe tree path %q", p)
 		}
 		if _, dup := byPath[p]; dup {
@@ -135,7 +137,16 @@ func FuzzLayout(f *testing.F) {
 		f.Add(s, uint8(0))
 	}
 	f.Add("f0usr/include/NvInfer.h|x\nf0usr/src/tensorrt/bin/trtexec|t", uint8(3))
-	pnames := []string{"cuda_cudart", "libcublas", "cudnn", "tensorrt", "cuda_cupti", "libcufile", "cuda_compat", "cuda_nvcc"}
+	pnames := []string{
+		"cuda_cudart",
+		"libcublas",
+		"cudnn",
+		"tensorrt",
+		"cuda_cupti",
+		"libcufile",
+		"cuda_compat",
+		"cuda_nvcc",
+	}
 	engines := []*Engine{engine(f, "5"), engine(f, "6"), engine(f, "7")}
 	read := func(ref string) ([]byte, error) { return []byte("license of " + ref), nil }
 	f.Fuzz(func(t *testing.T, data string, sel uint8) {

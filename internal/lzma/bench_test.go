@@ -70,8 +70,15 @@ func TestMeasureFile(t *testing.T) {
 		f := strings.Split(spec, ":")
 		depth, _ := strconv.Atoi(f[1])
 		nice, _ := strconv.Atoi(f[2])
-		p := Params{Optimal: f[0][0] == 'o', BinaryTree: strings.Contains(f[0], "b"), Greedy: f[0][0] == 'g', Depth: depth, Nice: nice,
-			NoHash3: strings.Contains(f[0], "4"), ParseAll: strings.Contains(f[0], "a")}
+		p := Params{
+			Optimal:    f[0][0] == 'o',
+			BinaryTree: strings.Contains(f[0], "b"),
+			Greedy:     f[0][0] == 'g',
+			Depth:      depth,
+			Nice:       nice,
+			NoHash3:    strings.Contains(f[0], "4"),
+			ParseAll:   strings.Contains(f[0], "a"),
+		}
 		if len(f) > 3 {
 			mb, _ := strconv.Atoi(f[3])
 			p.DictSize = mb << 20

@@ -214,7 +214,12 @@ func TestStoredFallback(t *testing.T) {
 				}
 			}
 			if stored == 0 || resets != stored {
-				t.Errorf("%s: text-random-text: %d stored runs followed by an LZMA chunk, %d of them reset the state; want >= 1, all", pn, stored, resets)
+				t.Errorf(
+					"%s: text-random-text: %d stored runs followed by an LZMA chunk, %d of them reset the state; want >= 1, all",
+					pn,
+					stored,
+					resets,
+				)
 			}
 		}
 		r := in["random-2M+1"]

@@ -128,7 +128,10 @@ func (s *suite) crtHeaders(t *tree, inc string) {
 	}
 	h, hpp := head("math_functions.h"), head("math_functions.hpp")
 	for _, f := range fns {
-		h += "extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ " + f.typ + strings.Repeat(" ", 23-len(f.typ)) + f.name + "(" + f.typ + " x);\n"
+		h += "extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ " + f.typ + strings.Repeat(
+			" ",
+			23-len(f.typ),
+		) + f.name + "(" + f.typ + " x);\n"
 		hpp += "__func__(" + f.typ + " " + f.name + "(" + f.arg + "))\n{\n  return 0;\n}\n\n"
 	}
 	if !versionLess(s.cudaXY, "13.2") {
@@ -142,7 +145,10 @@ func (s *suite) crtHeaders(t *tree, inc string) {
 		defines += "#if defined(__CUDACC__) || defined(__CUDA_ARCH__) || defined(__CUDA_LIBDEVICE__)\n#define __noinline__ __attribute__((noinline))\n#endif\n"
 	}
 	t.text(crt+"host_defines.h", defines)
-	t.text(crt+"host_config.h", head("host_config.h")+"#if defined(__linux__)\n#include <features.h> /* for __THROW */\n#endif\n")
+	t.text(
+		crt+"host_config.h",
+		head("host_config.h")+"#if defined(__linux__)\n#include <features.h> /* for __THROW */\n#endif\n",
+	)
 	t.blobs(inc+"/crt", "common_functions.h", "device_functions.h")
 }
 

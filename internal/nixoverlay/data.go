@@ -88,9 +88,21 @@ type Release struct {
 
 // collect reads one generation of OUT (abs, read through snap) into Data,
 // and what the user is told beside the Nix.
-func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations bool, copyTo string, nixpkgs NixpkgsFunc) (*Data, *Result, error) {
+func collect(
+	ctx context.Context,
+	snap *outdir.Snapshot,
+	abs string,
+	derivations bool,
+	copyTo string,
+	nixpkgs NixpkgsFunc,
+) (*Data, *Result, error) {
 	if len(snap.Foreign) > 0 { // what they stand for would be left out silently
-		return nil, nil, fault.Errorf("%d symbolic link(s) debredist did not write, not followed: %s (%s lists them)", len(snap.Foreign), strings.Join(snap.Paths(snap.Foreign), ", "), fault.RefVerify)
+		return nil, nil, fault.Errorf(
+			"%d symbolic link(s) debredist did not write, not followed: %s (%s lists them)",
+			len(snap.Foreign),
+			strings.Join(snap.Paths(snap.Foreign), ", "),
+			fault.RefVerify,
+		)
 	}
 	type manifest struct {
 		file, rel string // as OUT shows it, and relative to OUT
@@ -105,10 +117,19 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 		}
 		m := rel.M
 		if !nameRE.MatchString(m.ReleaseProduct) {
-			return nil, nil, fmt.Errorf("manifest %s: release_product %q is not a product name ([a-z0-9][a-z0-9_]*)", snap.Path(p), m.ReleaseProduct)
+			return nil, nil, fmt.Errorf(
+				"manifest %s: release_product %q is not a product name ([a-z0-9][a-z0-9_]*)",
+				snap.Path(p),
+				m.ReleaseProduct,
+			)
 		}
 		if prev, ok := byProduct[m.ReleaseProduct]; ok {
-			return nil, nil, fmt.Errorf("two %s manifests: %s and %s (convert into separate directories)", m.ReleaseProduct, prev.file, snap.Path(p))
+			return nil, nil, fmt.Errorf(
+				"two %s manifests: %s and %s (convert into separate directories)",
+				m.ReleaseProduct,
+				prev.file,
+				snap.Path(p),
+			)
 		}
 		byProduct[m.ReleaseProduct] = manifest{snap.Path(p), p, m}
 		if pv := rel.Prov; pv.Profile.CUDA != "" && cudaFromProvenance == "" {
@@ -123,7 +144,9 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 		label, where = c.m.ReleaseLabel, "manifest "+c.file
 	}
 	if label == "" {
-		return nil, nil, fmt.Errorf("no cuda manifest and no provenance sidecar naming the CUDA version: cannot name the cudaPackages set")
+		return nil, nil, fmt.Errorf(
+			"no cuda manifest and no provenance sidecar naming the CUDA version: cannot name the cudaPackages set",
+		)
 	}
 	mm, err := cudaMajorMinor(label)
 	if err != nil {
@@ -157,7 +180,14 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 		mf := byProduct[prod]
 		base := path.Dir(mf.rel)
 		if !nixTable().IsRedist(prod) {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s (%s) is not one of nixpkgs' CUDA redists and is left out of the overlay: use its archives directly (fetchurl with the manifest's sha256)", prod, mf.file))
+			res.Notes = append(
+				res.Notes,
+				fmt.Sprintf(
+					"%s (%s) is not one of nixpkgs' CUDA redists and is left out of the overlay: use its archives directly (fetchurl with the manifest's sha256)",
+					prod,
+					mf.file,
+				),
+			)
 			// Still one of OUT's archives: Result.Archives lists it, so
 			// that the store gets it for that fetchurl.
 			for _, name := range slices.Sorted(maps.Keys(mf.m.Components)) {
@@ -193,7 +223,12 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 				if err != nil {
 					return nil, nil, fmt.Errorf("manifest %s: %s: %w", mf.file, name, err)
 				}
-				pkg.Releases[pa.Platform] = Release{RelativePath: rel, SHA256: pa.Artifact.SHA256, MD5: pa.Artifact.MD5, Size: pa.Artifact.Size}
+				pkg.Releases[pa.Platform] = Release{
+					RelativePath: rel,
+					SHA256:       pa.Artifact.SHA256,
+					MD5:          pa.Artifact.MD5,
+					Size:         pa.Artifact.Size,
+				}
 				if seen[rel] {
 					continue
 				}
@@ -233,7 +268,13 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 // addArchive appends the archive a of the manifest in directory base to
 // res.Archives once it is readable (archiveReadable): its path in OUT, or
 // with copyTo its copy there.
-func (res *Result) addArchive(ctx context.Context, snap *outdir.Snapshot, base string, a *redist.Artifact, copyTo string) error {
+func (res *Result) addArchive(
+	ctx context.Context,
+	snap *outdir.Snapshot,
+	base string,
+	a *redist.Artifact,
+	copyTo string,
+) error {
 	rel, err := safeRel(a)
 	if err != nil {
 		return err
@@ -303,7 +344,13 @@ func copyArchive(ctx context.Context, snap *outdir.Snapshot, p, dir, sha256 stri
 		return "", fmt.Errorf("copying archive %s: %w", snap.Path(p), err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != sha256 {
-		return "", fault.Errorf("archive %s has sha256 %s, the manifest says %s (%s tells more)", snap.Path(p), got, sha256, fault.RefVerify)
+		return "", fault.Errorf(
+			"archive %s has sha256 %s, the manifest says %s (%s tells more)",
+			snap.Path(p),
+			got,
+			sha256,
+			fault.RefVerify,
+		)
 	}
 	return dst, nil
 }
@@ -333,7 +380,17 @@ func addVerdict(pkg *Package, c Verdict, cuda string, res *Result) {
 	}
 	for _, v := range c.Insecure {
 		src, _, _ := strings.Cut(c.Source, " ")
-		res.Notes = append(res.Notes, fmt.Sprintf("INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs config's permittedInsecurePackages", v, src, cuda, c.Component, c.Version))
+		res.Notes = append(
+			res.Notes,
+			fmt.Sprintf(
+				"INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs config's permittedInsecurePackages",
+				v,
+				src,
+				cuda,
+				c.Component,
+				c.Version,
+			),
+		)
 	}
 	for _, f := range c.Failures {
 		res.Notes = append(res.Notes, fmt.Sprintf("nixpkgs' rules find a problem no override fixes: %s: %s", c.Component, f))

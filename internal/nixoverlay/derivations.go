@@ -83,10 +83,20 @@ func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 				continue // recorded by an earlier conversion, no longer in the manifest
 			}
 			if a.MTime == nil {
-				return fmt.Errorf("%s does not record the entries' mtime of %s (%s wrote it): convert again with this debredist", sidecar, a.RelativePath, prov.Tool)
+				return fmt.Errorf(
+					"%s does not record the entries' mtime of %s (%s wrote it): convert again with this debredist",
+					sidecar,
+					a.RelativePath,
+					prov.Tool,
+				)
 			}
 			if !storeNameRE.MatchString(path.Base(a.RelativePath)) || !sha256RE.MatchString(a.SHA256) {
-				return fmt.Errorf("%s: archive %q (sha256 %q): not a usable file name and sha256", sidecar, a.RelativePath, a.SHA256)
+				return fmt.Errorf(
+					"%s: archive %q (sha256 %q): not a usable file name and sha256",
+					sidecar,
+					a.RelativePath,
+					a.SHA256,
+				)
 			}
 			made = append(made, a.RelativePath)
 			drv := ArchiveDerivation{Product: prod, RelativePath: a.RelativePath, SHA256: a.SHA256, Attr: a.PName}
@@ -138,7 +148,11 @@ func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 		return "", err
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return "", fault.Errorf("the mirror directory %s the debs were read from is not there: give %s", abs, fault.RefNixMirror)
+		return "", fault.Errorf(
+			"the mirror directory %s the debs were read from is not there: give %s",
+			abs,
+			fault.RefNixMirror,
+		)
 	}
 	for _, ix := range prov.Indexes {
 		i := strings.Index(ix.URL, "/"+ix.Repo+"/dists/")
@@ -148,11 +162,25 @@ func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 		file := filepath.Join(abs, filepath.FromSlash(ix.URL[i+1:]))
 		sum, err := files.SHA256(context.Background(), file)
 		if err != nil {
-			return "", fmt.Errorf("the mirror directory %s: index %s of repo %s (recorded as %s): %w", abs, file, ix.Repo, ix.URL, err)
+			return "", fmt.Errorf(
+				"the mirror directory %s: index %s of repo %s (recorded as %s): %w",
+				abs,
+				file,
+				ix.Repo,
+				ix.URL,
+				err,
+			)
 		}
 		if sum != ix.SHA256 {
-			return "", fault.Errorf("the mirror directory %s holds another index than the conversion read: %s has sha256 %s, the provenance records %s for %s (give %s the mirror the conversion read)",
-				abs, file, sum, ix.SHA256, ix.URL, fault.RefNixMirror)
+			return "", fault.Errorf(
+				"the mirror directory %s holds another index than the conversion read: %s has sha256 %s, the provenance records %s for %s (give %s the mirror the conversion read)",
+				abs,
+				file,
+				sum,
+				ix.SHA256,
+				ix.URL,
+				fault.RefNixMirror,
+			)
 		}
 	}
 	return abs, nil

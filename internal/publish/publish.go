@@ -170,7 +170,11 @@ func Prune(out string) (n int, err error) {
 	}
 	cur, _ := os.Readlink(filepath.Join(root, Current))
 	if cur != "" && !IsGenName(cur) {
-		return 0, fmt.Errorf("%s points to %q, not a generation of debredist's (remove it)", filepath.Join(root, Current), cur)
+		return 0, fmt.Errorf(
+			"%s points to %q, not a generation of debredist's (remove it)",
+			filepath.Join(root, Current),
+			cur,
+		)
 	}
 	ents, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -273,7 +277,10 @@ func ownEntry(path string, dir bool) error {
 	case err != nil:
 		return err
 	case st.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symbolic link: debredist keeps its own state in OUT itself and never writes through a link (remove it)", path)
+		return fmt.Errorf(
+			"%s is a symbolic link: debredist keeps its own state in OUT itself and never writes through a link (remove it)",
+			path,
+		)
 	case dir && !st.IsDir(), !dir && !st.Mode().IsRegular():
 		return fmt.Errorf("%s is a %s, not debredist's own (remove it)", path, st.Mode().Type())
 	}

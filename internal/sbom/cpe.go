@@ -35,7 +35,8 @@ func loadCPERules(b []byte) map[string]cpeRule {
 		panic(fmt.Sprintf("sbom: cpe.json: %v", err))
 	}
 	for p, r := range d.Products {
-		if !cpePrefixRE.MatchString(r.CPE) || (r.Version != "release" && r.Version != "release-major-minor") || r.Evidence == "" {
+		if !cpePrefixRE.MatchString(r.CPE) || (r.Version != "release" && r.Version != "release-major-minor") ||
+			r.Evidence == "" {
 			panic(fmt.Sprintf("sbom: cpe.json: product %s: cpe %q, version %q or evidence missing", p, r.CPE, r.Version))
 		}
 	}

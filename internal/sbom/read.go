@@ -36,7 +36,13 @@ import (
 // of the manifests read).
 // Every string read is checked by Input.Check; errors name the file and
 // field.
-func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool string, created time.Time) (*Input, error) {
+func Read(
+	ctx context.Context,
+	snap *outdir.Snapshot,
+	manifests []string,
+	tool string,
+	created time.Time,
+) (*Input, error) {
 	in := &Input{Tool: tool}
 	var latest time.Time
 	for _, mf := range slices.Sorted(slices.Values(manifests)) {
@@ -67,7 +73,8 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 		}
 		urls := map[string]string{}
 		for _, ix := range prov.Indexes {
-			if i := strings.Index(ix.URL, "/dists/"); i > 0 && (strings.HasPrefix(ix.URL, "https://") || strings.HasPrefix(ix.URL, "http://")) {
+			if i := strings.Index(ix.URL, "/dists/"); i > 0 &&
+				(strings.HasPrefix(ix.URL, "https://") || strings.HasPrefix(ix.URL, "http://")) {
 				urls[ix.Repo] = ix.URL[:i+1]
 			}
 		}
@@ -83,7 +90,14 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 				return nil, fmt.Errorf("%s: relative_path: not named by the manifest %s", where, relm)
 			}
 			if art.SHA256 != a.SHA256 || art.Size != strconv.FormatInt(a.Size, 10) {
-				return nil, fmt.Errorf("%s: sha256/size %s/%d, the manifest says %s/%s", where, a.SHA256, a.Size, art.SHA256, art.Size)
+				return nil, fmt.Errorf(
+					"%s: sha256/size %s/%d, the manifest says %s/%s",
+					where,
+					a.SHA256,
+					a.Size,
+					art.SHA256,
+					art.Size,
+				)
 			}
 			rp, ok := redist.CleanRelativePath(a.RelativePath)
 			if !ok {
@@ -131,11 +145,24 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 				return nil, fmt.Errorf("%s: %w", where, err)
 			}
 			if file.SHA256 != a.SHA256 || file.Size != a.Size {
-				return nil, fault.Errorf("%s: the file has sha256 %s and %d bytes, the provenance records %s and %d: it changed since the conversion (%s tells more)",
-					where, file.SHA256, file.Size, a.SHA256, a.Size, fault.RefVerify)
+				return nil, fault.Errorf(
+					"%s: the file has sha256 %s and %d bytes, the provenance records %s and %d: it changed since the conversion (%s tells more)",
+					where,
+					file.SHA256,
+					file.Size,
+					a.SHA256,
+					a.Size,
+					fault.RefVerify,
+				)
 			}
 			if file.MD5 != a.MD5 {
-				return nil, fault.Errorf("%s: the file has md5 %s, the provenance records %s: it changed since the conversion (%s tells more)", where, file.MD5, a.MD5, fault.RefVerify)
+				return nil, fault.Errorf(
+					"%s: the file has md5 %s, the provenance records %s: it changed since the conversion (%s tells more)",
+					where,
+					file.MD5,
+					a.MD5,
+					fault.RefVerify,
+				)
 			}
 			file.Path = arRel
 			comp.Archive = file
@@ -146,7 +173,13 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 					return nil, fmt.Errorf("%s: stubs: %s or %s is not a regular file of the archive", where, s.Path, s.From)
 				}
 				if sf.SHA256 != s.SHA256 {
-					return nil, fmt.Errorf("%s: stubs: %s has sha256 %s, the provenance records %s", where, s.Path, sf.SHA256, s.SHA256)
+					return nil, fmt.Errorf(
+						"%s: stubs: %s has sha256 %s, the provenance records %s",
+						where,
+						s.Path,
+						sf.SHA256,
+						s.SHA256,
+					)
 				}
 				comp.Stubs = append(comp.Stubs, Stub{File: sf, From: ff, FromDeb: s.FromDeb, SOName: s.SOName})
 			}
@@ -165,7 +198,13 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 		}
 		for _, p := range slices.Sorted(maps.Keys(arts)) {
 			if !covered[p] { // never a bill of materials that leaves an archive out
-				return nil, fault.Errorf("%s: archive %s: the provenance sidecar %s has no record of it (%s tells more)", relm, p, siderel, fault.RefVerify)
+				return nil, fault.Errorf(
+					"%s: archive %s: the provenance sidecar %s has no record of it (%s tells more)",
+					relm,
+					p,
+					siderel,
+					fault.RefVerify,
+				)
 			}
 		}
 		in.Releases = append(in.Releases, rel)
@@ -187,7 +226,14 @@ type wheelOf struct {
 // a byte is read, and hard links outside OUT), then decodes it (bounded,
 // one top directory named like the file) and hashes the wanted entries and,
 // with wheels, every python/*.whl, by path inside the top directory.
-func hashArchive(ctx context.Context, snap *outdir.Snapshot, name string, size int64, want map[string]bool, wheels bool) (File, map[string]File, error) {
+func hashArchive(
+	ctx context.Context,
+	snap *outdir.Snapshot,
+	name string,
+	size int64,
+	want map[string]bool,
+	wheels bool,
+) (File, map[string]File, error) {
 	f, err := snap.OpenArchive(name, size)
 	if err != nil {
 		return File{}, nil, fault.Errorf("%w (%s tells more)", err, fault.RefVerify)
@@ -198,13 +244,19 @@ func hashArchive(ctx context.Context, snap *outdir.Snapshot, name string, size i
 	if err != nil {
 		return File{}, nil, err
 	}
-	file := File{SHA256: hex.EncodeToString(s2.Sum(nil)), SHA1: hex.EncodeToString(s1.Sum(nil)), MD5: hex.EncodeToString(m5.Sum(nil)), Size: n}
+	file := File{
+		SHA256: hex.EncodeToString(s2.Sum(nil)),
+		SHA1:   hex.EncodeToString(s1.Sum(nil)),
+		MD5:    hex.EncodeToString(m5.Sum(nil)),
+		Size:   n,
+	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return file, nil, err
 	}
 	inner := map[string]File{}
 	err = archive.Walk(ctx, f, archive.TopName(filepath.Base(name)), func(h entry.Header, content io.Reader) error {
-		if h.Type != entry.Regular || !(want[h.Path] || wheels && strings.HasPrefix(h.Path, "python/") && strings.HasSuffix(h.Path, ".whl")) {
+		if h.Type != entry.Regular ||
+			!(want[h.Path] || wheels && strings.HasPrefix(h.Path, "python/") && strings.HasSuffix(h.Path, ".whl")) {
 			return nil
 		}
 		hs := []hash.Hash{sha256.New(), sha1.New()}
@@ -212,7 +264,12 @@ func hashArchive(ctx context.Context, snap *outdir.Snapshot, name string, size i
 		if err != nil {
 			return err
 		}
-		inner[h.Path] = File{Path: h.Path, SHA256: hex.EncodeToString(hs[0].Sum(nil)), SHA1: hex.EncodeToString(hs[1].Sum(nil)), Size: n}
+		inner[h.Path] = File{
+			Path:   h.Path,
+			SHA256: hex.EncodeToString(hs[0].Sum(nil)),
+			SHA1:   hex.EncodeToString(hs[1].Sum(nil)),
+			Size:   n,
+		}
 		return nil
 	})
 	return file, inner, err

@@ -251,7 +251,8 @@ func isHex(s string, n int) bool { return len(s) == n && hexRE.MatchString(s) }
 // safePath reports whether p is a clean relative slash path of printable
 // characters without "..".
 func safePath(p string) bool {
-	if p == "" || len(p) > 4096 || path.IsAbs(p) || path.Clean(p) != p || p == "." || strings.HasPrefix(p, "../") || p == ".." {
+	if p == "" || len(p) > 4096 || path.IsAbs(p) || path.Clean(p) != p || p == "." || strings.HasPrefix(p, "../") ||
+		p == ".." {
 		return false
 	}
 	for _, r := range p {
@@ -339,7 +340,8 @@ func purlEsc(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' || c == '~' {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' ||
+			c == '~' {
 			b.WriteByte(c)
 		} else {
 			fmt.Fprintf(&b, "%%%02X", c)

@@ -20,9 +20,23 @@ func sampleInput() *Input {
 			PName: "libcublas", Name: "CUDA cuBLAS", Version: "12.6.1.4", Platform: "linux-aarch64",
 			Archive: f("cuda/redist/libcublas/linux-aarch64/libcublas-linux-aarch64-12.6.1.4-archive.tar.xz", "a"),
 			License: License{Name: "CUDA Toolkit", Text: "NVIDIA Software License Agreement\n"},
-			Debs: []Deb{{Package: "libcublas-12-6", Version: "12.6.1.4-1", Filename: "pool/main/c/libcublas-12-6_12.6.1.4-1_arm64.deb", SHA256: strings.Repeat("b", 64),
-				URL: "https://repo.download.nvidia.com/jetson/common/pool/main/c/libcublas-12-6_12.6.1.4-1_arm64.deb"}},
-			Stubs: []Stub{{File: f("lib/stubs/libcublas.so", "c"), From: f("lib/libcublas.so.12.6.1.4", "d"), FromDeb: "libcublas-12-6_12.6.1.4-1_arm64.deb", SOName: "libcublas.so.12"}},
+			Debs: []Deb{
+				{
+					Package:  "libcublas-12-6",
+					Version:  "12.6.1.4-1",
+					Filename: "pool/main/c/libcublas-12-6_12.6.1.4-1_arm64.deb",
+					SHA256:   strings.Repeat("b", 64),
+					URL:      "https://repo.download.nvidia.com/jetson/common/pool/main/c/libcublas-12-6_12.6.1.4-1_arm64.deb",
+				},
+			},
+			Stubs: []Stub{
+				{
+					File:    f("lib/stubs/libcublas.so", "c"),
+					From:    f("lib/libcublas.so.12.6.1.4", "d"),
+					FromDeb: "libcublas-12-6_12.6.1.4-1_arm64.deb",
+					SOName:  "libcublas.so.12",
+				},
+			},
 		}},
 	}}}
 }
@@ -84,7 +98,8 @@ func TestCheckRefuses(t *testing.T) {
 		in := sampleInput()
 		c.mod(in)
 		err := Write(&bytes.Buffer{}, in, SPDX)
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "cuda/redist/redistrib_12.6.68.json: ") {
+		if err == nil || !strings.Contains(err.Error(), c.want) ||
+			!strings.HasPrefix(err.Error(), "cuda/redist/redistrib_12.6.68.json: ") {
 			t.Errorf("%s: %v, want an error naming the manifest and %q", c.name, err, c.want)
 		}
 	}
@@ -110,7 +125,8 @@ func TestLicenseRefs(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &d); err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Licenses) != 1 || !strings.HasPrefix(d.Licenses[0].LicenseID, "LicenseRef-CUDA-Toolkit-") || d.Licenses[0].ExtractedText != "NVIDIA Software License Agreement\n" {
+	if len(d.Licenses) != 1 || !strings.HasPrefix(d.Licenses[0].LicenseID, "LicenseRef-CUDA-Toolkit-") ||
+		d.Licenses[0].ExtractedText != "NVIDIA Software License Agreement\n" {
 		t.Fatalf("licenses: %+v", d.Licenses)
 	}
 	if len(d.Packages) != 2 || d.Packages[0].LicenseDeclared != d.Licenses[0].LicenseID ||
@@ -167,7 +183,13 @@ func TestCPEs(t *testing.T) {
 			for _, c := range d.Components {
 				got = append(got, c.Name+" "+c.Cpe)
 			}
-			if want := []string{"libcublas " + c.want, "libcublas-12-6 " + c.want}; strings.Join(got, "|") != strings.Join(want, "|") {
+			if want := []string{"libcublas " + c.want, "libcublas-12-6 " + c.want}; strings.Join(
+				got,
+				"|",
+			) != strings.Join(
+				want,
+				"|",
+			) {
 				t.Errorf("%s %s, %s: %q, want %q", c.product, c.label, f, got, want)
 			}
 		}
@@ -197,8 +219,10 @@ func TestCycloneDXLicenseName(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := d.Components[0].Licenses
-	if len(l) != 1 || l[0].License.ID != "" || l[0].License.Name != "CUDA Toolkit" || l[0].License.Text.Content != "NVIDIA Software License Agreement\n" ||
-		len(l[0].License.Properties) != 1 || l[0].License.Properties[0].Name != "debredist:license_ref" ||
+	if len(l) != 1 || l[0].License.ID != "" || l[0].License.Name != "CUDA Toolkit" ||
+		l[0].License.Text.Content != "NVIDIA Software License Agreement\n" ||
+		len(l[0].License.Properties) != 1 ||
+		l[0].License.Properties[0].Name != "debredist:license_ref" ||
 		l[0].License.Properties[0].Value != licenseRef(sampleInput().Releases[0].Components[0].License) {
 		t.Errorf("licenses: %+v", l)
 	}

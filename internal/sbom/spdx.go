@@ -68,8 +68,11 @@ func spdxDoc(in *Input) ([]byte, error) {
 			cpe := releaseCPE(r)
 			if !licIDs[lic] {
 				licIDs[lic] = true
-				doc.OtherLicenses = append(doc.OtherLicenses, &spdx.OtherLicense{LicenseIdentifier: lic, ExtractedText: c.License.Text, LicenseName: c.License.Name,
-					LicenseComment: "NVIDIA's license text as found in the debs' copyright files (merged by debredist into the component's LICENSE.txt)."})
+				doc.OtherLicenses = append(
+					doc.OtherLicenses,
+					&spdx.OtherLicense{LicenseIdentifier: lic, ExtractedText: c.License.Text, LicenseName: c.License.Name,
+						LicenseComment: "NVIDIA's license text as found in the debs' copyright files (merged by debredist into the component's LICENSE.txt)."},
+				)
 			}
 			pkgID := common.ElementID(ids.id("Package-" + idChars(c.PName+"-"+c.Version+"-"+c.Platform)))
 			if c.CUDAVariant != "" {
@@ -129,9 +132,20 @@ func spdxDoc(in *Input) ([]byte, error) {
 			for _, s := range c.Stubs {
 				sid := common.ElementID(ids.id("File-" + idChars(c.Archive.Path+"-"+s.File.Path)))
 				fid := common.ElementID(ids.id("File-" + idChars(c.Archive.Path+"-"+s.From.Path)))
-				file(sid, "./"+c.Archive.Path+"/"+s.File.Path, s.File, []string{"BINARY"},
-					"Stub library synthesized by debredist from "+s.From.Path+" (SONAME "+s.SOName+"): the same exported symbols, to link against, never to run.")
-				file(fid, "./"+c.Archive.Path+"/"+s.From.Path, s.From, []string{"BINARY"}, "The library "+s.File.Path+" was synthesized from, from "+s.FromDeb+".")
+				file(
+					sid,
+					"./"+c.Archive.Path+"/"+s.File.Path,
+					s.File,
+					[]string{"BINARY"},
+					"Stub library synthesized by debredist from "+s.From.Path+" (SONAME "+s.SOName+"): the same exported symbols, to link against, never to run.",
+				)
+				file(
+					fid,
+					"./"+c.Archive.Path+"/"+s.From.Path,
+					s.From,
+					[]string{"BINARY"},
+					"The library "+s.File.Path+" was synthesized from, from "+s.FromDeb+".",
+				)
 				rel(arID, sid, common.TypeRelationshipContains)
 				rel(arID, fid, common.TypeRelationshipContains)
 				rel(fid, sid, common.TypeRelationshipGenerates)
@@ -141,7 +155,13 @@ func spdxDoc(in *Input) ([]byte, error) {
 			}
 			for _, w := range c.Wheels {
 				wid := common.ElementID(ids.id("File-" + idChars(c.Archive.Path+"-"+w.File.Path)))
-				file(wid, "./"+c.Archive.Path+"/"+w.File.Path, w.File, []string{"ARCHIVE"}, "Python wheel built by debredist from the dist-packages trees of its debs.")
+				file(
+					wid,
+					"./"+c.Archive.Path+"/"+w.File.Path,
+					w.File,
+					[]string{"ARCHIVE"},
+					"Python wheel built by debredist from the dist-packages trees of its debs.",
+				)
 				rel(arID, wid, common.TypeRelationshipContains)
 				for _, d := range w.Debs {
 					if id, ok := debByName[d]; ok {
@@ -158,7 +178,11 @@ func spdxDoc(in *Input) ([]byte, error) {
 		return nil, err
 	}
 	sum := contentID(b.Bytes())
-	doc.DocumentNamespace = "https://spdx.org/spdxdocs/debredist-" + idChars(in.Releases[0].Profile) + "-" + hex.EncodeToString(sum[:16])
+	doc.DocumentNamespace = "https://spdx.org/spdxdocs/debredist-" + idChars(
+		in.Releases[0].Profile,
+	) + "-" + hex.EncodeToString(
+		sum[:16],
+	)
 	b.Reset()
 	if err := spdxjson.Write(doc, &b, spdxjson.Indent("  "), spdxjson.EscapeHTML(false)); err != nil {
 		return nil, err
@@ -169,9 +193,18 @@ func spdxDoc(in *Input) ([]byte, error) {
 // externalRefs are a package's external references: its purl, and its CPE
 // when its product has one.
 func externalRefs(purl, cpe string) []*spdx.PackageExternalReference {
-	r := []*spdx.PackageExternalReference{{Category: common.CategoryPackageManager, RefType: common.TypePackageManagerPURL, Locator: purl}}
+	r := []*spdx.PackageExternalReference{
+		{Category: common.CategoryPackageManager, RefType: common.TypePackageManagerPURL, Locator: purl},
+	}
 	if cpe != "" {
-		r = append(r, &spdx.PackageExternalReference{Category: common.CategorySecurity, RefType: common.TypeSecurityCPE23Type, Locator: cpe})
+		r = append(
+			r,
+			&spdx.PackageExternalReference{
+				Category: common.CategorySecurity,
+				RefType:  common.TypeSecurityCPE23Type,
+				Locator:  cpe,
+			},
+		)
 	}
 	return r
 }
