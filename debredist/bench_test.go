@@ -27,7 +27,8 @@ func benchMirror(b *testing.B) string {
 		}
 		return mirrorgen.DefaultSizeOf(pkg, p)
 	}
-	if err := mirrorgen.Generate(context.Background(), dir, mirrorgen.Options{Suites: []string{"r36.5"}, SizeOf: sizeOf}); err != nil {
+	err := mirrorgen.Generate(context.Background(), dir, mirrorgen.Options{Suites: []string{"r36.5"}, SizeOf: sizeOf})
+	if err != nil {
 		b.Fatal(err)
 	}
 	return dir
@@ -43,7 +44,11 @@ func BenchmarkConvert(b *testing.B) {
 	cache := b.TempDir()
 	ctx := context.Background()
 	// Pre-fill the cache: fetching is not what is measured.
-	if _, err := Convert(ctx, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: b.TempDir(), Jobs: 2}}); err != nil {
+	if _, err := Convert(ctx, Options{
+		Source:  Source{Mirror: m, CacheDir: cache},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: b.TempDir(), Jobs: 2},
+	}); err != nil {
 		b.Fatal(err)
 	}
 	var debBytes int64

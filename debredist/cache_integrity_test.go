@@ -30,7 +30,8 @@ func cacheTestDeb(t *testing.T, comp string) []byte {
 	}
 	lib = append(lib, "synthetic libcublas whose bytes the cache test flips\n"...)
 	b, err := debtest.Build(debtest.Deb{
-		Control:     "Package: " + hostile.Package + "\nSource: " + hostile.Source + "\nVersion: " + hostile.Version + "\nArchitecture: arm64\nMaintainer: x <x@example.com>\nDescription: cache test\n",
+		Control: "Package: " + hostile.Package + "\nSource: " + hostile.Source + "\nVersion: " + hostile.Version +
+			"\nArchitecture: arm64\nMaintainer: x <x@example.com>\nDescription: cache test\n",
 		AddParents:  true,
 		Compression: comp,
 		Files: []debtest.File{

@@ -67,7 +67,11 @@ func TestCheckSameAnswers(t *testing.T) {
 		}
 	}
 	for _, comp := range []string{"", "xz", "zstd", "zst"} {
-		if err := (debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Compression: comp, Preset: 4}}).Check(); err != nil {
+		err := (debredist.Options{
+			Release: debredist.Release{JetPack: "6"},
+			Build:   debredist.Build{Out: out, Compression: comp, Preset: 4},
+		}).Check()
+		if err != nil {
 			t.Errorf("--compress %q: %v", comp, err)
 		}
 	}

@@ -205,7 +205,12 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Inventory(context.Background(), Options{Source: Source{Mirror: m}, Release: Release{L4T: "r36.5"}}, f, InventoryJetPackNixos); err != nil {
+	if err := Inventory(
+		context.Background(),
+		Options{Source: Source{Mirror: m}, Release: Release{L4T: "r36.5"}},
+		f,
+		InventoryJetPackNixos,
+	); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

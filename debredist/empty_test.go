@@ -123,8 +123,17 @@ func TestOutputWarningNamesOutput(t *testing.T) {
 		},
 	)
 	for _, want := range []redist.Warning{
-		{Code: redist.WarnEmptyOutput, Package: "tensorrt", Message: `redist package tensorrt: nixpkgs' declared output "samples" would be empty`},
-		{Code: redist.WarnInsecure, Package: "tensorrt", Message: "redist package tensorrt: nixpkgs marks it insecure (tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188: OOB write)"}} {
+		{
+			Code:    redist.WarnEmptyOutput,
+			Package: "tensorrt",
+			Message: `redist package tensorrt: nixpkgs' declared output "samples" would be empty`,
+		},
+		{
+			Code:    redist.WarnInsecure,
+			Package: "tensorrt",
+			Message: "redist package tensorrt: nixpkgs marks it insecure (tensorrt 10.3.0.30 is below 10.16.1: " +
+				"CVE-2026-24188: OOB write)",
+		}} {
 		if !slices.ContainsFunc(res.Warnings, func(w redist.Warning) bool {
 			return w.Code == want.Code && w.Package == want.Package && strings.HasPrefix(w.Message, want.Message)
 		}) {
@@ -172,7 +181,11 @@ func TestWarningsAreData(t *testing.T) {
 	if len(prov.Archives) != 1 || !slices.Equal(prov.Archives[0].Warnings, first.Warnings[insecure:insecure+1]) {
 		t.Errorf("provenance warnings %+v, want the result's %+v", prov.Archives[0].Warnings, first.Warnings[insecure])
 	}
-	for _, b := range []Build{{Only: []string{"tensorrt", "cuda_cudart"}}, {Only: []string{"tensorrt"}}, {Only: []string{"cuda_cudart"}}} {
+	for _, b := range []Build{
+		{Only: []string{"tensorrt", "cuda_cudart"}},
+		{Only: []string{"tensorrt"}},
+		{Only: []string{"cuda_cudart"}},
+	} {
 		again := mustConvert(t, opts(b))
 		if !slices.Equal(again.Warnings, first.Warnings) {
 			t.Errorf("--only %v on the same OUT: warnings %+v, want %+v", b.Only, again.Warnings, first.Warnings)
@@ -190,7 +203,11 @@ func TestWarningsAreData(t *testing.T) {
 			redist.WarnInsecure,
 		)
 	}
-	if _, err := Convert(context.Background(), opts(Build{Only: []string{"tensorrt"}, FailOnWarnings: true, AllowWarnings: []string{redist.WarnInsecure}})); err != nil {
+	if _, err := Convert(context.Background(), opts(Build{
+		Only:           []string{"tensorrt"},
+		FailOnWarnings: true,
+		AllowWarnings:  []string{redist.WarnInsecure},
+	})); err != nil {
 		t.Errorf("FailOnWarnings with the code allowed: %v", err)
 	}
 	var ue *fault.UsageError

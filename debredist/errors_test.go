@@ -160,7 +160,8 @@ func TestPublicErrorsHostileCorpus(t *testing.T) {
 		}
 		seen[got] = true
 	}
-	for _, k := range []string{"deb:limit", "deb:unsafe-path", "deb:device", "deb:format", hostile.ErrLayoutConflict, hostile.ErrLayoutLink, hostile.ErrLayoutUnplaced} {
+	for _, k := range []string{"deb:limit", "deb:unsafe-path", "deb:device", "deb:format", hostile.ErrLayoutConflict,
+		hostile.ErrLayoutLink, hostile.ErrLayoutUnplaced} {
 		if !seen[k] {
 			t.Errorf("no corpus case produced %s", k)
 		}

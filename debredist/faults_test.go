@@ -783,7 +783,8 @@ func TestManyFailuresOneForm(t *testing.T) {
 			}
 			msg := err.Error()
 			if strings.Count(msg, "\n") != 0 ||
-				!regexp.MustCompile(`^\d+ debs failed the same way \(.*`+regexp.QuoteMeta(name)+`.*\): [a-z0-9.+-]+(, [a-z0-9.+-]+){4} and \d+ more; the first: `).
+				!regexp.MustCompile(`^\d+ debs failed the same way \(.*`+regexp.QuoteMeta(name)+
+					`.*\): [a-z0-9.+-]+(, [a-z0-9.+-]+){4} and \d+ more; the first: `).
 					MatchString(msg) {
 				t.Errorf(
 					"got:\n%s\nwant one line: N debs failed the same way (%s): five names and N more; the first: ...",

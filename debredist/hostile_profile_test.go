@@ -73,7 +73,8 @@ func TestHostileProfiles(t *testing.T) {
 		t,
 		good,
 		[]byte(
-			`{"l4t": "`+hostile.Suite+`", "rules": {"components": [{"source": "`+hostile.Source+`", "product": "cuda", "name": "CUDA cuBLAS", "license": "CUDA Toolkit"}]}}`,
+			`{"l4t": "`+hostile.Suite+`", "rules": {"components": [{"source": "`+hostile.Source+
+				`", "product": "cuda", "name": "CUDA cuBLAS", "license": "CUDA Toolkit"}]}}`,
 		),
 	)
 	e.opts.Release.JetPack, e.opts.Release.ProfileFile = "", good

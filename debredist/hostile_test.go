@@ -145,8 +145,10 @@ func errKind(err error) string {
 	var ue *fault.UnplacedError
 	switch {
 	case errors.As(err, &de):
-		return "deb:" + map[fault.DebKind]string{fault.DebFormat: "format", fault.DebUnsafePath: "unsafe-path", fault.DebDevice: "device",
-			fault.DebLimit: "limit", fault.DebCompression: "compression", fault.DebTruncated: "truncated", fault.DebExists: "exists", fault.DebIO: "io"}[de.Kind]
+		return "deb:" + map[fault.DebKind]string{fault.DebFormat: "format", fault.DebUnsafePath: "unsafe-path",
+			fault.DebDevice: "device",
+			fault.DebLimit:  "limit", fault.DebCompression: "compression", fault.DebTruncated: "truncated",
+			fault.DebExists: "exists", fault.DebIO: "io"}[de.Kind]
 	case errors.As(err, &ce):
 		return hostile.ErrLayoutConflict
 	case errors.As(err, &le):
@@ -333,7 +335,8 @@ func TestHostileDebs(t *testing.T) {
 func rootListing(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, p := range []string{"/" + hostile.Escape, "/tmp/" + hostile.Escape, filepath.Join(os.TempDir(), hostile.Escape), "/etc/" + hostile.Escape} {
+	for _, p := range []string{"/" + hostile.Escape, "/tmp/" + hostile.Escape,
+		filepath.Join(os.TempDir(), hostile.Escape), "/etc/" + hostile.Escape} {
 		if st, err := os.Lstat(p); err == nil {
 			out[p] = st.Mode().String()
 		}
@@ -394,7 +397,8 @@ func TestHostileIndexes(t *testing.T) {
 					got = hostile.ErrIndexCompress
 				case errors.Is(err, io.ErrUnexpectedEOF):
 					got = hostile.ErrIndexTruncated
-				case strings.Contains(err.Error(), "gzip") || strings.Contains(err.Error(), "xz") || strings.Contains(err.Error(), "flate"):
+				case strings.Contains(err.Error(), "gzip") || strings.Contains(err.Error(), "xz") ||
+					strings.Contains(err.Error(), "flate"):
 					got = hostile.ErrIndexCompress
 				}
 				if !kindOK(c.Error, got) {
@@ -462,7 +466,8 @@ func checkIndexPlan(t *testing.T, c hostile.Case, b []byte) {
 		// apt.ParsePackages skips such a stanza; the pipeline refuses the
 		// index whole, naming the stanza's line, as apt does.
 		t.Errorf("Plan of an index with %d unusable stanza(s): %v, want the index refused naming the line", c.Problems, err)
-	case c.Expect == hostile.Accept && c.Problems == 0 && err != nil && !errors.As(err, &ie) && !strings.Contains(err.Error(), "nothing"):
+	case c.Expect == hostile.Accept && c.Problems == 0 && err != nil && !errors.As(err, &ie) &&
+		!strings.Contains(err.Error(), "nothing"):
 		t.Errorf("Plan: %v", err)
 	}
 }

@@ -173,7 +173,11 @@ func TestInventoryR364R365(t *testing.T) {
 	m := mirror(t, mirrorgen.Options{Only: all, Suites: []string{"r36.4", "r36.5"}})
 	read := func(suite string) map[string]map[string]map[string]string {
 		var v map[string]map[string]map[string]string
-		if err := json.Unmarshal(inventory(t, Options{Source: Source{Mirror: m}, Release: Release{L4T: suite}}, InventoryJetPackNixos), &v); err != nil {
+		err := json.Unmarshal(
+			inventory(t, Options{Source: Source{Mirror: m}, Release: Release{L4T: suite}}, InventoryJetPackNixos),
+			&v,
+		)
+		if err != nil {
 			t.Fatal(err)
 		}
 		return v
@@ -192,7 +196,8 @@ func TestInventoryR364R365(t *testing.T) {
 	}
 	sort.Strings(removed)
 	sort.Strings(added)
-	if want := []string{"cupva-2.5-l4t", "deepstream-7.1", "nvidia-cudnn9", "nvidia-cudnn9-dev", "nvidia-jetson-services"}; !reflect.DeepEqual(
+	if want := []string{"cupva-2.5-l4t", "deepstream-7.1", "nvidia-cudnn9", "nvidia-cudnn9-dev",
+		"nvidia-jetson-services"}; !reflect.DeepEqual(
 		removed,
 		want,
 	) {

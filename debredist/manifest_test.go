@@ -68,7 +68,8 @@ func TestCUDACompatInNVIDIAForm(t *testing.T) {
 			},
 		)
 		var m map[string]json.RawMessage
-		if err := json.Unmarshal(must(os.ReadFile(filepath.Join(out, "cuda", "redist", "redistrib_"+label+".json"))), &m); err != nil {
+		err := json.Unmarshal(must(os.ReadFile(filepath.Join(out, "cuda", "redist", "redistrib_"+label+".json"))), &m)
+		if err != nil {
 			t.Fatal(err)
 		}
 		return m[name]

@@ -90,7 +90,8 @@ func TestNixDerivationsBuild(t *testing.T) {
 		t.Fatalf("nix-build: %v\n%s", err, built)
 	}
 	if alive {
-		if o, err := nix("nix-build", file, "-A", "archives", "--no-out-link", "--check", "--arg", "debredist", debredistArg); err != nil {
+		o, err := nix("nix-build", file, "-A", "archives", "--no-out-link", "--check", "--arg", "debredist", debredistArg)
+		if err != nil {
 			t.Fatalf("nix-build --check: %v\n%s", err, o)
 		}
 	}

@@ -42,7 +42,8 @@ func TestNixRemoteBuilderAndCache(t *testing.T) {
 		t.Skip("a remote builder and a binary cache for every archive: with DEBREDIST_LONG_TESTS=1 only")
 	}
 	testutil.RequireRoot(t, "a Nix store bind-mounted on /nix in a private mount namespace, and sshd")
-	for _, tool := range []string{"nix-build", "nix-instantiate", "nix-store", "nix", "unshare", "mount", "ssh", "ssh-keygen"} {
+	for _, tool := range []string{"nix-build", "nix-instantiate", "nix-store", "nix", "unshare", "mount", "ssh",
+		"ssh-keygen"} {
 		testutil.RequireTool(t, tool)
 	}
 	sshd := testutil.RequireTool(t, "sshd")
@@ -203,7 +204,8 @@ SetEnv NIX_CONF_DIR=%[2]s
 		}
 	}
 	t.Logf(
-		"%d derivations (%d archives, %d debs fetched by the builder) built on the builder in %s (nix-build and its build hooks: %s of CPU)",
+		"%d derivations (%d archives, %d debs fetched by the builder) built on the builder in %s (nix-build and its build "+
+			"hooks: %s of CPU)",
 		remote,
 		len(archives),
 		debs,

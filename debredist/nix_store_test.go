@@ -167,7 +167,8 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 	cache := t.TempDir()
 	wrap := func(name, sedExpr string) string {
 		p := filepath.Join(t.TempDir(), name)
-		script := "#!/bin/sh\nif [ \"$1\" = nix ]; then " + bin + " \"$@\" | sed -e '" + sedExpr + "'; else exec " + bin + " \"$@\"; fi\n"
+		script := "#!/bin/sh\nif [ \"$1\" = nix ]; then " + bin + " \"$@\" | sed -e '" + sedExpr + "'; else exec " + bin +
+			" \"$@\"; fi\n"
 		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -179,9 +180,25 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 		mustHave    []string // packages that must evaluate from OUT
 		plainAlsoOK bool     // plain nixpkgs (no jetpack-nixos, no cuda-legacy) has the set
 	}{
-		{jp: "5", set: "cudaPackages_11_4", insecure: "cuda11.4-tensorrt-8.5.2", mustHave: []string{"libcusparse", "cuda_cudart", "cudnn"}},
-		{jp: "6", set: "cudaPackages_12_6", insecure: "cuda12.6-tensorrt-10.3.0.30", plainAlsoOK: true, mustHave: []string{"libnvfatbin", "cuda_compat"}},
-		{jp: "7", set: "cudaPackages_13_2", plainAlsoOK: true, mustHave: []string{"cudnn_jit", "cuda_compat_orin", "cuda_compat", "tensorrt", "cuda_nvtx"}},
+		{
+			jp:       "5",
+			set:      "cudaPackages_11_4",
+			insecure: "cuda11.4-tensorrt-8.5.2",
+			mustHave: []string{"libcusparse", "cuda_cudart", "cudnn"},
+		},
+		{
+			jp:          "6",
+			set:         "cudaPackages_12_6",
+			insecure:    "cuda12.6-tensorrt-10.3.0.30",
+			plainAlsoOK: true,
+			mustHave:    []string{"libnvfatbin", "cuda_compat"},
+		},
+		{
+			jp:          "7",
+			set:         "cudaPackages_13_2",
+			plainAlsoOK: true,
+			mustHave:    []string{"cudnn_jit", "cuda_compat_orin", "cuda_compat", "tensorrt", "cuda_nvtx"},
+		},
 	} {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
 			if tc.jp != "6" && !testutil.Long() {
@@ -329,7 +346,8 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 				}
 				if fromDebs < 6 || code != 1 {
 					t.Errorf(
-						"control without the filter: %d packages from jetpack-nixos' debs, exit %d; the stand-in does not reproduce its extension:\n%s",
+						"control without the filter: %d packages from jetpack-nixos' debs, exit %d; the stand-in does not reproduce "+
+							"its extension:\n%s",
 						fromDebs,
 						code,
 						strings.Join(lines, "\n"),

@@ -68,7 +68,8 @@ func writeNixTree(t *testing.T, dir string, ms []*redist.Manifest, prov map[stri
 				recs = append(
 					recs,
 					redist.Archive{Product: m.ReleaseProduct, PName: name, Platform: pa.Platform, CUDAVariant: pa.CUDAVariant,
-						Version: c.Version, RelativePath: pa.Artifact.RelativePath, Size: res.Size, SHA256: res.SHA256, MD5: res.MD5, NAR: res.NAR},
+						Version: c.Version, RelativePath: pa.Artifact.RelativePath, Size: res.Size, SHA256: res.SHA256, MD5: res.MD5,
+						NAR: res.NAR},
 				)
 			}
 		}
@@ -207,7 +208,8 @@ func TestNixSnippet(t *testing.T) {
 				nixManifest("cuda", "13.0.2", plainComp("cuda_nvcc", "13.0.2", "cuda_nvcc/linux-sbsa/n.tar.xz")),
 			},
 			check: func(t *testing.T, d nixData, r *NixResult, out string) {
-				if want := "file://" + strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(out, " ", "%20"), `"`, "%22"), "{", "%7B"); !strings.HasPrefix(
+				if want := "file://" +
+					strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(out, " ", "%20"), `"`, "%22"), "{", "%7B"); !strings.HasPrefix(
 					d.BaseURL,
 					"file://",
 				) ||
@@ -363,7 +365,8 @@ func checkNixFull(t *testing.T, d nixData, r *NixResult, out string) {
 			t.Errorf("%s: manifest %v archives %v", p, d.Manifests[p], d.Archives[p])
 		}
 	}
-	if got := d.Packages["cudnn"].Releases["linux-aarch64"].RelativePath; got != "cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz" {
+	got := d.Packages["cudnn"].Releases["linux-aarch64"].RelativePath
+	if got != "cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz" {
 		t.Errorf("cudnn's release (its cuda12 variant chosen): %q", got)
 	}
 	if d.Packages["tensorrt"].Redist != "tensorrt" || d.Packages["cuda_cudart"].Redist != "cuda" {
@@ -479,7 +482,8 @@ func TestNixHostileStrings(t *testing.T) {
 			sel[i] = `{ v = s."` + n + `".version; l = s.manifests.cuda."` + n + `".license; }`
 		}
 		abs, _ := filepath.Abs(standIn + "/nixpkgs")
-		expr := `let s = (import ` + abs + ` { config = { allowUnfree = true; }; overlays = [ (import ` + file + `) ]; }).cudaPackages_12_6; in [ ` + strings.Join(
+		expr := `let s = (import ` + abs + ` { config = { allowUnfree = true; }; overlays = [ (import ` + file +
+			`) ]; }).cudaPackages_12_6; in [ ` + strings.Join(
 			sel,
 			" ",
 		) + ` ]`
@@ -547,7 +551,8 @@ func TestNixDerivationsHostileStrings(t *testing.T) {
 	if err := os.WriteFile(file, []byte(r.Text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	expr := `builtins.readFile (builtins.elemAt (import ` + file + ` { debredist = "/x"; }).archives.cuda.cuda_cudart.args 3)`
+	expr := `builtins.readFile (builtins.elemAt (import ` + file +
+		` { debredist = "/x"; }).archives.cuda.cuda_cudart.args 3)`
 	o, err := exec.Command("nix-instantiate", "--eval", "--strict", "--json", "--read-write-mode", "--expr", expr).
 		CombinedOutput()
 	if err != nil {

@@ -64,7 +64,8 @@ func runBuild(t *testing.T, bin, out, set string, plain bool, env ...string) ([]
 // substituters: nothing can be fetched here).
 func nixBuildEnv(t *testing.T) {
 	t.Helper()
-	for _, tool := range []string{"nix-build", "nix-store", "nix-instantiate", "jq", "patchelf", "readelf", "dpkg-deb", "tar", "xz", "aarch64-linux-gnu-gcc"} {
+	for _, tool := range []string{"nix-build", "nix-store", "nix-instantiate", "jq", "patchelf", "readelf", "dpkg-deb",
+		"tar", "xz", "aarch64-linux-gnu-gcc"} {
 		testutil.RequireTool(t, tool)
 	}
 	t.Setenv(
@@ -150,9 +151,11 @@ func TestNixpkgsBuild(t *testing.T) {
 					refused += b2i(l.verdict == "refused")
 					switch {
 					case l.verdict == "built":
-					case l.verdict == "refused" && (l.name == "cudnn_samples" || l.name == "libcudla" && l.cap == "11.0" || l.name == "cuda_compat" && tc.jp == "5"):
+					case l.verdict == "refused" &&
+						(l.name == "cudnn_samples" || l.name == "libcudla" && l.cap == "11.0" || l.name == "cuda_compat" && tc.jp == "5"):
 					case l.verdict == "FAILED" && route.env == "DEBREDIST_MANIFESTS_ONLY=1" && manifestsAloneFail(tc.jp, l):
-					case l.verdict == "FAILED" && knownBuildFailures[tc.jp][l.name] != "" && strings.Contains(l.rest, knownBuildFailures[tc.jp][l.name]):
+					case l.verdict == "FAILED" && knownBuildFailures[tc.jp][l.name] != "" &&
+						strings.Contains(l.rest, knownBuildFailures[tc.jp][l.name]):
 					default:
 						t.Errorf("%s: %s %s: %s %s", route.name, l.name, l.cap, l.verdict, l.rest)
 					}
@@ -194,7 +197,9 @@ func TestNixpkgsBuild(t *testing.T) {
 		})
 		// libcurand: its library NEEDs a soname no package has.
 		editDeb(t, mirror, "r36.5", "libcurand-12-6", func(root string) {
-			if o, err := exec.Command("patchelf", "--add-needed", "libnot-in-any-package.so.1", filepath.Join(root, lib, "libcurand.so.10.3.7.68")).CombinedOutput(); err != nil {
+			o, err := exec.Command("patchelf", "--add-needed", "libnot-in-any-package.so.1",
+				filepath.Join(root, lib, "libcurand.so.10.3.7.68")).CombinedOutput()
+			if err != nil {
 				t.Fatalf("patchelf: %v\n%s", err, o)
 			}
 		})
@@ -323,7 +328,12 @@ func editDeb(t *testing.T, mirror, suite, pkg string, edit func(root string)) {
 		t.Fatal(err)
 	}
 	s256, s1, m5 := sha256.Sum256(nb), sha1.Sum(nb), md5.Sum(nb)
-	for field, value := range map[string]string{"Size": strconv.Itoa(len(nb)), "SHA256": hex.EncodeToString(s256[:]), "SHA1": hex.EncodeToString(s1[:]), "MD5sum": hex.EncodeToString(m5[:])} {
+	for field, value := range map[string]string{
+		"Size":   strconv.Itoa(len(nb)),
+		"SHA256": hex.EncodeToString(s256[:]),
+		"SHA1":   hex.EncodeToString(s1[:]),
+		"MD5sum": hex.EncodeToString(m5[:]),
+	} {
 		stanzas[i] = regexp.MustCompile(`(?m)^`+field+`: .*$`).ReplaceAllLiteralString(stanzas[i], field+": "+value)
 	}
 	if err := os.WriteFile(index, []byte(strings.Join(stanzas, "\n\n")), 0o644); err != nil {

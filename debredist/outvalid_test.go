@@ -238,7 +238,10 @@ func TestLockConversionRecordsInputs(t *testing.T) {
 	}
 	cache, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 	var lock bytes.Buffer
-	if err := Inventory(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{JetPack: "6"}}, &lock, InventoryLock); err != nil {
+	if err := Inventory(context.Background(), Options{
+		Source:  Source{Mirror: mirror, CacheDir: cache},
+		Release: Release{JetPack: "6"},
+	}, &lock, InventoryLock); err != nil {
 		t.Fatal(err)
 	}
 	testutil.Must(t, os.WriteFile(filepath.Join(dir, "jp6.lock.json"), lock.Bytes(), 0o644))

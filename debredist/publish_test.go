@@ -64,7 +64,8 @@ func TestRebuildKilledInCommitStage(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip(
-			"a loop of CLI runs SIGKILLed in the commit stage: skipped with -short (the in-process interruption tests still run)",
+			"a loop of CLI runs SIGKILLed in the commit stage: skipped with -short (the in-process interruption tests still " +
+				"run)",
 		)
 	}
 	bin := buildCLI(t)

@@ -167,7 +167,8 @@ func TestReadmeNixCommands(t *testing.T) {
 	for _, b := range blocks {
 		all = append(all, b...)
 	}
-	for _, want := range []string{"nix-build redist.nix", "flake check", "scripts/nixpkgs-eval.sh", "scripts/nixpkgs-build.sh", "scripts/nix-sample.sh"} {
+	for _, want := range []string{"nix-build redist.nix", "flake check", "scripts/nixpkgs-eval.sh",
+		"scripts/nixpkgs-build.sh", "scripts/nix-sample.sh"} {
 		if !strings.Contains(strings.Join(all, "\n"), want) {
 			t.Errorf("the nixpkgs section has no command with %q: %q", want, all)
 		}

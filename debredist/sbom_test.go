@@ -379,7 +379,8 @@ func TestSBOMSample(t *testing.T) {
 					if l.License.ID != "" || l.License.Name == "" || strings.HasPrefix(l.License.Name, "LicenseRef-") ||
 						licName[ref] != l.License.Name {
 						t.Errorf(
-							"CycloneDX: %s: license id %q name %q (LicenseRef %q, named %q in the SPDX document): want the name, and the LicenseRef as a property",
+							"CycloneDX: %s: license id %q name %q (LicenseRef %q, named %q in the SPDX document): want the name, and the "+
+								"LicenseRef as a property",
 							c.Purl,
 							l.License.ID,
 							l.License.Name,
@@ -669,8 +670,17 @@ func TestSBOMRefusals(t *testing.T) {
 	side := filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json")
 	sb, _ := os.ReadFile(side)
 	for _, c := range []struct{ from, to, want string }{
-		{`"version": "12.6.68-1"`, `"version": "12.6.68-1\nX"`, "archives[0].debs[0].version: \"12.6.68-1\\nX\" is not a Debian version"},
-		{`"filename": "pool/`, `"filename": "../pool/`, "archives[0].debs[0].filename: \"../pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb\" is not a relative path below the manifest's directory"},
+		{
+			`"version": "12.6.68-1"`,
+			`"version": "12.6.68-1\nX"`,
+			"archives[0].debs[0].version: \"12.6.68-1\\nX\" is not a Debian version",
+		},
+		{
+			`"filename": "pool/`,
+			`"filename": "../pool/`,
+			"archives[0].debs[0].filename: \"../pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb\" is not a " +
+				"relative path below the manifest's directory",
+		},
 	} {
 		testutil.Must(t, os.WriteFile(side, bytes.Replace(sb, []byte(c.from), []byte(c.to), 1), 0o644))
 		err := SBOM(context.Background(), out, SBOMOptions{Format: SBOMCycloneDX}, &b)

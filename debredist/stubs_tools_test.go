@@ -39,9 +39,24 @@ func TestStubs(t *testing.T) {
 		jetpack, suite string
 		want           []string // pname:stub that must be synthesized
 	}{
-		{"5", "r35.6", []string{"libcublas:lib/stubs/libcublasLt.so", "libcudla:lib/stubs/libcudla.so", "cuda_nvrtc:lib/stubs/libnvrtc.so", "tensorrt:lib/stubs/libnvparsers.so"}},
-		{"6", "r36.5", []string{"libcublas:lib/stubs/libcublas.so", "libnpp:lib/stubs/libnppc.so", "libnvjitlink:lib/stubs/libnvJitLink.so", "tensorrt:lib/stubs/libnvinfer_lean.so"}},
-		{"7", "r39.2", []string{"libcusparse:lib/stubs/libcusparse.so", "libcufft:lib/stubs/libcufftw.so", "libcudla:lib/stubs/libcudla.so", "tensorrt:lib/stubs/libnvinfer.so"}},
+		{
+			"5",
+			"r35.6",
+			[]string{"libcublas:lib/stubs/libcublasLt.so", "libcudla:lib/stubs/libcudla.so",
+				"cuda_nvrtc:lib/stubs/libnvrtc.so", "tensorrt:lib/stubs/libnvparsers.so"},
+		},
+		{
+			"6",
+			"r36.5",
+			[]string{"libcublas:lib/stubs/libcublas.so", "libnpp:lib/stubs/libnppc.so",
+				"libnvjitlink:lib/stubs/libnvJitLink.so", "tensorrt:lib/stubs/libnvinfer_lean.so"},
+		},
+		{
+			"7",
+			"r39.2",
+			[]string{"libcusparse:lib/stubs/libcusparse.so", "libcufft:lib/stubs/libcufftw.so",
+				"libcudla:lib/stubs/libcudla.so", "tensorrt:lib/stubs/libnvinfer.so"},
+		},
 	} {
 		t.Run("jetpack"+c.jetpack, func(t *testing.T) {
 			t.Parallel()
@@ -161,7 +176,10 @@ func runTool(t *testing.T, name string, args ...string) string {
 // nmSet returns nm's "class name@version" lines without addresses.
 func nmSet(t *testing.T, nm, file string) []string {
 	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(runTool(t, nm, "-D", "--defined-only", "--with-symbol-versions", file)), "\n") {
+	for _, l := range strings.Split(
+		strings.TrimSpace(runTool(t, nm, "-D", "--defined-only", "--with-symbol-versions", file)),
+		"\n",
+	) {
 		f := strings.Fields(l)
 		if len(f) == 3 {
 			out = append(out, f[1]+" "+f[2])

@@ -31,8 +31,26 @@ func TestTensorRTWheels(t *testing.T) {
 		samples bool
 	}{
 		{"5", "3.8", []string{"tensorrt-8.5.2-cp38-none-linux_aarch64.whl"}, true},
-		{"6", "3.10", []string{"tensorrt-10.3.0-cp310-none-linux_aarch64.whl", "tensorrt_dispatch-10.3.0-cp310-none-linux_aarch64.whl", "tensorrt_lean-10.3.0-cp310-none-linux_aarch64.whl"}, true},
-		{"7", "3.12", []string{"tensorrt-10.16.2-cp312-none-linux_aarch64.whl", "tensorrt_dispatch-10.16.2-cp312-none-linux_aarch64.whl", "tensorrt_lean-10.16.2-cp312-none-linux_aarch64.whl"}, false},
+		{
+			"6",
+			"3.10",
+			[]string{
+				"tensorrt-10.3.0-cp310-none-linux_aarch64.whl",
+				"tensorrt_dispatch-10.3.0-cp310-none-linux_aarch64.whl",
+				"tensorrt_lean-10.3.0-cp310-none-linux_aarch64.whl",
+			},
+			true,
+		},
+		{
+			"7",
+			"3.12",
+			[]string{
+				"tensorrt-10.16.2-cp312-none-linux_aarch64.whl",
+				"tensorrt_dispatch-10.16.2-cp312-none-linux_aarch64.whl",
+				"tensorrt_lean-10.16.2-cp312-none-linux_aarch64.whl",
+			},
+			false,
+		},
 	} {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
 			if tc.jp != "6" && !testutil.Long() {

@@ -69,7 +69,8 @@ func main() {
 	flag.Var(
 		&reals,
 		"real",
-		"tree of real NVIDIA files (bench/realdebs.sh DIR GEN gives DIR/tree); repeat for several CUDA generations: libraries and headers come from them",
+		"tree of real NVIDIA files (bench/realdebs.sh DIR GEN gives DIR/tree); repeat for several CUDA generations: "+
+			"libraries and headers come from them",
 	)
 	capMiB := flag.Int64(
 		"cap",

@@ -138,11 +138,13 @@ func bashCompletion(w io.Writer, cmds []compCmd) error {
 	b.WriteString("  local cur prev cmd opts i\n")
 	b.WriteString("  cur=\"${COMP_WORDS[COMP_CWORD]}\"\n  prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n  cmd=\"\"\n")
 	b.WriteString(
-		"  for ((i = 1; i < COMP_CWORD; i++)); do\n    case \"${COMP_WORDS[i]}\" in -*) ;; *) cmd=\"${COMP_WORDS[i]}\"; break ;; esac\n  done\n",
+		"  for ((i = 1; i < COMP_CWORD; i++)); do\n    case \"${COMP_WORDS[i]}\" in -*) ;; *) cmd=\"${COMP_WORDS[i]}\"; " +
+			"break ;; esac\n  done\n",
 	)
 	fmt.Fprintf(
 		&b,
-		"  if [ -z \"$cmd\" ]; then\n    COMPREPLY=($(compgen -W \"%s --help --version --verbose --quiet\" -- \"$cur\"))\n    return\n  fi\n",
+		"  if [ -z \"$cmd\" ]; then\n    COMPREPLY=($(compgen -W \"%s --help --version --verbose --quiet\" -- \"$cur\"))\n"+
+			"    return\n  fi\n",
 		cmdNames(cmds),
 	)
 	b.WriteString("  case \"$prev\" in\n")
@@ -202,11 +204,13 @@ func bashCompletion(w io.Writer, cmds []compCmd) error {
 	)
 	fmt.Fprintf(
 		&b,
-		"  if [ \"$cmd\" = profiles ] && [ \"$prev\" = --json ]; then COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return; fi\n",
+		"  if [ \"$cmd\" = profiles ] && [ \"$prev\" = --json ]; then COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); "+
+			"return; fi\n",
 		strings.Join(profileNames(), " "),
 	)
 	b.WriteString(
-		"  case \"$cur\" in\n    -*) COMPREPLY=($(compgen -W \"$opts --help\" -- \"$cur\")) ;;\n    *) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n  esac\n}\n",
+		"  case \"$cur\" in\n    -*) COMPREPLY=($(compgen -W \"$opts --help\" -- \"$cur\")) ;;\n" +
+			"    *) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n  esac\n}\n",
 	)
 	b.WriteString("complete -o filenames -F _debredist debredist\n")
 	_, err := io.WriteString(w, b.String())

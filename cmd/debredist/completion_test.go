@@ -92,7 +92,8 @@ func TestManPage(t *testing.T) {
 			t.Errorf("the page lacks command %s", c.name)
 		}
 	}
-	for _, want := range []string{"DEBREDIST_MIRROR", "SOURCE_DATE_EPOCH", ".SH EXIT STATUS", ".TP\n2\nusage error", "not there or not valid"} {
+	for _, want := range []string{"DEBREDIST_MIRROR", "SOURCE_DATE_EPOCH", ".SH EXIT STATUS", ".TP\n2\nusage error",
+		"not there or not valid"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}

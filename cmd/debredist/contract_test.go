@@ -317,7 +317,8 @@ func TestOfflineAfterOnline(t *testing.T) {
 		t.Errorf("offline plan: exit %d %s\n%s\nwant\n%s", code, stderr, offline, online)
 	}
 	out2 := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--mirror", url, "--cache", cache, "--out", out2, "--offline"); code != exitOK {
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--mirror", url, "--cache", cache, "--out", out2,
+		"--offline"); code != exitOK {
 		t.Errorf("offline convert: %d %s", code, stderr)
 	}
 	// Another suite was never read online: the error says what to do.
@@ -407,8 +408,14 @@ func TestNotFoundSaysNotFound(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--jetpack", "6", "--mirror", missing}, []string{missing + ": no such mirror directory"}},
-		{[]string{"--l4t", "r36.9", "--mirror", sampleMirror}, []string{"common/dists/r36.9: no such suite r36.9", "suites: r35.6, r36.4, r36.5, r39.2"}},
-		{[]string{"--jetpack", "7.0", "--mirror", sampleMirror}, []string{"no such suite r38.4", "suites: r35.6, r36.4, r36.5, r39.2"}},
+		{
+			[]string{"--l4t", "r36.9", "--mirror", sampleMirror},
+			[]string{"common/dists/r36.9: no such suite r36.9", "suites: r35.6, r36.4, r36.5, r39.2"},
+		},
+		{
+			[]string{"--jetpack", "7.0", "--mirror", sampleMirror},
+			[]string{"no such suite r38.4", "suites: r35.6, r36.4, r36.5, r39.2"},
+		},
 		{[]string{"--l4t", "r36.9", "--mirror", sampleMirror, "--allow-unverified-index"}, []string{"no such suite r36.9"}},
 	} {
 		code, _, stderr := cli(t, append(append([]string{"plan"}, tc.args...), "--cache", cache)...)
@@ -478,7 +485,8 @@ func TestFailOnWarnings(t *testing.T) {
 		!reflect.DeepEqual(again, first) {
 		t.Errorf("with the code allowed: exit %d, warnings %v, stderr:\n%s", code, again, stderr)
 	}
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--out", out, "--fail-on-warnings", "--allow-warning", "cve"); code != exitUsage ||
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--out", out, "--fail-on-warnings",
+		"--allow-warning", "cve"); code != exitUsage ||
 		!strings.Contains(stderr, "nixpkgs-insecure") {
 		t.Errorf("an unknown code: exit %d, stderr %s", code, stderr)
 	}
@@ -531,7 +539,9 @@ func TestForeignOutRefusedOnce(t *testing.T) {
 			}
 		}
 		testutil.Must(t, os.RemoveAll(at))
-		if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--quiet"); code != exitOK {
+		code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror,
+			"--cache", cache, "--out", out, "--quiet")
+		if code != exitOK {
 			t.Errorf("%s moved away: exit %d: %s", kind, code, stderr)
 		}
 	}
@@ -591,7 +601,8 @@ func TestWordsMatchWhatHappens(t *testing.T) {
 	}
 	empty := t.TempDir()
 	for _, args := range [][]string{
-		{"convert", "--jetpack", "6", "--offline", "--mirror", sampleMirror, "--cache", empty, "--out", filepath.Join(t.TempDir(), "o")},
+		{"convert", "--jetpack", "6", "--offline", "--mirror", sampleMirror, "--cache", empty,
+			"--out", filepath.Join(t.TempDir(), "o")},
 		{"convert", "--lock", lock, "--offline", "--cache", empty, "--out", filepath.Join(t.TempDir(), "o")},
 	} {
 		code, _, stderr := cli(t, append(args, "--quiet")...)

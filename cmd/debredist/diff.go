@@ -235,7 +235,14 @@ func printDiff(w io.Writer, r *reldiff.Result, all bool) error {
 	if r.Empty() {
 		b.WriteString("\nno differences\n")
 	} else {
-		fmt.Fprintf(&b, "\n%s changed, %d added, %d removed; %s", plural(changed, "component"), added, removed, plural(debs, "deb change"))
+		fmt.Fprintf(
+			&b,
+			"\n%s changed, %d added, %d removed; %s",
+			plural(changed, "component"),
+			added,
+			removed,
+			plural(debs, "deb change"),
+		)
 		if r.Files {
 			fmt.Fprintf(&b, "; %s, %s", plural(paths, "path change"), plural(unplaced, "unplaced path"))
 		}

@@ -85,7 +85,11 @@ func TestDiffCLIErrors(t *testing.T) {
 		{[]string{"diff", "r36.5"}, exitUsage, "want 2 arguments, FROM and TO; got 1"},
 		{[]string{"diff", "--mirror", sampleMirror, "jetpack99", "r36.5"}, exitUsage, `"jetpack99" is no file or directory`},
 		{[]string{"diff", "--mirror", t.TempDir(), "r36.5", "r36.4"}, exitUsage, "no such suite r36.5 on the mirror"},
-		{[]string{"diff", "--allow-unverified-index", "--mirror", t.TempDir(), "r36.5", "r36.4"}, exitUsage, "no such suite r36.5 on the mirror"},
+		{
+			[]string{"diff", "--allow-unverified-index", "--mirror", t.TempDir(), "r36.5", "r36.4"},
+			exitUsage,
+			"no such suite r36.5 on the mirror",
+		},
 		{[]string{"diff", "--downloads", "-2", "r36.4", "r36.5"}, exitUsage, "--downloads -2"},
 	} {
 		code, _, stderr := cli(t, c.args...)

@@ -122,7 +122,12 @@ func TestSameMistakeSameAnswer(t *testing.T) {
 	// An interrupted run, whatever the command.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, args := range [][]string{{"verify", out}, {"convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", fresh()}, {"sbom", out}} {
+	for _, args := range [][]string{
+		{"verify", out},
+		{"convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(),
+			"--out", fresh()},
+		{"sbom", out},
+	} {
 		code, _, stderr := cliCtx(t, ctx, args...)
 		checkAnswer(t, lookup(args[0]), code, stderr, exitInterrupted, "interrupted")
 	}

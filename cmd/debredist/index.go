@@ -61,7 +61,17 @@ debredist index Packages.xz --json | jq '.packages[].package'`,
 				}
 			} else {
 				for _, p := range pkgs {
-					fmt.Fprintf(a.stdout, "%s %s %s %s %d %s %s\n", p.Name, p.Version, orDash(p.Architecture), p.Filename, p.Size, p.SHA256, orDash(p.Source))
+					fmt.Fprintf(
+						a.stdout,
+						"%s %s %s %s %d %s %s\n",
+						p.Name,
+						p.Version,
+						orDash(p.Architecture),
+						p.Filename,
+						p.Size,
+						p.SHA256,
+						orDash(p.Source),
+					)
 				}
 			}
 			if len(problems) > 0 {

@@ -57,7 +57,13 @@ func TestNotAnOutputDirectory(t *testing.T) {
 	}
 	testutil.Must(t, os.WriteFile(filepath.Join(dir, "README"), []byte("x"), 0o644))
 	testutil.Must(t, os.Symlink("/etc/passwd", filepath.Join(dir, "a", "l")))
-	for _, args := range [][]string{{"verify", dir}, {"verify", "--nixpkgs", dir}, {"verify", "--json", dir}, {"nix", dir}, {"sbom", dir}} {
+	for _, args := range [][]string{
+		{"verify", dir},
+		{"verify", "--nixpkgs", dir},
+		{"verify", "--json", dir},
+		{"nix", dir},
+		{"sbom", dir},
+	} {
 		code, stdout, stderr := cli(t, args...)
 		want := dir + " is not a debredist output directory (no redistrib_*.json, no .debredist)"
 		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {

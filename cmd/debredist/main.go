@@ -179,7 +179,8 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		profilesCmd, indexCmd, extractCmd, planCmd, fetchCmd, convertCmd, verifyCmd, nixCmd, buildArchiveCmd, diffCmd, inventoryCmd, sbomCmd, versionCmd, helpCmd,
+		profilesCmd, indexCmd, extractCmd, planCmd, fetchCmd, convertCmd, verifyCmd, nixCmd, buildArchiveCmd, diffCmd,
+		inventoryCmd, sbomCmd, versionCmd, helpCmd,
 		completionCmd, manCmd,
 	}
 }
@@ -372,15 +373,21 @@ var exitTable = []struct {
 	{exitOK, "success (verify: every check holds; diff: the two sides could be compared, whatever differs)"},
 	{
 		exitFailure,
-		"failure: verify or index found problems; a download, index, deb or build failed; a file or directory could not be written (--cache, --lock-out, -o); convert --fail-on-warnings met a warning",
+		"failure: verify or index found problems; a download, index, deb or build failed; a file or directory could not be " +
+			"written (--cache, --lock-out, -o); convert --fail-on-warnings met a warning",
 	},
 	{
 		exitUsage,
-		"usage error: the command line cannot be used as given: an unknown command or flag, wrong arguments, flags that do not go together, a value not of the flag's form; or something it names (also through DEBREDIST_MIRROR or SOURCE_DATE_EPOCH) is not there or not valid: a file or directory to read (a directory that is no debredist output, for verify, nix and sbom), a mirror, a release or suite, a package or archive of it; or an output it would replace (extract without --force, build-archive --out)",
+		"usage error: the command line cannot be used as given: an unknown command or flag, wrong arguments, flags that do " +
+			"not go together, a value not of the flag's form; or something it names (also through DEBREDIST_MIRROR or " +
+			"SOURCE_DATE_EPOCH) is not there or not valid: a file or directory to read (a directory that is no debredist " +
+			"output, for verify, nix and sbom), a mirror, a release or suite, a package or archive of it; or an output it " +
+			"would replace (extract without --force, build-archive --out)",
 	},
 	{
 		exitInterrupted,
-		"interrupted (SIGINT/SIGTERM): the run is cancelled and leaves no partial output behind; a second interrupt ends debredist at once",
+		"interrupted (SIGINT/SIGTERM): the run is cancelled and leaves no partial output behind; a second interrupt ends " +
+			"debredist at once",
 	},
 }
 

@@ -303,8 +303,10 @@ func TestIndex(t *testing.T) {
 	if err := os.WriteFile(gzFile, gz.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wantLines := "cuda-cudart-12-6 12.6.68-1 arm64 pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb 1234 1111111111111111111111111111111111111111111111111111111111111111 cuda-cudart\n" +
-		"libcudnn9-cuda-12 9.3.0.75-1 arm64 pool/main/c/cudnn/libcudnn9-cuda-12_9.3.0.75-1_arm64.deb 99 3333333333333333333333333333333333333333333333333333333333333333 cudnn\n"
+	wantLines := "cuda-cudart-12-6 12.6.68-1 arm64 pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb 1234 " +
+		"1111111111111111111111111111111111111111111111111111111111111111 cuda-cudart\n" +
+		"libcudnn9-cuda-12 9.3.0.75-1 arm64 pool/main/c/cudnn/libcudnn9-cuda-12_9.3.0.75-1_arm64.deb 99 " +
+		"3333333333333333333333333333333333333333333333333333333333333333 cudnn\n"
 	for _, file := range []string{plain, gzFile} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			// The unusable stanza is a warning, the rest is listed, and
@@ -450,7 +452,11 @@ func TestExtract(t *testing.T) {
 		!strings.Contains(stderr, "junk.deb") {
 		t.Errorf("a file that is not a deb: code %d, stderr %q", code, stderr)
 	}
-	for _, args := range [][]string{{"verify", filepath.Join(dir, "no-out")}, {"nix", filepath.Join(dir, "no-out")}, {"verify", junk}} {
+	for _, args := range [][]string{
+		{"verify", filepath.Join(dir, "no-out")},
+		{"nix", filepath.Join(dir, "no-out")},
+		{"verify", junk},
+	} {
 		if code, _, stderr = cli(t, args...); code != exitUsage || !strings.Contains(stderr, args[1]) {
 			t.Errorf("%v: code %d, stderr %q; want 2 naming the path", args, code, stderr)
 		}
@@ -670,7 +676,9 @@ func TestNixAddToStore(t *testing.T) {
 		t.Setenv("NIX_CONFIG", "build-users-group =")
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out, "--only", "cuda_cudart,cudnn,nvidia_l4t_dla_compiler"); code != exitOK {
+	code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--mirror", sampleMirror, "--cache", t.TempDir(),
+		"--out", out, "--only", "cuda_cudart,cudnn,nvidia_l4t_dla_compiler")
+	if code != exitOK {
 		t.Fatalf("convert: %s", stderr)
 	}
 	code, stdout, stderr := cli(t, "nix", "--add-to-store", out)
@@ -808,7 +816,8 @@ func TestProgressLog(t *testing.T) {
 				"debredist: note: index signatures were not checked\n",
 				"debredist: plan: jetpack6, 2 redist packages from common (1200 packages)\n",
 				"debredist: fetch: 3 debs, 107 B\n",
-				"debredist: retrying failed downloads (cuda-nvcc-12-6: context deadline exceeded); the summaries count the retries, -v shows each\n",
+				"debredist: retrying failed downloads (cuda-nvcc-12-6: context deadline exceeded); the summaries count the " +
+					"retries, -v shows each\n",
 				"debredist: fetch: done: 2 debs, 107 B: 1 were in the cache already, 1 downloaded, in ",
 				`debredist: warning: cudnn: declared nixpkgs output "static" would be empty` + "\n",
 				"debredist: build: 2 redist packages\n",
@@ -892,9 +901,30 @@ func TestFetchLinesAgree(t *testing.T) {
 		start      string
 		done       string
 	}{
-		{"all cached", "/m", 2, 0, "fetch: 2 debs, 10 B: those not in the cache /c are read from the mirror directory /m\n", "fetch: done: 2 debs, 10 B: 2 were in the cache already, 0 read from the mirror directory, in "},
-		{"one read", "file:///m", 1, 1, "fetch: 2 debs, 10 B: those not in the cache /c are read from the mirror directory /m\n", "fetch: done: 2 debs, 10 B: 1 were in the cache already, 1 read from the mirror directory, in "},
-		{"one downloaded", "https://m", 1, 1, "fetch: 2 debs, 10 B: those not in the cache /c are downloaded\n", "fetch: done: 2 debs, 10 B: 1 were in the cache already, 1 downloaded, in "},
+		{
+			"all cached",
+			"/m",
+			2,
+			0,
+			"fetch: 2 debs, 10 B: those not in the cache /c are read from the mirror directory /m\n",
+			"fetch: done: 2 debs, 10 B: 2 were in the cache already, 0 read from the mirror directory, in ",
+		},
+		{
+			"one read",
+			"file:///m",
+			1,
+			1,
+			"fetch: 2 debs, 10 B: those not in the cache /c are read from the mirror directory /m\n",
+			"fetch: done: 2 debs, 10 B: 1 were in the cache already, 1 read from the mirror directory, in ",
+		},
+		{
+			"one downloaded",
+			"https://m",
+			1,
+			1,
+			"fetch: 2 debs, 10 B: those not in the cache /c are downloaded\n",
+			"fetch: done: 2 debs, 10 B: 1 were in the cache already, 1 downloaded, in ",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer
@@ -1041,7 +1071,8 @@ func TestProgressRetriesAndFailure(t *testing.T) {
 func TestBuildArchiveByHand(t *testing.T) {
 	cache := t.TempDir()
 	out := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out); code != exitOK {
+	if code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--only", "cuda_cudart",
+		"--mirror", sampleMirror, "--cache", cache, "--out", out); code != exitOK {
 		t.Fatalf("convert: %s", stderr)
 	}
 	prov := filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json")

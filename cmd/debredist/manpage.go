@@ -113,18 +113,21 @@ builder, NVIDIA's scripts and other redist consumers use the output like NVIDIA'
 		b.WriteString(".fi\n")
 	}
 	b.WriteString(
-		".SH GLOBAL FLAGS\nAccepted before the command or among its flags; what they change is listed under each command they change anything for.\n",
+		".SH GLOBAL FLAGS\nAccepted before the command or among its flags; what they change is listed under each command " +
+			"they change anything for.\n",
 	)
 	b.WriteString(".TP\n\\fB\\-v\\fR, \\fB\\-\\-verbose\\fR\nlog more\n")
 	b.WriteString(".TP\n\\fB\\-\\-quiet\\fR\nprint only errors and the warnings a user must act on (each once)\n")
 	b.WriteString(
-		".SH EXIT STATUS\nEvery command exits with one of these; its error reads \"debredist \\fIcommand\\fR: what happened: what to do\".\n",
+		".SH EXIT STATUS\nEvery command exits with one of these; its error reads \"debredist \\fIcommand\\fR: what " +
+			"happened: what to do\".\n",
 	)
 	for _, e := range exitTable {
 		fmt.Fprintf(&b, ".TP\n%d\n%s\n", e.code, roff(e.what))
 	}
 	b.WriteString(
-		".SH ENVIRONMENT\n.TP\n.B DEBREDIST_MIRROR\nthe apt mirror when \\fB\\-\\-mirror\\fR is not given (default NVIDIA's repository, https://repo.download.nvidia.com/jetson)\n",
+		".SH ENVIRONMENT\n.TP\n.B DEBREDIST_MIRROR\nthe apt mirror when \\fB\\-\\-mirror\\fR is not given (default " +
+			"NVIDIA's repository, https://repo.download.nvidia.com/jetson)\n",
 	)
 	b.WriteString(".TP\n.B SOURCE_DATE_EPOCH\nevery archive entry's mtime (integer seconds) instead of the release date\n")
 	b.WriteString(".TP\n.B XDG_CACHE_HOME\nthe deb and index cache is $XDG_CACHE_HOME/debredist (\\fB\\-\\-cache\\fR)\n")
@@ -133,7 +136,8 @@ builder, NVIDIA's scripts and other redist consumers use the output like NVIDIA'
 	)
 	b.WriteString(".TP\n.I OUT/.debredist/\ngenerations of OUT; OUT/<product> are symbolic links into the current one\n")
 	b.WriteString(
-		".SH SEE ALSO\nThe README of https://github.com/debredist/debredist and docs/json.md (the \\fB\\-\\-json\\fR formats).\n",
+		".SH SEE ALSO\nThe README of https://github.com/debredist/debredist and docs/json.md (the \\fB\\-\\-json\\fR " +
+			"formats).\n",
 	)
 	_, err := w.Write(b.Bytes())
 	return err

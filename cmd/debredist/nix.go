@@ -75,7 +75,8 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 		mirror := fs.String(
 			"mirror",
 			"",
-			"with --derivations: fetch the debs from this base `URL` or directory (default $DEBREDIST_MIRROR, else the mirror the conversion read, else NVIDIA's)",
+			"with --derivations: fetch the debs from this base `URL` or directory (default $DEBREDIST_MIRROR, else the mirror "+
+				"the conversion read, else NVIDIA's)",
 		)
 		addToStore := fs.Bool(
 			"add-to-store",

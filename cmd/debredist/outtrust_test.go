@@ -25,7 +25,9 @@ const cudartArchive = "cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-a
 func convertCudart(t *testing.T) (out, genArchive string) {
 	t.Helper()
 	out = filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out); code != exitOK {
+	code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror,
+		"--cache", t.TempDir(), "--out", out)
+	if code != exitOK {
 		t.Fatalf("convert: %d %s", code, stderr)
 	}
 	real, err := filepath.EvalSymlinks(filepath.Join(out, cudartArchive))
@@ -86,7 +88,11 @@ func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
 			cp := filepath.Join(outside, "x.tar.xz")
 			copyFileT(t, a, cp)
 			replace(t, a, func() error { return os.Symlink(cp, a) })
-		}, []string{"is a symbolic link (to " + strconv.Quote(filepath.Join(outside, "x.tar.xz")) + ") that debredist did not write: not followed", "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz"}},
+		}, []string{
+			"is a symbolic link (to " + strconv.Quote(filepath.Join(outside, "x.tar.xz")) +
+				") that debredist did not write: not followed",
+			"cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz",
+		}},
 		{"archive linked to /etc/passwd", func(t *testing.T, out, a string) {
 			replace(t, a, func() error { return os.Symlink("/etc/passwd", a) })
 		}, []string{`(to "/etc/passwd") that debredist did not write: not followed`}},
@@ -223,15 +229,63 @@ func TestVerifyManifestAgainstProvenance(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, old, new, want string
 	}{
-		{"version", manifest, `"version": "12.6.68"`, `"version": "99.0"`, `field version: the manifest says "99.0", the provenance sidecar records "12.6.68"`},
-		{"version with a line break", manifest, `"version": "12.6.68"`, `"version": "12.6.68\nnext"`, `cuda_cudart.version: "12.6.68\nnext" is not dotted numbers`},
-		{"component key", manifest, `"cuda_cudart": {`, `"cuda_cudart_x": {`, `field pname (the component's key): the manifest says "cuda_cudart_x", the provenance sidecar records "cuda_cudart"`},
-		{"platform", manifest, `"linux-aarch64": {`, `"linux-sbsa": {`, `field platform: the manifest says "linux-sbsa", the provenance sidecar records "linux-aarch64"`},
-		{"size", manifest, `"size": "3284"`, `"size": "3285"`, `field size: the manifest says "3285", the provenance sidecar records "3284"`},
+		{
+			"version",
+			manifest,
+			`"version": "12.6.68"`,
+			`"version": "99.0"`,
+			`field version: the manifest says "99.0", the provenance sidecar records "12.6.68"`,
+		},
+		{
+			"version with a line break",
+			manifest,
+			`"version": "12.6.68"`,
+			`"version": "12.6.68\nnext"`,
+			`cuda_cudart.version: "12.6.68\nnext" is not dotted numbers`,
+		},
+		{
+			"component key",
+			manifest,
+			`"cuda_cudart": {`,
+			`"cuda_cudart_x": {`,
+			`field pname (the component's key): the manifest says "cuda_cudart_x", the provenance sidecar records "cuda_cudart"`,
+		},
+		{
+			"platform",
+			manifest,
+			`"linux-aarch64": {`,
+			`"linux-sbsa": {`,
+			`field platform: the manifest says "linux-sbsa", the provenance sidecar records "linux-aarch64"`,
+		},
+		{
+			"size",
+			manifest,
+			`"size": "3284"`,
+			`"size": "3285"`,
+			`field size: the manifest says "3285", the provenance sidecar records "3284"`,
+		},
 		{"md5", manifest, `"md5": "c`, `"md5": "d`, `field md5: the manifest says "d`},
-		{"duplicate key in the manifest", manifest, `"version": "12.6.68",`, `"version": "99.0", "version": "12.6.68",`, `duplicate key "version" in object cuda_cudart`},
-		{"duplicate key in the sidecar", sidecar, `"pname": "cuda_cudart",`, `"pname": "other", "pname": "cuda_cudart",`, `duplicate key "pname" in object archives[0]`},
-		{"sidecar version", sidecar, `"version": "12.6.68",`, `"version": "12.6.69",`, `field version: the manifest says "12.6.68", the provenance sidecar records "12.6.69"`},
+		{
+			"duplicate key in the manifest",
+			manifest,
+			`"version": "12.6.68",`,
+			`"version": "99.0", "version": "12.6.68",`,
+			`duplicate key "version" in object cuda_cudart`,
+		},
+		{
+			"duplicate key in the sidecar",
+			sidecar,
+			`"pname": "cuda_cudart",`,
+			`"pname": "other", "pname": "cuda_cudart",`,
+			`duplicate key "pname" in object archives[0]`,
+		},
+		{
+			"sidecar version",
+			sidecar,
+			`"version": "12.6.68",`,
+			`"version": "12.6.69",`,
+			`field version: the manifest says "12.6.68", the provenance sidecar records "12.6.69"`,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
@@ -306,7 +360,10 @@ func TestBuildArchiveSpecialFiles(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--provenance", fifo, "--deb", "x.deb"}, "provenance " + fifo + " is a named pipe (FIFO), not a regular file: not read"},
+		{
+			[]string{"--provenance", fifo, "--deb", "x.deb"},
+			"provenance " + fifo + " is a named pipe (FIFO), not a regular file: not read",
+		},
 		{[]string{"--provenance", "/dev/zero", "--deb", "x.deb"}, "/dev/zero is a character device, not a regular file"},
 		{[]string{"--provenance", prov, "--deb", fifo}, fifo + " is a named pipe (FIFO), not a regular file"},
 		{[]string{"--provenance", prov, "--deb", "/dev/zero"}, "/dev/zero is a character device, not a regular file"},
@@ -383,7 +440,8 @@ func TestNixDerivationsMirror(t *testing.T) {
 	}
 	out := filepath.Join(work, "out")
 	t.Chdir(work)
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", "./m", "--cache", "cache", "--out", "out"); code != exitOK {
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", "./m",
+		"--cache", "cache", "--out", "out"); code != exitOK {
 		t.Fatalf("convert: %d %s", code, stderr)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json"))
@@ -470,7 +528,8 @@ func TestConvertRebuildsLinkedArchive(t *testing.T) {
 	cp := filepath.Join(t.TempDir(), "x.tar.xz")
 	copyFileT(t, a, cp)
 	replace(t, a, func() error { return os.Symlink(cp, a) })
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out); code != exitOK {
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror,
+		"--cache", t.TempDir(), "--out", out); code != exitOK {
 		t.Fatalf("convert: %d %s", code, stderr)
 	}
 	real, err := filepath.EvalSymlinks(filepath.Join(out, filepath.Dir(cudartArchive)))
@@ -498,7 +557,8 @@ func TestConvertNeverWritesThroughLinkedDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--preset", "1", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out); code != exitOK {
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--preset", "1",
+		"--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out); code != exitOK {
 		t.Fatalf("convert: %d %s", code, stderr)
 	}
 	after, err := os.ReadFile(filepath.Join(elsewhere, filepath.Base(a)))

@@ -22,8 +22,9 @@ that would not be emitted because their debs carry no payload, with the reason.`
 	example: `debredist plan --jetpack 6
 debredist plan --l4t r36.5 --only cuda_nvcc,cudnn -v
 debredist plan --lock jetpack6.lock --offline --json`,
-	verbose: "list each source deb with its version and every deb not converted with its reason; log a line per index read",
-	quiet:   "no progress on stderr: only warnings and errors",
+	verbose: "list each source deb with its version and every deb not converted with its reason; log a line per index " +
+		"read",
+	quiet: "no progress on stderr: only warnings and errors",
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		var sel selection
 		var only listFlag

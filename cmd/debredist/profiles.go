@@ -32,7 +32,8 @@ debredist plan --profile my-r36.6.json`,
 				return usagef("--json NAME prints one profile: give one NAME, not %d (%s)", len(args), strings.Join(args, " "))
 			case len(args) == 1 && !*asJSON:
 				return usagef(
-					"a NAME argument needs --json: 'debredist profiles --json %s' prints that profile in --profile format; 'debredist profiles' lists them all",
+					"a NAME argument needs --json: 'debredist profiles --json %s' prints that profile in --profile format; "+
+						"'debredist profiles' lists them all",
 					args[0],
 				)
 			}

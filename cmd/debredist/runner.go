@@ -59,7 +59,8 @@ func (s *selection) register(fs *flagSet) {
 		&s.lock,
 		"lock",
 		"",
-		"pin the exact debs with a lock `file` (debredist lock or jetpack-nixos sourceinfo); may be combined with --jetpack/--l4t/--profile",
+		"pin the exact debs with a lock `file` (debredist lock or jetpack-nixos sourceinfo); may be combined with "+
+			"--jetpack/--l4t/--profile",
 	)
 	fs.StringVar(
 		&s.profile,
@@ -88,7 +89,8 @@ func (s *selection) registerSource(fs *flagSet) {
 		&s.unverified,
 		"allow-unverified-index",
 		false,
-		"accept a Packages index no Release file lists (like apt's [trusted=yes]); without a Release nothing tells a complete index from one cut short",
+		"accept a Packages index no Release file lists (like apt's [trusted=yes]); without a Release nothing tells a "+
+			"complete index from one cut short",
 	)
 }
 

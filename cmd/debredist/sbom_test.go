@@ -15,7 +15,9 @@ func TestSBOMCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	if code, _, stderr := cli(t, "convert", "--quiet", "--mirror", sampleMirror, "--cache", filepath.Join(dir, "cache"), "--jetpack", "6", "--only", "cuda_cudart", "--out", out, "--sbom"); code != 0 {
+	code, _, stderr := cli(t, "convert", "--quiet", "--mirror", sampleMirror, "--cache", filepath.Join(dir, "cache"),
+		"--jetpack", "6", "--only", "cuda_cudart", "--out", out, "--sbom")
+	if code != 0 {
 		t.Fatalf("convert --sbom: exit %d: %s", code, stderr)
 	}
 	for _, f := range []string{"debredist-sbom_12.6.68.spdx.json", "debredist-sbom_12.6.68.cdx.json"} {

@@ -83,7 +83,8 @@ func keySets(v any, path string, out map[string][]map[string]bool) {
 // format, whose unset fields are absent.
 var optionalKeys = map[string]bool{
 	"cuda_variant": true, "from_cuda_variant": true, "to_cuda_variant": true, "from_platform": true, "to_platform": true,
-	"architecture": true, "md5sum": true, "sha1": true, "description": true, "depends": true, "source_version": true, "provides": true,
+	"architecture": true, "md5sum": true, "sha1": true, "description": true, "depends": true, "source_version": true,
+	"provides":       true,
 	"nixpkgs_broken": true, "nar_hash": true, "repo": true, "problem": true, "from_problem": true,
 }
 
@@ -162,7 +163,8 @@ func TestJSONSchemas(t *testing.T) {
 	// One spelling of cuda_variant everywhere (issue 31 item 3): the
 	// provenance's, as plan, convert and verify (with --nixpkgs) print it.
 	for _, o := range []string{out, out7} {
-		for _, p := range []string{"cudnn/redist/debredist-provenance_9.3.0.json", "cudnn/redist/debredist-provenance_9.20.0.json"} {
+		for _, p := range []string{"cudnn/redist/debredist-provenance_9.3.0.json",
+			"cudnn/redist/debredist-provenance_9.20.0.json"} {
 			if b, err := os.ReadFile(filepath.Join(o, p)); err == nil {
 				var v any
 				if err := json.Unmarshal(b, &v); err != nil {
@@ -245,7 +247,8 @@ func TestJSONSchemas(t *testing.T) {
 			}
 		}
 		t.Errorf(
-			"the --json formats changed: document the change in docs/json.md (a new schema version if a field changed or went), then go test ./cmd/debredist -run JSONSchemas -update",
+			"the --json formats changed: document the change in docs/json.md (a new schema version if a field changed or " +
+				"went), then go test ./cmd/debredist -run JSONSchemas -update",
 		)
 	}
 	// docs/json.md documents every top-level field of every format.

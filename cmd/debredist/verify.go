@@ -150,7 +150,12 @@ func runVerify(a *app, out string, nixpkgs, asJSON bool) error {
 					parts = append(parts, fmt.Sprintf("%d %s", count[st], st))
 				}
 			}
-			fmt.Fprintf(a.stdout, "nixpkgs' buildRedist rules for %d archives: %s (see the lines above)", len(nrep.Components), strings.Join(parts, ", "))
+			fmt.Fprintf(
+				a.stdout,
+				"nixpkgs' buildRedist rules for %d archives: %s (see the lines above)",
+				len(nrep.Components),
+				strings.Join(parts, ", "),
+			)
 		}
 		if len(nrep.Excluded) > 0 {
 			fmt.Fprintf(a.stdout, "; %d not read by nixpkgs (skip lines above)", len(nrep.Excluded))
@@ -185,7 +190,8 @@ func printNixReport(a *app, nrep *verify.NixpkgsReport) {
 		for _, o := range c.EmptyOutputs {
 			fmt.Fprintf(
 				a.stdout,
-				"        declared output %q would be empty: the debs carry nothing for it; the overlay of `debredist nix` removes it from outputs\n",
+				"        declared output %q would be empty: the debs carry nothing for it; the overlay of `debredist nix` "+
+					"removes it from outputs\n",
 				o,
 			)
 		}

@@ -46,10 +46,26 @@ func TestLibraryWordsInCLI(t *testing.T) {
 		{jpErr, "; see 'debredist profiles')"},
 		{diffErr, ": no debredist provenance record found (not an output directory of debredist convert?)"},
 		{findErr, ": see 'debredist profiles')"},
-		{listErr, "the list of profiles (schema " + profile.ListSchema + "), not a profile; a profile file holds one profile: what 'debredist profiles --json NAME' prints"},
-		{arrayErr, "an array of profiles, not a profile; a profile file holds one profile: what 'debredist profiles --json NAME' prints"},
-		{keyErr, "unknown field \"profiles\" (a list of profiles holds its profiles there); a profile file holds one profile: what 'debredist profiles --json NAME' prints"},
-		{missing, "; run once without --offline (`debredist fetch` with the same release or lock) to download them into the cache, or give --cache DIR where they are"},
+		{
+			listErr,
+			"the list of profiles (schema " + profile.ListSchema +
+				"), not a profile; a profile file holds one profile: what 'debredist profiles --json NAME' prints",
+		},
+		{
+			arrayErr,
+			"an array of profiles, not a profile; a profile file holds one profile: what 'debredist profiles --json NAME' " +
+				"prints",
+		},
+		{
+			keyErr,
+			"unknown field \"profiles\" (a list of profiles holds its profiles there); a profile file holds one profile: what " +
+				"'debredist profiles --json NAME' prints",
+		},
+		{
+			missing,
+			"; run once without --offline (`debredist fetch` with the same release or lock) to download them into the cache, " +
+				"or give --cache DIR where they are",
+		},
 		{presetErr, "--preset 9: want 1..6 for xz, 1..4 for zstd"},
 		{wrapped, "convert: --preset 9: want 1..6 for xz, 1..4 for zstd; later"},
 	} {

@@ -12,7 +12,8 @@ import (
 // zstd or xz stream of a few KB per 4 MiB) is refused by ratio once past
 // RatioMinBytes.
 func TestDecompressBomb(t *testing.T) {
-	stanza := "Package: libcublas-12-6\nVersion: 1\nArchitecture: arm64\nFilename: pool/a.deb\nSize: 2136\nSHA256: " + strings.Repeat(
+	stanza := "Package: libcublas-12-6\nVersion: 1\nArchitecture: arm64\nFilename: pool/a.deb\nSize: 2136\n" +
+		"SHA256: " + strings.Repeat(
 		"ab",
 		32,
 	) + "\n\n"

@@ -53,7 +53,8 @@ func FuzzParseRelease(f *testing.F) {
 	h := sum256("")
 	f.Add(
 		[]byte(
-			"Origin: NVIDIA\nSuite: r36.5\nArchitectures: arm64\nComponents: main\nSHA256:\n " + h + " 0 main/binary-arm64/Packages\n",
+			"Origin: NVIDIA\nSuite: r36.5\nArchitectures: arm64\nComponents: main\nSHA256:\n " + h +
+				" 0 main/binary-arm64/Packages\n",
 		),
 	)
 	f.Add([]byte("Origin: x\r\nSHA256:\r\n " + strings.ToUpper(h) + " 12 a\r\n\r\n"))

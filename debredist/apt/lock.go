@@ -116,7 +116,8 @@ func ParseLock(name string, data []byte) (*Lock, error) {
 				name,
 				data,
 				max(jsonpos.KeyOffset(data, repo), 0),
-				"%s: not a debredist lock (no \"packages\" array) and, read as a jetpack-nixos sourceinfo file, a repo must map to an object of packages",
+				"%s: not a debredist lock (no \"packages\" array) and, read as a jetpack-nixos sourceinfo file, a repo must map "+
+					"to an object of packages",
 				jsonpos.Quote(repo),
 			)
 		}

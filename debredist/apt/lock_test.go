@@ -142,7 +142,8 @@ func TestLockErrors(t *testing.T) {
 	own := func(entry string) string {
 		return `{"version": 1, "suite": "r36.5", "packages": [` + entry + `]}`
 	}
-	good := `{"repo": "common", "package": "a", "version": "1", "filename": "pool/a.deb", "sha256": "` + h + `", "size": 1, "source": "a"}`
+	good := `{"repo": "common", "package": "a", "version": "1", "filename": "pool/a.deb", "sha256": "` + h +
+		`", "size": 1, "source": "a"}`
 	if _, err := ReadLock(strings.NewReader(own(good))); err != nil {
 		t.Fatalf("valid lock refused: %v", err)
 	}
@@ -202,7 +203,8 @@ func TestLockErrors(t *testing.T) {
 		}
 		// Whatever is wrong is said in words: no Go type name.
 		if err != nil &&
-			(strings.Contains(err.Error(), "Go value") || strings.Contains(err.Error(), "json.RawMessage") || strings.Contains(err.Error(), "map[")) {
+			(strings.Contains(err.Error(), "Go value") || strings.Contains(err.Error(), "json.RawMessage") ||
+				strings.Contains(err.Error(), "map[")) {
 			t.Errorf("%s: %v names Go types", tt.name, err)
 		}
 		if err != nil && !tt.entry && tt.name != "wrong format version" && tt.name != "bad suite" && !errors.As(err, &je) {
@@ -219,7 +221,11 @@ func TestLockErrors(t *testing.T) {
 			t.Errorf("ReadLock(%q) = %v, want %q", in, err, want)
 		}
 	}
-	if err := WriteLock(&bytes.Buffer{}, &Lock{Suite: "r36.5", Packages: []Package{{Repo: "common", Name: "a", Version: "1", Filename: "/x", SHA256: h}}}); err == nil {
+	err := WriteLock(&bytes.Buffer{}, &Lock{
+		Suite:    "r36.5",
+		Packages: []Package{{Repo: "common", Name: "a", Version: "1", Filename: "/x", SHA256: h}},
+	})
+	if err == nil {
 		t.Error("WriteLock wrote an unsafe filename")
 	}
 }

@@ -53,7 +53,8 @@ func TestParseRelease(t *testing.T) {
 		var me *MismatchError
 		switch {
 		case tt.mismatch:
-			if !errors.As(err, &me) || me.Path != tt.path || me.ExpectedSHA256 != sum256(pk) || me.ActualSHA256 != sum256(tt.data) ||
+			if !errors.As(err, &me) || me.Path != tt.path || me.ExpectedSHA256 != sum256(pk) ||
+				me.ActualSHA256 != sum256(tt.data) ||
 				me.ExpectedSize != int64(len(pk)) ||
 				me.ActualSize != int64(len(tt.data)) {
 				t.Errorf("%s: err = %#v", tt.name, err)

@@ -45,7 +45,8 @@ func TestRepoURLs(t *testing.T) {
 			t.Errorf("%s: got %q, %v; want %q", tt.name, got, err, tt.want)
 		}
 	}
-	for _, bad := range []string{"", "/etc/passwd", "pool/../../x.deb", "pool/./x", "pool\\x", "pool/x\x00.deb", "pool//x", "pool/x/"} {
+	for _, bad := range []string{"", "/etc/passwd", "pool/../../x.deb", "pool/./x", "pool\\x", "pool/x\x00.deb",
+		"pool//x", "pool/x/"} {
 		if u, err := nv.PoolURL(bad); err == nil {
 			t.Errorf("PoolURL(%q) = %q, want an error", bad, u)
 		}

@@ -34,8 +34,14 @@ func TestFromTarSparse(t *testing.T) {
 		h    tar.Header
 		want string
 	}{
-		{tar.Header{Name: "./usr/s", Typeflag: tar.TypeReg, Size: 512, PAXRecords: pax}, "unsupported entry type: sparse file (GNU.sparse PAX records)"},
-		{tar.Header{Name: "./usr/s", Typeflag: tar.TypeGNUSparse, Size: 512}, "unsupported entry type: sparse file (tar type 'S')"},
+		{
+			tar.Header{Name: "./usr/s", Typeflag: tar.TypeReg, Size: 512, PAXRecords: pax},
+			"unsupported entry type: sparse file (GNU.sparse PAX records)",
+		},
+		{
+			tar.Header{Name: "./usr/s", Typeflag: tar.TypeGNUSparse, Size: 512},
+			"unsupported entry type: sparse file (tar type 'S')",
+		},
 	} {
 		_, err := FromTar(&tt.h)
 		if !errors.Is(err, ErrSparse) || !errors.Is(err, ErrUnsupported) || err.Error() != tt.want {

@@ -236,14 +236,16 @@ func (e *MissingError) Render(w Words) string {
 	case e.Local:
 		fmt.Fprintf(
 			&b,
-			"; the mirror %s is a directory, which needs no network: drop %s to read the debs from it (they are verified and kept in the cache)",
+			"; the mirror %s is a directory, which needs no network: drop %s to read the debs from it (they are verified and "+
+				"kept in the cache)",
 			e.Mirror,
 			w.Say(RefOffline),
 		)
 	default:
 		fmt.Fprintf(
 			&b,
-			"; run once without %s (%s with the same release or lock) to download them into the cache, or give %s DIR where they are",
+			"; run once without %s (%s with the same release or lock) to download them into the cache, or give %s DIR where "+
+				"they are",
 			w.Say(RefOffline),
 			w.Say(RefFetch),
 			w.Say(RefCacheDir),
@@ -364,7 +366,8 @@ func (e *UnplacedError) Render(w Words) string {
 	var b strings.Builder
 	fmt.Fprintf(
 		&b,
-		"redist package %s: %d deb path(s) have no place in the redist layout (add a rule to a %s file to place or drop them):",
+		"redist package %s: %d deb path(s) have no place in the redist layout (add a rule to a %s file to place or drop "+
+			"them):",
 		e.PName,
 		len(e.Paths),
 		w.Say(RefProfileFile),
@@ -429,7 +432,8 @@ func (e *IncompleteError) Render(w Words) string {
 		names, more = names[:8], fmt.Sprintf(" and %d more", len(names)-8)
 	}
 	return fmt.Sprintf(
-		"L4T %s: %s lacks %d redist package(s) profile %s expects: %s%s (a damaged or partial mirror? if the release really lacks them, use a %s file whose \"expect\" leaves them out, or narrow the run with %s)",
+		"L4T %s: %s lacks %d redist package(s) profile %s expects: %s%s (a damaged or partial mirror? if the release "+
+			"really lacks them, use a %s file whose \"expect\" leaves them out, or narrow the run with %s)",
 		e.Suite,
 		e.Source,
 		len(e.Missing),

@@ -440,7 +440,8 @@ type CurrentError struct{ Path, Target string }
 
 func (e *CurrentError) Error() string {
 	return fmt.Sprintf(
-		"%s points to %s, not to a generation of OUT (%s/gen-N): not followed (OUT was changed by hand: convert into a new directory)",
+		"%s points to %s, not to a generation of OUT (%s/gen-N): not followed (OUT was changed by hand: convert into a new "+
+			"directory)",
 		e.Path,
 		jsonpos.Quote(e.Target),
 		publish.GenDir,

@@ -96,7 +96,8 @@ type HardlinkError struct {
 
 func (e *HardlinkError) Error() string {
 	return fmt.Sprintf(
-		"%s is hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive; not read (copy it instead of linking it)",
+		"%s is hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive; not read "+
+			"(copy it instead of linking it)",
 		e.Path,
 		e.Outside,
 		e.Links,

@@ -138,11 +138,15 @@ func TestDefaultsPassTheGrammar(t *testing.T) {
 // with an *InvalidError naming the field.
 func TestHostileProfileFields(t *testing.T) {
 	comp := func(field, value string) string {
-		return `{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "cuda", "name": "x", "license": "x", ` + field + `: ` + value + `}]}}`
+		return `{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "cuda", "name": "x", "license": "x", ` +
+			field + `: ` + value + `}]}}`
 	}
 	long := `"` + strings.Repeat("a", 65) + `"`
 	for _, c := range []struct{ src, field string }{
-		{`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "../../../../PRODUCT-ESCAPE", "name": "x", "license": "x"}]}}`, "rules.components[0].product"},
+		{
+			`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "../../../../PRODUCT-ESCAPE", "name": "x", "license": "x"}]}}`,
+			"rules.components[0].product",
+		},
 		{comp(`"pname"`, `"../../../../../PNAME-ESCAPE"`), "rules.components[0].pname"},
 		{comp(`"pname"`, `"/tmp/abs"`), "rules.components[0].pname"},
 		{comp(`"pname"`, `"cuda\u0000x"`), "rules.components[0].pname"},
@@ -150,8 +154,14 @@ func TestHostileProfileFields(t *testing.T) {
 		{comp(`"pname"`, `"cuda_cudаrt"`), "rules.components[0].pname"}, // Cyrillic а
 		{comp(`"pname"`, `"CUDA"`), "rules.components[0].pname"},
 		{comp(`"platform"`, `"linux-../x"`), "rules.components[0].platform"},
-		{`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda.cudart", "product": "cuda", "name": "x", "license": "x"}]}}`, "rules.components[0].pname (derived from source; set one)"},
-		{`{"l4t": "r36.5", "rules": {"components": [{"source": "", "product": "cuda", "name": "x", "license": "x"}]}}`, "rules.components[0].source"},
+		{
+			`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda.cudart", "product": "cuda", "name": "x", "license": "x"}]}}`,
+			"rules.components[0].pname (derived from source; set one)",
+		},
+		{
+			`{"l4t": "r36.5", "rules": {"components": [{"source": "", "product": "cuda", "name": "x", "license": "x"}]}}`,
+			"rules.components[0].source",
+		},
 		{`{"l4t": "r36.5", "platform": "../linux"}`, "platform"},
 		{`{"l4t": "r36.5", "platform": "linux-aarch64/x"}`, "platform"},
 		{`{"l4t": "r36.5", "target": "../x"}`, "target"},
@@ -188,7 +198,8 @@ func TestCompareDotted(t *testing.T) {
 		a, b string
 		want int
 	}{
-		{"12.6", "13.0", -1}, {"13.2.1", "13.2", 1}, {"13.2", "13.2.0", 0}, {"10.16.1", "10.3.0.30", 1}, {"11.4", "11.4", 0}, {"9", "10", -1},
+		{"12.6", "13.0", -1}, {"13.2.1", "13.2", 1}, {"13.2", "13.2.0", 0}, {"10.16.1", "10.3.0.30", 1},
+		{"11.4", "11.4", 0}, {"9", "10", -1},
 	} {
 		if got := CompareDotted(c.a, c.b); got != c.want {
 			t.Errorf("CompareDotted(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
@@ -235,10 +246,22 @@ func TestLoadStrictKeys(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, in, want string }{
 		{"L4T", strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","L4T":"r36.4"`, 1), `unknown field "L4T"`},
-		{"Release_Date", strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","Release_Date":"2020-01-01"`, 1), `unknown field "Release_Date"`},
-		{"l4t twice", strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","l4t":"r36.4"`, 1), `duplicate key "l4t" in the top-level object`},
+		{
+			"Release_Date",
+			strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","Release_Date":"2020-01-01"`, 1),
+			`unknown field "Release_Date"`,
+		},
+		{
+			"l4t twice",
+			strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","l4t":"r36.4"`, 1),
+			`duplicate key "l4t" in the top-level object`,
+		},
 		{"invalid UTF-8", strings.Replace(good, `"description":"`, "\"description\":\"\xff", 1), "invalid UTF-8"},
-		{"deep", `{"rules": {"rules": [` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `]}}`, "nested deeper than 64"},
+		{
+			"deep",
+			`{"rules": {"rules": [` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `]}}`,
+			"nested deeper than 64",
+		},
 	} {
 		_, err := Load(strings.NewReader(tc.in), "p.json")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "p.json:1:") {

@@ -19,7 +19,8 @@ func TestStubRules(t *testing.T) {
 			covered[p] = true
 		}
 	}
-	for _, p := range []string{"libcublas", "libcufft", "libcurand", "libcusolver", "libcusparse", "libnpp", "libnvjpeg", "cuda_nvrtc", "libnvjitlink", "libcudla", "tensorrt"} {
+	for _, p := range []string{"libcublas", "libcufft", "libcurand", "libcusolver", "libcusparse", "libnpp", "libnvjpeg",
+		"cuda_nvrtc", "libnvjitlink", "libcudla", "tensorrt"} {
 		if !covered[p] {
 			t.Errorf("no stub rule for %s", p)
 		}

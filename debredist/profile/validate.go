@@ -104,7 +104,8 @@ func ValidPName(s string) bool {
 }
 
 // PNameWant says in words what ValidPName accepts.
-const PNameWant = "a redist package name ([a-z0-9_]+, at most 64 characters, not beginning with '_', and none of the names nixpkgs' CUDA package set uses for itself: " +
+const PNameWant = "a redist package name ([a-z0-9_]+, at most 64 characters, not beginning with '_', and none of the " +
+	"names nixpkgs' CUDA package set uses for itself: " +
 	"cudatoolkit, fixups, flags, gpus, lib, manifests, override, packages, pkgs, tests, type)"
 
 // TextProblem says what is wrong with s as a text value of at most max

@@ -188,7 +188,11 @@ func (c *Component) UnmarshalJSON(b []byte) error {
 			p.Variants = map[string]*Artifact{}
 			for v, vraw := range obj {
 				if !variantKeyRE.MatchString(v) {
-					return fmt.Errorf("platform %s: unexpected key %s (want relative_path or cuda<MAJOR>[.<MINOR>])", jsonpos.Quote(k), jsonpos.Quote(v))
+					return fmt.Errorf(
+						"platform %s: unexpected key %s (want relative_path or cuda<MAJOR>[.<MINOR>])",
+						jsonpos.Quote(k),
+						jsonpos.Quote(v),
+					)
 				}
 				a := &Artifact{}
 				if err := jsonpos.Unmarshal(vraw, a, jsonpos.AllowUnknown); err != nil {

@@ -69,7 +69,8 @@ func TestManifestRoundTripNVIDIA(t *testing.T) {
 		c.Platforms["linux-aarch64"].Variants["cuda12"] == nil {
 		t.Fatalf("cudnn variants not read: %+v", c)
 	}
-	if got := c.Platforms["linux-aarch64"].Variants["cuda12"].RelativePath; got != "cudnn/linux-aarch64/cudnn-linux-aarch64-9.8.0.87_cuda12-archive.tar.xz" {
+	got := c.Platforms["linux-aarch64"].Variants["cuda12"].RelativePath
+	if got != "cudnn/linux-aarch64/cudnn-linux-aarch64-9.8.0.87_cuda12-archive.tar.xz" {
 		t.Errorf("relative_path = %s", got)
 	}
 }
@@ -92,7 +93,8 @@ func TestManifestLayout(t *testing.T) {
 					"12",
 				},
 				Platforms: map[string]*Platform{"linux-aarch64": {Variants: map[string]*Artifact{"cuda12": {
-					RelativePath: "cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz", SHA256: "ab", MD5: "cd", Size: "12"}}}},
+					RelativePath: "cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz", SHA256: "ab", MD5: "cd",
+					Size: "12"}}}},
 			},
 		},
 	}

@@ -212,7 +212,16 @@ func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, e
 					rep.Components = append(rep.Components, nc)
 					continue
 				}
-				if err := checkNixpkgs(ctx, s, table, &nc, filepath.Join(base, p), prof.Capabilities, platforms[pa.Artifact.RelativePath]); err != nil {
+				err := checkNixpkgs(
+					ctx,
+					s,
+					table,
+					&nc,
+					filepath.Join(base, p),
+					prof.Capabilities,
+					platforms[pa.Artifact.RelativePath],
+				)
+				if err != nil {
 					nc.Failures = append(nc.Failures, err.Error())
 				}
 				rep.Components = append(rep.Components, nc)

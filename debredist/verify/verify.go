@@ -234,14 +234,16 @@ func DirSnapshot(ctx context.Context, s *outdir.Snapshot) (*Report, error) {
 	for _, p := range found.Dangling {
 		rep.Problems = append(rep.Problems, Problemf(
 			p,
-			"a product link of debredist's (to %s) whose product the current output lacks: left by a run killed before it switched (rerun convert to remove it)",
+			"a product link of debredist's (to %s) whose product the current output lacks: left by a run killed before it "+
+				"switched (rerun convert to remove it)",
 			publish.ProductLink(filepath.Base(p)),
 		))
 	}
 	for _, p := range found.Unlinked {
 		rep.Problems = append(rep.Problems, Problemf(
 			p,
-			"product %s is in the current output (%s) but has no link in OUT: a run was killed after it switched (rerun convert to link it)",
+			"product %s is in the current output (%s) but has no link in OUT: a run was killed after it switched (rerun "+
+				"convert to link it)",
 			p,
 			publish.ProductLink(p),
 		))
@@ -387,7 +389,8 @@ func verifyArtifact(
 	ar.Size = st.Size()
 	if n, links := s.LinksOutside(f, filepath.Join(base, p)); n > 0 {
 		bad(
-			"hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive (copy it instead of linking it)",
+			"hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive (copy it "+
+				"instead of linking it)",
 			n,
 			links,
 		)

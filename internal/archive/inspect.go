@@ -456,7 +456,8 @@ func (b *boundReader) check() error {
 	out := b.out + b.extra
 	if b.extra > MaxLinkedFactor*max(b.out, RatioMinBytes) {
 		return fmt.Errorf(
-			"%w: hardlinks repeat %d bytes of content, more than MaxLinkedFactor=%d times the %d-byte tar stream (or RatioMinBytes=%d)",
+			"%w: hardlinks repeat %d bytes of content, more than MaxLinkedFactor=%d times the %d-byte tar stream (or "+
+				"RatioMinBytes=%d)",
 			ErrLimit,
 			b.extra,
 			MaxLinkedFactor,
@@ -469,7 +470,8 @@ func (b *boundReader) check() error {
 	}
 	if out > RatioMinBytes && out/max(b.in.n, 1) >= MaxRatio {
 		return fmt.Errorf(
-			"%w: decompression bomb: %d compressed bytes expand to more than %d (hardlinks counted; over MaxRatio=%dx past RatioMinBytes=%d)",
+			"%w: decompression bomb: %d compressed bytes expand to more than %d (hardlinks counted; over MaxRatio=%dx past "+
+				"RatioMinBytes=%d)",
 			ErrLimit,
 			b.in.n,
 			out,

@@ -60,7 +60,8 @@ func TestRealTools(t *testing.T) {
 			// 8 MiB header at BlockSize is pinned by TestGolden.
 			if tc.comp == XZ {
 				info := run(t, tool, "-lvv", arch)
-				for _, want := range []string{"Blocks:            2", "Check:             CRC64", "Sizes in headers:  Yes", fmt.Sprintf("--lzma2=dict=%dKiB", testBlock>>10)} {
+				for _, want := range []string{"Blocks:            2", "Check:             CRC64", "Sizes in headers:  Yes",
+					fmt.Sprintf("--lzma2=dict=%dKiB", testBlock>>10)} {
 					if !strings.Contains(info, want) {
 						t.Errorf("xz -lvv lacks %q:\n%s", want, info)
 					}

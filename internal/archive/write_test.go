@@ -325,7 +325,11 @@ func TestWriteErrors(t *testing.T) {
 			t.Errorf("%v: failing writer: err = %v", comp, err)
 		}
 	}
-	for _, o := range []Options{{Top: "t", Preset: 99}, {Top: "t", Compression: Zstd, Preset: -1}, {Top: "t", Compression: 7}} {
+	for _, o := range []Options{
+		{Top: "t", Preset: 99},
+		{Top: "t", Compression: Zstd, Preset: -1},
+		{Top: "t", Compression: 7},
+	} {
 		if _, err := Write(context.Background(), io.Discard, sampleEntries(0), o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
@@ -403,7 +407,14 @@ func TestBudgetSharedByConcurrentWrites(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				var buf bytes.Buffer
-				if _, err := Write(context.Background(), &buf, entries(i), Options{Top: "t", Workers: 2, Budget: budget, Compression: XZ, blockSize: testBlock}); err != nil {
+				_, err := Write(context.Background(), &buf, entries(i), Options{
+					Top:         "t",
+					Workers:     2,
+					Budget:      budget,
+					Compression: XZ,
+					blockSize:   testBlock,
+				})
+				if err != nil {
 					errs <- err
 					return
 				}

@@ -416,7 +416,8 @@ func InputKey(
 		Version  string
 		Product  string
 		Debs     []deb
-	}{tool, true, archive.BlockSize, c.Ext(), preset, mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform, pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
+	}{tool, true, archive.BlockSize, c.Ext(), preset, mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform,
+		pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
 	if err != nil {
 		panic(err)
 	}

@@ -21,7 +21,8 @@ import (
 
 // NoPayloadReason is why a package whose debs carry no payload is not
 // emitted.
-const NoPayloadReason = "its debs carry nothing the redist layout keeps (only copyright, changelog or dropped files): an archive would hold nothing but LICENSE"
+const NoPayloadReason = "its debs carry nothing the redist layout keeps (only copyright, changelog or dropped " +
+	"files): an archive would hold nothing but LICENSE"
 
 // Skipped is p skipped for carrying no payload.
 func Skipped(p plan.Package) plan.SkippedPackage {
@@ -86,7 +87,13 @@ func treeHasPayload(t *layout.Tree) bool {
 // the tree leaves empty (nixpkgs' checkCudaNonEmptyOutputs fails on them).
 func outputWarnings(p profile.Profile, pkg plan.Package, t *layout.Tree) []redist.Warning {
 	c := nixcheck.Shared().
-		NewChecker(nixcheck.Target{PName: pkg.PName, Platform: pkg.Platform, CUDA: p.CUDA, Version: pkg.Version, Capabilities: p.Capabilities})
+		NewChecker(nixcheck.Target{
+			PName:        pkg.PName,
+			Platform:     pkg.Platform,
+			CUDA:         p.CUDA,
+			Version:      pkg.Version,
+			Capabilities: p.Capabilities,
+		})
 	for _, n := range t.Nodes {
 		_ = c.Add(n.Header, nil)
 	}
@@ -102,7 +109,8 @@ func outputWarnings(p profile.Profile, pkg plan.Package, t *layout.Tree) []redis
 				Code:    redist.WarnEmptyOutput,
 				Package: pkg.PName,
 				Message: fmt.Sprintf(
-					"redist package %s: nixpkgs' declared output %q would be empty: the debs carry nothing for it (nixpkgs' build fails in checkCudaNonEmptyOutputs unless the output is overridden away)",
+					"redist package %s: nixpkgs' declared output %q would be empty: the debs carry nothing for it (nixpkgs' build "+
+						"fails in checkCudaNonEmptyOutputs unless the output is overridden away)",
 					pkg.PName,
 					o,
 				),
@@ -116,7 +124,8 @@ func outputWarnings(p profile.Profile, pkg plan.Package, t *layout.Tree) []redis
 				Code:    redist.WarnInsecure,
 				Package: pkg.PName,
 				Message: fmt.Sprintf(
-					"redist package %s: nixpkgs marks it insecure (%s): it evaluates only where you permit it (the overlay of 'debredist nix' names the choice)",
+					"redist package %s: nixpkgs marks it insecure (%s): it evaluates only where you permit it (the overlay of "+
+						"'debredist nix' names the choice)",
 					pkg.PName,
 					v,
 				),

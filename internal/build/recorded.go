@@ -207,7 +207,11 @@ func checkRecord(rec *redist.Archive, comp archive.Compression) error {
 	case rec.CUDAVariant != "" && !profile.ValidVersion(rec.CUDAVariant):
 		return bad("cuda_variant", rec.CUDAVariant, "a CUDA major version")
 	}
-	if want := path.Join(rec.PName, rec.Platform, redist.ArchiveName(rec.PName, rec.Platform, rec.Version, rec.CUDAVariant, comp.Ext())); rec.RelativePath != want {
+	if want := path.Join(
+		rec.PName,
+		rec.Platform,
+		redist.ArchiveName(rec.PName, rec.Platform, rec.Version, rec.CUDAVariant, comp.Ext()),
+	); rec.RelativePath != want {
 		return bad("relative_path", rec.RelativePath, want+" (its pname, platform and archive name)")
 	}
 	if len(rec.Debs) == 0 {
@@ -224,7 +228,8 @@ func checkRecord(rec *redist.Archive, comp archive.Compression) error {
 				strconv.FormatInt(d.Size, 10),
 				"a size in bytes (written by debredist since the size was recorded: convert again)",
 			)
-		case d.Package == "" || strings.ContainsFunc(d.Package, func(r rune) bool { return r <= ' ' || r == '/' || r == 0x7f }):
+		case d.Package == "" ||
+			strings.ContainsFunc(d.Package, func(r rune) bool { return r <= ' ' || r == '/' || r == 0x7f }):
 			return bad(field+".package", d.Package, "a package name")
 		}
 	}
@@ -253,7 +258,8 @@ func copyDebs(ctx context.Context, rec *redist.Archive, debs []string, dir strin
 		var se *sizeError
 		if errors.As(err, &se) {
 			return nil, fault.Usagef(
-				"deb %s is %d bytes: it is none of the %d debs archive %s was made from (none has that size; a longer or shorter file is not read)",
+				"deb %s is %d bytes: it is none of the %d debs archive %s was made from (none has that size; a longer or shorter "+
+					"file is not read)",
 				p,
 				se.size,
 				len(rec.Debs),

@@ -39,7 +39,8 @@ func TestStageAllOrder(t *testing.T) {
 	}
 	for _, name := range []string{"a", "b", "c", "d"} {
 		b, err := debtest.Build(debtest.Deb{
-			Control:     "Package: " + name + "\nVersion: 1\nArchitecture: arm64\nMaintainer: x <x@example.com>\nDescription: stage test\n",
+			Control: "Package: " + name +
+				"\nVersion: 1\nArchitecture: arm64\nMaintainer: x <x@example.com>\nDescription: stage test\n",
 			Compression: "xz",
 			Files:       []debtest.File{{Name: "usr/lib/" + name + ".so", Body: []byte(strings.Repeat(name, 1<<16))}},
 		})

@@ -86,7 +86,8 @@ func TestAddStubs(t *testing.T) {
 			stub = &tr.Nodes[i]
 		}
 	}
-	if want := []string{"lib", "lib/libdemo.so", "lib/libdemo.so.3", "lib/libdemo.so.3.1", "lib/stubs", "lib/stubs/libdemo.so"}; !reflect.DeepEqual(
+	if want := []string{"lib", "lib/libdemo.so", "lib/libdemo.so.3", "lib/libdemo.so.3.1", "lib/stubs",
+		"lib/stubs/libdemo.so"}; !reflect.DeepEqual(
 		paths,
 		want,
 	) {
@@ -159,7 +160,8 @@ func TestAddStubsNotELF(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error for a library that is not ELF")
 	}
-	for _, want := range []string{"libdemo3_3.1-1_arm64.deb", "usr/lib/aarch64-linux-gnu/libdemo.so.3.1", "lib/stubs/libdemo.so", "not an ELF file"} {
+	for _, want := range []string{"libdemo3_3.1-1_arm64.deb", "usr/lib/aarch64-linux-gnu/libdemo.so.3.1",
+		"lib/stubs/libdemo.so", "not an ELF file"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %q", err, want)
 		}

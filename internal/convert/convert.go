@@ -199,7 +199,8 @@ func checkForeign(out string, pl *plan.Plan) error {
 			what = "a file debredist did not write"
 		}
 		return fault.Errorf(
-			"%s %s: %s is %s, where the %s product goes; debredist does not take it over: move it out of %s (or convert into another %s); nothing was written",
+			"%s %s: %s is %s, where the %s product goes; debredist does not take it over: move it out of %s (or convert into "+
+				"another %s); nothing was written",
 			fault.RefOut,
 			out,
 			at,

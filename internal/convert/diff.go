@@ -68,7 +68,11 @@ func (o *Run) Side(ctx context.Context, ref string) (*reldiff.Input, error) {
 				if m := suiteInName.FindStringSubmatch(filepath.Base(p)); m != nil {
 					suite = m[1]
 				} else {
-					return nil, fault.Usagef("lock file %s does not name its L4T suite (jetpack-nixos format): write it as %s@rXX.Y", p, p)
+					return nil, fault.Usagef(
+						"lock file %s does not name its L4T suite (jetpack-nixos format): write it as %s@rXX.Y",
+						p,
+						p,
+					)
 				}
 			}
 		}
@@ -89,7 +93,11 @@ func (o *Run) Side(ctx context.Context, ref string) (*reldiff.Input, error) {
 		o.Select.L4T = ref
 	} else {
 		if _, err := profile.ForJetPack(ref); err != nil {
-			return nil, fault.Usagef("%q is no file or directory, no L4T suite (rMAJOR.MINOR) and no JetPack release (see %s)", ref, fault.RefProfiles)
+			return nil, fault.Usagef(
+				"%q is no file or directory, no L4T suite (rMAJOR.MINOR) and no JetPack release (see %s)",
+				ref,
+				fault.RefProfiles,
+			)
 		}
 		o.Select.JetPack = ref
 	}

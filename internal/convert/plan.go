@@ -91,7 +91,8 @@ func (o *Run) Plan(ctx context.Context, lookAhead bool) (*plan.Plan, error) {
 		prof.ReleaseDate = "1970-01-01"
 		if o.MTime.IsZero() {
 			return nil, fault.Errorf(
-				"L4T %s: no release date in the profile and none derivable from nvidia-l4t-* versions; set %s or release_date in a %s file",
+				"L4T %s: no release date in the profile and none derivable from nvidia-l4t-* versions; set %s or release_date in "+
+					"a %s file",
 				prof.L4T,
 				fault.RefMTime,
 				fault.RefProfileFile,

@@ -248,7 +248,8 @@ func unusedRules(p profile.Profile, used []string) []redist.Warning {
 			what = "license"
 		}
 		ws = append(ws, redist.Warning{Code: redist.WarnRuleUnused, Message: fmt.Sprintf(
-			"profile %s: layout rule {match %q, %s} placed and dropped nothing in any archive of the release in OUT (a typo in match, or packages/types that exclude every path?)",
+			"profile %s: layout rule {match %q, %s} placed and dropped nothing in any archive of the release in OUT (a typo "+
+				"in match, or packages/types that exclude every path?)",
 			p.Name,
 			r.Match,
 			what,

@@ -38,7 +38,8 @@ func (o *Run) warnUnread(jobs []*job) {
 	}
 	if missing := f.Missing(debs); len(missing) > 0 {
 		o.emit(event.Event{Kind: event.Warning, Package: missing[0].Name, Message: fmt.Sprintf(
-			"%d redist package(s) are up to date by the inputs OUT's provenance records; %d of their debs are not in the cache and were not read (first: %s %s); provenance is left as the run that read them wrote it",
+			"%d redist package(s) are up to date by the inputs OUT's provenance records; %d of their debs are not in the "+
+				"cache and were not read (first: %s %s); provenance is left as the run that read them wrote it",
 			n,
 			len(missing),
 			missing[0].Name,

@@ -233,7 +233,8 @@ func (r *Run) indexHint(err error) error {
 			base = "NVIDIA's repository " + apt.DefaultBase
 		}
 		return fault.Errorf(
-			"%w\ncannot reach %s: give another mirror (%s URL or DIR), or use %s after one online run, or %s FILE whose debs are in the cache",
+			"%w\ncannot reach %s: give another mirror (%s URL or DIR), or use %s after one online run, or %s FILE whose debs "+
+				"are in the cache",
 			err,
 			base,
 			fault.RefMirror,

@@ -243,7 +243,8 @@ func TestEntryBombRefused(t *testing.T) {
 	var tb bytes.Buffer
 	tw := tar.NewWriter(&tb)
 	for i := range 100_000 {
-		if err := tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("./e/%06d", i), Mode: 0o644, Typeflag: tar.TypeReg}); err != nil {
+		err := tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("./e/%06d", i), Mode: 0o644, Typeflag: tar.TypeReg})
+		if err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -239,7 +239,8 @@ func TestReaderMatchesDpkgDeb(t *testing.T) {
 				}
 				// Control() versus dpkg-deb -f.
 				ctl := rd.Control()
-				for _, field := range []string{"Package", "Version", "Architecture", "Source", "Depends", "Description", "Installed-Size"} {
+				for _, field := range []string{"Package", "Version", "Architecture", "Source", "Depends", "Description",
+					"Installed-Size"} {
 					out, err := exec.Command(dpkg, "-f", debPath, field).Output()
 					if err != nil {
 						t.Fatalf("dpkg-deb -f %s: %v", field, err)

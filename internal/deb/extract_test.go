@@ -331,7 +331,13 @@ func TestExtractClearsWorldWritable(t *testing.T) {
 	}})
 	dest := filepath.Join(tmp, "out")
 	var warned []string
-	if err := Extract(context.Background(), debPath, dest, false, Options{Warn: func(m string) { warned = append(warned, m) }}); err != nil {
+	if err := Extract(
+		context.Background(),
+		debPath,
+		dest,
+		false,
+		Options{Warn: func(m string) { warned = append(warned, m) }},
+	); err != nil {
 		t.Fatal(err)
 	}
 	var cleared []string
@@ -344,7 +350,11 @@ func TestExtractClearsWorldWritable(t *testing.T) {
 		!strings.Contains(cleared[1], "usr/share/sticky/f") {
 		t.Errorf("warnings %q, want o+w cleared on usr/share/sticky and usr/share/sticky/f", warned)
 	}
-	for name, want := range map[string]os.FileMode{"usr/share/sticky": 0o775, "usr/share/sticky/f": 0o664, "usr/share/ok": 0o644} {
+	for name, want := range map[string]os.FileMode{
+		"usr/share/sticky":   0o775,
+		"usr/share/sticky/f": 0o664,
+		"usr/share/ok":       0o644,
+	} {
 		st, err := os.Stat(filepath.Join(dest, name))
 		if err != nil || st.Mode().Perm() != want {
 			t.Errorf("%s: %v %v, want %v", name, st.Mode().Perm(), err, want)

@@ -683,7 +683,8 @@ func (c *countReader) limitErr() error {
 		return c.e.With(
 			fault.DebLimit,
 			fmt.Errorf(
-				"decompression bomb: the deb's members expand to more than %d bytes (MaxDebRatio=%dx its size %d, at least RatioMinBytes=%d)",
+				"decompression bomb: the deb's members expand to more than %d bytes (MaxDebRatio=%dx its size %d, at least "+
+					"RatioMinBytes=%d)",
 				b.max,
 				c.lim.MaxDebRatio,
 				b.size,

@@ -229,7 +229,12 @@ func TestWriteMachines(t *testing.T) {
 	for _, c := range []struct {
 		m  elf.Machine
 		bo binary.ByteOrder
-	}{{elf.EM_AARCH64, binary.LittleEndian}, {elf.EM_AARCH64, binary.BigEndian}, {elf.EM_X86_64, binary.LittleEndian}, {elf.EM_PPC64, binary.BigEndian}} {
+	}{
+		{elf.EM_AARCH64, binary.LittleEndian},
+		{elf.EM_AARCH64, binary.BigEndian},
+		{elf.EM_X86_64, binary.LittleEndian},
+		{elf.EM_PPC64, binary.BigEndian},
+	} {
 		lib := sample()
 		lib.Machine, lib.ByteOrder = c.m, c.bo
 		_, got := roundTrip(t, lib)

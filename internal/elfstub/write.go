@@ -554,7 +554,13 @@ func (w *writer) linkSections(all []*section) map[*section]uint16 {
 func (w *writer) fillDynsym(index map[*section]uint16, tlsStart uint64) {
 	for i, s := range w.syms {
 		e := w.sec.dynsym.data[24*(i+1):]
-		typ := map[Kind]elf.SymType{Func: elf.STT_FUNC, Object: elf.STT_OBJECT, TLS: elf.STT_TLS, Abs: elf.STT_OBJECT, NoType: elf.STT_NOTYPE}[s.Kind]
+		typ := map[Kind]elf.SymType{
+			Func:   elf.STT_FUNC,
+			Object: elf.STT_OBJECT,
+			TLS:    elf.STT_TLS,
+			Abs:    elf.STT_OBJECT,
+			NoType: elf.STT_NOTYPE,
+		}[s.Kind]
 		shndx, value := uint16(elf.SHN_ABS), s.value
 		if s.sec != nil {
 			shndx = index[s.sec]

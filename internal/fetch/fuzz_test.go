@@ -43,7 +43,8 @@ func FuzzInRelease(f *testing.F) {
 	f.Add(bytes.Replace(signed, []byte("Suite"), []byte("Suitf"), 1))
 	f.Add(
 		[]byte(
-			"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nx\n-----BEGIN PGP SIGNATURE-----\n\n-----END PGP SIGNATURE-----\n",
+			"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nx\n-----BEGIN PGP SIGNATURE-----\n\n" +
+				"-----END PGP SIGNATURE-----\n",
 		),
 	)
 	with := &Fetcher{keyring: openpgp.EntityList{key}}

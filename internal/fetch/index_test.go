@@ -514,7 +514,8 @@ func TestIndexNotFound(t *testing.T) {
 				if nf.Listed || !strings.Contains(msg, "does not list its suites") {
 					t.Errorf("http: %q claims to know the suites", msg)
 				}
-			} else if !nf.Listed || strings.Join(nf.Suites, ",") != "r35.6,r36.4" || !strings.Contains(msg, "suites: r35.6, r36.4") {
+			} else if !nf.Listed || strings.Join(nf.Suites, ",") != "r35.6,r36.4" ||
+				!strings.Contains(msg, "suites: r35.6, r36.4") {
 				t.Errorf("%s: suites %v, message %q; want r35.6, r36.4 listed", kind, nf.Suites, msg)
 			}
 		}

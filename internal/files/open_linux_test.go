@@ -51,7 +51,12 @@ func TestOpenBeneath(t *testing.T) {
 		} else {
 			f.Close()
 		}
-		for rel, link := range map[string]string{"a/b/out": "a/b/out", "a/b/in": "a/b/in", "a/dirlink/secret": "a/dirlink", "a/dev": "a/dev"} {
+		for rel, link := range map[string]string{
+			"a/b/out":          "a/b/out",
+			"a/b/in":           "a/b/in",
+			"a/dirlink/secret": "a/dirlink",
+			"a/dev":            "a/dev",
+		} {
 			_, err := OpenBeneath(d, rel, false)
 			var le *LinkError
 			if !errors.As(err, &le) || le.Path != filepath.Join(root, link) {

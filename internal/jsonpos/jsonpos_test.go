@@ -105,7 +105,10 @@ func TestStrict(t *testing.T) {
 		{`{"name": "x", "name": "y"}`, `p.json:1:15: duplicate key "name" in the top-level object`},
 		{"{\"name\": \"a\xffb\"}", `p.json:1:12: invalid UTF-8 (the file must be UTF-8 text)`},
 		{`{"count": 1.5}`, `p.json:1:11: field "count": want an integer, got the number 1.5`},
-		{`{"repos": [` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `]}`, `p.json:1:74: nested deeper than 64 arrays and objects`},
+		{
+			`{"repos": [` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `]}`,
+			`p.json:1:74: nested deeper than 64 arrays and objects`,
+		},
 	} {
 		var s sample
 		if err := Decode("p.json", []byte(tc.in), &s); fmt.Sprint(err) != tc.want {
@@ -168,7 +171,16 @@ func TestReadAllAndQuote(t *testing.T) {
 // an *Error with a position inside the input, and what it accepts
 // encoding/json accepts too.
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{`{"name": "x", "repos": ["a"]}`, `{"a": 1, "a": 2}`, `[[[[]]]]`, "{\"name\": \"\xff\"}", `{"count": -0}`, `{"inner": {"name": 1}}`, ``, `{`} {
+	for _, s := range []string{
+		`{"name": "x", "repos": ["a"]}`,
+		`{"a": 1, "a": 2}`,
+		`[[[[]]]]`,
+		"{\"name\": \"\xff\"}",
+		`{"count": -0}`,
+		`{"inner": {"name": 1}}`,
+		``,
+		`{`,
+	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

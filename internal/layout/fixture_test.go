@@ -26,7 +26,8 @@ import (
 func convertSuite(t *testing.T, suite string, useDpkg bool) map[string]*layout.Tree {
 	t.Helper()
 	dir := t.TempDir()
-	if err := mirrorgen.Generate(context.Background(), dir, mirrorgen.Options{Suites: []string{suite}, UseDpkgDeb: useDpkg}); err != nil {
+	err := mirrorgen.Generate(context.Background(), dir, mirrorgen.Options{Suites: []string{suite}, UseDpkgDeb: useDpkg})
+	if err != nil {
 		t.Fatal(err)
 	}
 	prof, err := profile.ForSuite(suite)
@@ -171,11 +172,13 @@ type shapeException struct {
 // Keys are "<suite>/<pname>" or "*/<pname>".
 var shapeExceptions = map[string]shapeException{
 	"*/cuda_cupti": {
-		why:    "the cupti-dev debs carry lib/libcupti_static.a (as NVIDIA's x86_64 and sbsa archives do); the linux-aarch64 12.2 archive had no static library",
+		why: "the cupti-dev debs carry lib/libcupti_static.a (as NVIDIA's x86_64 and sbsa archives do); the " +
+			"linux-aarch64 12.2 archive had no static library",
 		static: true,
 	},
 	"*/libcublas": {
-		why:   "the libcublas-dev debs ship src/ (Fortran binding sources under usr/local/cuda-X.Y/src); NVIDIA's archive omits it; kept, since nothing is dropped silently",
+		why: "the libcublas-dev debs ship src/ (Fortran binding sources under usr/local/cuda-X.Y/src); NVIDIA's archive " +
+			"omits it; kept, since nothing is dropped silently",
 		extra: []string{"src"},
 	},
 	"*/libnvjitlink": {
@@ -183,11 +186,13 @@ var shapeExceptions = map[string]shapeException{
 		missing: []string{"res"},
 	},
 	"*/libcufile": {
-		why:     "the libcufile/gds-tools debs carry no etc/ or man/ content (NVIDIA's archive has etc/cufile.json and man pages)",
+		why: "the libcufile/gds-tools debs carry no etc/ or man/ content (NVIDIA's archive has etc/cufile.json and man " +
+			"pages)",
 		missing: []string{"etc", "man"},
 	},
 	"r39.2/cuda_nvcc": {
-		why:     "CUDA 13 moved nvvm/ and libnvptxcompiler_static.a into the libnvvm and libnvptxcompiler components; the reference table is CUDA 12.2's",
+		why: "CUDA 13 moved nvvm/ and libnvptxcompiler_static.a into the libnvvm and libnvptxcompiler components; the " +
+			"reference table is CUDA 12.2's",
 		missing: []string{"lib", "nvvm"},
 		static:  true,
 	},
@@ -252,7 +257,8 @@ func TestShapeAgainstNVIDIA(t *testing.T) {
 				if ok {
 					want = x.expected(want)
 				}
-				if strings.Join(got.RootDirs, ",") != strings.Join(want.RootDirs, ",") || got.HasBin != want.HasBin || got.HasLib != want.HasLib ||
+				if strings.Join(got.RootDirs, ",") != strings.Join(want.RootDirs, ",") || got.HasBin != want.HasBin ||
+					got.HasLib != want.HasLib ||
 					got.HasStatic != want.HasStatic ||
 					got.HasSample != want.HasSample ||
 					got.HasDev != want.HasDev {

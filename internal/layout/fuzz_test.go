@@ -120,7 +120,8 @@ func checkTree(t *testing.T, tr *Tree) {
 func FuzzLayout(f *testing.F) {
 	tg := "usr/local/cuda-12.6/targets/aarch64-linux/"
 	seeds := []string{
-		"f0" + tg + "lib/libcudart.so.12.6.68|A\ns0" + tg + "lib/libcudart.so.12|libcudart.so.12.6.68\nf0usr/share/doc/cuda-cudart-12-6/copyright|C",
+		"f0" + tg + "lib/libcudart.so.12.6.68|A\ns0" + tg +
+			"lib/libcudart.so.12|libcudart.so.12.6.68\nf0usr/share/doc/cuda-cudart-12-6/copyright|C",
 		"s0usr/local/cuda-12.6/lib64|targets/aarch64-linux/lib\nf0usr/local/cuda-12.6/lib64/libx.so|x",
 		"s0" + tg + "lib/out|../../../../../../../tmp\nf0" + tg + "lib/out/x|x",
 		"s0" + tg + "lib/out|/tmp\nf0" + tg + "lib/out/x|x",

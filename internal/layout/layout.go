@@ -213,7 +213,11 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 		if err != nil {
 			return nil, fmt.Errorf("redist package %s: %w", pname, err)
 		}
-		if _, err := add(nodes, pname, Node{Header: entry.Header{Path: "LICENSE", Type: entry.Regular, Mode: 0o644, Size: int64(len(text))}, Data: text, Origins: origins}); err != nil {
+		if _, err := add(nodes, pname, Node{
+			Header:  entry.Header{Path: "LICENSE", Type: entry.Regular, Mode: 0o644, Size: int64(len(text))},
+			Data:    text,
+			Origins: origins,
+		}); err != nil {
 			return nil, err
 		}
 	}

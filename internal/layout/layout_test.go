@@ -241,7 +241,14 @@ func TestCudnnAlternativesAndTensorRT(t *testing.T) {
 		t.Fatal(err)
 	}
 	m = treeMap(tr)
-	for _, p := range []string{"bin/trtexec", "samples/sampleOnnxMNIST/main.cpp", "data/mnist/digits.pgm", "lib/libnvinfer.so.10.3.0", "lib/libnvinfer.so.10", "lib/python3.10/dist-packages/tensorrt/__init__.py"} {
+	for _, p := range []string{
+		"bin/trtexec",
+		"samples/sampleOnnxMNIST/main.cpp",
+		"data/mnist/digits.pgm",
+		"lib/libnvinfer.so.10.3.0",
+		"lib/libnvinfer.so.10",
+		"lib/python3.10/dist-packages/tensorrt/__init__.py",
+	} {
 		if _, ok := m[p]; !ok && p != "lib/libnvinfer.so.10" {
 			t.Errorf("missing %s", p)
 		}

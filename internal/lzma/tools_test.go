@@ -209,7 +209,12 @@ func TestStoredFallback(t *testing.T) {
 					if c >= 0xA0 && c <= 0xBF {
 						resets++
 					} else {
-						t.Errorf("%s: text-random-text: chunk %d after a stored run has control %#x, want 0xA0..0xBF (state reset)", pn, i, c)
+						t.Errorf(
+							"%s: text-random-text: chunk %d after a stored run has control %#x, want 0xA0..0xBF (state reset)",
+							pn,
+							i,
+							c,
+						)
 					}
 				}
 			}

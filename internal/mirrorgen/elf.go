@@ -171,7 +171,8 @@ func elfFixture(fixture string) []byte {
 		// A template names a file no fixture was built for.
 		panic(
 			fmt.Sprintf(
-				"mirrorgen: no ELF fixture data/elf/%s (run go generate ./internal/mirrorgen with aarch64-linux-gnu-gcc installed): %v",
+				"mirrorgen: no ELF fixture data/elf/%s (run go generate ./internal/mirrorgen with aarch64-linux-gnu-gcc "+
+					"installed): %v",
 				fixture,
 				err,
 			),

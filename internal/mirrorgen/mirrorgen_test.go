@@ -257,7 +257,8 @@ func TestFiles(t *testing.T) {
 			{
 				"usr/lib/pkgconfig/cudart-12.6.pc",
 				reg,
-				"cudaroot=/usr/local/cuda-12.6\nlibdir=${cudaroot}/targets/aarch64-linux/lib\nincludedir=${cudaroot}/targets/aarch64-linux/include\n",
+				"cudaroot=/usr/local/cuda-12.6\nlibdir=${cudaroot}/targets/aarch64-linux/lib\n" +
+					"includedir=${cudaroot}/targets/aarch64-linux/include\n",
 			},
 		}},
 		{"r36.5", "common", "cuda-driver-dev-12-6", []want{
@@ -651,7 +652,12 @@ func TestCompressOption(t *testing.T) {
 			t.Errorf("hook called %d times for %s, want 2 (control.tar, data.tar)", n, k)
 		}
 	}
-	if err := Generate(context.Background(), t.TempDir(), Options{Suites: []string{"r36.5"}, UseDpkgDeb: true, Compress: Compress}); err == nil {
+	err := Generate(context.Background(), t.TempDir(), Options{
+		Suites:     []string{"r36.5"},
+		UseDpkgDeb: true,
+		Compress:   Compress,
+	})
+	if err == nil {
 		t.Error("Compress with UseDpkgDeb accepted")
 	}
 }
@@ -781,7 +787,8 @@ func TestDpkgDeb(t *testing.T) {
 		for i, st := range idxOurs {
 			n++
 			pkg := st["Package"]
-			for _, k := range []string{"Package", "Version", "Source", "Depends", "Installed-Size", "Description", "Architecture", "Filename"} {
+			for _, k := range []string{"Package", "Version", "Source", "Depends", "Installed-Size", "Description",
+				"Architecture", "Filename"} {
 				if st[k] != idxReal[i][k] {
 					t.Errorf("%s: %s %q vs dpkg-deb %q", pkg, k, st[k], idxReal[i][k])
 				}

@@ -115,7 +115,8 @@ func (s *suite) nvccProfile() string { return NVCCProfile(s.cudaXY) }
 func (s *suite) crtHeaders(t *tree, inc string) {
 	crt := inc + "/crt/"
 	head := func(name string) string {
-		return "/* crt/" + name + ": synthetic (debredist mirrorgen), with the lines consumers edit as NVIDIA writes them */\n"
+		return "/* crt/" + name +
+			": synthetic (debredist mirrorgen), with the lines consumers edit as NVIDIA writes them */\n"
 	}
 	type fn struct{ name, typ, arg string }
 	var fns []fn
@@ -135,14 +136,17 @@ func (s *suite) crtHeaders(t *tree, inc string) {
 		hpp += "__func__(" + f.typ + " " + f.name + "(" + f.arg + "))\n{\n  return 0;\n}\n\n"
 	}
 	if !versionLess(s.cudaXY, "13.2") {
-		h += "extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ double                 rsqrt(double x) _NV_RSQRT_SPECIFIER;\n"
-		h += "extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ float                  rsqrtf(float x) _NV_RSQRT_SPECIFIER;\n"
+		h += "extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ double                 rsqrt(double x) " +
+			"_NV_RSQRT_SPECIFIER;\n"
+		h += "extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ float                  rsqrtf(float x) " +
+			"_NV_RSQRT_SPECIFIER;\n"
 	}
 	t.text(crt+"math_functions.h", h)
 	t.text(crt+"math_functions.hpp", hpp)
 	defines := head("host_defines.h")
 	if versionLess(s.cudaXY, "13.0") {
-		defines += "#if defined(__CUDACC__) || defined(__CUDA_ARCH__) || defined(__CUDA_LIBDEVICE__)\n#define __noinline__ __attribute__((noinline))\n#endif\n"
+		defines += "#if defined(__CUDACC__) || defined(__CUDA_ARCH__) || defined(__CUDA_LIBDEVICE__)\n" +
+			"#define __noinline__ __attribute__((noinline))\n#endif\n"
 	}
 	t.text(crt+"host_defines.h", defines)
 	t.text(
@@ -171,14 +175,17 @@ func cubPatched(xy string) map[string]string {
 		return nil
 	}
 	head := func(name string) string {
-		return "/* cub/" + name + ": synthetic (debredist mirrorgen), with the lines nixpkgs patches as NVIDIA writes them */\n"
+		return "/* cub/" + name +
+			": synthetic (debredist mirrorgen), with the lines nixpkgs patches as NVIDIA writes them */\n"
 	}
 	return map[string]string{
 		"device/device_transform.cuh": head("device/device_transform.cuh") +
 			"} // namespace detail\nCUB_NAMESPACE_END\n\ntemplate <typename T>\n" +
-			"struct ::cuda::proclaims_copyable_arguments<CUB_NS_QUALIFIER::detail::__return_constant<T>> : ::cuda::std::true_type\n" +
+			"struct ::cuda::proclaims_copyable_arguments<CUB_NS_QUALIFIER::detail::__return_constant<T>> : " +
+			"::cuda::std::true_type\n" +
 			"{};\n\nCUB_NAMESPACE_BEGIN\n" +
-			"//! DeviceTransform provides device-wide, parallel operations for transforming elements tuple-wise from multiple input\n",
+			"//! DeviceTransform provides device-wide, parallel operations for transforming elements tuple-wise from multiple " +
+			"input\n",
 		"device/dispatch/tuning/tuning_transform.cuh": head("device/dispatch/tuning/tuning_transform.cuh") +
 			"} // namespace detail::transform\nCUB_NAMESPACE_END\n\ntemplate <>\n" +
 			"struct ::cuda::proclaims_copyable_arguments<CUB_NS_QUALIFIER::detail::transform::always_true_predicate>\n" +

@@ -685,19 +685,22 @@ func (c *Checker) checkStubsHook(outputs, paths []string, owner map[string]strin
 		switch {
 		case stubs && !withHook && hook:
 			fail(
-				"output %q holds a stubs directory but the stubs hook goes to output %q (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)",
+				"output %q holds a stubs directory but the stubs hook goes to output %q "+
+					"(checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)",
 				o,
 				stubsOut,
 			)
 		case stubs && !withHook:
 			fail(
-				"output %q holds a stubs directory but nixpkgs' %s does not set includeRemoveStubsFromRunpathHook (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)",
+				"output %q holds a stubs directory but nixpkgs' %s does not set includeRemoveStubsFromRunpathHook "+
+					"(checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)",
 				o,
 				c.target.PName,
 			)
 		case !stubs && withHook:
 			fail(
-				"output %q gets the stubs hook (includeRemoveStubsFromRunpathHook) but holds no stubs directory (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)",
+				"output %q gets the stubs hook (includeRemoveStubsFromRunpathHook) but holds no stubs directory "+
+					"(checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)",
 				o,
 			)
 		}

@@ -39,7 +39,8 @@ func runV(t *testing.T, pname, platform, cuda, version string, es []ent) *Result
 	return c.Finish()
 }
 
-const pc = "cudaroot=/usr/local/cuda-12.6\nlibdir=${cudaroot}/targets/aarch64-linux/lib\nincludedir=${cudaroot}/targets/aarch64-linux/include\n\nName: x\nLibs: -L${libdir} -lx\nCflags: -I${includedir}\n"
+const pc = "cudaroot=/usr/local/cuda-12.6\nlibdir=${cudaroot}/targets/aarch64-linux/lib\n" +
+	"includedir=${cudaroot}/targets/aarch64-linux/include\n\nName: x\nLibs: -L${libdir} -lx\nCflags: -I${includedir}\n"
 
 func TestCheck(t *testing.T) {
 	lib := []ent{
@@ -382,7 +383,8 @@ func TestVersionRules(t *testing.T) {
 		strings.Join(
 			r.Devices,
 			"|",
-		) != "8.7: evaluates|11.0: unavailable (platformAssertions: Only Xavier (7.2) and Orin (8.7) Jetson devices are supported)" {
+		) != "8.7: evaluates|11.0: unavailable (platformAssertions: Only Xavier (7.2) and Orin (8.7) Jetson devices are "+
+			"supported)" {
 		t.Errorf("libcudla on Orin and Thor: %v %v", r.Failures, r.Devices)
 	}
 	r = check(

@@ -183,7 +183,8 @@ func collect(
 			res.Notes = append(
 				res.Notes,
 				fmt.Sprintf(
-					"%s (%s) is not one of nixpkgs' CUDA redists and is left out of the overlay: use its archives directly (fetchurl with the manifest's sha256)",
+					"%s (%s) is not one of nixpkgs' CUDA redists and is left out of the overlay: use its archives directly "+
+						"(fetchurl with the manifest's sha256)",
 					prod,
 					mf.file,
 				),
@@ -285,7 +286,8 @@ func (res *Result) addArchive(
 	}
 	file := snap.Path(src)
 	if copyTo != "" {
-		if file, err = copyArchive(ctx, snap, src, filepath.Join(copyTo, strconv.Itoa(len(res.Archives))), a.SHA256); err != nil {
+		file, err = copyArchive(ctx, snap, src, filepath.Join(copyTo, strconv.Itoa(len(res.Archives))), a.SHA256)
+		if err != nil {
 			return err
 		}
 	}
@@ -383,7 +385,9 @@ func addVerdict(pkg *Package, c Verdict, cuda string, res *Result) {
 		res.Notes = append(
 			res.Notes,
 			fmt.Sprintf(
-				"INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs config's permittedInsecurePackages",
+				"INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you "+
+					"accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs "+
+					"config's permittedInsecurePackages",
 				v,
 				src,
 				cuda,

@@ -173,7 +173,8 @@ func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 		}
 		if sum != ix.SHA256 {
 			return "", fault.Errorf(
-				"the mirror directory %s holds another index than the conversion read: %s has sha256 %s, the provenance records %s for %s (give %s the mirror the conversion read)",
+				"the mirror directory %s holds another index than the conversion read: %s has sha256 %s, the provenance records "+
+					"%s for %s (give %s the mirror the conversion read)",
 				abs,
 				file,
 				sum,

@@ -69,7 +69,8 @@ func Take(ctx context.Context, out string, busy func(msg string)) (*Claim, error
 			// from an older debredist, or another user's): converting
 			// without it could interleave with that user's runs.
 			return nil, fmt.Errorf(
-				"%s cannot be opened (%w), though %s is writable: another user's debredist (or an older version, which created it 0600) holds OUT; make the file readable (chmod 644) or remove it when no conversion runs",
+				"%s cannot be opened (%w), though %s is writable: another user's debredist (or an older version, which created "+
+					"it 0600) holds OUT; make the file readable (chmod 644) or remove it when no conversion runs",
 				path,
 				err,
 				out,

@@ -95,7 +95,8 @@ func cdxDoc(in *Input) ([]byte, error) {
 						},
 						Pedigree: &cdx.Pedigree{
 							Ancestors: &[]cdx.Component{from},
-							Notes:     "stub library synthesized by debredist from " + s.From.Path + " (SONAME " + s.SOName + ", from " + s.FromDeb + "): the same exported symbols, to link against, never to run",
+							Notes: "stub library synthesized by debredist from " + s.From.Path + " (SONAME " + s.SOName + ", from " +
+								s.FromDeb + "): the same exported symbols, to link against, never to run",
 						}},
 				)
 			}

@@ -146,7 +146,8 @@ func Read(
 			}
 			if file.SHA256 != a.SHA256 || file.Size != a.Size {
 				return nil, fault.Errorf(
-					"%s: the file has sha256 %s and %d bytes, the provenance records %s and %d: it changed since the conversion (%s tells more)",
+					"%s: the file has sha256 %s and %d bytes, the provenance records %s and %d: it changed since the conversion (%s "+
+						"tells more)",
 					where,
 					file.SHA256,
 					file.Size,

@@ -130,7 +130,12 @@ func (r *Release) check() error {
 	if !safePath(r.Manifest) {
 		return fmt.Errorf("manifest path %q is unsafe", r.Manifest)
 	}
-	for _, c := range []struct{ f, v string }{{"release_product", r.Product}, {"release_label", r.Label}, {"profile.l4t", r.L4T}, {"profile.name", r.Profile}} {
+	for _, c := range []struct{ f, v string }{
+		{"release_product", r.Product},
+		{"release_label", r.Label},
+		{"profile.l4t", r.L4T},
+		{"profile.name", r.Profile},
+	} {
 		if !versionRE.MatchString(c.v) {
 			return fmt.Errorf("%s %q: not a name or version", c.f, c.v)
 		}

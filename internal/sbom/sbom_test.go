@@ -15,7 +15,8 @@ func sampleInput() *Input {
 		return File{Path: p, SHA256: strings.Repeat(c, 64), SHA1: strings.Repeat(c, 40), MD5: strings.Repeat(c, 32), Size: 10}
 	}
 	return &Input{Tool: "debredist 0.1.0", Created: time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC), Releases: []Release{{
-		Manifest: "cuda/redist/redistrib_12.6.68.json", Product: "cuda", Label: "12.6.68", Profile: "jetpack6", JetPack: "6.2.2", L4T: "r36.5", ReleaseDate: "2026-01-15",
+		Manifest: "cuda/redist/redistrib_12.6.68.json", Product: "cuda", Label: "12.6.68", Profile: "jetpack6",
+		JetPack: "6.2.2", L4T: "r36.5", ReleaseDate: "2026-01-15",
 		Components: []Component{{
 			PName: "libcublas", Name: "CUDA cuBLAS", Version: "12.6.1.4", Platform: "linux-aarch64",
 			Archive: f("cuda/redist/libcublas/linux-aarch64/libcublas-linux-aarch64-12.6.1.4-archive.tar.xz", "a"),
@@ -84,16 +85,40 @@ func TestCheckRefuses(t *testing.T) {
 		mod  func(in *Input)
 		want string
 	}{
-		{"version with newline", func(in *Input) { in.Releases[0].Components[0].Debs[0].Version = "1\n2" }, "not a Debian version"},
-		{"deb path climbs", func(in *Input) { in.Releases[0].Components[0].Debs[0].Filename = "../x.deb" }, "not a relative .deb path"},
+		{
+			"version with newline",
+			func(in *Input) { in.Releases[0].Components[0].Debs[0].Version = "1\n2" },
+			"not a Debian version",
+		},
+		{
+			"deb path climbs",
+			func(in *Input) { in.Releases[0].Components[0].Debs[0].Filename = "../x.deb" },
+			"not a relative .deb path",
+		},
 		{"short sha256", func(in *Input) { in.Releases[0].Components[0].Archive.SHA256 = "abc" }, "sha256 \"abc\""},
-		{"upper-case sha1", func(in *Input) { in.Releases[0].Components[0].Stubs[0].From.SHA1 = strings.Repeat("A", 40) }, "sha1"},
+		{
+			"upper-case sha1",
+			func(in *Input) { in.Releases[0].Components[0].Stubs[0].From.SHA1 = strings.Repeat("A", 40) },
+			"sha1",
+		},
 		{"pname", func(in *Input) { in.Releases[0].Components[0].PName = "Lib/x" }, "pname \"Lib/x\""},
 		{"url with quote", func(in *Input) { in.Releases[0].Components[0].Debs[0].URL = "https://x/\"y" }, "download URL"},
-		{"empty license", func(in *Input) { in.Releases[0].Components[0].License.Text = " \n" }, "license text (CUDA Toolkit) is empty"},
-		{"control character in license", func(in *Input) { in.Releases[0].Components[0].License.Text = "a\x1bb" }, "control character"},
+		{
+			"empty license",
+			func(in *Input) { in.Releases[0].Components[0].License.Text = " \n" },
+			"license text (CUDA Toolkit) is empty",
+		},
+		{
+			"control character in license",
+			func(in *Input) { in.Releases[0].Components[0].License.Text = "a\x1bb" },
+			"control character",
+		},
 		{"release date", func(in *Input) { in.Releases[0].ReleaseDate = "tomorrow" }, "release_date"},
-		{"absolute stub path", func(in *Input) { in.Releases[0].Components[0].Stubs[0].File.Path = "/lib/x.so" }, "stub path"},
+		{
+			"absolute stub path",
+			func(in *Input) { in.Releases[0].Components[0].Stubs[0].File.Path = "/lib/x.so" },
+			"stub path",
+		},
 	} {
 		in := sampleInput()
 		c.mod(in)

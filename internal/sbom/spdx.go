@@ -40,7 +40,8 @@ func spdxDoc(in *Input) ([]byte, error) {
 		CreationInfo: &spdx.CreationInfo{
 			Creators: []common.Creator{{CreatorType: "Tool", Creator: idChars(in.Tool)}},
 			Created:  in.Created.UTC().Format(time.RFC3339),
-			CreatorComment: "Generated from the manifests, provenance sidecars, LICENSE files and archives of a debredist output directory; " +
+			CreatorComment: "Generated from the manifests, provenance sidecars, LICENSE files and archives of a debredist " +
+				"output directory; " +
 				"license texts are those found in the debs' copyright files, as merged into each component's LICENSE.txt.",
 		},
 	}
@@ -71,7 +72,8 @@ func spdxDoc(in *Input) ([]byte, error) {
 				doc.OtherLicenses = append(
 					doc.OtherLicenses,
 					&spdx.OtherLicense{LicenseIdentifier: lic, ExtractedText: c.License.Text, LicenseName: c.License.Name,
-						LicenseComment: "NVIDIA's license text as found in the debs' copyright files (merged by debredist into the component's LICENSE.txt)."},
+						LicenseComment: "NVIDIA's license text as found in the debs' copyright files (merged by debredist into the " +
+							"component's LICENSE.txt)."},
 				)
 			}
 			pkgID := common.ElementID(ids.id("Package-" + idChars(c.PName+"-"+c.Version+"-"+c.Platform)))
@@ -84,8 +86,9 @@ func spdxDoc(in *Input) ([]byte, error) {
 				PackageDownloadLocation: noAssertion, FilesAnalyzed: false,
 				PackageChecksums:        []common.Checksum{{Algorithm: common.SHA256, Value: c.Archive.SHA256}},
 				PackageLicenseConcluded: noAssertion, PackageLicenseDeclared: lic, PackageCopyrightText: noAssertion,
-				PackageSummary:            c.Name,
-				PackageComment:            "Redistributable archive of " + r.Product + " " + r.Label + " (" + r.Manifest + "), built by debredist from the debs that GENERATE its archive file.",
+				PackageSummary: c.Name,
+				PackageComment: "Redistributable archive of " + r.Product + " " + r.Label + " (" + r.Manifest +
+					"), built by debredist from the debs that GENERATE its archive file.",
 				PackageExternalReferences: externalRefs(componentPURL(c), cpe),
 				PrimaryPackagePurpose:     "ARCHIVE",
 				ReleaseDate:               r.ReleaseDate + "T00:00:00Z",
@@ -120,7 +123,8 @@ func spdxDoc(in *Input) ([]byte, error) {
 						PackageDownloadLocation: loc, FilesAnalyzed: false,
 						PackageChecksums:        []common.Checksum{{Algorithm: common.SHA256, Value: d.SHA256}},
 						PackageLicenseConcluded: noAssertion, PackageLicenseDeclared: noAssertion, PackageCopyrightText: noAssertion,
-						PackageComment:            "Debian package of NVIDIA's Jetson repository (" + d.Filename + "), hashed by debredist as it read it.",
+						PackageComment: "Debian package of NVIDIA's Jetson repository (" + d.Filename +
+							"), hashed by debredist as it read it.",
 						PackageExternalReferences: externalRefs(debPURL(d), cpe),
 						PrimaryPackagePurpose:     "INSTALL",
 					})
@@ -137,7 +141,8 @@ func spdxDoc(in *Input) ([]byte, error) {
 					"./"+c.Archive.Path+"/"+s.File.Path,
 					s.File,
 					[]string{"BINARY"},
-					"Stub library synthesized by debredist from "+s.From.Path+" (SONAME "+s.SOName+"): the same exported symbols, to link against, never to run.",
+					"Stub library synthesized by debredist from "+s.From.Path+" (SONAME "+s.SOName+
+						"): the same exported symbols, to link against, never to run.",
 				)
 				file(
 					fid,

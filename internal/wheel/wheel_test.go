@@ -121,8 +121,16 @@ func TestWheelRejects(t *testing.T) {
 		{meta, map[string]string{"../x.py": ""}, "invalid path"},
 		{meta, map[string]string{"tensorrt_lean-10.3.0.dist-info/RECORD": ""}, "inside the generated"},
 		{meta, nil, "no files"},
-		{Meta{Name: "a b", Version: "1", PythonTag: "cp3", ABITag: "none", PlatformTag: "any"}, map[string]string{"a.py": ""}, "invalid distribution name"},
-		{Meta{Name: "a", Version: "1.0-1", PythonTag: "cp3", ABITag: "none", PlatformTag: "any"}, map[string]string{"a.py": ""}, "invalid version"},
+		{
+			Meta{Name: "a b", Version: "1", PythonTag: "cp3", ABITag: "none", PlatformTag: "any"},
+			map[string]string{"a.py": ""},
+			"invalid distribution name",
+		},
+		{
+			Meta{Name: "a", Version: "1.0-1", PythonTag: "cp3", ABITag: "none", PlatformTag: "any"},
+			map[string]string{"a.py": ""},
+			"invalid version",
+		},
 	} {
 		err := Write(io.Discard, tc.m, files(tc.files))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

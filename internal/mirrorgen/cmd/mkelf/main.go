@@ -130,7 +130,8 @@ func run(out string) error {
 				continue
 			}
 			made[n] = true
-			if err := compile(exec.Command(gcc, "-shared", "-nostdlib", "-Wl,-soname,"+n, "-o", filepath.Join(needs, n), empty)); err != nil {
+			err := compile(exec.Command(gcc, "-shared", "-nostdlib", "-Wl,-soname,"+n, "-o", filepath.Join(needs, n), empty))
+			if err != nil {
 				return fmt.Errorf("NEEDED %s: %w", n, err)
 			}
 		}
@@ -154,7 +155,8 @@ func run(out string) error {
 		} else {
 			// Version nodes are named after the SONAME, '-' (which a
 			// version script cannot spell) as '_'.
-			data := struct{ SOName, Node, P, Major string }{f.SOName, strings.ReplaceAll(f.SOName, "-", "_"), f.SymbolPrefix(), major(f.SOName)}
+			data := struct{ SOName, Node, P, Major string }{f.SOName, strings.ReplaceAll(f.SOName, "-", "_"), f.SymbolPrefix(),
+				major(f.SOName)}
 			var c, m bytes.Buffer
 			if err := source.Execute(&c, data); err != nil {
 				return err
