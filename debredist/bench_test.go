@@ -38,7 +38,8 @@ func benchMirror(b *testing.B) string {
 // MB/s are input (deb) bytes per second;
 // out-bytes/op is the total archive size.
 //
-//	DEBREDIST_BENCH_MIRROR=/tmp/debredist-e2e/mirror-64 go test -run '^$' -bench Convert -benchtime 1x -cpuprofile cpu.prof ./debredist/
+//	DEBREDIST_BENCH_MIRROR=/tmp/debredist-e2e/mirror-64 \
+//	  go test -run '^$' -bench Convert -benchtime 1x -cpuprofile cpu.prof ./debredist/
 func BenchmarkConvert(b *testing.B) {
 	m := benchMirror(b)
 	cache := b.TempDir()

@@ -160,7 +160,8 @@ func TestBuildArchive(t *testing.T) {
 	if _, err := os.Stat(dst); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a build that differs from the manifest wrote %s", dst)
 	}
-	m := regexp.MustCompile(`built (\d+) bytes with sha256 ([0-9a-f]{64}), the manifest says (\d+) bytes with sha256 ([0-9a-f]{64})`).
+	m := regexp.MustCompile(`built (\d+) bytes with sha256 ([0-9a-f]{64}), the manifest says (\d+) bytes with sha256 ` +
+		`([0-9a-f]{64})`).
 		FindStringSubmatch(fmt.Sprint(err))
 	if m == nil || m[4] != rec.SHA256 || m[3] != strconv.FormatInt(rec.Size, 10) || m[2] == rec.SHA256 {
 		t.Fatalf("other bytes: %v, want the built and the recorded size and sha256 named", err)

@@ -378,9 +378,12 @@ func TestLockReproduces(t *testing.T) {
 	)
 
 	// NVIDIA re-uploads libcublas under the same name with new bytes.
-	if err := mirrorgen.Generate(context.Background(), m, mirrorgen.Options{Suites: []string{"r36.5"}, Payload: func(pkg, path string, size int64) []byte {
-		return append([]byte("re-uploaded "), mirrorgen.DefaultPayload(pkg, path, size)...)
-	}}); err != nil {
+	if err := mirrorgen.Generate(context.Background(), m, mirrorgen.Options{
+		Suites: []string{"r36.5"},
+		Payload: func(pkg, path string, size int64) []byte {
+			return append([]byte("re-uploaded "), mirrorgen.DefaultPayload(pkg, path, size)...)
+		},
+	}); err != nil {
 		t.Fatal(err)
 	}
 	outB := t.TempDir()

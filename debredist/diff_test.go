@@ -301,7 +301,10 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	sum := sha256.Sum256(b)
 
 	var lb bytes.Buffer
-	if err := Inventory(ctx, Options{Source: Source{Mirror: m}, Release: Release{L4T: "r36.5"}}, &lb, InventoryLock); err != nil {
+	if err := Inventory(ctx, Options{
+		Source:  Source{Mirror: m},
+		Release: Release{L4T: "r36.5"},
+	}, &lb, InventoryLock); err != nil {
 		t.Fatal(err)
 	}
 	var lock map[string]any
@@ -348,7 +351,8 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 		t,
 		prof,
 		[]byte(
-			`{"name": "my-r36.5", "l4t": "r36.5", "rules": {"rules": [{"match": "srv/nvidia/**", "drop": "telemetry config, not part of the redist"}]}}`,
+			`{"name": "my-r36.5", "l4t": "r36.5", "rules": {"rules": [{"match": "srv/nvidia/**", "drop": "telemetry config, `+
+				`not part of the redist"}]}}`,
 		),
 	)
 	conv.Release.ProfileFile = prof
@@ -369,7 +373,8 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 		t,
 		moved,
 		[]byte(
-			`{"name": "moved", "l4t": "r36.5", "rules": {"rules": [{"match": "usr/local/cuda-{cuda}/targets/{target}/include/**", "to": "include/v2", "packages": ["libcufft"]}]}}`,
+			`{"name": "moved", "l4t": "r36.5", "rules": {"rules": [{"match": `+
+				`"usr/local/cuda-{cuda}/targets/{target}/include/**", "to": "include/v2", "packages": ["libcufft"]}]}}`,
 		),
 	)
 	r = diff(t, o, "r36.5", moved)

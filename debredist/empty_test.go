@@ -23,9 +23,11 @@ import (
 func TestEmptyComponentNotEmitted(t *testing.T) {
 	t.Parallel()
 	prof := filepath.Join(t.TempDir(), "jp6-noprune.json")
-	if err := os.WriteFile(prof, []byte(`{"name": "jp6-noprune", "l4t": "r36.5", "repos": ["common", "t234"], "cuda": "12.6",
+	profJSON := `{"name": "jp6-noprune", "l4t": "r36.5", "repos": ["common", "t234"], "cuda": "12.6",
 		"platform": "linux-aarch64", "target": "aarch64-linux", "triple": "aarch64-linux-gnu", "release_date": "2026-01-15",
-		"rules": {"rules": [{"match": "usr/local/cuda-{cuda}/bin/nvprune", "drop": "test: nothing of cuda_nvprune is kept"}]}}`), 0o644); err != nil {
+		"rules": {"rules": [{"match": "usr/local/cuda-{cuda}/bin/nvprune", ` +
+		`"drop": "test: nothing of cuda_nvprune is kept"}]}}`
+	if err := os.WriteFile(prof, []byte(profJSON), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mirror := filepath.Join("..", "testdata", "sample-mirror")
@@ -211,11 +213,10 @@ func TestWarningsAreData(t *testing.T) {
 		t.Errorf("FailOnWarnings with the code allowed: %v", err)
 	}
 	var ue *fault.UsageError
-	if _, err := Convert(context.Background(), opts(Build{FailOnWarnings: true, AllowWarnings: []string{"cve"}})); !errors.As(
-		err,
-		&ue,
-	) ||
-		!strings.Contains(err.Error(), redist.WarnInsecure) {
+	if _, err := Convert(context.Background(), opts(Build{
+		FailOnWarnings: true,
+		AllowWarnings:  []string{"cve"},
+	})); !errors.As(err, &ue) || !strings.Contains(err.Error(), redist.WarnInsecure) {
 		t.Errorf("an unknown code: err = %v, want a usage error listing the codes", err)
 	}
 }

@@ -287,7 +287,8 @@ func ExampleBuildArchive() {
 		debs = append(debs, fetched.Paths[d.SHA256])
 	}
 	again := filepath.Join(out, "again.tar.xz")
-	if err := debredist.BuildArchive(context.Background(), prov, rec.RelativePath, debs, again, debredist.DebLimits{}); err != nil {
+	if err := debredist.BuildArchive(context.Background(), prov, rec.RelativePath, debs, again,
+		debredist.DebLimits{}); err != nil {
 		fmt.Println(err)
 		return
 	}

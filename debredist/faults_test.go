@@ -629,8 +629,9 @@ func TestConvertConcurrentProcesses(t *testing.T) {
 		res := <-outs
 		built := []int{strings.Count(res[0], "  built\n"), strings.Count(res[1], "  built\n")}
 		fresh := []int{strings.Count(res[0], "  up to date\n"), strings.Count(res[1], "  up to date\n")}
-		if !(built[0] > 0 && fresh[0] == 0 && built[1] == 0 && fresh[1] > 0) &&
-			!(built[1] > 0 && fresh[1] == 0 && built[0] == 0 && fresh[0] > 0) {
+		firstBuilt := built[0] > 0 && fresh[0] == 0 && built[1] == 0 && fresh[1] > 0
+		secondBuilt := built[1] > 0 && fresh[1] == 0 && built[0] == 0 && fresh[0] > 0
+		if !firstBuilt && !secondBuilt {
 			t.Errorf("runs interleaved: built %v, up to date %v\n%s\n%s", built, fresh, res[0], res[1])
 		}
 		sameSnapshot(t, "shared OUT", want, snapshot(t, out))

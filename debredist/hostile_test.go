@@ -145,10 +145,11 @@ func errKind(err error) string {
 	var ue *fault.UnplacedError
 	switch {
 	case errors.As(err, &de):
-		return "deb:" + map[fault.DebKind]string{fault.DebFormat: "format", fault.DebUnsafePath: "unsafe-path",
-			fault.DebDevice: "device",
-			fault.DebLimit:  "limit", fault.DebCompression: "compression", fault.DebTruncated: "truncated",
-			fault.DebExists: "exists", fault.DebIO: "io"}[de.Kind]
+		return "deb:" + map[fault.DebKind]string{
+			fault.DebFormat: "format", fault.DebUnsafePath: "unsafe-path", fault.DebDevice: "device",
+			fault.DebLimit: "limit", fault.DebCompression: "compression", fault.DebTruncated: "truncated",
+			fault.DebExists: "exists", fault.DebIO: "io",
+		}[de.Kind]
 	case errors.As(err, &ce):
 		return hostile.ErrLayoutConflict
 	case errors.As(err, &le):

@@ -153,8 +153,8 @@ func TestInventory(t *testing.T) {
 					t.Errorf("%s read back with --lock plans differently:\n%s\nwant\n%s", c.format, d, want)
 				}
 				// Reading a lock and writing it again is stable.
-				if again := inventory(t, Options{Release: Release{LockFile: file, L4T: c.l4t}}, c.format); c.format == InventoryLock &&
-					!bytes.Equal(again, inventory(t, o, c.format)) {
+				again := inventory(t, Options{Release: Release{LockFile: file, L4T: c.l4t}}, c.format)
+				if c.format == InventoryLock && !bytes.Equal(again, inventory(t, o, c.format)) {
 					t.Errorf("lock -> inventory --format lock changed the bytes: %s", firstDiff(again, inventory(t, o, c.format)))
 				}
 			}

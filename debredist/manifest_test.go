@@ -84,8 +84,12 @@ func TestCUDACompatInNVIDIAForm(t *testing.T) {
 	// NVIDIA's CUDA 13.2.x form, written out by hand (linux-aarch64 is
 	// debredist's second key for Orin, see also_platforms).
 	want13 := `{"cuda_variant":["13.2"],"license":"string","license_path":"cuda_compat/LICENSE.txt",` +
-		`"linux-aarch64":{"cuda13.2":{"md5":"string","relative_path":"cuda_compat/linux-sbsa/cuda_compat-linux-sbsa-VERSION_cuda13.2-archive.tar.xz","sha256":"string","size":"string"}},` +
-		`"linux-sbsa":{"cuda13.2":{"md5":"string","relative_path":"cuda_compat/linux-sbsa/cuda_compat-linux-sbsa-VERSION_cuda13.2-archive.tar.xz","sha256":"string","size":"string"}},` +
+		`"linux-aarch64":{"cuda13.2":{"md5":"string",` +
+		`"relative_path":"cuda_compat/linux-sbsa/cuda_compat-linux-sbsa-VERSION_cuda13.2-archive.tar.xz",` +
+		`"sha256":"string","size":"string"}},` +
+		`"linux-sbsa":{"cuda13.2":{"md5":"string",` +
+		`"relative_path":"cuda_compat/linux-sbsa/cuda_compat-linux-sbsa-VERSION_cuda13.2-archive.tar.xz",` +
+		`"sha256":"string","size":"string"}},` +
 		`"name":"string","version":"string"}`
 	if got := shapeOf(t, component("7", "13.2.75", "cuda_compat")); got != want13 {
 		t.Errorf("CUDA 13 cuda_compat:\n%s\nwant NVIDIA's 13.2 form:\n%s", got, want13)

@@ -34,9 +34,9 @@ func TestNameMaxOnePolicy(t *testing.T) {
 			switch {
 			case tc.ok && err != nil:
 				t.Errorf("%s %s: %v", what, tc.file, err)
-			case !tc.ok &&
-				(!errors.As(err, &de) || de.Kind != fault.DebUnsafePath || !strings.Contains(err.Error(), "longer than 255 bytes") ||
-					!strings.Contains(err.Error(), strings.Repeat("n", 252)+".so1")):
+			case !tc.ok && (!errors.As(err, &de) || de.Kind != fault.DebUnsafePath ||
+				!strings.Contains(err.Error(), "longer than 255 bytes") ||
+				!strings.Contains(err.Error(), strings.Repeat("n", 252)+".so1")):
 				t.Errorf("%s %s: %v, want the unsafe-path refusal naming the entry", what, tc.file, err)
 			}
 		}

@@ -372,7 +372,8 @@ func TestStandInOverrideAttrsIsAFixedPoint(t *testing.T) {
 	eval := func(override string) (string, error) {
 		expr := `let
 		  pkgs = import ./` + standIn + `/nixpkgs { config = { allowUnfree = true; }; overlays = [ (final: prev: {
-		    cudaPackages_12_6 = prev.cudaPackages_12_6 // { cuda_cudart = prev.cudaPackages_12_6.cuda_cudart.overrideAttrs (` + override + `); };
+		    cudaPackages_12_6 = prev.cudaPackages_12_6 // { ` +
+			`cuda_cudart = prev.cudaPackages_12_6.cuda_cudart.overrideAttrs (` + override + `); };
 		  }) ]; };
 		in pkgs.cudaPackages_12_6.cuda_cudart.src.name`
 		o, err := exec.Command("nix-instantiate", "--eval", "--strict", "--expr", expr).CombinedOutput()

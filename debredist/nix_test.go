@@ -208,12 +208,9 @@ func TestNixSnippet(t *testing.T) {
 				nixManifest("cuda", "13.0.2", plainComp("cuda_nvcc", "13.0.2", "cuda_nvcc/linux-sbsa/n.tar.xz")),
 			},
 			check: func(t *testing.T, d nixData, r *NixResult, out string) {
-				if want := "file://" +
-					strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(out, " ", "%20"), `"`, "%22"), "{", "%7B"); !strings.HasPrefix(
-					d.BaseURL,
-					"file://",
-				) ||
-					!strings.Contains(d.BaseURL, "my%20%22out%22") {
+				if want := "file://" + strings.ReplaceAll(
+					strings.ReplaceAll(strings.ReplaceAll(out, " ", "%20"), `"`, "%22"), "{", "%7B",
+				); !strings.HasPrefix(d.BaseURL, "file://") || !strings.Contains(d.BaseURL, "my%20%22out%22") {
 					t.Errorf("base_url %q, want about %q", d.BaseURL, want)
 				}
 				if strings.Contains(r.Text, out) {
@@ -227,7 +224,8 @@ func TestNixSnippet(t *testing.T) {
 		{
 			name: "unsafe relative_path", subdir: "out",
 			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("cuda_nvcc", "12.6.68", "../../etc/passwd"))},
-			wantErr:   `cuda_nvcc.linux-aarch64.relative_path: "../../etc/passwd" is not a relative path below the manifest's directory`,
+			wantErr: `cuda_nvcc.linux-aarch64.relative_path: "../../etc/passwd" is not a relative path below the manifest's ` +
+				`directory`,
 		},
 		{
 			name: "bad cuda label", subdir: "out",

@@ -131,9 +131,11 @@ func TestFlake(t *testing.T) {
 	  inputs.debredist.inputs.nixpkgs.follows = "nixpkgs";
 	  outputs = { self, nixpkgs, debredist }: {
 	    result = let
-	      pkgs = import nixpkgs { system = "aarch64-linux"; config = { allowUnfree = true; }; overlays = [ (debredist.lib.redistOverlay ./redist.nix) ]; };
+	      pkgs = import nixpkgs { system = "aarch64-linux"; config = { allowUnfree = true; }; ` +
+		`overlays = [ (debredist.lib.redistOverlay ./redist.nix) ]; };
 	      a = pkgs.cudaPackages_12_6.cuda_cudart.src.src;
-	    in [ a.name (builtins.elemAt a.args 1) (builtins.baseNameOf a.builder) pkgs.cudaPackages_12_6.cudnn.src.src.name a.system ];
+	    in [ a.name (builtins.elemAt a.args 1) (builtins.baseNameOf a.builder) ` +
+		`pkgs.cudaPackages_12_6.cudnn.src.src.name a.system ];
 	  };
 	}`
 	if err := os.WriteFile(filepath.Join(user, "flake.nix"), []byte(flake), 0o644); err != nil {
@@ -155,7 +157,8 @@ func TestFlake(t *testing.T) {
 		t.Fatalf("nix eval (pure) of a flake using lib.redistOverlay: %v\n%s", err, stderr.String())
 	}
 	got := strings.TrimSpace(string(o))
-	want := `["cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz","build-archive","debredist","cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz","aarch64-linux"]`
+	want := `["cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz","build-archive","debredist",` +
+		`"cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz","aarch64-linux"]`
 	if got != want {
 		t.Errorf("lib.redistOverlay: %s, want %s", got, want)
 	}

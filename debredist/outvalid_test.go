@@ -120,7 +120,10 @@ func TestReadersRefuseWhatVerifyRefuses(t *testing.T) {
 			long := strings.Repeat("1.", 550) + "1" // 1101 bytes: CycloneDX 1.6 allows 1024
 			edit(t, filepath.Join(gen, "redist", manifest), `"version": "12.6.68"`, `"version": "`+long+`"`)
 			edit(t, filepath.Join(gen, "redist", sidecar), `"version": "12.6.68",`, `"version": "`+long+`",`)
-		}, `cuda_cudart.version: "1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1."… (1101 bytes) is not dotted numbers`},
+		}, `cuda_cudart.version: ` +
+			`"1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.` +
+			`1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1."… (1101 bytes) is not ` +
+			`dotted numbers`},
 		{"another component's archive", func(t *testing.T, gen string) {
 			// libcublas's archive under cudart's name, every hash rewritten
 			rd := filepath.Join(gen, "redist")
@@ -147,7 +150,8 @@ func TestReadersRefuseWhatVerifyRefuses(t *testing.T) {
 				b = bytes.ReplaceAll(b, []byte(`"size": `+itoa(cudart.Size)+`,`), []byte(`"size": `+itoa(cublas.Size)+`,`))
 				testutil.Must(t, os.WriteFile(filepath.Join(rd, f), b, 0o644))
 			}
-		}, `top-level directory is "libcublas-linux-aarch64-12.6.1.4-archive", want "cuda_cudart-linux-aarch64-12.6.68-archive"`},
+		}, `top-level directory is "libcublas-linux-aarch64-12.6.1.4-archive", want ` +
+			`"cuda_cudart-linux-aarch64-12.6.68-archive"`},
 		{"archive hard-linked outside OUT", func(t *testing.T, gen string) {
 			a := filepath.Join(gen, "redist", "cuda_cudart", "linux-aarch64", "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz")
 			if err := os.Link(a, filepath.Join(t.TempDir(), "elsewhere")); err != nil {

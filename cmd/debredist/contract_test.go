@@ -307,7 +307,8 @@ func TestOfflineAfterOnline(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("online plan: %d %s", code, stderr)
 	}
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--mirror", srv.URL, "--cache", cache, "--out", out); code != exitOK {
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--mirror", srv.URL, "--cache", cache,
+		"--out", out); code != exitOK {
 		t.Fatalf("online convert: %d %s", code, stderr)
 	}
 	url := srv.URL
@@ -322,7 +323,8 @@ func TestOfflineAfterOnline(t *testing.T) {
 		t.Errorf("offline convert: %d %s", code, stderr)
 	}
 	// Another suite was never read online: the error says what to do.
-	if code, _, stderr := cli(t, "plan", "--l4t", "r36.4", "--mirror", url, "--cache", cache, "--offline"); code != exitFailure ||
+	if code, _, stderr := cli(t, "plan", "--l4t", "r36.4", "--mirror", url, "--cache", cache,
+		"--offline"); code != exitFailure ||
 		!strings.Contains(stderr, "run once without --offline") {
 		t.Errorf("offline plan of an uncached suite: exit %d %s", code, stderr)
 	}

@@ -92,7 +92,8 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 			o, pr, err := sel.start(a, args, func(o *debredist.Options) error {
 				o.Build.Out, o.Source.ParallelDownloads, o.Build.Jobs, o.Source.VerifyCache = *out, *downloads, *jobs, *verifyCache
 				o.Build.Compression, o.Build.Only, o.Build.LockOut = *compress, only, *lockOut
-				o.Build.Preset, o.Build.SBOM, o.Build.FailOnWarnings, o.Build.AllowWarnings = *preset, *withSBOM, *failOnWarnings, allow
+				o.Build.Preset, o.Build.SBOM = *preset, *withSBOM
+				o.Build.FailOnWarnings, o.Build.AllowWarnings = *failOnWarnings, allow
 				o.Build.AllowNonEmptyOut = *nonEmpty
 				if err := o.Check(); err != nil {
 					return err

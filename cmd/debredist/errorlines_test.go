@@ -40,7 +40,8 @@ func TestOneErrorLinePerCause(t *testing.T) {
 	profile := filepath.Join(dir, "evil.json")
 	if err := os.WriteFile(
 		profile,
-		[]byte(`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "../../../../PRODUCT-ESCAPE", "name": "x", "license": "x"}]}}`),
+		[]byte(`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": `+
+			`"../../../../PRODUCT-ESCAPE", "name": "x", "license": "x"}]}}`),
 		0o644,
 	); err != nil {
 		t.Fatal(err)

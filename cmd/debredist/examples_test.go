@@ -21,8 +21,10 @@ var (
 	exampleOrder = []string{"version", "help", "profiles", "index", "extract", "fetch", "plan", "convert",
 		"verify", "nix", "sbom", "diff", "inventory", "build-archive", "completion", "man"}
 	exampleSetup = map[string]string{
-		"index":   `cp "$M/common/dists/r36.5/main/binary-arm64/Packages.gz" "$M/common/dists/r36.5/main/binary-arm64/Packages.xz" .`,
-		"extract": `cp "$M/common/pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb" . && cp "$M/common/pool/main/c/cuda-cudart/cuda-driver-dev-12-6_12.6.68-1_arm64.deb" pkg.deb`,
+		"index": `cp "$M/common/dists/r36.5/main/binary-arm64/Packages.gz" ` +
+			`"$M/common/dists/r36.5/main/binary-arm64/Packages.xz" .`,
+		"extract": `cp "$M/common/pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb" . && cp ` +
+			`"$M/common/pool/main/c/cuda-cudart/cuda-driver-dev-12-6_12.6.68-1_arm64.deb" pkg.deb`,
 		"diff": `cp jetpack6.lock jetpack6.lock.json && mkdir -p sourceinfo testdata && ln -s "$M" testdata/sample-mirror &&
 			debredist inventory --quiet --l4t r36.4 -o sourceinfo/r36.4-debs.json`,
 		"build-archive": `debredist convert --quiet --jetpack 6 --only cuda_cudart --out out >/dev/null`,

@@ -19,7 +19,8 @@ var update = flag.Bool("update", false, "rewrite testdata/json-schemas.txt from 
 // dynamicKeys are objects whose keys are data (sha256s, output names,
 // product names), not fields: their values' shape is described once as "*".
 var dynamicKeys = regexp.MustCompile(
-	`^(\.nix\.manifests(\.\*)*|\.nix\.(archives|packages|debs|provenance)|\.nix\.packages\.\*\.releases|\.fetch\.paths|.*\.outputs|.*\.rules\.products|.*\.nixpkgs\.components\[\]\.outputs)$`,
+	`^(\.nix\.manifests(\.\*)*|\.nix\.(archives|packages|debs|provenance)|\.nix\.packages\.\*\.releases|\.fetch\.paths|` +
+		`.*\.outputs|.*\.rules\.products|.*\.nixpkgs\.components\[\]\.outputs)$`,
 )
 
 // shape lists every path of a JSON value with its type, e.g.
@@ -84,8 +85,7 @@ func keySets(v any, path string, out map[string][]map[string]bool) {
 var optionalKeys = map[string]bool{
 	"cuda_variant": true, "from_cuda_variant": true, "to_cuda_variant": true, "from_platform": true, "to_platform": true,
 	"architecture": true, "md5sum": true, "sha1": true, "description": true, "depends": true, "source_version": true,
-	"provides":       true,
-	"nixpkgs_broken": true, "nar_hash": true, "repo": true, "problem": true, "from_problem": true,
+	"provides": true, "nixpkgs_broken": true, "nar_hash": true, "repo": true, "problem": true, "from_problem": true,
 }
 
 // TestJSONSchemas pins the shape of every --json output (and that it

@@ -94,7 +94,8 @@ func TestLibraryWordsInCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `["redistrib_sbom_x.spdx.json: bill of materials does not list the archive a.tar.xz (rerun debredist convert with --sbom)",` +
+	want := `["redistrib_sbom_x.spdx.json: bill of materials does not list the archive a.tar.xz (rerun debredist ` +
+		`convert with --sbom)",` +
 		`"other: unchanged (rerun Convert with Build.SBOM, as prose)"]`
 	if string(b) != want {
 		t.Errorf("problems as JSON: %s, want %s", b, want)

@@ -88,7 +88,8 @@ func ReadLock(r io.Reader) (*Lock, error) {
 }
 
 // lockShapes says what a lock file may be, for errors.
-const lockShapes = `a debredist lock ({"version": 1, "suite": ..., "packages": [...]}) or a jetpack-nixos sourceinfo file ({repo: {package: {"filename", "sha256", "version", "source"}}})`
+const lockShapes = `a debredist lock ({"version": 1, "suite": ..., "packages": [...]}) or a jetpack-nixos sourceinfo ` +
+	`file ({repo: {package: {"filename", "sha256", "version", "source"}}})`
 
 // ParseLock is ReadLock of the content of the file name; a JSON error
 // names the file, line and column ("lock.json:3:7: ...").

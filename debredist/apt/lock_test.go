@@ -212,8 +212,9 @@ func TestLockErrors(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"garbage ©":             "lock:1:1: want a JSON object: a debredist lock",
-		`{"hello":"world"}`:     `lock:1:2: "hello": not a debredist lock (no "packages" array) and, read as a jetpack-nixos sourceinfo file, a repo must map to an object of packages`,
+		"garbage ©": "lock:1:1: want a JSON object: a debredist lock",
+		`{"hello":"world"}`: `lock:1:2: "hello": not a debredist lock (no "packages" array) and, read as a ` +
+			`jetpack-nixos sourceinfo file, a repo must map to an object of packages`,
 		"{\n \"version\": 1,\n": "lock:3:1: the JSON ends before the value is complete",
 		"":                      "lock: the file is empty",
 	} {

@@ -11,11 +11,13 @@ type Kind string
 
 // The kinds of Event, in the order a conversion meets them.
 const (
-	Index       Kind = "index"        // an index was read: Package is its repo, URL where from, Total its packages
-	Plan        Kind = "plan"         // the plan is made: Total redist packages (Message: the profile)
-	Warning     Kind = "warning"      // something the user should act on (Code: the output warning's code, if any)
-	Notice      Kind = "notice"       // something worth knowing that needs no action (signatures not checked)
-	FetchPlan   Kind = "fetch-plan"   // downloads are about to start: Total debs of Bytes bytes from the mirror URL (a directory: read, not downloaded) into the cache Message
+	Index   Kind = "index"   // an index was read: Package is its repo, URL where from, Total its packages
+	Plan    Kind = "plan"    // the plan is made: Total redist packages (Message: the profile)
+	Warning Kind = "warning" // something the user should act on (Code: the output warning's code, if any)
+	Notice  Kind = "notice"  // something worth knowing that needs no action (signatures not checked)
+	// downloads are about to start: Total debs of Bytes bytes from the mirror
+	// URL (a directory: read, not downloaded) into the cache Message
+	FetchPlan   Kind = "fetch-plan"
 	FetchStart  Kind = "fetch-start"  // a download started
 	FetchBytes  Kind = "fetch-bytes"  // download progress
 	FetchDone   Kind = "fetch-done"   // a deb is in the cache

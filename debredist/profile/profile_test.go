@@ -74,7 +74,8 @@ func TestForSuiteDerives(t *testing.T) {
 }
 
 func TestLoadUserProfile(t *testing.T) {
-	src := `{"name": "mine", "l4t": "r36.5", "rules": {"rules": [{"match": "opt/nvidia/**", "drop": "not redist content"}]}}`
+	src := `{"name": "mine", "l4t": "r36.5", "rules": {"rules": [{"match": "opt/nvidia/**", "drop": "not redist ` +
+		`content"}]}}`
 	p, err := Load(strings.NewReader(src), "mine.json")
 	if err != nil {
 		t.Fatal(err)
@@ -138,13 +139,15 @@ func TestDefaultsPassTheGrammar(t *testing.T) {
 // with an *InvalidError naming the field.
 func TestHostileProfileFields(t *testing.T) {
 	comp := func(field, value string) string {
-		return `{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "cuda", "name": "x", "license": "x", ` +
+		return `{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "cuda", "name": "x", ` +
+			`"license": "x", ` +
 			field + `: ` + value + `}]}}`
 	}
 	long := `"` + strings.Repeat("a", 65) + `"`
 	for _, c := range []struct{ src, field string }{
 		{
-			`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "../../../../PRODUCT-ESCAPE", "name": "x", "license": "x"}]}}`,
+			`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "../../../../PRODUCT-ESCAPE", ` +
+				`"name": "x", "license": "x"}]}}`,
 			"rules.components[0].product",
 		},
 		{comp(`"pname"`, `"../../../../../PNAME-ESCAPE"`), "rules.components[0].pname"},
@@ -155,7 +158,8 @@ func TestHostileProfileFields(t *testing.T) {
 		{comp(`"pname"`, `"CUDA"`), "rules.components[0].pname"},
 		{comp(`"platform"`, `"linux-../x"`), "rules.components[0].platform"},
 		{
-			`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda.cudart", "product": "cuda", "name": "x", "license": "x"}]}}`,
+			`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda.cudart", "product": "cuda", "name": "x", "license": ` +
+				`"x"}]}}`,
 			"rules.components[0].pname (derived from source; set one)",
 		},
 		{
@@ -187,7 +191,8 @@ func TestHostileProfileFields(t *testing.T) {
 		}
 	}
 	// Placeholders in rule targets and link names are fine.
-	ok := `{"l4t": "r36.5", "rules": {"rules": [{"match": "usr/**", "to": "lib/cuda-{cuda}"}], "links": [{"match": "x", "name": "lib/${1}.so"}]}}`
+	ok := `{"l4t": "r36.5", "rules": {"rules": [{"match": "usr/**", "to": "lib/cuda-{cuda}"}], "links": [{"match": "x", ` +
+		`"name": "lib/${1}.so"}]}}`
 	if _, err := Load(strings.NewReader(ok), "ok.json"); err != nil {
 		t.Errorf("placeholders: %v", err)
 	}
@@ -212,8 +217,11 @@ func TestCompareDotted(t *testing.T) {
 // top level's.
 func TestLoadFileNestedUnknownKey(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"name": "x", "l4t": "r36.5", "rules": {"dorp": 1}}`:                                                              `:1:41: unknown field "dorp" in rules (known here: components, cuda_majors, drop_binaries, links, meta_packages, products, rules, stubs, wheels)`,
-		`{"name": "x", "l4t": "r36.5", "rules": {"rules": [{"match": "a/**", "to": "bin"}, {"match": "b", "dorp": "x"}]}}`: `:1:98: unknown field "dorp" in rules.rules[1] (known here: drop, license, match, packages, to, types)`,
+		`{"name": "x", "l4t": "r36.5", "rules": {"dorp": 1}}`: `:1:41: unknown field "dorp" in rules ` +
+			`(known here: components, cuda_majors, drop_binaries, links, meta_packages, products, rules, stubs, wheels)`,
+		`{"name": "x", "l4t": "r36.5", "rules": {"rules": [{"match": "a/**", "to": "bin"}, ` +
+			`{"match": "b", "dorp": "x"}]}}`: `:1:98: unknown field "dorp" in rules.rules[1] ` +
+			`(known here: drop, license, match, packages, to, types)`,
 	} {
 		f := filepath.Join(t.TempDir(), "p.json")
 		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {

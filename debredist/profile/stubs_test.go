@@ -35,7 +35,8 @@ func TestStubRules(t *testing.T) {
 	}
 	p, err := Load(
 		strings.NewReader(
-			`{"name": "x", "l4t": "r36.5", "rules": {"stubs": [{"packages": ["mine"], "match": "^lib/(libmine)\\.so\\.1$", "name": "lib/stubs/${1}.so"}]}}`,
+			`{"name": "x", "l4t": "r36.5", "rules": {"stubs": [{"packages": ["mine"], "match": "^lib/(libmine)\\.so\\.1$", `+
+				`"name": "lib/stubs/${1}.so"}]}}`,
 		),
 		"x.json",
 	)

@@ -261,7 +261,8 @@ func checkNixpkgs(
 		return err
 	}
 	r := c.Finish()
-	nc.Known, nc.Outputs, nc.Broken, nc.NixpkgsOwn, nc.EmptyOutputs = r.Known, r.Outputs, r.Broken, r.NixpkgsOwn, r.EmptyOutputs
+	nc.Known, nc.Outputs, nc.Broken = r.Known, r.Outputs, r.Broken
+	nc.NixpkgsOwn, nc.EmptyOutputs = r.NixpkgsOwn, r.EmptyOutputs
 	nc.Insecure, nc.Devices, nc.Source = r.Insecure, r.Devices, r.Source
 	nc.Fills, nc.StubsDir, nc.Generations = r.Fills, r.StubsDir, r.Generations
 	for _, f := range r.Failures {

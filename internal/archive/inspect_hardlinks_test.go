@@ -157,7 +157,8 @@ func sparseArchive(t *testing.T, typ byte) []byte {
 	if typ == tar.TypeGNUSparse {
 		raw("top/s", typ, make([]byte, 512), 1<<30)
 	} else {
-		rec := paxRec("GNU.sparse.major", "1") + paxRec("GNU.sparse.minor", "0") + paxRec("GNU.sparse.name", "top/s") + paxRec("GNU.sparse.realsize", fmt.Sprint(1<<30))
+		rec := paxRec("GNU.sparse.major", "1") + paxRec("GNU.sparse.minor", "0") + paxRec("GNU.sparse.name", "top/s") +
+			paxRec("GNU.sparse.realsize", fmt.Sprint(1<<30))
 		raw("top/PaxHeaders/s", 'x', []byte(rec), 0)
 		raw("top/s", '0', append([]byte("1\n0\n0\n"), make([]byte, 506)...), 0)
 	}

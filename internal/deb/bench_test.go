@@ -33,7 +33,12 @@ func benchDataTar(b *testing.B) []byte {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	add := func(name string, body []byte) {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Format: tar.FormatGNU}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{
+			Name:   name,
+			Mode:   0o644,
+			Size:   int64(len(body)),
+			Format: tar.FormatGNU,
+		}); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := tw.Write(body); err != nil {

@@ -51,7 +51,8 @@ type IndexInfo struct {
 // Packages.xz, Packages.gz and Packages in that order, taking the first that
 // exists. When a Release lists any of them only the listed ones are tried and
 // the one used must match the Release's size and sha256 (a response that
-// does not is retried like a deb; an *apt.MismatchError once the retries are spent); when it lists none, all are tried and IndexInfo.Release stays
+// does not is retried like a deb; an *apt.MismatchError once the retries are
+// spent); when it lists none, all are tried and IndexInfo.Release stays
 // false. Without a keyring signatures are not checked (Signed is false); with
 // one a bad or missing signature, or a Packages file the signed Release does
 // not cover, is an error (a *SignatureError for signatures). Index sets

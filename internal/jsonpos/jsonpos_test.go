@@ -63,10 +63,14 @@ func TestDecodeErrors(t *testing.T) {
 		Map   map[string]sample `json:"map"`
 	}
 	for in, want := range map[string]string{
-		`{"inner": {"name": "x", "nmae": 1}}`:                     `p.json:1:25: unknown field "nmae" in inner (known here: count, name, repos)`,
-		`{"list": [{"name": "a"}, {"repos": [], "cnt": 2}]}`:      `p.json:1:40: unknown field "cnt" in list[1] (known here: count, name, repos)`,
-		`{"map": {"k": {"x": 1}}, "name": "n"}`:                   `p.json:1:16: unknown field "x" in map.k (known here: count, name, repos)`,
-		`{"list": [{"name": "a"}], "inner": {}, "extra": [1, 2]}`: `p.json:1:40: unknown field "extra" (known here: inner, list, map, name)`,
+		`{"inner": {"name": "x", "nmae": 1}}`: `p.json:1:25: unknown field "nmae" in inner ` +
+			`(known here: count, name, repos)`,
+		`{"list": [{"name": "a"}, {"repos": [], "cnt": 2}]}`: `p.json:1:40: unknown field "cnt" in list[1] ` +
+			`(known here: count, name, repos)`,
+		`{"map": {"k": {"x": 1}}, "name": "n"}`: `p.json:1:16: unknown field "x" in map.k ` +
+			`(known here: count, name, repos)`,
+		`{"list": [{"name": "a"}], "inner": {}, "extra": [1, 2]}`: `p.json:1:40: unknown field "extra" ` +
+			`(known here: inner, list, map, name)`,
 	} {
 		var n nested
 		if err := Decode("p.json", []byte(in), &n); err == nil || err.Error() != want {

@@ -46,7 +46,8 @@ PATH            += $(TOP)/$(_NVVM_BRANCH_)/bin:$(_HERE_):
 
 INCLUDES        +=  "-I$(TOP)/$(_TARGET_DIR_)/include" $(_SPACE_)
 
-LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
+LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" ` +
+		`"-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
 
 CUDAFE_FLAGS    +=
 PTXAS_FLAGS     +=
@@ -63,7 +64,8 @@ PATH            += $(CICC_PATH):$(_HERE_):
 
 INCLUDES        +=  "-I$(TOP)/$(_TARGET_DIR_)/include" $(_SPACE_)
 
-LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
+LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" ` +
+		`"-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
 
 CUDAFE_FLAGS    +=
 PTXAS_FLAGS     +=
@@ -80,7 +82,8 @@ PATH            += $(CICC_PATH):$(_HERE_):
 INCLUDES        +=  "-I$(TOP)/$(_TARGET_DIR_)/include" $(_SPACE_)
 SYSTEM_INCLUDES +=  "-isystem" "$(TOP)/$(_TARGET_DIR_)/include/cccl" $(_SPACE_)
 
-LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
+LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" ` +
+		`"-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
 
 CUDAFE_FLAGS    +=
 PTXAS_FLAGS     +=

@@ -256,8 +256,8 @@ func hashArchive(
 	}
 	inner := map[string]File{}
 	err = archive.Walk(ctx, f, archive.TopName(filepath.Base(name)), func(h entry.Header, content io.Reader) error {
-		if h.Type != entry.Regular ||
-			!(want[h.Path] || wheels && strings.HasPrefix(h.Path, "python/") && strings.HasSuffix(h.Path, ".whl")) {
+		isWheel := wheels && strings.HasPrefix(h.Path, "python/") && strings.HasSuffix(h.Path, ".whl")
+		if h.Type != entry.Regular || !want[h.Path] && !isWheel {
 			return nil
 		}
 		hs := []hash.Hash{sha256.New(), sha1.New()}

@@ -155,7 +155,8 @@ func TestLicenseRefs(t *testing.T) {
 		t.Fatalf("licenses: %+v", d.Licenses)
 	}
 	if len(d.Packages) != 2 || d.Packages[0].LicenseDeclared != d.Licenses[0].LicenseID ||
-		d.Packages[1].DownloadLocation != "https://repo.download.nvidia.com/jetson/common/pool/main/c/libcublas-12-6_12.6.1.4-1_arm64.deb" ||
+		d.Packages[1].DownloadLocation != "https://repo.download.nvidia.com/jetson/common/pool/main/c/"+
+			"libcublas-12-6_12.6.1.4-1_arm64.deb" ||
 		d.Packages[1].ExternalRefs[0].ReferenceLocator != "pkg:deb/nvidia/libcublas-12-6@12.6.1.4-1?arch=arm64" ||
 		d.Packages[0].ExternalRefs[0].ReferenceLocator != "pkg:generic/nvidia/libcublas@12.6.1.4?platform=linux-aarch64" {
 		t.Errorf("packages: %+v", d.Packages)
