@@ -125,7 +125,7 @@ func TestReadmeInstall(t *testing.T) {
 	gobin := t.TempDir()
 	c := exec.Command("bash", "-e", "-c", blocks[0][0])
 	c.Dir = ".."
-	c.Env = append(os.Environ(), "GOBIN="+gobin, "GOPROXY=off", "GOFLAGS=-mod=mod")
+	c.Env = append(os.Environ(), "GOBIN="+gobin, "GOPROXY=off", "GOFLAGS=-mod=readonly") // never writes the clone's go.mod
 	if o, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", blocks[0][0], err, o)
 	}
