@@ -27,7 +27,8 @@ func benchMirror(b *testing.B) string {
 		}
 		return mirrorgen.DefaultSizeOf(pkg, p)
 	}
-	if err := mirrorgen.Generate(context.Background(), dir, mirrorgen.Options{Suites: []string{"r36.5"}, SizeOf: sizeOf}); err != nil {
+	err := mirrorgen.Generate(context.Background(), dir, mirrorgen.Options{Suites: []string{"r36.5"}, SizeOf: sizeOf})
+	if err != nil {
 		b.Fatal(err)
 	}
 	return dir
@@ -37,17 +38,22 @@ func benchMirror(b *testing.B) string {
 // MB/s are input (deb) bytes per second;
 // out-bytes/op is the total archive size.
 //
-//	DEBREDIST_BENCH_MIRROR=/tmp/debredist-e2e/mirror-64 go test -run '^$' -bench Convert -benchtime 1x -cpuprofile cpu.prof ./debredist/
+//	DEBREDIST_BENCH_MIRROR=/tmp/debredist-e2e/mirror-64 \
+//	  go test -run '^$' -bench Convert -benchtime 1x -cpuprofile cpu.prof ./debredist/
 func BenchmarkConvert(b *testing.B) {
 	m := benchMirror(b)
 	cache := b.TempDir()
 	ctx := context.Background()
 	// Pre-fill the cache: fetching is not what is measured.
-	if _, err := Convert(ctx, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: b.TempDir(), Jobs: 2}}); err != nil {
+	if _, err := Convert(ctx, Options{
+		Source:  Source{Mirror: m, CacheDir: cache},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: b.TempDir(), Jobs: 2},
+	}); err != nil {
 		b.Fatal(err)
 	}
 	var debBytes int64
-	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if st, err := d.Info(); err == nil {
 				debBytes += st.Size()
@@ -55,11 +61,21 @@ func BenchmarkConvert(b *testing.B) {
 		}
 		return nil
 	})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.SetBytes(debBytes)
 	b.ResetTimer()
 	var out int64
 	for b.Loop() {
-		res, err := Convert(ctx, Options{Source: Source{Mirror: m, CacheDir: cache, Offline: true}, Release: Release{JetPack: "6"}, Build: Build{Out: b.TempDir(), Jobs: 2}})
+		res, err := Convert(
+			ctx,
+			Options{
+				Source:  Source{Mirror: m, CacheDir: cache, Offline: true},
+				Release: Release{JetPack: "6"},
+				Build:   Build{Out: b.TempDir(), Jobs: 2},
+			},
+		)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,19 +4,17 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"slices"
-	"strings"
 
-	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/build"
+	"github.com/debredist/debredist/internal/convert"
 	"github.com/debredist/debredist/internal/files"
 )
 
 // BuildArchive builds again one archive a conversion recorded, with no
 // planning and no download: the archive of prov (a provenance sidecar,
-// see redist.ReadProvenance) whose relative_path is rel, from the debs at
+// see [redist.ReadProvenance]) whose relative_path is rel, from the debs at
 // the given paths, with the recorded profile, compression, preset and
 // entry mtime. The debs are matched to the recorded ones by their
 // sha256s, which they must have; every recorded deb must be given. The
@@ -32,65 +30,50 @@ import (
 // copy the build reads: a file of no recorded size, one that grows or
 // shrinks while read, a named pipe or a device, and one deb given twice
 // are refused, naming the file.
-func BuildArchive(ctx context.Context, prov *redist.Provenance, rel string, debs []string, out string, limits DebLimits) error {
-	return build.Recorded(ctx, prov, rel, debs, out, limits, "debredist "+Version)
+func BuildArchive(
+	ctx context.Context,
+	prov *redist.Provenance,
+	rel string,
+	debs []string,
+	out string,
+	limits DebLimits,
+) error {
+	return build.Recorded(ctx, prov, rel, debs, out, limits, tool)
 }
 
 // RecordedDebs makes sure the debs archive rel of prov was made from are
-// in the cache, as Fetch does for a release: looked up by their recorded
-// sha256 in o.Source.CacheDir, those not there fetched from o.Source.Mirror,
-// else the mirror the provenance records (redist.Provenance.MirrorBase), else
-// NVIDIA's repository, and checked against that sha256 (o.Source.Offline:
-// the cache only; a *fault.MissingError lists every deb not there). It
-// returns their cache paths, to give BuildArchive. An archive prov does not
-// record is a *fault.UsageError listing those it does. o.OnEvent sees the
-// fetch (EventFetchPlan first); Release and Build are not used.
+// in the cache, as [Fetch] does for a release: looked up by their
+// recorded sha256 in the cache ([Source.CacheDir]), those not there
+// fetched from [Source.Mirror], else the mirror the provenance records
+// ([redist.Provenance.MirrorBase]), else NVIDIA's repository, and checked
+// against that sha256 ([Source.Offline]: the cache only; a
+// [*fault.MissingError] lists every deb not there). It returns their
+// cache paths, to give [BuildArchive]. An archive prov does not record is
+// a [*fault.UsageError] listing those it does. [Options.OnEvent] sees the
+// fetch ([event.FetchPlan] first); [Options.Release] and [Options.Build]
+// are not used.
 func RecordedDebs(ctx context.Context, o Options, prov *redist.Provenance, rel string) ([]string, error) {
 	rec, err := build.RecordOf(prov, rel)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkMirror("Source.Mirror", o.Source.Mirror, false); err != nil {
+	if err := checkMirror(fault.RefMirror, o.Source.Mirror, false); err != nil {
 		return nil, err
 	}
-	if err := checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads); err != nil {
+	if err := checkJobs(fault.RefParallelDownloads, o.Source.ParallelDownloads); err != nil {
 		return nil, err
 	}
-	recorded := o.Source.Mirror == ""
-	if recorded {
-		o.Source.Mirror = prov.MirrorBase()
+	so := convert.Options{Source: o.Source.fetch(), Tool: tool, OnEvent: o.OnEvent}
+	if so.RecordedMirror = o.Source.Mirror == ""; so.RecordedMirror {
+		so.Source.Base = prov.MirrorBase()
 	}
-	r := newRun(o)
-	r.recordedMirror = recorded
-	f, err := r.fetcher()
-	if err != nil {
-		return nil, err
-	}
-	debs := make([]apt.Package, 0, len(rec.Debs))
-	for _, d := range rec.Debs {
-		debs = append(debs, apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
-	}
-	got, err := r.fetchDebs(ctx, f, debs)
-	if err != nil {
-		return nil, err
-	}
-	paths := make([]string, 0, len(got))
-	for _, d := range rec.Debs {
-		if p := got[strings.ToLower(d.SHA256)]; p != "" && !slices.Contains(paths, p) {
-			paths = append(paths, p)
-		}
-	}
-	return paths, nil
+	return convert.New(so).RecordedDebs(ctx, rec)
 }
-
-// maxUserFile bounds what is read of a JSON file the user names (a lock
-// file, a profile, a provenance sidecar).
-const maxUserFile = redist.MaxJSON
 
 // ReadProvenanceFile reads the provenance sidecar at p, a file the user
 // names (build-archive --provenance): a regular file only (a named pipe
-// or a device is refused, never waited on), at most redist.MaxJSON bytes,
-// a key twice refused. A failure is a *fault.UsageError naming the file.
+// or a device is refused, never waited on), at most [redist.MaxJSON] bytes,
+// a key twice refused. A failure is a [*fault.UsageError] naming the file.
 func ReadProvenanceFile(p string) (*redist.Provenance, error) {
 	f, err := files.OpenRegular(p)
 	if err != nil {

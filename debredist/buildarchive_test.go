@@ -18,6 +18,7 @@ import (
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/build"
 	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // TestBuildArchive: an archive built again from its recorded debs, with no
@@ -51,7 +52,14 @@ func TestBuildArchive(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	out, cache := t.TempDir(), t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: sampleMirror, CacheDir: cache},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}},
+		},
+	)
 	prov, rec, debs := recordedArchive(t, out, cache)
 	dst := filepath.Join(t.TempDir(), "a.tar.xz")
 	if err := BuildArchive(ctx, prov, rec.RelativePath, debs, dst, DebLimits{}); err != nil {
@@ -73,9 +81,17 @@ func TestBuildArchive(t *testing.T) {
 	fresh := func() string { return filepath.Join(t.TempDir(), "x.tar.xz") }
 	usage("a deb missing", BuildArchive(ctx, prov, rec.RelativePath, debs[1:], fresh(), DebLimits{}), "not given")
 	stranger := filepath.Join(t.TempDir(), "other.deb")
-	os.WriteFile(stranger, []byte("not one of them"), 0o644)
-	usage("a foreign deb", BuildArchive(ctx, prov, rec.RelativePath, append(debs, stranger), fresh(), DebLimits{}), "is none of the")
-	usage("an unknown archive", BuildArchive(ctx, prov, "nope/x.tar.xz", debs, fresh(), DebLimits{}), "records no archive nope/x.tar.xz (it records: "+rec.RelativePath)
+	testutil.Must(t, os.WriteFile(stranger, []byte("not one of them"), 0o644))
+	usage(
+		"a foreign deb",
+		BuildArchive(ctx, prov, rec.RelativePath, append(debs, stranger), fresh(), DebLimits{}),
+		"is none of the",
+	)
+	usage(
+		"an unknown archive",
+		BuildArchive(ctx, prov, "nope/x.tar.xz", debs, fresh(), DebLimits{}),
+		"records no archive nope/x.tar.xz (it records: "+rec.RelativePath,
+	)
 	// Every deb not given is named, not only the first.
 	if len(rec.Debs) < 3 {
 		t.Fatalf("%s has %d debs: want 3 to leave out two", rec.RelativePath, len(rec.Debs))
@@ -115,7 +131,8 @@ func TestBuildArchive(t *testing.T) {
 	old := *prov
 	old.Archives = append([]redist.Archive(nil), prov.Archives...)
 	old.Archives[0].MTime = nil
-	if err := BuildArchive(ctx, &old, rec.RelativePath, debs, fresh(), DebLimits{}); err == nil || !strings.Contains(err.Error(), "convert again") {
+	if err := BuildArchive(ctx, &old, rec.RelativePath, debs, fresh(), DebLimits{}); err == nil ||
+		!strings.Contains(err.Error(), "convert again") {
 		t.Errorf("no recorded mtime: %v", err)
 	}
 	old.Archives[0].MTime = rec.MTime
@@ -125,12 +142,14 @@ func TestBuildArchive(t *testing.T) {
 	// one this debredist writes.
 	enc := old
 	enc.Encoder.Format = "xz"
-	if err := BuildArchive(ctx, &enc, rec.RelativePath, debs, fresh(), DebLimits{}); err == nil || !strings.Contains(err.Error(), `format "xz"`) {
+	if err := BuildArchive(ctx, &enc, rec.RelativePath, debs, fresh(), DebLimits{}); err == nil ||
+		!strings.Contains(err.Error(), `format "xz"`) {
 		t.Errorf("encoder format \"xz\": %v, want it refused", err)
 	}
 	enc = old
 	enc.Encoder.BlockSize = prov.Encoder.BlockSize / 2
-	if err := BuildArchive(ctx, &enc, rec.RelativePath, debs, fresh(), DebLimits{}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("block size %d", enc.Encoder.BlockSize)) {
+	if err := BuildArchive(ctx, &enc, rec.RelativePath, debs, fresh(), DebLimits{}); err == nil ||
+		!strings.Contains(err.Error(), fmt.Sprintf("block size %d", enc.Encoder.BlockSize)) {
 		t.Errorf("block size %d: %v, want it refused", enc.Encoder.BlockSize, err)
 	}
 
@@ -141,7 +160,9 @@ func TestBuildArchive(t *testing.T) {
 	if _, err := os.Stat(dst); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a build that differs from the manifest wrote %s", dst)
 	}
-	m := regexp.MustCompile(`built (\d+) bytes with sha256 ([0-9a-f]{64}), the manifest says (\d+) bytes with sha256 ([0-9a-f]{64})`).FindStringSubmatch(fmt.Sprint(err))
+	m := regexp.MustCompile(`built (\d+) bytes with sha256 ([0-9a-f]{64}), the manifest says (\d+) bytes with sha256 ` +
+		`([0-9a-f]{64})`).
+		FindStringSubmatch(fmt.Sprint(err))
 	if m == nil || m[4] != rec.SHA256 || m[3] != strconv.FormatInt(rec.Size, 10) || m[2] == rec.SHA256 {
 		t.Fatalf("other bytes: %v, want the built and the recorded size and sha256 named", err)
 	}
@@ -167,7 +188,14 @@ func TestBuildArchiveBounded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	out, cache := t.TempDir(), t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: sampleMirror, CacheDir: cache},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}},
+		},
+	)
 	raw, err := os.ReadFile(filepath.Join(out, "cudnn", "redist", "debredist-provenance_9.3.0.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -202,28 +230,56 @@ func TestBuildArchiveBounded(t *testing.T) {
 	}
 
 	exists := filepath.Join(t.TempDir(), "there.tar.xz")
-	os.WriteFile(exists, nil, 0o644)
+	testutil.Must(t, os.WriteFile(exists, nil, 0o644))
 	start := time.Now()
-	refused("an existing --out", BuildArchive(ctx, prov, rec.RelativePath, append(debs, "/dev/zero"), exists, DebLimits{}), "out "+exists+" exists")
-	refused("--out in a missing directory", BuildArchive(ctx, prov, rec.RelativePath, debs, filepath.Join(t.TempDir(), "no", "x"), DebLimits{}), "is not there")
+	refused(
+		"an existing --out",
+		BuildArchive(ctx, prov, rec.RelativePath, append(debs, "/dev/zero"), exists, DebLimits{}),
+		"out "+exists+" exists",
+	)
+	refused(
+		"--out in a missing directory",
+		BuildArchive(ctx, prov, rec.RelativePath, debs, filepath.Join(t.TempDir(), "no", "x"), DebLimits{}),
+		"is not there",
+	)
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("--out checked after %s of work", d)
 	}
 
-	refused("/dev/zero", BuildArchive(ctx, prov, rec.RelativePath, append(debs, "/dev/zero"), fresh(), DebLimits{}), "/dev/zero is a character device, not a regular file")
+	refused(
+		"/dev/zero",
+		BuildArchive(ctx, prov, rec.RelativePath, append(debs, "/dev/zero"), fresh(), DebLimits{}),
+		"/dev/zero is a character device, not a regular file",
+	)
 	fifo := filepath.Join(t.TempDir(), "fifo.deb")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	refused("a FIFO", BuildArchive(ctx, prov, rec.RelativePath, append(debs, fifo), fresh(), DebLimits{}), fifo+" is a named pipe (FIFO)")
-	refused("a deb twice", BuildArchive(ctx, prov, rec.RelativePath, append(debs, debs[0]), fresh(), DebLimits{}), "deb "+debs[0]+" is given twice")
+	refused(
+		"a FIFO",
+		BuildArchive(ctx, prov, rec.RelativePath, append(debs, fifo), fresh(), DebLimits{}),
+		fifo+" is a named pipe (FIFO)",
+	)
+	refused(
+		"a deb twice",
+		BuildArchive(ctx, prov, rec.RelativePath, append(debs, debs[0]), fresh(), DebLimits{}),
+		"deb "+debs[0]+" is given twice",
+	)
 	b, _ := os.ReadFile(debs[0])
 	longer := filepath.Join(t.TempDir(), "longer.deb")
-	os.WriteFile(longer, append(b, 0), 0o644)
-	refused("a longer deb", BuildArchive(ctx, prov, rec.RelativePath, append(debs[1:], longer), fresh(), DebLimits{}), "deb "+longer+" is "+strconv.Itoa(len(b)+1)+" bytes: it is none of the")
+	testutil.Must(t, os.WriteFile(longer, append(b, 0), 0o644))
+	refused(
+		"a longer deb",
+		BuildArchive(ctx, prov, rec.RelativePath, append(debs[1:], longer), fresh(), DebLimits{}),
+		"deb "+longer+" is "+strconv.Itoa(len(b)+1)+" bytes: it is none of the",
+	)
 	shorter := filepath.Join(t.TempDir(), "shorter.deb")
-	os.WriteFile(shorter, b[:len(b)-1], 0o644)
-	refused("a shorter deb", BuildArchive(ctx, prov, rec.RelativePath, append(debs[1:], shorter), fresh(), DebLimits{}), "deb "+shorter+" is "+strconv.Itoa(len(b)-1)+" bytes: it is none of the")
+	testutil.Must(t, os.WriteFile(shorter, b[:len(b)-1], 0o644))
+	refused(
+		"a shorter deb",
+		BuildArchive(ctx, prov, rec.RelativePath, append(debs[1:], shorter), fresh(), DebLimits{}),
+		"deb "+shorter+" is "+strconv.Itoa(len(b)-1)+" bytes: it is none of the",
+	)
 
 	for _, tc := range []struct {
 		field string
@@ -241,6 +297,10 @@ func TestBuildArchiveBounded(t *testing.T) {
 		p.Archives = []redist.Archive{rec}
 		p.Archives[0].Debs = append([]redist.Deb(nil), rec.Debs...)
 		tc.edit(&p.Archives[0])
-		refused(tc.field, BuildArchive(ctx, &p, p.Archives[0].RelativePath, debs, fresh(), DebLimits{}), "field "+tc.field+": ")
+		refused(
+			tc.field,
+			BuildArchive(ctx, &p, p.Archives[0].RelativePath, debs, fresh(), DebLimits{}),
+			"field "+tc.field+": ",
+		)
 	}
 }

@@ -30,7 +30,8 @@ func cacheTestDeb(t *testing.T, comp string) []byte {
 	}
 	lib = append(lib, "synthetic libcublas whose bytes the cache test flips\n"...)
 	b, err := debtest.Build(debtest.Deb{
-		Control:     "Package: " + hostile.Package + "\nSource: " + hostile.Source + "\nVersion: " + hostile.Version + "\nArchitecture: arm64\nMaintainer: x <x@example.com>\nDescription: cache test\n",
+		Control: "Package: " + hostile.Package + "\nSource: " + hostile.Source + "\nVersion: " + hostile.Version +
+			"\nArchitecture: arm64\nMaintainer: x <x@example.com>\nDescription: cache test\n",
 		AddParents:  true,
 		Compression: comp,
 		Files: []debtest.File{
@@ -121,7 +122,8 @@ func TestCorruptCacheEntryIsReplaced(t *testing.T) {
 			o.Build.Out, o.OnEvent, o.Source.Offline = filepath.Join(e.root, "out3"), nil, true
 			_, err = Convert(context.Background(), o)
 			var ce *fault.CorruptCacheError
-			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "Source.Offline") || !strings.Contains(err.Error(), hostile.Package) {
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "Source.Offline") ||
+				!strings.Contains(err.Error(), hostile.Package) {
 				t.Fatalf("offline: got %v, want a *fault.CorruptCacheError naming the package and Source.Offline", err)
 			}
 			if _, err := os.Stat(entry); !os.IsNotExist(err) {

@@ -5,24 +5,27 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/internal/convert"
 	"github.com/debredist/debredist/internal/fetch"
 )
 
-// Check reports the first option that does not make sense (a
-// *fault.UsageError naming the option, "Build.Preset 7: ..."; the CLI
-// words it in its flags): not exactly one release
-// selector (JetPack, L4T, ProfileFile, or LockFile alone), a negative
-// Jobs or Downloads, an unknown Compression, a Preset outside its
-// range, or an AllowWarnings code that is none of redist.WarningCodes (or
-// given without FailOnWarnings), a Source.Mirror that is no mirror URL (a
-// *fault.UsageError whose Option is "Source.Mirror"; a mirror directory
-// that is not there is one too, once an index or a deb not in the cache
-// is to be read from it). Plan, Fetch and Convert call it first (Convert
-// also wants Build.Out); the CLI calls it so that its answers are the
+// Check reports the first option that does not make sense, as a
+// [*fault.UsageError] naming the option ("Build.Preset 7: ..."; the CLI
+// words it in its flags): not exactly one release selector
+// ([Release.JetPack], [Release.L4T], [Release.ProfileFile], or
+// [Release.LockFile] alone), a JetPack release or L4T suite no built-in
+// profile has, a negative [Build.Jobs] or [Source.ParallelDownloads], an
+// unknown [Build.Compression], a [Build.Preset] outside its range, an
+// [Build.AllowWarnings] code that is none of [redist.WarningCodes] (or
+// given without [Build.FailOnWarnings]), or a [Source.Mirror] that is no
+// mirror URL (its Option is "Source.Mirror"; a mirror directory that is
+// not there is one too, once an index or a deb not in the cache is to be
+// read from it). Plan, Fetch and Convert call it first (Convert also
+// wants [Build.Out]); the CLI calls it so that its answers are the
 // library's.
 func (o Options) Check() error {
 	r := o.Release
@@ -34,9 +37,25 @@ func (o Options) Check() error {
 	}
 	switch {
 	case n > 1:
-		return fault.Usagef("give only one of Release.JetPack, Release.L4T and Release.ProfileFile")
+		return fault.Usagef("give only one of %s, %s and %s", fault.RefJetPack, fault.RefL4T, fault.RefProfileFile)
 	case n == 0 && r.LockFile == "":
-		return fault.Usagef("select a release with Release.JetPack, Release.L4T, Release.ProfileFile or Release.LockFile")
+		return fault.Usagef(
+			"select a release with %s, %s, %s or %s",
+			fault.RefJetPack,
+			fault.RefL4T,
+			fault.RefProfileFile,
+			fault.RefLockFile,
+		)
+	}
+	if r.JetPack != "" {
+		if _, err := profile.ForJetPack(r.JetPack); err != nil {
+			return &fault.UsageError{Msg: err.Error(), Err: err}
+		}
+	}
+	if r.L4T != "" {
+		if _, err := profile.ForSuite(r.L4T); err != nil {
+			return &fault.UsageError{Msg: err.Error(), Err: err}
+		}
 	}
 	return o.checkBuild()
 }
@@ -44,13 +63,13 @@ func (o Options) Check() error {
 // checkBuild is Check less the release selection (ConvertPlan's plan
 // selects the release).
 func (o Options) checkBuild() error {
-	if err := checkMirror("Source.Mirror", o.Source.Mirror, false); err != nil {
+	if err := checkMirror(fault.RefMirror, o.Source.Mirror, false); err != nil {
 		return err
 	}
-	if err := checkJobs("Build.Jobs", o.Build.Jobs); err != nil {
+	if err := checkJobs(fault.RefJobs, o.Build.Jobs); err != nil {
 		return err
 	}
-	if err := checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads); err != nil {
+	if err := checkJobs(fault.RefParallelDownloads, o.Source.ParallelDownloads); err != nil {
 		return err
 	}
 	comp, err := compression(o.Build.Compression)
@@ -59,68 +78,33 @@ func (o Options) checkBuild() error {
 	}
 	for _, c := range o.Build.AllowWarnings {
 		if !slices.Contains(redist.WarningCodes, c) {
-			return fault.Usagef("Build.AllowWarnings %q: not a warning code (the codes: %s)", c, strings.Join(redist.WarningCodes, ", "))
+			return fault.OptionErrorf(
+				fault.RefAllowWarnings,
+				nil,
+				"%q: not a warning code (the codes: %s)",
+				c,
+				strings.Join(redist.WarningCodes, ", "),
+			)
 		}
 	}
 	if len(o.Build.AllowWarnings) > 0 && !o.Build.FailOnWarnings {
-		return fault.Usagef("Build.AllowWarnings needs Build.FailOnWarnings (warnings fail nothing without it)")
+		return fault.Usagef("%s needs %s (warnings fail nothing without it)", fault.RefAllowWarnings, fault.RefFailOnWarnings)
 	}
 	if _, err := comp.Preset(o.Build.Preset); err != nil {
 		var want []string
 		for _, c := range Compressions() {
 			want = append(want, fmt.Sprintf("1..%d for %s", c.MaxPreset, c.Name))
 		}
-		return &fault.UsageError{Msg: fmt.Sprintf("Build.Preset %d: want %s", o.Build.Preset, strings.Join(want, ", ")), Err: err}
+		return fault.OptionErrorf(fault.RefPreset, err, "%d: want %s", o.Build.Preset, strings.Join(want, ", "))
 	}
 	return nil
 }
 
-// DownloadStats counts what one Fetch or Convert call got from the mirror
-// and from the cache (Result.Downloads, FetchResult.Downloads).
-type DownloadStats struct {
-	Downloaded int   `json:"downloaded"` // files downloaded (EventFetchDone)
-	Bytes      int64 `json:"bytes"`      // bytes downloaded
-	Cached     int   `json:"cached"`     // debs already in the cache (EventCacheHit)
-	// Local is true when the mirror is a directory (or file://): then
-	// Downloaded counts the debs read from it (and verified into the
-	// cache), nothing came over the network.
-	Local bool `json:"local"`
-}
-
-// downloadCounter counts the downloads of one call (run).
-type downloadCounter struct {
-	mu sync.Mutex
-	s  DownloadStats
-}
-
-func (c *downloadCounter) count(e Event) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch e.Kind {
-	case EventFetchDone:
-		c.s.Downloaded++
-		c.s.Bytes += e.Bytes
-	case EventCacheHit:
-		c.s.Cached++
-	case EventFetchPlan:
-		c.s.Local = e.URL != "" && !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://")
-	}
-}
-
-func (c *downloadCounter) stats() DownloadStats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.s
-}
-
-// checkMirror reports a mirror base given as option ("Source.Mirror")
+// checkMirror reports a mirror base given as option (fault.RefMirror)
 // that cannot be one (fetch.CheckBase), or with exists a mirror directory
 // that is not there or no directory: a *fault.UsageError whose Option is
 // option (File the directory not there). "" is the default mirror.
-func checkMirror(option, base string, exists bool) error {
+func checkMirror(option fault.Ref, base string, exists bool) error {
 	if base == "" {
 		return nil
 	}
@@ -132,31 +116,26 @@ func checkMirror(option, base string, exists bool) error {
 	}
 	err := fetch.CheckMirrorDir(base)
 	if nf := (*fault.NotFoundError)(nil); errors.As(err, &nf) {
-		return mirrorNotFound(option, nf)
+		return convert.MirrorNotFound(option, nf)
 	} else if err != nil {
 		return &fault.UsageError{Option: option, Msg: err.Error(), Err: err}
 	}
 	return nil
 }
 
-// mirrorNotFound is the error for a mirror directory the caller gave as
-// option that is not there.
-func mirrorNotFound(option string, nf *fault.NotFoundError) error {
-	return &fault.UsageError{Option: option, Msg: nf.Error() + " (want a directory that holds <repo>/dists/<suite>/, or an http(s) or file URL)", Err: nf, File: nf.Path}
-}
-
-func checkJobs(option string, n int) error {
+func checkJobs(option fault.Ref, n int) error {
 	if n < 0 {
-		return fault.Usagef("%s %d: want a positive number", option, n)
+		return fault.OptionErrorf(option, nil, "%d: want a positive number", n)
 	}
 	return nil
 }
 
-// Check reports options Diff cannot use (a negative ParallelDownloads); the
-// releases are its arguments. Diff calls it first.
+// Check reports options Diff cannot use (a negative
+// [Source.ParallelDownloads], a [Source.Mirror] that is no mirror URL);
+// the releases are its arguments. Diff calls it first.
 func (o DiffOptions) Check() error {
-	if err := checkMirror("Source.Mirror", o.Source.Mirror, false); err != nil {
+	if err := checkMirror(fault.RefMirror, o.Source.Mirror, false); err != nil {
 		return err
 	}
-	return checkJobs("Source.ParallelDownloads", o.Source.ParallelDownloads)
+	return checkJobs(fault.RefParallelDownloads, o.Source.ParallelDownloads)
 }

@@ -21,12 +21,33 @@ func TestCheckSameAnswers(t *testing.T) {
 		o    debredist.Options
 		want string
 	}{
-		{debredist.Options{Build: debredist.Build{Out: out}}, "select a release with Release.JetPack, Release.L4T, Release.ProfileFile or Release.LockFile"},
-		{debredist.Options{Release: debredist.Release{JetPack: "6", L4T: "r36.5"}, Build: debredist.Build{Out: out}}, "give only one of Release.JetPack, Release.L4T and Release.ProfileFile"},
-		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Jobs: -1}}, "Build.Jobs -1: want a positive number"},
-		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Compression: "gzip"}}, `Build.Compression "gzip": want xz or zstd`},
-		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Preset: 7}}, "Build.Preset 7"},
-		{debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Compression: "zst", Preset: 5}}, "Build.Preset 5"},
+		{
+			debredist.Options{Build: debredist.Build{Out: out}},
+			"select a release with Release.JetPack, Release.L4T, Release.ProfileFile or Release.LockFile",
+		},
+		{
+			debredist.Options{Release: debredist.Release{JetPack: "6", L4T: "r36.5"}, Build: debredist.Build{Out: out}},
+			"give only one of Release.JetPack, Release.L4T and Release.ProfileFile",
+		},
+		{
+			debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Jobs: -1}},
+			"Build.Jobs -1: want a positive number",
+		},
+		{
+			debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Compression: "gzip"}},
+			`Build.Compression "gzip": want xz or zstd`,
+		},
+		{
+			debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Preset: 7}},
+			"Build.Preset 7",
+		},
+		{
+			debredist.Options{
+				Release: debredist.Release{JetPack: "6"},
+				Build:   debredist.Build{Out: out, Compression: "zst", Preset: 5},
+			},
+			"Build.Preset 5",
+		},
 		{debredist.Options{Release: debredist.Release{JetPack: "6"}}, "Build.Out is required"},
 	}
 	for _, c := range bad {
@@ -46,11 +67,16 @@ func TestCheckSameAnswers(t *testing.T) {
 		}
 	}
 	for _, comp := range []string{"", "xz", "zstd", "zst"} {
-		if err := (debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: out, Compression: comp, Preset: 4}}).Check(); err != nil {
+		err := (debredist.Options{
+			Release: debredist.Release{JetPack: "6"},
+			Build:   debredist.Build{Out: out, Compression: comp, Preset: 4},
+		}).Check()
+		if err != nil {
 			t.Errorf("--compress %q: %v", comp, err)
 		}
 	}
-	if err := (debredist.DiffOptions{Source: debredist.Source{ParallelDownloads: -2}}).Check(); err == nil || !strings.Contains(err.Error(), "Source.ParallelDownloads -2") {
+	if err := (debredist.DiffOptions{Source: debredist.Source{ParallelDownloads: -2}}).Check(); err == nil ||
+		!strings.Contains(err.Error(), "Source.ParallelDownloads -2") {
 		t.Errorf("Diff --jobs -2: %v", err)
 	}
 }

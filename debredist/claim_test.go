@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/hostile"
 	"github.com/debredist/debredist/internal/publish"
@@ -26,11 +27,14 @@ func TestWaitingRunNeverUndoesAnother(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.NotFoundHandler()) // every deb fails, after OUT is claimed
 	defer srv.Close()
-	o := world(t, lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, sha: strings.Repeat("0", 64)})
+	o := world(
+		t,
+		lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, sha: strings.Repeat("0", 64)},
+	)
 	o.Source.Mirror = srv.URL
 	busy := make(chan struct{}, 8)
-	o.OnEvent = func(e debredist.Event) {
-		if e.Kind == debredist.EventOutBusy {
+	o.OnEvent = func(e event.Event) {
+		if e.Kind == event.OutBusy {
 			busy <- struct{}{}
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 
 	"github.com/debredist/debredist/debredist"
 	"github.com/debredist/debredist/debredist/outdir"
@@ -19,9 +19,9 @@ import (
 func ExampleConvertPlan() {
 	ctx := context.Background()
 	cache, _ := os.MkdirTemp("", "debredist-cache")
-	defer os.RemoveAll(cache)
+	defer func() { _ = os.RemoveAll(cache) }()
 	out, _ := os.MkdirTemp("", "debredist-out")
-	defer os.RemoveAll(out)
+	defer func() { _ = os.RemoveAll(out) }()
 	o := debredist.Options{
 		Source:  debredist.Source{Mirror: sampleMirror, CacheDir: cache},
 		Release: debredist.Release{JetPack: "6"},
@@ -51,17 +51,16 @@ func ExampleConvertPlan() {
 		fmt.Println(err)
 		return
 	}
-	defer snap.Close()
-	for _, m := range snap.Manifests {
-		rel, _ := filepath.Rel(out, m)
-		fmt.Println("manifest", filepath.ToSlash(rel))
+	defer func() { _ = snap.Close() }()
+	for _, m := range snap.Manifests { // relative to out: "cuda/redist/redistrib_12.6.68.json"
+		fmt.Println("manifest", m)
 		prov, _, err := snap.ReadSidecar(m)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
 		for _, a := range prov.Archives {
-			file := filepath.Join(filepath.Dir(m), filepath.FromSlash(a.RelativePath))
+			file := path.Join(path.Dir(m), a.RelativePath)
 			fmt.Println("  archive", a.RelativePath, "from", len(a.Debs), "debs, present:", snap.IsFile(file))
 		}
 	}

@@ -14,7 +14,14 @@ import (
 func TestZstdProvenanceRecordsLevel(t *testing.T) {
 	t.Parallel()
 	out, cache := t.TempDir(), t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart"}, Compression: "zstd"}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: sampleMirror, CacheDir: cache},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart"}, Compression: "zstd"},
+		},
+	)
 	prov, rec, debs := recordedArchive(t, out, cache)
 	if prov.Encoder.Format != ".tar.zst" || prov.Encoder.Preset != 4 || rec.Preset != 4 {
 		t.Fatalf("encoder %+v, archive preset %d: want .tar.zst at preset 4", prov.Encoder, rec.Preset)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/archive"
@@ -45,7 +46,7 @@ func freshMirror(t *testing.T, opts mirrorgen.Options) string {
 	return dir
 }
 
-func convert(t *testing.T, o Options) *Result {
+func mustConvert(t *testing.T, o Options) *Result {
 	t.Helper()
 	res, err := Convert(context.Background(), o)
 	if err != nil {
@@ -117,31 +118,97 @@ func TestConvertJetPacks(t *testing.T) {
 		product map[string]string // product -> manifest
 		paths   map[string][]string
 	}{
-		{"5", "r35.6", map[string]string{"cuda": "cuda/redist/redistrib_11.4.298.json", "cudnn": "cudnn/redist/redistrib_8.6.0.json", "tensorrt": "tensorrt/redist/redistrib_8.5.2.json"},
+		{
+			"5",
+			"r35.6",
+			map[string]string{
+				"cuda":     "cuda/redist/redistrib_11.4.298.json",
+				"cudnn":    "cudnn/redist/redistrib_8.6.0.json",
+				"tensorrt": "tensorrt/redist/redistrib_8.5.2.json",
+			},
 			map[string][]string{
-				"cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-11.4.298-archive.tar.xz":      {"include/cuda_runtime.h", "lib/libcudart.so.11.4.298", "lib/stubs/libcuda.so", "pkg-config/cudart-11.4.pc", "LICENSE"},
-				"cudnn/redist/cudnn/linux-aarch64/cudnn-linux-aarch64-8.6.0.166_cuda11-archive.tar.xz":         {"include/cudnn.h", "lib/libcudnn.so"},
-				"cuda/redist/cuda_compat/linux-aarch64/cuda_compat-linux-aarch64-11.4.31478197-archive.tar.xz": {"compat/libcuda.so.1.1"},
-			}},
-		{"6", "r36.5", map[string]string{"cuda": "cuda/redist/redistrib_12.6.68.json", "cudnn": "cudnn/redist/redistrib_9.3.0.json", "tensorrt": "tensorrt/redist/redistrib_10.3.0.json", "l4t": "l4t/redist/redistrib_36.5.0.json"},
+				"cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-11.4.298-archive.tar.xz": {
+					"include/cuda_runtime.h",
+					"lib/libcudart.so.11.4.298",
+					"lib/stubs/libcuda.so",
+					"pkg-config/cudart-11.4.pc",
+					"LICENSE",
+				},
+				"cudnn/redist/cudnn/linux-aarch64/cudnn-linux-aarch64-8.6.0.166_cuda11-archive.tar.xz": {
+					"include/cudnn.h",
+					"lib/libcudnn.so",
+				},
+				"cuda/redist/cuda_compat/linux-aarch64/cuda_compat-linux-aarch64-11.4.31478197-archive.tar.xz": {
+					"compat/libcuda.so.1.1",
+				},
+			},
+		},
+		{
+			"6",
+			"r36.5",
+			map[string]string{
+				"cuda":     "cuda/redist/redistrib_12.6.68.json",
+				"cudnn":    "cudnn/redist/redistrib_9.3.0.json",
+				"tensorrt": "tensorrt/redist/redistrib_10.3.0.json",
+				"l4t":      "l4t/redist/redistrib_36.5.0.json",
+			},
 			map[string][]string{
-				"cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz":        {"include/cuda_runtime.h", "lib/libcudart.so.12.6.68", "lib/stubs/libcuda.so", "pkg-config/cudart-12.6.pc", "LICENSE"},
-				"cudnn/redist/cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz":           {"include/cudnn.h", "lib/libcudnn.so", "lib/libcudnn.so.9"},
-				"cuda/redist/cuda_compat/linux-aarch64/cuda_compat-linux-aarch64-12.6.36890662-archive.tar.xz":  {"compat/libcuda.so.1.1"},
-				"tensorrt/redist/tensorrt/linux-aarch64/tensorrt-linux-aarch64-10.3.0.30_cuda12-archive.tar.xz": {"bin/trtexec", "include/NvInfer.h"},
-			}},
-		{"7", "r39.2", map[string]string{"cuda": "cuda/redist/redistrib_13.2.75.json", "cudnn": "cudnn/redist/redistrib_9.20.0.json", "tensorrt": "tensorrt/redist/redistrib_10.16.2.json"},
+				"cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz": {
+					"include/cuda_runtime.h",
+					"lib/libcudart.so.12.6.68",
+					"lib/stubs/libcuda.so",
+					"pkg-config/cudart-12.6.pc",
+					"LICENSE",
+				},
+				"cudnn/redist/cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz": {
+					"include/cudnn.h",
+					"lib/libcudnn.so",
+					"lib/libcudnn.so.9",
+				},
+				"cuda/redist/cuda_compat/linux-aarch64/cuda_compat-linux-aarch64-12.6.36890662-archive.tar.xz": {
+					"compat/libcuda.so.1.1",
+				},
+				"tensorrt/redist/tensorrt/linux-aarch64/tensorrt-linux-aarch64-10.3.0.30_cuda12-archive.tar.xz": {
+					"bin/trtexec",
+					"include/NvInfer.h",
+				},
+			},
+		},
+		{
+			"7",
+			"r39.2",
+			map[string]string{
+				"cuda":     "cuda/redist/redistrib_13.2.75.json",
+				"cudnn":    "cudnn/redist/redistrib_9.20.0.json",
+				"tensorrt": "tensorrt/redist/redistrib_10.16.2.json",
+			},
 			map[string][]string{
-				"cuda/redist/cuda_cudart/linux-sbsa/cuda_cudart-linux-sbsa-13.2.75-archive.tar.xz": {"include/cuda_runtime.h", "lib/libcudart.so.13.2.75", "lib/stubs/libcuda.so", "pkg-config/cudart-13.2.pc"},
-				"cudnn/redist/cudnn/linux-sbsa/cudnn-linux-sbsa-9.20.0.46_cuda13-archive.tar.xz":   {"include/cudnn.h", "lib/libcudnn.so"},
-			}},
+				"cuda/redist/cuda_cudart/linux-sbsa/cuda_cudart-linux-sbsa-13.2.75-archive.tar.xz": {
+					"include/cuda_runtime.h",
+					"lib/libcudart.so.13.2.75",
+					"lib/stubs/libcuda.so",
+					"pkg-config/cudart-13.2.pc",
+				},
+				"cudnn/redist/cudnn/linux-sbsa/cudnn-linux-sbsa-9.20.0.46_cuda13-archive.tar.xz": {
+					"include/cudnn.h",
+					"lib/libcudnn.so",
+				},
+			},
+		},
 	}
 	for _, c := range cases {
 		t.Run("jetpack"+c.jetpack, func(t *testing.T) {
 			t.Parallel()
 			m := mirror(t, mirrorgen.Options{Suites: []string{c.suite}})
 			out := t.TempDir()
-			res := convert(t, Options{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Release: Release{JetPack: c.jetpack}, Build: Build{Out: out}})
+			res := mustConvert(
+				t,
+				Options{
+					Source:  Source{Mirror: m, CacheDir: t.TempDir()},
+					Release: Release{JetPack: c.jetpack},
+					Build:   Build{Out: out},
+				},
+			)
 			for product, manifest := range c.product {
 				f, err := os.Open(filepath.Join(out, manifest))
 				if err != nil {
@@ -189,8 +256,18 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
 	cache := t.TempDir()
 	outA, outB := t.TempDir(), t.TempDir()
-	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outA, Jobs: 1}})
-	convert(t, Options{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: outB, Jobs: 4}})
+	mustConvert(
+		t,
+		Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outA, Jobs: 1}},
+	)
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: m, CacheDir: t.TempDir()},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: outB, Jobs: 4},
+		},
+	)
 	a, b := snapshot(t, outA), snapshot(t, outB)
 	if strings.Join(keys(a), "\n") != strings.Join(keys(b), "\n") {
 		t.Fatalf("different file sets:\n%v\n%v", keys(a), keys(b))
@@ -202,7 +279,10 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 	}
 
 	// A rerun is a no-op.
-	res := convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outA}})
+	res := mustConvert(
+		t,
+		Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outA}},
+	)
 	for _, p := range res.Packages {
 		if !p.UpToDate {
 			t.Errorf("rerun rebuilt %s", p.PName)
@@ -220,7 +300,10 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 		}
 		return b
 	}})
-	res = convert(t, Options{Source: Source{Mirror: m2, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outA}})
+	res = mustConvert(
+		t,
+		Options{Source: Source{Mirror: m2, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outA}},
+	)
 	var rebuilt []string
 	for _, p := range res.Packages {
 		if !p.UpToDate {
@@ -247,8 +330,8 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 		Source:  Source{Mirror: m, CacheDir: cache},
 		Release: Release{JetPack: "6"},
 		Build:   Build{Out: outC, Jobs: 1},
-		OnEvent: func(e Event) {
-			if e.Kind == EventBuildDone {
+		OnEvent: func(e event.Event) {
+			if e.Kind == event.BuildDone {
 				once.Do(cancel)
 			}
 		},
@@ -261,7 +344,10 @@ func TestConvertReproducibleAndIncremental(t *testing.T) {
 			t.Errorf("interrupted run left %s (no manifest may be written before all archives)", k)
 		}
 	}
-	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outC}})
+	mustConvert(
+		t,
+		Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outC}},
+	)
 	c := snapshot(t, outC)
 	for k := range a {
 		if c[k] != a[k] {
@@ -282,16 +368,33 @@ func TestLockReproduces(t *testing.T) {
 	cache := t.TempDir()
 	lock := filepath.Join(t.TempDir(), "jetpack6.lock.json")
 	outA := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: outA, LockOut: lock, Only: []string{"libcublas", "cuda_cudart"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: m, CacheDir: cache},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: outA, LockOut: lock, Only: []string{"libcublas", "cuda_cudart"}},
+		},
+	)
 
 	// NVIDIA re-uploads libcublas under the same name with new bytes.
-	if err := mirrorgen.Generate(context.Background(), m, mirrorgen.Options{Suites: []string{"r36.5"}, Payload: func(pkg, path string, size int64) []byte {
-		return append([]byte("re-uploaded "), mirrorgen.DefaultPayload(pkg, path, size)...)
-	}}); err != nil {
+	if err := mirrorgen.Generate(context.Background(), m, mirrorgen.Options{
+		Suites: []string{"r36.5"},
+		Payload: func(pkg, path string, size int64) []byte {
+			return append([]byte("re-uploaded "), mirrorgen.DefaultPayload(pkg, path, size)...)
+		},
+	}); err != nil {
 		t.Fatal(err)
 	}
 	outB := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{LockFile: lock}, Build: Build{Out: outB, Only: []string{"libcublas", "cuda_cudart"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: m, CacheDir: cache},
+			Release: Release{LockFile: lock},
+			Build:   Build{Out: outB, Only: []string{"libcublas", "cuda_cudart"}},
+		},
+	)
 	a, b := snapshot(t, outA), snapshot(t, outB)
 	for k, v := range a {
 		if redist.IsSidecarName(filepath.Base(k)) {
@@ -302,8 +405,16 @@ func TestLockReproduces(t *testing.T) {
 		}
 	}
 	// Without the cache the pinned bytes are gone upstream: a clear size/hash mismatch.
-	_, err := Convert(context.Background(), Options{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Release: Release{LockFile: lock}, Build: Build{Out: t.TempDir(), Only: []string{"libcublas"}}})
-	if err == nil || !strings.Contains(err.Error(), "libcublas-12-6") || !strings.Contains(err.Error(), "replaced under the same name") {
+	_, err := Convert(
+		context.Background(),
+		Options{
+			Source:  Source{Mirror: m, CacheDir: t.TempDir()},
+			Release: Release{LockFile: lock},
+			Build:   Build{Out: t.TempDir(), Only: []string{"libcublas"}},
+		},
+	)
+	if err == nil || !strings.Contains(err.Error(), "libcublas-12-6") ||
+		!strings.Contains(err.Error(), "replaced under the same name") {
 		t.Errorf("want a mismatch naming the package and the likely re-upload, got %v", err)
 	}
 }
@@ -329,7 +440,10 @@ func TestInterruptedRebuildKeepsOutConsistent(t *testing.T) {
 	sample := filepath.Join("..", "testdata", "sample-mirror")
 	cache := t.TempDir()
 	out := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out}})
+	mustConvert(
+		t,
+		Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out}},
+	)
 	before := snapshot(t, out)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -339,8 +453,8 @@ func TestInterruptedRebuildKeepsOutConsistent(t *testing.T) {
 		Source:  Source{Mirror: sample, CacheDir: cache},
 		Release: Release{JetPack: "6"},
 		Build:   Build{Out: out, Jobs: 1, MTime: newTime},
-		OnEvent: func(e Event) {
-			if e.Kind == EventBuildDone {
+		OnEvent: func(e event.Event) {
+			if e.Kind == event.BuildDone {
 				once.Do(cancel)
 			}
 		},
@@ -354,7 +468,14 @@ func TestInterruptedRebuildKeepsOutConsistent(t *testing.T) {
 	if rep, err := verify.Dir(context.Background(), out); err != nil || rep.Err() != nil {
 		t.Fatalf("OUT no longer verifies after a cancelled rebuild: %v %v", err, rep.Err())
 	}
-	res := convert(t, Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, MTime: newTime}})
+	res := mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: sample, CacheDir: cache},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: out, MTime: newTime},
+		},
+	)
 	for _, p := range res.Packages {
 		if p.UpToDate {
 			t.Errorf("%s kept although its mtime changed", p.PName)
@@ -373,10 +494,20 @@ func TestOnlyAndOtherReleasesShareOut(t *testing.T) {
 	sample := filepath.Join("..", "testdata", "sample-mirror")
 	cache := t.TempDir()
 	out := t.TempDir()
-	full := convert(t, Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out}})
+	full := mustConvert(
+		t,
+		Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out}},
+	)
 	before := snapshot(t, out)
 
-	res := convert(t, Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart"}, MTime: time.Unix(1_000_000_000, 0)}})
+	res := mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: sample, CacheDir: cache},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart"}, MTime: time.Unix(1_000_000_000, 0)},
+		},
+	)
 	if len(res.Packages) != 1 || res.Packages[0].UpToDate {
 		t.Fatalf("--only cuda_cudart with a new mtime: %+v", res.Packages)
 	}
@@ -402,10 +533,14 @@ func TestOnlyAndOtherReleasesShareOut(t *testing.T) {
 		t.Fatalf("verify after --only: %v %v", err, rep.Err())
 	}
 
-	convert(t, Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "5"}, Build: Build{Out: out}})
+	mustConvert(
+		t,
+		Options{Source: Source{Mirror: sample, CacheDir: cache}, Release: Release{JetPack: "5"}, Build: Build{Out: out}},
+	)
 	after := snapshot(t, out)
 	for k, v := range before {
-		if strings.Contains(k, "cuda_cudart") || strings.HasPrefix(k, "cuda/redist/redistrib_12.6.68") || strings.HasPrefix(k, "cuda/redist/debredist-provenance_12.6.68") {
+		if strings.Contains(k, "cuda_cudart") || strings.HasPrefix(k, "cuda/redist/redistrib_12.6.68") ||
+			strings.HasPrefix(k, "cuda/redist/debredist-provenance_12.6.68") {
 			continue // rebuilt by --only above
 		}
 		if strings.HasSuffix(k, "/LICENSE.txt") {

@@ -17,8 +17,12 @@ func TestConvertRebuildsDamagedArchive(t *testing.T) {
 	t.Parallel()
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.5"}})
 	out, cache := t.TempDir(), t.TempDir()
-	o := Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc"}}}
-	res := convert(t, o)
+	o := Options{
+		Source:  Source{Mirror: m, CacheDir: cache},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc"}},
+	}
+	res := mustConvert(t, o)
 	if len(res.Packages) != 2 {
 		t.Fatalf("packages %+v", res.Packages)
 	}
@@ -35,7 +39,7 @@ func TestConvertRebuildsDamagedArchive(t *testing.T) {
 	if err := os.WriteFile(damaged, bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res2 := convert(t, o)
+	res2 := mustConvert(t, o)
 	for _, p := range res2.Packages {
 		if want := p.PName != res.Packages[0].PName; p.UpToDate != want {
 			t.Errorf("%s: up to date %v, want %v", p.PName, p.UpToDate, want)

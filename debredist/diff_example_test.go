@@ -14,7 +14,7 @@ import (
 // products and components moved.
 func ExampleDiff() {
 	cache, _ := os.MkdirTemp("", "debredist-cache")
-	defer os.RemoveAll(cache)
+	defer func() { _ = os.RemoveAll(cache) }()
 	r, err := debredist.Diff(context.Background(), debredist.DiffOptions{
 		Source: debredist.Source{Mirror: "../testdata/sample-mirror", CacheDir: cache},
 	}, "r36.4", "r36.5")
@@ -40,7 +40,15 @@ func ExampleDiff() {
 // release.
 func ExampleInventory() {
 	var b bytes.Buffer
-	err := debredist.Inventory(context.Background(), debredist.Options{Source: debredist.Source{Mirror: "../testdata/sample-mirror"}, Release: debredist.Release{L4T: "r36.5"}}, &b, debredist.InventoryJetPackNixos)
+	err := debredist.Inventory(
+		context.Background(),
+		debredist.Options{
+			Source:  debredist.Source{Mirror: "../testdata/sample-mirror"},
+			Release: debredist.Release{L4T: "r36.5"},
+		},
+		&b,
+		debredist.InventoryJetPackNixos,
+	)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -41,7 +41,7 @@ func product(t *testing.T, r *reldiff.Result, name string) reldiff.Product {
 	return reldiff.Product{}
 }
 
-func component(t *testing.T, p reldiff.Product, pname string) reldiff.Component {
+func component(t *testing.T, p reldiff.Product, pname string) reldiff.ComponentChange {
 	t.Helper()
 	for _, c := range p.Components {
 		if c.PName == pname {
@@ -49,7 +49,7 @@ func component(t *testing.T, p reldiff.Product, pname string) reldiff.Component 
 		}
 	}
 	t.Fatalf("%s: no component %s in %+v", p.Product, pname, p.Components)
-	return reldiff.Component{}
+	return reldiff.ComponentChange{}
 }
 
 // TestDiffR364R365 checks the diff of the two JetPack 6 fixtures against
@@ -64,7 +64,8 @@ func TestDiffR364R365(t *testing.T) {
 	m := mirror(t, mirrorgen.Options{Suites: []string{"r36.4", "r36.5"}})
 	o := DiffOptions{Source: Source{Mirror: m, CacheDir: t.TempDir()}}
 	r := diff(t, o, "r36.4", "r36.5")
-	if r.From.L4T != "r36.4" || r.To.L4T != "r36.5" || r.From.ReleaseDate != "2025-06-16" || r.To.ReleaseDate != "2026-01-15" {
+	if r.From.L4T != "r36.4" || r.To.L4T != "r36.5" || r.From.ReleaseDate != "2025-06-16" ||
+		r.To.ReleaseDate != "2026-01-15" {
 		t.Errorf("sides %+v -> %+v", r.From, r.To)
 	}
 	for _, c := range []struct{ product, label string }{{"cuda", "12.6.68"}, {"cudnn", "9.3.0"}, {"tensorrt", "10.3.0"}} {
@@ -78,8 +79,11 @@ func TestDiffR364R365(t *testing.T) {
 		t.Errorf("l4t label %s -> %s, want 36.4.4 -> 36.5.0", l4t.FromLabel, l4t.ToLabel)
 	}
 	dla := component(t, l4t, "nvidia_l4t_dla_compiler")
-	want := []reldiff.DebChange{{Name: "nvidia-l4t-dla-compiler", FromVersion: "36.4.4-20250616085344", ToVersion: "36.5.0-20260115194252"}}
-	if dla.Status != "changed" || dla.FromVersion != "36.4.4" || dla.ToVersion != "36.5.0" || !reflect.DeepEqual(dla.DebsChanged, want) {
+	want := []reldiff.DebChange{
+		{Name: "nvidia-l4t-dla-compiler", FromVersion: "36.4.4-20250616085344", ToVersion: "36.5.0-20260115194252"},
+	}
+	if dla.Status != "changed" || dla.FromVersion != "36.4.4" || dla.ToVersion != "36.5.0" ||
+		!reflect.DeepEqual(dla.DebsChanged, want) {
 		t.Errorf("dla compiler: %+v, want 36.4.4 -> 36.5.0 with deb change %+v", dla, want)
 	}
 	if r.Files || dla.Files != nil {
@@ -96,7 +100,8 @@ func TestDiffR364R365(t *testing.T) {
 	for _, d := range r.Others.Removed {
 		removed = append(removed, d.Repo+"/"+d.Name)
 	}
-	if want := []string{"common/nvidia-cudnn9", "common/nvidia-cudnn9-dev"}; !reflect.DeepEqual(removed, want) || len(r.Others.Added) != 0 {
+	if want := []string{"common/nvidia-cudnn9", "common/nvidia-cudnn9-dev"}; !reflect.DeepEqual(removed, want) ||
+		len(r.Others.Added) != 0 {
 		t.Errorf("other debs removed %v added %v, want removed %v", removed, r.Others.Added, want)
 	}
 	for _, want := range []reldiff.DebChange{
@@ -133,11 +138,15 @@ func TestDiffFilesJetPack5To6(t *testing.T) {
 		t.Errorf("cuda_cudart renames %+v: want cuda-cudart-11-4 => cuda-cudart-12-6", cudart.DebsRenamed)
 	}
 	f := cudart.Files
-	if f == nil || !slices.Contains(f.Added, "lib/libcudart.so.12.6.68") || !slices.Contains(f.Removed, "lib/libcudart.so.11.4.298") ||
+	if f == nil || !slices.Contains(f.Added, "lib/libcudart.so.12.6.68") ||
+		!slices.Contains(f.Removed, "lib/libcudart.so.11.4.298") ||
 		!slices.Contains(f.Added, "pkg-config/cudart-12.6.pc") {
 		t.Fatalf("cuda_cudart files %+v", f)
 	}
-	if !slices.Contains(f.LinkChanged, reldiff.LinkChange{Path: "lib/libcudart.so", From: "libcudart.so.11.0", To: "libcudart.so.12"}) {
+	if !slices.Contains(
+		f.LinkChanged,
+		reldiff.LinkChange{Path: "lib/libcudart.so", From: "libcudart.so.11.0", To: "libcudart.so.12"},
+	) {
 		t.Errorf("cuda_cudart link changes %+v", f.LinkChanged)
 	}
 	nvcc := component(t, cuda, "cuda_nvcc")
@@ -173,7 +182,14 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 		t.Errorf("r36.5 vs jetpack6: %+v", r)
 	}
 	lock, out := filepath.Join(dir, "r36.5.lock.json"), filepath.Join(dir, "out")
-	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{L4T: "r36.5"}, Build: Build{Out: out, LockOut: lock}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: m, CacheDir: cache},
+			Release: Release{L4T: "r36.5"},
+			Build:   Build{Out: out, LockOut: lock},
+		},
+	)
 	for _, pair := range [][2]string{{lock, out}, {out, lock}, {"r36.5", out}} {
 		r := diff(t, o, pair[0], pair[1])
 		if !r.Empty() {
@@ -189,10 +205,17 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Inventory(context.Background(), Options{Source: Source{Mirror: m}, Release: Release{L4T: "r36.5"}}, f, InventoryJetPackNixos); err != nil {
+	if err := Inventory(
+		context.Background(),
+		Options{Source: Source{Mirror: m}, Release: Release{L4T: "r36.5"}},
+		f,
+		InventoryJetPackNixos,
+	); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if r := diff(t, o, nixos, out); !r.Empty() || r.From.Origin != "lock" || r.To.Origin != "out" {
 		t.Errorf("jetpack-nixos inventory vs out: %+v", r)
 	}
@@ -215,7 +238,10 @@ func TestDiffSelfAndLockVsOut(t *testing.T) {
 
 	// An OUT holding two releases (labels of their own) needs OUT@suite.
 	o.Files = false
-	convert(t, Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{L4T: "r35.6"}, Build: Build{Out: out}})
+	mustConvert(
+		t,
+		Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{L4T: "r35.6"}, Build: Build{Out: out}},
+	)
 	if _, err := Diff(context.Background(), o, lock, out); !errors.As(err, &ue) {
 		t.Errorf("OUT with r35.6 and r36.5: err %v, want a usage error asking for OUT@suite", err)
 	}
@@ -264,7 +290,9 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	files = append(files,
 		debtest.File{Name: "srv", Type: tar.TypeDir}, debtest.File{Name: "srv/nvidia", Type: tar.TypeDir},
 		debtest.File{Name: "srv/nvidia/cublas-telemetry.json", Body: []byte("{}\n")})
-	b, err := debtest.Build(debtest.Deb{Control: "Package: libcublas-12-6\nVersion: 12.6.1.4-2\nArchitecture: arm64\n", Files: files})
+	b, err := debtest.Build(
+		debtest.Deb{Control: "Package: libcublas-12-6\nVersion: 12.6.1.4-2\nArchitecture: arm64\n", Files: files},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +301,10 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	sum := sha256.Sum256(b)
 
 	var lb bytes.Buffer
-	if err := Inventory(ctx, Options{Source: Source{Mirror: m}, Release: Release{L4T: "r36.5"}}, &lb, InventoryLock); err != nil {
+	if err := Inventory(ctx, Options{
+		Source:  Source{Mirror: m},
+		Release: Release{L4T: "r36.5"},
+	}, &lb, InventoryLock); err != nil {
 		t.Fatal(err)
 	}
 	var lock map[string]any
@@ -306,15 +337,26 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 		t.Errorf("libcublas deb changes %+v", cublas.DebsChanged)
 	}
 
-	conv := Options{Source: Source{Mirror: m, CacheDir: cache}, Release: Release{LockFile: next}, Build: Build{Out: filepath.Join(dir, "out")}}
+	conv := Options{
+		Source:  Source{Mirror: m, CacheDir: cache},
+		Release: Release{LockFile: next},
+		Build:   Build{Out: filepath.Join(dir, "out")},
+	}
 	var ue *fault.UnplacedError
 	if _, err := Convert(ctx, conv); !errors.As(err, &ue) {
 		t.Fatalf("convert without a fix: err %v, want the unplaced path", err)
 	}
 	prof := filepath.Join(dir, "my-r36.5.json")
-	mustWrite(t, prof, []byte(`{"name": "my-r36.5", "l4t": "r36.5", "rules": {"rules": [{"match": "srv/nvidia/**", "drop": "telemetry config, not part of the redist"}]}}`))
+	mustWrite(
+		t,
+		prof,
+		[]byte(
+			`{"name": "my-r36.5", "l4t": "r36.5", "rules": {"rules": [{"match": "srv/nvidia/**", "drop": "telemetry config, `+
+				`not part of the redist"}]}}`,
+		),
+	)
 	conv.Release.ProfileFile = prof
-	res := convert(t, conv)
+	res := mustConvert(t, conv)
 	if len(res.Packages) == 0 {
 		t.Fatal("nothing converted")
 	}
@@ -327,10 +369,18 @@ func TestDiffUnplacedThenProfileFix(t *testing.T) {
 	// Rules that move paths show up for components whose debs did not
 	// change.
 	moved := filepath.Join(dir, "moved.json")
-	mustWrite(t, moved, []byte(`{"name": "moved", "l4t": "r36.5", "rules": {"rules": [{"match": "usr/local/cuda-{cuda}/targets/{target}/include/**", "to": "include/v2", "packages": ["libcufft"]}]}}`))
+	mustWrite(
+		t,
+		moved,
+		[]byte(
+			`{"name": "moved", "l4t": "r36.5", "rules": {"rules": [{"match": `+
+				`"usr/local/cuda-{cuda}/targets/{target}/include/**", "to": "include/v2", "packages": ["libcufft"]}]}}`,
+		),
+	)
 	r = diff(t, o, "r36.5", moved)
 	cufft := component(t, product(t, r, "cuda"), "libcufft")
-	if cufft.Status != "unchanged" || cufft.Files == nil || !slices.Contains(cufft.Files.Added, "include/v2/cufft.h") || !slices.Contains(cufft.Files.Removed, "include/cufft.h") {
+	if cufft.Status != "unchanged" || cufft.Files == nil || !slices.Contains(cufft.Files.Added, "include/v2/cufft.h") ||
+		!slices.Contains(cufft.Files.Removed, "include/cufft.h") {
 		t.Errorf("libcufft under moved rules: %+v", cufft)
 	}
 	rep, err := verify.Dir(ctx, conv.Build.Out)

@@ -23,22 +23,32 @@ import (
 func TestEmptyComponentNotEmitted(t *testing.T) {
 	t.Parallel()
 	prof := filepath.Join(t.TempDir(), "jp6-noprune.json")
-	if err := os.WriteFile(prof, []byte(`{"name": "jp6-noprune", "l4t": "r36.5", "repos": ["common", "t234"], "cuda": "12.6",
+	profJSON := `{"name": "jp6-noprune", "l4t": "r36.5", "repos": ["common", "t234"], "cuda": "12.6",
 		"platform": "linux-aarch64", "target": "aarch64-linux", "triple": "aarch64-linux-gnu", "release_date": "2026-01-15",
-		"rules": {"rules": [{"match": "usr/local/cuda-{cuda}/bin/nvprune", "drop": "test: nothing of cuda_nvprune is kept"}]}}`), 0o644); err != nil {
+		"rules": {"rules": [{"match": "usr/local/cuda-{cuda}/bin/nvprune", ` +
+		`"drop": "test: nothing of cuda_nvprune is kept"}]}}`
+	if err := os.WriteFile(prof, []byte(profJSON), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mirror := filepath.Join("..", "testdata", "sample-mirror")
 	cache, out := t.TempDir(), t.TempDir()
-	pl, err := Plan(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}})
+	pl, err := Plan(
+		context.Background(),
+		Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(pl.Packages, func(p plan.Package) bool { return p.PName == "cuda_nvprune" }) || len(pl.SkippedPackages) != 0 {
+	if !slices.ContainsFunc(pl.Packages, func(p plan.Package) bool { return p.PName == "cuda_nvprune" }) ||
+		len(pl.SkippedPackages) != 0 {
 		t.Fatalf("with nothing cached the plan cannot know: want cuda_nvprune planned, got skipped %v", pl.SkippedPackages)
 	}
-	res := convert(t, Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}, Build: Build{Out: out}})
-	if len(res.Skipped) != 1 || res.Skipped[0].PName != "cuda_nvprune" || !strings.Contains(res.Skipped[0].Reason, "nothing the redist layout keeps") {
+	res := mustConvert(
+		t,
+		Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}, Build: Build{Out: out}},
+	)
+	if len(res.Skipped) != 1 || res.Skipped[0].PName != "cuda_nvprune" ||
+		!strings.Contains(res.Skipped[0].Reason, "nothing the redist layout keeps") {
 		t.Errorf("convert: want cuda_nvprune skipped with the reason, got %+v", res.Skipped)
 	}
 	for _, p := range res.Packages {
@@ -57,7 +67,8 @@ func TestEmptyComponentNotEmitted(t *testing.T) {
 		t.Errorf("verify: %v %v", err, rep.Err())
 	}
 	for _, w := range res.Warnings {
-		if !strings.Contains(w.Message, "nixpkgs' declared output") && !strings.Contains(w.Message, "nixpkgs marks it insecure (tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188") {
+		if !strings.Contains(w.Message, "nixpkgs' declared output") &&
+			!strings.Contains(w.Message, "nixpkgs marks it insecure (tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188") {
 			t.Errorf("warning names neither an output nor the TensorRT vulnerability: %s", w)
 		}
 	}
@@ -65,18 +76,26 @@ func TestEmptyComponentNotEmitted(t *testing.T) {
 	// Now the debs are cached: Plan, a function of the indexes and the
 	// profile, still plans cuda_nvprune; PlanCached's look-ahead sees it
 	// empty without converting.
-	pl, err = Plan(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}})
+	pl, err = Plan(
+		context.Background(),
+		Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(pl.Packages, func(p plan.Package) bool { return p.PName == "cuda_nvprune" }) || len(pl.SkippedPackages) != 0 {
+	if !slices.ContainsFunc(pl.Packages, func(p plan.Package) bool { return p.PName == "cuda_nvprune" }) ||
+		len(pl.SkippedPackages) != 0 {
 		t.Fatalf("Plan read the cache: want cuda_nvprune planned, got skipped %v", pl.SkippedPackages)
 	}
-	pl, err = PlanCached(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}})
+	pl, err = PlanCached(
+		context.Background(),
+		Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{ProfileFile: prof}},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pl.SkippedPackages) != 1 || pl.SkippedPackages[0].PName != "cuda_nvprune" || !slices.Contains(pl.SkippedPackages[0].Debs, "cuda-nvprune-12-6") {
+	if len(pl.SkippedPackages) != 1 || pl.SkippedPackages[0].PName != "cuda_nvprune" ||
+		!slices.Contains(pl.SkippedPackages[0].Debs, "cuda-nvprune-12-6") {
 		t.Errorf("plan: want cuda_nvprune skipped, got %+v", pl.SkippedPackages)
 	}
 	if slices.ContainsFunc(pl.Packages, func(p plan.Package) bool { return p.PName == "cuda_nvprune" }) {
@@ -97,17 +116,40 @@ func TestOutputWarningNamesOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	mirror := filepath.Join("..", "testdata", "sample-mirror")
-	res := convert(t, Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir()}, Release: Release{ProfileFile: prof}, Build: Build{Out: t.TempDir(), Only: []string{"tensorrt"}}})
+	res := mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: mirror, CacheDir: t.TempDir()},
+			Release: Release{ProfileFile: prof},
+			Build:   Build{Out: t.TempDir(), Only: []string{"tensorrt"}},
+		},
+	)
 	for _, want := range []redist.Warning{
-		{Code: redist.WarnEmptyOutput, Package: "tensorrt", Message: `redist package tensorrt: nixpkgs' declared output "samples" would be empty`},
-		{Code: redist.WarnInsecure, Package: "tensorrt", Message: "redist package tensorrt: nixpkgs marks it insecure (tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188: OOB write)"}} {
+		{
+			Code:    redist.WarnEmptyOutput,
+			Package: "tensorrt",
+			Message: `redist package tensorrt: nixpkgs' declared output "samples" would be empty`,
+		},
+		{
+			Code:    redist.WarnInsecure,
+			Package: "tensorrt",
+			Message: "redist package tensorrt: nixpkgs marks it insecure (tensorrt 10.3.0.30 is below 10.16.1: " +
+				"CVE-2026-24188: OOB write)",
+		}} {
 		if !slices.ContainsFunc(res.Warnings, func(w redist.Warning) bool {
 			return w.Code == want.Code && w.Package == want.Package && strings.HasPrefix(w.Message, want.Message)
 		}) {
 			t.Errorf("want a warning %+v, got %+v", want, res.Warnings)
 		}
 	}
-	res = convert(t, Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "7"}, Build: Build{Out: t.TempDir(), Only: []string{"tensorrt"}}})
+	res = mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: mirror, CacheDir: t.TempDir()},
+			Release: Release{JetPack: "7"},
+			Build:   Build{Out: t.TempDir(), Only: []string{"tensorrt"}},
+		},
+	)
 	if len(res.Warnings) != 0 {
 		t.Errorf("JetPack 7.2 tensorrt: %q, want no warning", res.Warnings)
 	}
@@ -126,8 +168,11 @@ func TestWarningsAreData(t *testing.T) {
 		b.Out = out
 		return Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: b}
 	}
-	first := convert(t, opts(Build{Only: []string{"tensorrt", "cuda_cudart"}}))
-	insecure := slices.IndexFunc(first.Warnings, func(w redist.Warning) bool { return w.Code == redist.WarnInsecure && w.Package == "tensorrt" })
+	first := mustConvert(t, opts(Build{Only: []string{"tensorrt", "cuda_cudart"}}))
+	insecure := slices.IndexFunc(
+		first.Warnings,
+		func(w redist.Warning) bool { return w.Code == redist.WarnInsecure && w.Package == "tensorrt" },
+	)
 	if insecure < 0 {
 		t.Fatalf("no %s warning for tensorrt: %+v", redist.WarnInsecure, first.Warnings)
 	}
@@ -138,23 +183,40 @@ func TestWarningsAreData(t *testing.T) {
 	if len(prov.Archives) != 1 || !slices.Equal(prov.Archives[0].Warnings, first.Warnings[insecure:insecure+1]) {
 		t.Errorf("provenance warnings %+v, want the result's %+v", prov.Archives[0].Warnings, first.Warnings[insecure])
 	}
-	for _, b := range []Build{{Only: []string{"tensorrt", "cuda_cudart"}}, {Only: []string{"tensorrt"}}, {Only: []string{"cuda_cudart"}}} {
-		again := convert(t, opts(b))
+	for _, b := range []Build{
+		{Only: []string{"tensorrt", "cuda_cudart"}},
+		{Only: []string{"tensorrt"}},
+		{Only: []string{"cuda_cudart"}},
+	} {
+		again := mustConvert(t, opts(b))
 		if !slices.Equal(again.Warnings, first.Warnings) {
 			t.Errorf("--only %v on the same OUT: warnings %+v, want %+v", b.Only, again.Warnings, first.Warnings)
 		}
 	}
 	// Failing on warnings: the insecure one fails the run unless allowed.
 	res, err := Convert(context.Background(), opts(Build{Only: []string{"tensorrt"}, FailOnWarnings: true}))
-	var we *fault.WarningsError
-	if !errors.As(err, &we) || res == nil || len(we.Warnings) != 1 || we.Warnings[0].Code != redist.WarnInsecure || !strings.Contains(err.Error(), "nixpkgs-insecure (1)") {
-		t.Errorf("FailOnWarnings: err = %v (result %v), want a *fault.WarningsError for %s", err, res != nil, redist.WarnInsecure)
+	var we *redist.WarningsError
+	if !errors.As(err, &we) || res == nil || len(we.Warnings) != 1 || we.Warnings[0].Code != redist.WarnInsecure ||
+		!strings.Contains(err.Error(), "nixpkgs-insecure (1)") {
+		t.Errorf(
+			"FailOnWarnings: err = %v (result %v), want a *redist.WarningsError for %s",
+			err,
+			res != nil,
+			redist.WarnInsecure,
+		)
 	}
-	if _, err := Convert(context.Background(), opts(Build{Only: []string{"tensorrt"}, FailOnWarnings: true, AllowWarnings: []string{redist.WarnInsecure}})); err != nil {
+	if _, err := Convert(context.Background(), opts(Build{
+		Only:           []string{"tensorrt"},
+		FailOnWarnings: true,
+		AllowWarnings:  []string{redist.WarnInsecure},
+	})); err != nil {
 		t.Errorf("FailOnWarnings with the code allowed: %v", err)
 	}
 	var ue *fault.UsageError
-	if _, err := Convert(context.Background(), opts(Build{FailOnWarnings: true, AllowWarnings: []string{"cve"}})); !errors.As(err, &ue) || !strings.Contains(err.Error(), redist.WarnInsecure) {
+	if _, err := Convert(context.Background(), opts(Build{
+		FailOnWarnings: true,
+		AllowWarnings:  []string{"cve"},
+	})); !errors.As(err, &ue) || !strings.Contains(err.Error(), redist.WarnInsecure) {
 		t.Errorf("an unknown code: err = %v, want a usage error listing the codes", err)
 	}
 }
@@ -172,16 +234,21 @@ func TestProfileRuleUnused(t *testing.T) {
 		t.Fatal(err)
 	}
 	mirror := filepath.Join("..", "testdata", "sample-mirror")
-	o := Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir()}, Release: Release{ProfileFile: prof}, Build: Build{Out: t.TempDir(), Only: []string{"tensorrt", "cuda_nvprune"}}}
+	o := Options{
+		Source:  Source{Mirror: mirror, CacheDir: t.TempDir()},
+		Release: Release{ProfileFile: prof},
+		Build:   Build{Out: t.TempDir(), Only: []string{"tensorrt", "cuda_nvprune"}},
+	}
 	for run := range 2 {
-		res := convert(t, o)
+		res := mustConvert(t, o)
 		var unused []redist.Warning
 		for _, w := range res.Warnings {
 			if w.Code == redist.WarnRuleUnused {
 				unused = append(unused, w)
 			}
 		}
-		if len(unused) != 1 || !strings.Contains(unused[0].Message, `layout rule {match "srv/nvidia/**", drop}`) || unused[0].Package != "" {
+		if len(unused) != 1 || !strings.Contains(unused[0].Message, `layout rule {match "srv/nvidia/**", drop}`) ||
+			unused[0].Package != "" {
 			t.Errorf("run %d: want one %s warning naming srv/nvidia/**, got %+v", run+1, redist.WarnRuleUnused, unused)
 		}
 	}

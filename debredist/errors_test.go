@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,7 +26,7 @@ import (
 
 // A caller outside the package branches on each public error with
 // errors.As; every error here is triggered for real: the hostile corpus
-// (testdata/hostile), a fixture mirror, an httptest server.
+// (internal/hostile, testdata/hostile), a fixture mirror, an httptest server.
 
 type lockDeb struct {
 	pkg, version, filename string
@@ -98,13 +99,17 @@ func TestPublicErrorsHostileCorpus(t *testing.T) {
 		if c.Kind != hostile.KindDeb || c.Expect != hostile.Reject {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("../testdata/hostile", c.File))
+		b, err := c.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}
 		o := world(t, one(b))
 		if c.Limits != nil {
-			o.Build.Limits = debredist.DebLimits{MaxBytes: c.Limits.MaxBytes, MaxEntries: c.Limits.MaxEntries, MaxNameLen: c.Limits.MaxNameLen}
+			o.Build.Limits = debredist.DebLimits{
+				MaxBytes:   c.Limits.MaxBytes,
+				MaxEntries: c.Limits.MaxEntries,
+				MaxNameLen: c.Limits.MaxNameLen,
+			}
 		}
 		_, err = debredist.Convert(context.Background(), o)
 		var de *fault.DebError
@@ -115,8 +120,17 @@ func TestPublicErrorsHostileCorpus(t *testing.T) {
 		switch {
 		case errors.As(err, &de):
 			got = "deb:" + kinds[de.Kind]
-			if !strings.Contains(de.Deb, "libcublas") || (c.Member != "" && de.Member != c.Member) || (c.Entry != "" && de.Entry != c.Entry) {
-				t.Errorf("%s: DebError names deb %q member %q entry %q, want member %q entry %q", c.Name, de.Deb, de.Member, de.Entry, c.Member, c.Entry)
+			if !strings.Contains(de.Deb, "libcublas") || (c.Member != "" && de.Member != c.Member) ||
+				(c.Entry != "" && de.Entry != c.Entry) {
+				t.Errorf(
+					"%s: DebError names deb %q member %q entry %q, want member %q entry %q",
+					c.Name,
+					de.Deb,
+					de.Member,
+					de.Entry,
+					c.Member,
+					c.Entry,
+				)
 			}
 			if de.Kind.String() == "unknown error" || !strings.Contains(err.Error(), de.Kind.String()) {
 				t.Errorf("%s: kind %d (%s) not in %q", c.Name, de.Kind, de.Kind, err)
@@ -146,7 +160,8 @@ func TestPublicErrorsHostileCorpus(t *testing.T) {
 		}
 		seen[got] = true
 	}
-	for _, k := range []string{"deb:limit", "deb:unsafe-path", "deb:device", "deb:format", hostile.ErrLayoutConflict, hostile.ErrLayoutLink, hostile.ErrLayoutUnplaced} {
+	for _, k := range []string{"deb:limit", "deb:unsafe-path", "deb:device", "deb:format", hostile.ErrLayoutConflict,
+		hostile.ErrLayoutLink, hostile.ErrLayoutUnplaced} {
 		if !seen[k] {
 			t.Errorf("no corpus case produced %s", k)
 		}
@@ -167,7 +182,15 @@ func TestPublicErrorsProfiles(t *testing.T) {
 			continue
 		}
 		n++
-		_, err := debredist.LoadProfile(filepath.Join("../testdata/hostile", c.File))
+		b, err := c.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), c.File)
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = debredist.LoadProfile(file)
 		var pe *profile.InvalidError
 		if !errors.As(err, &pe) || pe.Field != c.Field || !strings.HasSuffix(pe.File, c.File) {
 			t.Errorf("%s: %v, want a *ProfileError naming field %s", c.Name, err, c.Field)
@@ -186,7 +209,7 @@ func validDeb(t *testing.T) []byte {
 	}
 	for _, c := range cases {
 		if c.Kind == hostile.KindDeb && c.Expect == hostile.Accept && c.Limits == nil {
-			b, err := os.ReadFile(filepath.Join("../testdata/hostile", c.File))
+			b, err := c.Bytes()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,18 +231,26 @@ func TestPublicErrorsFetch(t *testing.T) {
 		t.Parallel()
 		srv := httptest.NewServer(http.NotFoundHandler())
 		defer srv.Close()
-		o := world(t, lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, sha: strings.Repeat("0", 64)})
+		o := world(
+			t,
+			lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, sha: strings.Repeat("0", 64)},
+		)
 		o.Source.Mirror = srv.URL
 		_, err := debredist.Convert(ctx, o)
 		var he *fault.HTTPError
-		if !errors.As(err, &he) || he.Status != http.StatusNotFound || !he.NotFound() || !strings.HasPrefix(he.URL, srv.URL) || he.Package != hostile.Package {
+		if !errors.As(err, &he) || he.Status != http.StatusNotFound || !he.NotFound() ||
+			!strings.HasPrefix(he.URL, srv.URL) ||
+			he.Package != hostile.Package {
 			t.Fatalf("%v: want a *HTTPError 404 naming the package and URL", err)
 		}
 	})
 	t.Run("HashMismatchError", func(t *testing.T) {
 		t.Parallel()
 		want := strings.Repeat("ab", 32)
-		o := world(t, lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, body: good, sha: want})
+		o := world(
+			t,
+			lockDeb{pkg: hostile.Package, version: hostile.Version, filename: hostile.Filename, body: good, sha: want},
+		)
 		srv := httptest.NewServer(http.FileServer(http.Dir(o.Source.Mirror)))
 		defer srv.Close()
 		o.Source.Mirror = srv.URL
@@ -278,7 +309,13 @@ func TestPublicErrorsPlan(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := debredist.Plan(ctx, debredist.Options{Source: debredist.Source{Mirror: m, CacheDir: t.TempDir(), Keyring: "../internal/fetch/testdata/gpg/key.gpg"}, Release: debredist.Release{L4T: "r36.5"}})
+		_, err := debredist.Plan(
+			ctx,
+			debredist.Options{
+				Source:  debredist.Source{Mirror: m, CacheDir: t.TempDir(), Keyring: "../internal/fetch/testdata/gpg/key.gpg"},
+				Release: debredist.Release{L4T: "r36.5"},
+			},
+		)
 		var se *fault.SignatureError
 		if !errors.As(err, &se) || se.URL == "" {
 			t.Fatalf("%v: want a *SignatureError", err)
@@ -302,7 +339,13 @@ func TestPublicErrorsPlan(t *testing.T) {
 		if err := os.WriteFile(idx, []byte("Package: x\nno colon on this line\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := debredist.Plan(ctx, debredist.Options{Source: debredist.Source{Mirror: m, CacheDir: t.TempDir(), AllowUnverifiedIndex: true}, Release: debredist.Release{L4T: "r36.5"}})
+		_, err := debredist.Plan(
+			ctx,
+			debredist.Options{
+				Source:  debredist.Source{Mirror: m, CacheDir: t.TempDir(), AllowUnverifiedIndex: true},
+				Release: debredist.Release{L4T: "r36.5"},
+			},
+		)
 		var ie *fault.IndexError
 		if !errors.As(err, &ie) || ie.Repo != "common" || ie.Suite != "r36.5" || !strings.Contains(err.Error(), "line 2") {
 			t.Fatalf("%v: want an *IndexError of common r36.5 naming the line", err)
@@ -323,7 +366,10 @@ func TestPublicErrorsPlan(t *testing.T) {
 	})
 	t.Run("LockFileError", func(t *testing.T) {
 		t.Parallel()
-		o := world(t, lockDeb{pkg: hostile.Package, version: hostile.Version, filename: "../../etc/passwd", sha: strings.Repeat("0", 64)})
+		o := world(
+			t,
+			lockDeb{pkg: hostile.Package, version: hostile.Version, filename: "../../etc/passwd", sha: strings.Repeat("0", 64)},
+		)
 		_, err := debredist.Plan(ctx, o)
 		var le *apt.LockError
 		if !errors.As(err, &le) || le.Package != hostile.Package || le.Reason == "" {
@@ -378,9 +424,17 @@ func TestPublicErrorsVerify(t *testing.T) {
 	}
 }
 
-// Branch on the failures a caller can act on.
+// Branch on the failures a caller can act on (here, a limit no deb fits).
 func Example_errors() {
-	_, err := debredist.Convert(context.Background(), debredist.Options{Release: debredist.Release{JetPack: "6"}, Build: debredist.Build{Out: "out"}})
+	out, _ := os.MkdirTemp("", "debredist-example")
+	defer func() { _ = os.RemoveAll(out) }()
+	cache, _ := os.MkdirTemp("", "debredist-cache")
+	defer func() { _ = os.RemoveAll(cache) }()
+	_, err := debredist.Convert(context.Background(), debredist.Options{
+		Source:  debredist.Source{Mirror: "../testdata/sample-mirror", CacheDir: cache},
+		Release: debredist.Release{JetPack: "6"},
+		Build:   debredist.Build{Out: out, Only: []string{"cuda_cudart"}, Limits: debredist.DebLimits{MaxBytes: 1024}},
+	})
 	var (
 		de *fault.DebError
 		he *fault.HTTPError
@@ -389,8 +443,10 @@ func Example_errors() {
 	)
 	switch {
 	case err == nil:
+		fmt.Println("converted")
 	case errors.As(err, &de) && de.Kind == fault.DebLimit:
 		// a decompression bomb, or a deb larger than Options.Limits allow
+		fmt.Println(filepath.Base(de.Deb), "exceeds a limit:", de.Err)
 	case errors.As(err, &he) && he.NotFound():
 		// the mirror lost a file: refresh the index or the lock file
 	case errors.As(err, &hm):
@@ -398,4 +454,6 @@ func Example_errors() {
 	case errors.As(err, &ue):
 		// add a rule placing ue.Paths to a profile file
 	}
+	// Output:
+	// cuda-cudart-12-6_12.6.68-1_arm64.deb exceeds a limit: uncompressed size exceeds MaxBytes=1024
 }

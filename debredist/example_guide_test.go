@@ -26,7 +26,7 @@ const sampleMirror = "../testdata/sample-mirror"
 // A second call finds them all in the cache.
 func ExampleFetch() {
 	cache, _ := os.MkdirTemp("", "debredist-cache")
-	defer os.RemoveAll(cache)
+	defer func() { _ = os.RemoveAll(cache) }()
 	o := debredist.Options{
 		Source:  debredist.Source{Mirror: sampleMirror, CacheDir: cache},
 		Release: debredist.Release{JetPack: "6"},
@@ -63,7 +63,7 @@ func ExampleFetch() {
 // repos, converted or not (here an L4T driver deb of the t234 repo).
 func ExampleFetch_packages() {
 	cache, _ := os.MkdirTemp("", "debredist-cache")
-	defer os.RemoveAll(cache)
+	defer func() { _ = os.RemoveAll(cache) }()
 	res, err := debredist.Fetch(context.Background(), debredist.Options{
 		Source:  debredist.Source{Mirror: sampleMirror, CacheDir: cache},
 		Release: debredist.Release{L4T: "r36.5"},
@@ -84,7 +84,7 @@ func ExampleFetch_packages() {
 // Warn), and the result appears all at once or not at all.
 func ExampleExtractDeb() {
 	dir, _ := os.MkdirTemp("", "debredist-extract")
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	out := filepath.Join(dir, "cudart") // must not exist, or be empty (see Force)
 
 	// A deb of the sample mirror, found by its pool path (an index's Filename).
@@ -98,7 +98,7 @@ func ExampleExtractDeb() {
 		return
 	}
 	// List what it holds: files and symlinks, as the deb ships them.
-	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -110,6 +110,9 @@ func ExampleExtractDeb() {
 		}
 		return nil
 	})
+	if err != nil {
+		fmt.Println(err)
+	}
 	// Output:
 	// usr/local/cuda-12.6/lib64 -> targets/aarch64-linux/lib
 	// usr/local/cuda-12.6/targets/aarch64-linux/lib/libcudart.so.12 -> libcudart.so.12.6.68
@@ -123,9 +126,9 @@ func ExampleExtractDeb() {
 // overlay). It names OUT by absolute path; only a few lines are shown here.
 func ExampleNix() {
 	out, _ := os.MkdirTemp("", "debredist-example")
-	defer os.RemoveAll(out)
+	defer func() { _ = os.RemoveAll(out) }()
 	cache, _ := os.MkdirTemp("", "debredist-cache")
-	defer os.RemoveAll(cache)
+	defer func() { _ = os.RemoveAll(cache) }()
 	_, err := debredist.Convert(context.Background(), debredist.Options{
 		Source:  debredist.Source{Mirror: sampleMirror, CacheDir: cache},
 		Release: debredist.Release{JetPack: "6"},
@@ -197,9 +200,12 @@ func ExampleFindProfile() {
 // L4T major. Release.ProfileFile does the same for a conversion.
 func ExampleLoadProfile() {
 	dir, _ := os.MkdirTemp("", "debredist-profile")
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	file := filepath.Join(dir, "my-r36.6.json")
-	os.WriteFile(file, []byte(`{"name": "my-r36.6", "l4t": "r36.6"}`), 0o644)
+	if err := os.WriteFile(file, []byte(`{"name": "my-r36.6", "l4t": "r36.6"}`), 0o644); err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	p, err := debredist.LoadProfile(file)
 	if err != nil {
@@ -210,7 +216,10 @@ func ExampleLoadProfile() {
 
 	// A value outside its grammar is a *profile.InvalidError naming the
 	// field.
-	os.WriteFile(file, []byte(`{"name": "My Profile", "l4t": "r36.6"}`), 0o644)
+	if err := os.WriteFile(file, []byte(`{"name": "My Profile", "l4t": "r36.6"}`), 0o644); err != nil {
+		fmt.Println(err)
+		return
+	}
 	_, err = debredist.LoadProfile(file)
 	var ie *profile.InvalidError
 	if errors.As(err, &ie) {
@@ -239,9 +248,9 @@ func ExampleOptions_Check() {
 // manifest says, or nothing is written.
 func ExampleBuildArchive() {
 	out, _ := os.MkdirTemp("", "debredist-example")
-	defer os.RemoveAll(out)
+	defer func() { _ = os.RemoveAll(out) }()
 	cache, _ := os.MkdirTemp("", "debredist-cache")
-	defer os.RemoveAll(cache)
+	defer func() { _ = os.RemoveAll(cache) }()
 	o := debredist.Options{
 		Source:  debredist.Source{Mirror: sampleMirror, CacheDir: cache},
 		Release: debredist.Release{JetPack: "6"},
@@ -278,7 +287,8 @@ func ExampleBuildArchive() {
 		debs = append(debs, fetched.Paths[d.SHA256])
 	}
 	again := filepath.Join(out, "again.tar.xz")
-	if err := debredist.BuildArchive(context.Background(), prov, rec.RelativePath, debs, again, debredist.DebLimits{}); err != nil {
+	if err := debredist.BuildArchive(context.Background(), prov, rec.RelativePath, debs, again,
+		debredist.DebLimits{}); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -35,9 +35,9 @@ func ExamplePlan() {
 // Convert one package of JetPack 6 and verify the output directory.
 func ExampleConvert() {
 	out, _ := os.MkdirTemp("", "debredist-example")
-	defer os.RemoveAll(out)
+	defer func() { _ = os.RemoveAll(out) }()
 	cache, _ := os.MkdirTemp("", "debredist-cache")
-	defer os.RemoveAll(cache)
+	defer func() { _ = os.RemoveAll(cache) }()
 	res, err := debredist.Convert(context.Background(), debredist.Options{
 		Source:  debredist.Source{Mirror: "../testdata/sample-mirror", CacheDir: cache},
 		Release: debredist.Release{JetPack: "6"},

@@ -28,6 +28,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
@@ -101,12 +102,12 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Type: application/octet-stream\r\n\r\n", len(body))
-		buf.Write(body[:len(body)/2])
-		buf.Flush()
+		_, _ = buf.Write(body[:len(body)/2]) // the fault: what reaches the client, it reports
+		_ = buf.Flush()
 		if tc, ok := conn.(*net.TCPConn); ok {
 			_ = tc.SetLinger(0) // RST, not FIN
 		}
-		conn.Close()
+		_ = conn.Close()
 	case fWrong:
 		b := append([]byte(nil), body...)
 		for i := len(b) / 3; i < len(b) && i < len(b)/3+16; i++ {
@@ -194,13 +195,20 @@ func baseline(t *testing.T) map[string]string {
 			baselineErr = err
 			return
 		}
-		defer os.RemoveAll(dir)
+		defer func() { _ = os.RemoveAll(dir) }()
 		mirror, err := filepath.Abs(sampleMirror)
 		if err != nil {
 			baselineErr = err
 			return
 		}
-		_, baselineErr = Convert(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: filepath.Join(dir, "cache")}, Release: Release{JetPack: "6"}, Build: Build{Out: filepath.Join(dir, "out")}})
+		_, baselineErr = Convert(
+			context.Background(),
+			Options{
+				Source:  Source{Mirror: mirror, CacheDir: filepath.Join(dir, "cache")},
+				Release: Release{JetPack: "6"},
+				Build:   Build{Out: filepath.Join(dir, "out")},
+			},
+		)
 		if baselineErr == nil {
 			baselineSnap = snapshot(t, filepath.Join(dir, "out"))
 		}
@@ -211,25 +219,11 @@ func baseline(t *testing.T) map[string]string {
 	return baselineSnap
 }
 
-// onlyLock asserts OUT holds no file but the lock (no archive, manifest,
-// LICENSE or temporary directory).
 // noOut fails unless a failed first conversion left no OUT behind.
 func noOut(t *testing.T, out string) {
 	t.Helper()
 	if _, err := os.Lstat(out); !os.IsNotExist(err) {
 		t.Errorf("the failed first conversion left %s (%v): it must remove the OUT it created", out, err)
-	}
-}
-
-func onlyLock(t *testing.T, out string) {
-	t.Helper()
-	for rel, v := range treeState(t, out) {
-		if v != "dir" && rel != publish.MutexFile {
-			t.Errorf("failed conversion left %s in OUT", rel)
-		}
-		if strings.Contains(rel, publish.TmpDir) {
-			t.Errorf("failed conversion left %s in OUT", rel)
-		}
 	}
 }
 
@@ -260,8 +254,8 @@ func TestConvertTransientFaults(t *testing.T) {
 		Source:  Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "cache")},
 		Release: Release{JetPack: "6"},
 		Build:   Build{Out: filepath.Join(dir, "out")},
-		OnEvent: func(e Event) {
-			if e.Kind == EventFetchRetry {
+		OnEvent: func(e event.Event) {
+			if e.Kind == event.FetchRetry {
 				retries.Store(e.Package+" "+e.URL, true)
 			}
 		},
@@ -308,7 +302,11 @@ func TestConvertPersistentFaults(t *testing.T) {
 			p := pp[c.pkg]
 			srv.persistent[p] = c.fault
 			dir := t.TempDir()
-			o := Options{Source: Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "cache")}, Release: Release{JetPack: "6"}, Build: Build{Out: filepath.Join(dir, "out")}}
+			o := Options{
+				Source:  Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "cache")},
+				Release: Release{JetPack: "6"},
+				Build:   Build{Out: filepath.Join(dir, "out")},
+			}
 			_, err := Convert(context.Background(), o)
 			if err == nil {
 				t.Fatal("converted despite a persistent fault")
@@ -348,7 +346,11 @@ func TestConvertDiskFull(t *testing.T) {
 		}
 	})
 	dir := t.TempDir()
-	o := Options{Source: Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")}, Release: Release{JetPack: "6"}, Build: Build{Out: filepath.Join(mnt, "out"), Jobs: 2}}
+	o := Options{
+		Source:  Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: filepath.Join(mnt, "out"), Jobs: 2},
+	}
 	_, err := Convert(context.Background(), o)
 	if err == nil {
 		t.Fatal("converted into a 200 KiB filesystem; the test needs an output larger than that")
@@ -388,7 +390,7 @@ func buildCLI(t *testing.T) string {
 			return
 		}
 		cli.bin = filepath.Join(cli.dir, "debredist")
-		cmd := exec.Command("go", "build", "-o", cli.bin, "./cmd/debredist")
+		cmd := exec.Command("go", "build", "-tags", "debredist_killpoints", "-o", cli.bin, "./cmd/debredist")
 		cmd.Dir = ".."
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -411,7 +413,7 @@ var cli struct {
 func TestMain(m *testing.M) {
 	testutil.Main(m, func() {
 		if cli.dir != "" {
-			os.RemoveAll(cli.dir)
+			_ = os.RemoveAll(cli.dir)
 		}
 	}, removeSBOMOuts)
 }
@@ -420,7 +422,9 @@ func TestMain(m *testing.M) {
 // with extra arguments.
 func convertCmd(bin, out, cache string, args ...string) *exec.Cmd {
 	mirror, _ := filepath.Abs(sampleMirror)
-	cmd := exec.Command(bin, append([]string{"convert", "--jetpack", "6", "--mirror", mirror, "--out", out, "--cache", cache}, args...)...)
+	cmd := exec.Command(
+		bin,
+		append([]string{"convert", "--jetpack", "6", "--mirror", mirror, "--out", out, "--cache", cache}, args...)...)
 	cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH=")
 	return cmd
 }
@@ -516,7 +520,12 @@ func TestConvertSIGKILL(t *testing.T) {
 		if o, err := convertCmd(bin, out, cache, args...).CombinedOutput(); err != nil {
 			t.Fatalf("point %d (%+v, killed=%v after %d lines): rerun failed: %v\n%s", i, pt, wasKilled, lines, err, o)
 		}
-		sameSnapshot(t, fmt.Sprintf("point %d (%+v, killed=%v after %d lines)", i, pt, wasKilled, lines), want, snapshot(t, out))
+		sameSnapshot(
+			t,
+			fmt.Sprintf("point %d (%+v, killed=%v after %d lines)", i, pt, wasKilled, lines),
+			want,
+			snapshot(t, out),
+		)
 		checkCacheClean(t, cache)
 	}
 	t.Logf("%d of %d runs killed mid-run, each rerun byte-identical", killed, len(points))
@@ -596,7 +605,7 @@ func TestConvertConcurrentProcesses(t *testing.T) {
 					}
 				}
 			}()
-			t.Cleanup(func() { pw.Close() })
+			t.Cleanup(func() { _ = pw.Close() })
 			cmds = append(cmds, c)
 		}
 		outs := make(chan []string, 1)
@@ -620,7 +629,9 @@ func TestConvertConcurrentProcesses(t *testing.T) {
 		res := <-outs
 		built := []int{strings.Count(res[0], "  built\n"), strings.Count(res[1], "  built\n")}
 		fresh := []int{strings.Count(res[0], "  up to date\n"), strings.Count(res[1], "  up to date\n")}
-		if !(built[0] > 0 && fresh[0] == 0 && built[1] == 0 && fresh[1] > 0) && !(built[1] > 0 && fresh[1] == 0 && built[0] == 0 && fresh[0] > 0) {
+		firstBuilt := built[0] > 0 && fresh[0] == 0 && built[1] == 0 && fresh[1] > 0
+		secondBuilt := built[1] > 0 && fresh[1] == 0 && built[0] == 0 && fresh[0] > 0
+		if !firstBuilt && !secondBuilt {
 			t.Errorf("runs interleaved: built %v, up to date %v\n%s\n%s", built, fresh, res[0], res[1])
 		}
 		sameSnapshot(t, "shared OUT", want, snapshot(t, out))
@@ -649,8 +660,13 @@ func TestChildrenDieWithParent(t *testing.T) {
 	}
 	// A deb whose data member is large enough (>= 32 KiB of xz) for the
 	// system xz.
-	deb, err := debtest.Build(debtest.Deb{Control: "Package: big\nVersion: 1\nArchitecture: arm64\nMaintainer: x\nDescription: big", AddParents: true,
-		Files: []debtest.File{{Name: "usr/lib/big.bin", Body: randomish(256 << 10)}}})
+	deb, err := debtest.Build(
+		debtest.Deb{
+			Control:    "Package: big\nVersion: 1\nArchitecture: arm64\nMaintainer: x\nDescription: big",
+			AddParents: true,
+			Files:      []debtest.File{{Name: "usr/lib/big.bin", Body: randomish(256 << 10)}},
+		},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -665,17 +681,19 @@ func TestChildrenDieWithParent(t *testing.T) {
 	for deadline := time.Now().Add(20 * time.Second); child == 0; {
 		child = childOf(cmd.Process.Pid)
 		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait() // killed: its error says so
 			t.Fatal("the stand-in xz never started")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	cmd.Process.Kill()
-	cmd.Wait()
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait() // killed: its error says so
 	for deadline := time.Now().Add(2 * time.Second); alive(child); {
 		if time.Now().After(deadline) {
-			syscall.Kill(child, syscall.SIGKILL)
+			_ = syscall.Kill(child, syscall.SIGKILL)
 			t.Fatalf("the child xz (pid %d) outlived its killed parent by 2 s", child)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -734,7 +752,7 @@ func TestManyFailuresOneForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadURL := "http://" + dead.Addr().String()
-	dead.Close()
+	_ = dead.Close()
 	files := http.FileServer(http.Dir(sampleMirror))
 	for name, fault := range map[string]func(w http.ResponseWriter, r *http.Request){
 		"HTTP 500 Internal Server Error": func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", 500) },
@@ -753,13 +771,27 @@ func TestManyFailuresOneForm(t *testing.T) {
 			}))
 			defer srv.Close()
 			dir := t.TempDir()
-			_, err := Convert(context.Background(), Options{Source: Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "c"), Retries: -1}, Release: Release{JetPack: "6"}, Build: Build{Out: filepath.Join(dir, "o")}})
+			_, err := Convert(
+				context.Background(),
+				Options{
+					Source:  Source{Mirror: srv.URL, CacheDir: filepath.Join(dir, "c"), Retries: -1},
+					Release: Release{JetPack: "6"},
+					Build:   Build{Out: filepath.Join(dir, "o")},
+				},
+			)
 			if err == nil {
 				t.Fatal("converted with every deb failing")
 			}
 			msg := err.Error()
-			if strings.Count(msg, "\n") != 0 || !regexp.MustCompile(`^\d+ debs failed the same way \(.*`+regexp.QuoteMeta(name)+`.*\): [a-z0-9.+-]+(, [a-z0-9.+-]+){4} and \d+ more; the first: `).MatchString(msg) {
-				t.Errorf("got:\n%s\nwant one line: N debs failed the same way (%s): five names and N more; the first: ...", msg, name)
+			if strings.Count(msg, "\n") != 0 ||
+				!regexp.MustCompile(`^\d+ debs failed the same way \(.*`+regexp.QuoteMeta(name)+
+					`.*\): [a-z0-9.+-]+(, [a-z0-9.+-]+){4} and \d+ more; the first: `).
+					MatchString(msg) {
+				t.Errorf(
+					"got:\n%s\nwant one line: N debs failed the same way (%s): five names and N more; the first: ...",
+					msg,
+					name,
+				)
 			}
 		})
 	}

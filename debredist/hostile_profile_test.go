@@ -3,7 +3,6 @@ package debredist
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,7 +22,7 @@ func TestHostileProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	debBytes, err := os.ReadFile(filepath.Join(hostileDir, "ok-baseline.deb"))
+	debBytes, err := hostile.Deb("ok-baseline")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,10 +36,15 @@ func TestHostileProfiles(t *testing.T) {
 			e := newHostileEnv(t, debBytes, nil)
 			e.opts.Build.Out = filepath.Join(e.root, "a", "b", "c", "out")
 			e.opts.Release.JetPack = ""
-			e.opts.Release.ProfileFile = filepath.Join(hostileDir, c.File)
+			e.opts.Release.ProfileFile = filepath.Join(e.root, c.File)
+			b, err := c.Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustWrite(t, e.opts.Release.ProfileFile, b)
 			before := treeState(t, e.root)
 			rootBefore := rootListing(t)
-			_, err := Convert(context.Background(), e.opts)
+			_, err = Convert(context.Background(), e.opts)
 			if d := diffState(before, treeState(t, e.root)); len(d) > 0 {
 				t.Errorf("a refused profile wrote:\n%s", strings.Join(d, "\n"))
 			}
@@ -65,7 +69,14 @@ func TestHostileProfiles(t *testing.T) {
 	// shape converts (so the refusals above are the profiles' doing).
 	e := newHostileEnv(t, debBytes, nil)
 	good := filepath.Join(e.root, "good.json")
-	mustWrite(t, good, []byte(`{"l4t": "`+hostile.Suite+`", "rules": {"components": [{"source": "`+hostile.Source+`", "product": "cuda", "name": "CUDA cuBLAS", "license": "CUDA Toolkit"}]}}`))
+	mustWrite(
+		t,
+		good,
+		[]byte(
+			`{"l4t": "`+hostile.Suite+`", "rules": {"components": [{"source": "`+hostile.Source+
+				`", "product": "cuda", "name": "CUDA cuBLAS", "license": "CUDA Toolkit"}]}}`,
+		),
+	)
 	e.opts.Release.JetPack, e.opts.Release.ProfileFile = "", good
 	if _, err := Convert(context.Background(), e.opts); err != nil {
 		t.Fatalf("control profile: %v", err)

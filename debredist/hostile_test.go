@@ -38,7 +38,12 @@ type hostileEnv struct {
 func newHostileEnv(t *testing.T, debBytes []byte, lim *hostile.Limits) *hostileEnv {
 	t.Helper()
 	root := t.TempDir()
-	e := &hostileEnv{root: root, out: filepath.Join(root, "out"), cache: filepath.Join(root, "cache"), sentinel: filepath.Join(root, "sentinel")}
+	e := &hostileEnv{
+		root:     root,
+		out:      filepath.Join(root, "out"),
+		cache:    filepath.Join(root, "cache"),
+		sentinel: filepath.Join(root, "sentinel"),
+	}
 	mirror := filepath.Join(root, "mirror")
 	p := filepath.Join(mirror, hostile.Repo, filepath.FromSlash(hostile.Filename))
 	mustWrite(t, p, debBytes)
@@ -59,7 +64,11 @@ func newHostileEnv(t *testing.T, debBytes []byte, lim *hostile.Limits) *hostileE
 	lockFile := filepath.Join(root, "lock.json")
 	mustWrite(t, lockFile, lb)
 	// The lock pins one deb of the release: convert just its package.
-	e.opts = Options{Source: Source{Mirror: mirror, CacheDir: e.cache}, Release: Release{JetPack: "6", LockFile: lockFile}, Build: Build{Out: e.out, Jobs: 2, Only: []string{hostile.PName}}}
+	e.opts = Options{
+		Source:  Source{Mirror: mirror, CacheDir: e.cache},
+		Release: Release{JetPack: "6", LockFile: lockFile},
+		Build:   Build{Out: e.out, Jobs: 2, Only: []string{hostile.PName}},
+	}
 	if lim != nil {
 		e.opts.Build.Limits = DebLimits{MaxBytes: lim.MaxBytes, MaxEntries: lim.MaxEntries, MaxNameLen: lim.MaxNameLen}
 	}
@@ -128,7 +137,7 @@ func diffState(a, b map[string]string) []string {
 	return d
 }
 
-// errKind names err the way cases.json does.
+// errKind names err the way the corpus' cases do.
 func errKind(err error) string {
 	var de *fault.DebError
 	var ce *fault.ConflictError
@@ -136,8 +145,11 @@ func errKind(err error) string {
 	var ue *fault.UnplacedError
 	switch {
 	case errors.As(err, &de):
-		return "deb:" + map[fault.DebKind]string{fault.DebFormat: "format", fault.DebUnsafePath: "unsafe-path", fault.DebDevice: "device",
-			fault.DebLimit: "limit", fault.DebCompression: "compression", fault.DebTruncated: "truncated", fault.DebExists: "exists", fault.DebIO: "io"}[de.Kind]
+		return "deb:" + map[fault.DebKind]string{
+			fault.DebFormat: "format", fault.DebUnsafePath: "unsafe-path", fault.DebDevice: "device",
+			fault.DebLimit: "limit", fault.DebCompression: "compression", fault.DebTruncated: "truncated",
+			fault.DebExists: "exists", fault.DebIO: "io",
+		}[de.Kind]
 	case errors.As(err, &ce):
 		return hostile.ErrLayoutConflict
 	case errors.As(err, &le):
@@ -179,7 +191,8 @@ func checkNames(t *testing.T, c hostile.Case, err error) {
 				t.Errorf("message %q does not name %q", msg, s)
 			}
 		}
-		if de.Entry != "" && !strings.Contains(msg, strings.Trim(fmt.Sprintf("%q", de.Entry), `"`)) && !strings.Contains(msg, de.Entry) {
+		if de.Entry != "" && !strings.Contains(msg, strings.Trim(fmt.Sprintf("%q", de.Entry), `"`)) &&
+			!strings.Contains(msg, de.Entry) {
 			t.Errorf("message %q does not name entry %q", msg, de.Entry)
 		}
 		return
@@ -228,7 +241,7 @@ func TestHostileDebs(t *testing.T) {
 		}
 		n++
 		t.Run(c.Name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join(hostileDir, c.File))
+			b, err := c.Bytes()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -306,7 +319,8 @@ func TestHostileDebs(t *testing.T) {
 					if h.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
 						t.Errorf("%s: mode %v keeps setuid/setgid/sticky", name, h.Mode)
 					}
-					if strings.HasPrefix(name, "/") || name == ".." || strings.HasPrefix(name, "../") || strings.Contains(name, "/../") {
+					if strings.HasPrefix(name, "/") || name == ".." || strings.HasPrefix(name, "../") ||
+						strings.Contains(name, "/../") {
 						t.Errorf("unsafe archive name %q", name)
 					}
 				}
@@ -322,7 +336,8 @@ func TestHostileDebs(t *testing.T) {
 func rootListing(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, p := range []string{"/" + hostile.Escape, "/tmp/" + hostile.Escape, filepath.Join(os.TempDir(), hostile.Escape), "/etc/" + hostile.Escape} {
+	for _, p := range []string{"/" + hostile.Escape, "/tmp/" + hostile.Escape,
+		filepath.Join(os.TempDir(), hostile.Escape), "/etc/" + hostile.Escape} {
 		if st, err := os.Lstat(p); err == nil {
 			out[p] = st.Mode().String()
 		}
@@ -357,7 +372,7 @@ func TestHostileIndexes(t *testing.T) {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join(hostileDir, c.File))
+			b, err := c.Bytes()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -383,7 +398,8 @@ func TestHostileIndexes(t *testing.T) {
 					got = hostile.ErrIndexCompress
 				case errors.Is(err, io.ErrUnexpectedEOF):
 					got = hostile.ErrIndexTruncated
-				case strings.Contains(err.Error(), "gzip") || strings.Contains(err.Error(), "xz") || strings.Contains(err.Error(), "flate"):
+				case strings.Contains(err.Error(), "gzip") || strings.Contains(err.Error(), "xz") ||
+					strings.Contains(err.Error(), "flate"):
 					got = hostile.ErrIndexCompress
 				}
 				if !kindOK(c.Error, got) {
@@ -432,7 +448,13 @@ func checkIndexPlan(t *testing.T, c hostile.Case, b []byte) {
 	}
 	mustWrite(t, filepath.Join(mirror, t234), tb)
 	// The corpus has no Release files: this is about parsing.
-	_, err = Plan(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: filepath.Join(t.TempDir(), "cache"), AllowUnverifiedIndex: true}, Release: Release{JetPack: "6"}})
+	_, err = Plan(
+		context.Background(),
+		Options{
+			Source:  Source{Mirror: mirror, CacheDir: filepath.Join(t.TempDir(), "cache"), AllowUnverifiedIndex: true},
+			Release: Release{JetPack: "6"},
+		},
+	)
 	t.Logf("Plan: %v", err)
 	var ie *fault.IncompleteError
 	var se *apt.StanzaError
@@ -445,7 +467,8 @@ func checkIndexPlan(t *testing.T, c hostile.Case, b []byte) {
 		// apt.ParsePackages skips such a stanza; the pipeline refuses the
 		// index whole, naming the stanza's line, as apt does.
 		t.Errorf("Plan of an index with %d unusable stanza(s): %v, want the index refused naming the line", c.Problems, err)
-	case c.Expect == hostile.Accept && c.Problems == 0 && err != nil && !errors.As(err, &ie) && !strings.Contains(err.Error(), "nothing"):
+	case c.Expect == hostile.Accept && c.Problems == 0 && err != nil && !errors.As(err, &ie) &&
+		!strings.Contains(err.Error(), "nothing"):
 		t.Errorf("Plan: %v", err)
 	}
 }
@@ -454,7 +477,7 @@ func checkIndexPlan(t *testing.T, c hostile.Case, b []byte) {
 // with KindLimit) and with the defaults (converted).
 func TestHostileBombLimits(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join(hostileDir, "xz-bomb-default.deb"))
+	b, err := hostile.Deb("xz-bomb-default")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func firstDiff(a, b []byte) string {
 
 // planDigest is what a plan selects: products, and per component its
 // version and debs (repo, name, version, filename, sha256).
-func planDigest(p *plan.Result) string {
+func planDigest(p *plan.Plan) string {
 	var b strings.Builder
 	for _, pr := range p.Products {
 		fmt.Fprintf(&b, "product %s %s\n", pr.Product, pr.Label)
@@ -153,7 +153,8 @@ func TestInventory(t *testing.T) {
 					t.Errorf("%s read back with --lock plans differently:\n%s\nwant\n%s", c.format, d, want)
 				}
 				// Reading a lock and writing it again is stable.
-				if again := inventory(t, Options{Release: Release{LockFile: file, L4T: c.l4t}}, c.format); c.format == InventoryLock && !bytes.Equal(again, inventory(t, o, c.format)) {
+				again := inventory(t, Options{Release: Release{LockFile: file, L4T: c.l4t}}, c.format)
+				if c.format == InventoryLock && !bytes.Equal(again, inventory(t, o, c.format)) {
 					t.Errorf("lock -> inventory --format lock changed the bytes: %s", firstDiff(again, inventory(t, o, c.format)))
 				}
 			}
@@ -172,7 +173,11 @@ func TestInventoryR364R365(t *testing.T) {
 	m := mirror(t, mirrorgen.Options{Only: all, Suites: []string{"r36.4", "r36.5"}})
 	read := func(suite string) map[string]map[string]map[string]string {
 		var v map[string]map[string]map[string]string
-		if err := json.Unmarshal(inventory(t, Options{Source: Source{Mirror: m}, Release: Release{L4T: suite}}, InventoryJetPackNixos), &v); err != nil {
+		err := json.Unmarshal(
+			inventory(t, Options{Source: Source{Mirror: m}, Release: Release{L4T: suite}}, InventoryJetPackNixos),
+			&v,
+		)
+		if err != nil {
 			t.Fatal(err)
 		}
 		return v
@@ -191,29 +196,22 @@ func TestInventoryR364R365(t *testing.T) {
 	}
 	sort.Strings(removed)
 	sort.Strings(added)
-	if want := []string{"cupva-2.5-l4t", "deepstream-7.1", "nvidia-cudnn9", "nvidia-cudnn9-dev", "nvidia-jetson-services"}; !reflect.DeepEqual(removed, want) {
+	if want := []string{"cupva-2.5-l4t", "deepstream-7.1", "nvidia-cudnn9", "nvidia-cudnn9-dev",
+		"nvidia-jetson-services"}; !reflect.DeepEqual(
+		removed,
+		want,
+	) {
 		t.Errorf("removed in r36.5: %v, want %v", removed, want)
 	}
 	if want := []string{"holoscan-cuda-12"}; !reflect.DeepEqual(added, want) {
 		t.Errorf("added in r36.5: %v, want %v", added, want)
 	}
 	x, y := a["common"]["nvidia-jetpack"], b["common"]["nvidia-jetpack"]
-	if x["version"] != "6.2.1+b38" || y["version"] != "6.2.2+b24" || x["source"] != "nvidia-jetpack (6.2.1)" || y["source"] != "nvidia-jetpack (6.2.2)" {
+	if x["version"] != "6.2.1+b38" || y["version"] != "6.2.2+b24" || x["source"] != "nvidia-jetpack (6.2.1)" ||
+		y["source"] != "nvidia-jetpack (6.2.2)" {
 		t.Errorf("nvidia-jetpack: %v -> %v", x, y)
 	}
 	if _, ok := a["common"]["cuda-toolkit-12-6"]; ok {
 		t.Error("cuda-toolkit-12-6 (first Description line says meta-package) is in the inventory")
-	}
-}
-
-func TestPyString(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		`plain`: `"plain"`, `q"b\`: `"q\"b\\"`, "tab\t\x01": `"tab\t\u0001"`,
-		"é": `"\u00e9"`, "\x7f": `"\u007f"`, "😀": `"\ud83d\ude00"`, "<&>": `"<&>"`,
-	} {
-		if got := pyString(in); got != want {
-			t.Errorf("pyString(%q) = %s, want %s", in, got, want)
-		}
 	}
 }

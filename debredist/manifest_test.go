@@ -59,9 +59,17 @@ func TestCUDACompatInNVIDIAForm(t *testing.T) {
 	cache := t.TempDir()
 	component := func(jp, label, name string) json.RawMessage {
 		out := t.TempDir()
-		convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: jp}, Build: Build{Out: out, Only: []string{"cuda_compat", "cuda_compat_orin"}[:map[string]int{"6": 1, "7": 2}[jp]]}})
+		mustConvert(
+			t,
+			Options{
+				Source:  Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache},
+				Release: Release{JetPack: jp},
+				Build:   Build{Out: out, Only: []string{"cuda_compat", "cuda_compat_orin"}[:map[string]int{"6": 1, "7": 2}[jp]]},
+			},
+		)
 		var m map[string]json.RawMessage
-		if err := json.Unmarshal(must(os.ReadFile(filepath.Join(out, "cuda", "redist", "redistrib_"+label+".json"))), &m); err != nil {
+		err := json.Unmarshal(must(os.ReadFile(filepath.Join(out, "cuda", "redist", "redistrib_"+label+".json"))), &m)
+		if err != nil {
 			t.Fatal(err)
 		}
 		return m[name]
@@ -76,13 +84,21 @@ func TestCUDACompatInNVIDIAForm(t *testing.T) {
 	// NVIDIA's CUDA 13.2.x form, written out by hand (linux-aarch64 is
 	// debredist's second key for Orin, see also_platforms).
 	want13 := `{"cuda_variant":["13.2"],"license":"string","license_path":"cuda_compat/LICENSE.txt",` +
-		`"linux-aarch64":{"cuda13.2":{"md5":"string","relative_path":"cuda_compat/linux-sbsa/cuda_compat-linux-sbsa-VERSION_cuda13.2-archive.tar.xz","sha256":"string","size":"string"}},` +
-		`"linux-sbsa":{"cuda13.2":{"md5":"string","relative_path":"cuda_compat/linux-sbsa/cuda_compat-linux-sbsa-VERSION_cuda13.2-archive.tar.xz","sha256":"string","size":"string"}},` +
+		`"linux-aarch64":{"cuda13.2":{"md5":"string",` +
+		`"relative_path":"cuda_compat/linux-sbsa/cuda_compat-linux-sbsa-VERSION_cuda13.2-archive.tar.xz",` +
+		`"sha256":"string","size":"string"}},` +
+		`"linux-sbsa":{"cuda13.2":{"md5":"string",` +
+		`"relative_path":"cuda_compat/linux-sbsa/cuda_compat-linux-sbsa-VERSION_cuda13.2-archive.tar.xz",` +
+		`"sha256":"string","size":"string"}},` +
 		`"name":"string","version":"string"}`
 	if got := shapeOf(t, component("7", "13.2.75", "cuda_compat")); got != want13 {
 		t.Errorf("CUDA 13 cuda_compat:\n%s\nwant NVIDIA's 13.2 form:\n%s", got, want13)
 	}
-	if got := shapeOf(t, component("7", "13.2.75", "cuda_compat_orin")); strings.Contains(got, "cuda_variant") || !strings.Contains(got, `"relative_path":"cuda_compat_orin/linux-sbsa/cuda_compat_orin-linux-sbsa-VERSION-archive.tar.xz"`) {
+	if got := shapeOf(t, component("7", "13.2.75", "cuda_compat_orin")); strings.Contains(got, "cuda_variant") ||
+		!strings.Contains(
+			got,
+			`"relative_path":"cuda_compat_orin/linux-sbsa/cuda_compat_orin-linux-sbsa-VERSION-archive.tar.xz"`,
+		) {
 		t.Errorf("cuda_compat_orin is not flat as in NVIDIA's manifest: %s", got)
 	}
 }

@@ -90,7 +90,8 @@ func TestNixDerivationsBuild(t *testing.T) {
 		t.Fatalf("nix-build: %v\n%s", err, built)
 	}
 	if alive {
-		if o, err := nix("nix-build", file, "-A", "archives", "--no-out-link", "--check", "--arg", "debredist", debredistArg); err != nil {
+		o, err := nix("nix-build", file, "-A", "archives", "--no-out-link", "--check", "--arg", "debredist", debredistArg)
+		if err != nil {
 			t.Fatalf("nix-build --check: %v\n%s", err, o)
 		}
 	}
@@ -129,12 +130,21 @@ func TestNixDerivationsBuild(t *testing.T) {
 		t.Fatal("no cuda_cudart in the provenance")
 	}
 	deb := prov.Archives[i].Debs[0]
-	f, err := os.OpenFile(filepath.Join(mirrorCopy, deb.Repo, filepath.FromSlash(deb.Filename)), os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(
+		filepath.Join(mirrorCopy, deb.Repo, filepath.FromSlash(deb.Filename)),
+		os.O_APPEND|os.O_WRONLY,
+		0,
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write([]byte("changed upstream"))
-	f.Close()
+	_, err = f.Write([]byte("changed upstream"))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	fixed, err := nix("nix-store", "--print-fixed-path", "sha256", deb.SHA256, path.Base(deb.Filename))
 	if err != nil {
 		t.Fatal(err, fixed)
@@ -149,7 +159,11 @@ func TestNixDerivationsBuild(t *testing.T) {
 	if !deleted(strings.TrimSpace(fixed)) {
 		t.Fatalf("the deb %s is rooted: it cannot be fetched again", fixed)
 	}
-	msg, err := nix("nix-build", append([]string{file, "-A", "archives.cuda.cuda_cudart", "--no-out-link", "--arg", "debredist", debredistArg}, check...)...)
+	msg, err := nix(
+		"nix-build",
+		append(
+			[]string{file, "-A", "archives.cuda.cuda_cudart", "--no-out-link", "--arg", "debredist", debredistArg},
+			check...)...)
 	if err == nil {
 		t.Fatal("a changed deb built")
 	}
@@ -194,7 +208,14 @@ func newNixDerivations(t *testing.T, mirror string) *nixDerivations {
 	if err := os.CopyFS(nd.mirror, os.DirFS(sampleMirror)); err != nil {
 		t.Fatal(err)
 	}
-	convert(t, Options{Source: Source{Mirror: nd.mirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: nd.out}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: nd.mirror, CacheDir: t.TempDir()},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: nd.out},
+		},
+	)
 	text, err := Nix(context.Background(), nd.out, NixOptions{Derivations: true})
 	if err != nil {
 		t.Fatal(err)

@@ -42,7 +42,8 @@ func TestNixRemoteBuilderAndCache(t *testing.T) {
 		t.Skip("a remote builder and a binary cache for every archive: with DEBREDIST_LONG_TESTS=1 only")
 	}
 	testutil.RequireRoot(t, "a Nix store bind-mounted on /nix in a private mount namespace, and sshd")
-	for _, tool := range []string{"nix-build", "nix-instantiate", "nix-store", "nix", "unshare", "mount", "ssh", "ssh-keygen"} {
+	for _, tool := range []string{"nix-build", "nix-instantiate", "nix-store", "nix", "unshare", "mount", "ssh",
+		"ssh-keygen"} {
 		testutil.RequireTool(t, tool)
 	}
 	sshd := testutil.RequireTool(t, "sshd")
@@ -68,11 +69,14 @@ func TestNixRemoteBuilderAndCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(mirror) })
+	t.Cleanup(func() { _ = os.RemoveAll(mirror) })
 	nd := newNixDerivations(t, mirror) // before XDG_CACHE_HOME changes (go build's cache)
 	// Root in CI has no nixbld users; nothing is substituted unless a
 	// command says so (no network). Nix's narinfo cache is the test's.
-	t.Setenv("NIX_CONFIG", "build-users-group =\nsubstituters =\nsandbox = false\nexperimental-features = nix-command\n"+os.Getenv("NIX_CONFIG"))
+	t.Setenv(
+		"NIX_CONFIG",
+		"build-users-group =\nsubstituters =\nsandbox = false\nexperimental-features = nix-command\n"+os.Getenv("NIX_CONFIG"),
+	)
 	t.Setenv("NIX_REMOTE", "local")
 	t.Setenv("XDG_CACHE_HOME", dir("xdg-cache"))
 	run := func(c *exec.Cmd) (string, string, error) {
@@ -90,7 +94,12 @@ func TestNixRemoteBuilderAndCache(t *testing.T) {
 		return stdout
 	}
 	nixBuild := func(store, attr string, args ...string) *exec.Cmd {
-		return inStore(store, "nix-build", append([]string{nd.file, "-A", attr, "--no-out-link", "--arg", "debredist", nd.debredist, "--max-jobs", "0"}, args...)...)
+		return inStore(
+			store,
+			"nix-build",
+			append(
+				[]string{nd.file, "-A", attr, "--no-out-link", "--arg", "debredist", nd.debredist, "--max-jobs", "0"},
+				args...)...)
 	}
 
 	// The builder: sshd on a free loopback port, in the builder store's
@@ -107,7 +116,7 @@ func TestNixRemoteBuilderAndCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	_ = l.Close()
 	files := map[string]string{
 		"authorized_keys": "", // the client key, below
 		"known_hosts":     "builder " + string(hostKey),
@@ -155,7 +164,8 @@ SetEnv NIX_CONF_DIR=%[2]s
 	startSSHD(t, inStore(builder, sshd, "-D", "-e", "-f", filepath.Join(keys, "sshd_config")))
 	sshConfig := filepath.Join(keys, "ssh_config")
 	t.Setenv("NIX_SSHOPTS", "-F "+sshConfig)
-	t.Cleanup(func() { exec.Command("ssh", "-F", sshConfig, "-O", "exit", "builder").Run() })
+	// The SSH master connection ends with the test (none left: nothing to stop).
+	t.Cleanup(func() { _ = exec.Command("ssh", "-F", sshConfig, "-O", "exit", "builder").Run() })
 
 	system := strings.Trim(must(inStore(client, "nix-instantiate", "--eval", "--expr", "builtins.currentSystem")), "\"\n")
 
@@ -193,8 +203,15 @@ SetEnv NIX_CONF_DIR=%[2]s
 			t.Errorf("%s: not built (or fetched) in the builder's store", p)
 		}
 	}
-	t.Logf("%d derivations (%d archives, %d debs fetched by the builder) built on the builder in %s (nix-build and its build hooks: %s of CPU)",
-		remote, len(archives), debs, elapsed.Round(time.Millisecond), (build.ProcessState.UserTime() + build.ProcessState.SystemTime()).Round(time.Millisecond))
+	t.Logf(
+		"%d derivations (%d archives, %d debs fetched by the builder) built on the builder in %s (nix-build and its build "+
+			"hooks: %s of CPU)",
+		remote,
+		len(archives),
+		debs,
+		elapsed.Round(time.Millisecond),
+		(build.ProcessState.UserTime() + build.ProcessState.SystemTime()).Round(time.Millisecond),
+	)
 	if debs == 0 || remote != len(archives)+debs {
 		t.Errorf("%d derivations built on the builder, want the %d archives and %d debs", remote, len(archives), debs)
 	}
@@ -212,16 +229,27 @@ SetEnv NIX_CONF_DIR=%[2]s
 		t.Fatal(err)
 	}
 	signed, unsigned := filepath.Join(tmp, "cache"), filepath.Join(tmp, "unsigned-cache")
-	must(inStore(builder, "nix", append([]string{"copy", "--to", "file://" + signed + "?secret-key=" + secret}, archives...)...))
+	must(
+		inStore(
+			builder,
+			"nix",
+			append([]string{"copy", "--to", "file://" + signed + "?secret-key=" + secret}, archives...)...),
+	)
 	must(inStore(builder, "nix", append([]string{"copy", "--to", "file://" + unsigned}, archives...)...))
 	substitute := func(store, cache, attr string) (string, string, error) {
-		return run(nixBuild(store, attr, "--option", "substituters", "file://"+cache, "--option", "trusted-public-keys", publicKey))
+		return run(
+			nixBuild(store, attr, "--option", "substituters", "file://"+cache, "--option", "trusted-public-keys", publicKey),
+		)
 	}
 	stdout, stderr, err = substitute(consumer, signed, "archives")
 	if err != nil {
 		t.Fatalf("nix-build from the cache: %v\n%s", err, stderr)
 	}
-	t.Logf("%d archives substituted from the cache in %s (keys, copy and substitution)", len(archives), time.Since(start).Round(time.Millisecond))
+	t.Logf(
+		"%d archives substituted from the cache in %s (keys, copy and substitution)",
+		len(archives),
+		time.Since(start).Round(time.Millisecond),
+	)
 	if got := strings.Fields(stdout); !slices.Equal(got, archives) {
 		t.Errorf("from the cache: %v, built: %v", got, archives)
 	}
@@ -235,7 +263,10 @@ SetEnv NIX_CONF_DIR=%[2]s
 		}
 	}
 	for _, p := range archives {
-		if !slices.ContainsFunc(consumerInfo[p].Signatures, func(s string) bool { return strings.HasPrefix(s, keyName+":") }) {
+		if !slices.ContainsFunc(
+			consumerInfo[p].Signatures,
+			func(s string) bool { return strings.HasPrefix(s, keyName+":") },
+		) {
 			t.Errorf("%s: not signed by %s: %v", p, keyName, consumerInfo[p].Signatures)
 		}
 	}
@@ -330,10 +361,10 @@ func startSSHD(t *testing.T, c *exec.Cmd) {
 	exited := make(chan error, 1)
 	go func() { exited <- c.Wait() }()
 	t.Cleanup(func() {
-		syscall.Kill(-c.Process.Pid, syscall.SIGTERM)
-		<-exited
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGTERM) // had it died already, Wait says how
+		err := <-exited
 		if t.Failed() {
-			t.Logf("sshd:\n%s", logged())
+			t.Logf("sshd (%v):\n%s", err, logged())
 		}
 	})
 	select {

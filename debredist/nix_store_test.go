@@ -29,7 +29,14 @@ func TestNixConsumesOutput(t *testing.T) {
 		t.Setenv("NIX_CONFIG", "build-users-group =")
 	}
 	out := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: t.TempDir()},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}},
+		},
+	)
 	manifests, _ := filepath.Glob(filepath.Join(out, "*", "redist", "redistrib_*[0-9].json"))
 	if len(manifests) != 2 {
 		t.Fatalf("manifests: %v", manifests)
@@ -53,7 +60,8 @@ func TestNixConsumesOutput(t *testing.T) {
 		for _, name := range slices.Sorted(maps.Keys(m.Components)) {
 			for _, pa := range m.Components[name].Artifacts() {
 				file := filepath.Join(filepath.Dir(mf), filepath.FromSlash(pa.Artifact.RelativePath))
-				want, err := exec.Command("nix-store", "--print-fixed-path", "sha256", pa.Artifact.SHA256, filepath.Base(file)).CombinedOutput()
+				want, err := exec.Command("nix-store", "--print-fixed-path", "sha256", pa.Artifact.SHA256, filepath.Base(file)).
+					CombinedOutput()
 				if err != nil {
 					t.Fatalf("print-fixed-path: %v\n%s", err, want)
 				}
@@ -159,7 +167,8 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 	cache := t.TempDir()
 	wrap := func(name, sedExpr string) string {
 		p := filepath.Join(t.TempDir(), name)
-		script := "#!/bin/sh\nif [ \"$1\" = nix ]; then " + bin + " \"$@\" | sed -e '" + sedExpr + "'; else exec " + bin + " \"$@\"; fi\n"
+		script := "#!/bin/sh\nif [ \"$1\" = nix ]; then " + bin + " \"$@\" | sed -e '" + sedExpr + "'; else exec " + bin +
+			" \"$@\"; fi\n"
 		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -171,16 +180,39 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 		mustHave    []string // packages that must evaluate from OUT
 		plainAlsoOK bool     // plain nixpkgs (no jetpack-nixos, no cuda-legacy) has the set
 	}{
-		{jp: "5", set: "cudaPackages_11_4", insecure: "cuda11.4-tensorrt-8.5.2", mustHave: []string{"libcusparse", "cuda_cudart", "cudnn"}},
-		{jp: "6", set: "cudaPackages_12_6", insecure: "cuda12.6-tensorrt-10.3.0.30", plainAlsoOK: true, mustHave: []string{"libnvfatbin", "cuda_compat"}},
-		{jp: "7", set: "cudaPackages_13_2", plainAlsoOK: true, mustHave: []string{"cudnn_jit", "cuda_compat_orin", "cuda_compat", "tensorrt", "cuda_nvtx"}},
+		{
+			jp:       "5",
+			set:      "cudaPackages_11_4",
+			insecure: "cuda11.4-tensorrt-8.5.2",
+			mustHave: []string{"libcusparse", "cuda_cudart", "cudnn"},
+		},
+		{
+			jp:          "6",
+			set:         "cudaPackages_12_6",
+			insecure:    "cuda12.6-tensorrt-10.3.0.30",
+			plainAlsoOK: true,
+			mustHave:    []string{"libnvfatbin", "cuda_compat"},
+		},
+		{
+			jp:          "7",
+			set:         "cudaPackages_13_2",
+			plainAlsoOK: true,
+			mustHave:    []string{"cudnn_jit", "cuda_compat_orin", "cuda_compat", "tensorrt", "cuda_nvtx"},
+		},
 	} {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
 			if tc.jp != "6" && !testutil.Long() {
 				t.Skip("the sweep over JetPack 5 and 7 (about 20 s of Nix evaluation) runs with DEBREDIST_LONG_TESTS=1, as CI does")
 			}
 			out := t.TempDir()
-			convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out}})
+			mustConvert(
+				t,
+				Options{
+					Source:  Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache},
+					Release: Release{JetPack: tc.jp},
+					Build:   Build{Out: out},
+				},
+			)
 			r, err := Nix(context.Background(), out, NixOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -191,12 +223,23 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 			}
 			switch tc.jp {
 			case "5":
-				if !slices.Equal(d.NullPackages, []string{"cuda_compat"}) || !slices.Equal(d.Packages["libcusparse"].DropInputs, []string{"libnvjitlink"}) || !slices.Equal(d.Packages["libcusolver"].DropInputs, []string{"libnvjitlink"}) {
-					t.Errorf("JetPack 5: null %v, libcusparse drops %v, libcusolver drops %v", d.NullPackages, d.Packages["libcusparse"].DropInputs, d.Packages["libcusolver"].DropInputs)
+				if !slices.Equal(d.NullPackages, []string{"cuda_compat"}) ||
+					!slices.Equal(d.Packages["libcusparse"].DropInputs, []string{"libnvjitlink"}) ||
+					!slices.Equal(d.Packages["libcusolver"].DropInputs, []string{"libnvjitlink"}) {
+					t.Errorf(
+						"JetPack 5: null %v, libcusparse drops %v, libcusolver drops %v",
+						d.NullPackages,
+						d.Packages["libcusparse"].DropInputs,
+						d.Packages["libcusolver"].DropInputs,
+					)
 				}
 			case "7":
 				if !slices.Contains(d.Packages["cuda_nvtx"].DropOutputs, "lib") || d.Packages["cudnn_jit"].Redist != "cudnn" {
-					t.Errorf("JetPack 7: cuda_nvtx drops %v, cudnn_jit %+v", d.Packages["cuda_nvtx"].DropOutputs, d.Packages["cudnn_jit"])
+					t.Errorf(
+						"JetPack 7: cuda_nvtx drops %v, cudnn_jit %+v",
+						d.Packages["cuda_nvtx"].DropOutputs,
+						d.Packages["cudnn_jit"],
+					)
 				}
 				if rel := d.Packages["cuda_compat"].Releases["linux-sbsa"].RelativePath; !strings.Contains(rel, "cuda13.2") {
 					t.Errorf("cuda_compat's CUDA 13.2 archive is not stated for linux-sbsa: %q", rel)
@@ -205,7 +248,8 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 			if h := d.Packages["libnvfatbin"].StubsHook; tc.jp != "5" && h == nil {
 				t.Errorf("libnvfatbin's includeRemoveStubsFromRunpathHook is not stated")
 			}
-			if tc.insecure != "" && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, `"`+tc.insecure+`"`) }) {
+			if tc.insecure != "" &&
+				!slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, `"`+tc.insecure+`"`) }) {
 				t.Errorf("notes do not name %s for permittedInsecurePackages: %v", tc.insecure, r.Notes)
 			}
 			check := func(what string, lines []string, code int, from string, acceptInsecure bool, must ...string) {
@@ -284,7 +328,16 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 			if tc.jp == "5" {
 				// Control: without the filter, jetpack-nixos' extension
 				// rebuilds the provided packages from its debs.
-				lines, code = evalOverlay(t, wrap("nofilter", "s/if data.own_set then map dropDebWrapped prevCuda.extensions else prevCuda.extensions/prevCuda.extensions/"), out, false, "PACKAGES=cuda_cudart libcublas cudnn")
+				lines, code = evalOverlay(
+					t,
+					wrap(
+						"nofilter",
+						"s/if data.own_set then map dropDebWrapped prevCuda.extensions else prevCuda.extensions/prevCuda.extensions/",
+					),
+					out,
+					false,
+					"PACKAGES=cuda_cudart libcublas cudnn",
+				)
 				fromDebs := 0
 				for _, l := range lines {
 					if strings.Contains(l, "NOT from OUT") && strings.Contains(l, "-normalizeDebs") {
@@ -292,7 +345,13 @@ func TestNixOverlayWithJetpackNixos(t *testing.T) {
 					}
 				}
 				if fromDebs < 6 || code != 1 {
-					t.Errorf("control without the filter: %d packages from jetpack-nixos' debs, exit %d; the stand-in does not reproduce its extension:\n%s", fromDebs, code, strings.Join(lines, "\n"))
+					t.Errorf(
+						"control without the filter: %d packages from jetpack-nixos' debs, exit %d; the stand-in does not reproduce "+
+							"its extension:\n%s",
+						fromDebs,
+						code,
+						strings.Join(lines, "\n"),
+					)
 				}
 			}
 		})
@@ -313,7 +372,8 @@ func TestStandInOverrideAttrsIsAFixedPoint(t *testing.T) {
 	eval := func(override string) (string, error) {
 		expr := `let
 		  pkgs = import ./` + standIn + `/nixpkgs { config = { allowUnfree = true; }; overlays = [ (final: prev: {
-		    cudaPackages_12_6 = prev.cudaPackages_12_6 // { cuda_cudart = prev.cudaPackages_12_6.cuda_cudart.overrideAttrs (` + override + `); };
+		    cudaPackages_12_6 = prev.cudaPackages_12_6 // { ` +
+			`cuda_cudart = prev.cudaPackages_12_6.cuda_cudart.overrideAttrs (` + override + `); };
 		  }) ]; };
 		in pkgs.cudaPackages_12_6.cuda_cudart.src.name`
 		o, err := exec.Command("nix-instantiate", "--eval", "--strict", "--expr", expr).CombinedOutput()

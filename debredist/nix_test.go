@@ -38,7 +38,9 @@ func writeNixTree(t *testing.T, dir string, ms []*redist.Manifest, prov map[stri
 		}
 	}
 	sidecar := func(product, label string, recs []redist.Archive) {
-		b, err := json.Marshal(redist.Provenance{Tool: "debredist test", Profile: Profile{CUDA: prov[product]}, Archives: recs})
+		b, err := json.Marshal(
+			redist.Provenance{Tool: "debredist test", Profile: Profile{CUDA: prov[product]}, Archives: recs},
+		)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,8 +65,12 @@ func writeNixTree(t *testing.T, dir string, ms []*redist.Manifest, prov map[stri
 				}
 				write(filepath.Join(d, rel), buf.Bytes())
 				pa.Artifact.Size, pa.Artifact.SHA256, pa.Artifact.MD5 = strconv.FormatInt(res.Size, 10), res.SHA256, res.MD5
-				recs = append(recs, redist.Archive{Product: m.ReleaseProduct, PName: name, Platform: pa.Platform, Variant: redist.VariantOf(pa.Variant),
-					Version: c.Version, RelativePath: pa.Artifact.RelativePath, Size: res.Size, SHA256: res.SHA256, MD5: res.MD5, NAR: res.NAR})
+				recs = append(
+					recs,
+					redist.Archive{Product: m.ReleaseProduct, PName: name, Platform: pa.Platform, CUDAVariant: pa.CUDAVariant,
+						Version: c.Version, RelativePath: pa.Artifact.RelativePath, Size: res.Size, SHA256: res.SHA256, MD5: res.MD5,
+						NAR: res.NAR},
+				)
 			}
 		}
 		var b bytes.Buffer
@@ -82,7 +88,12 @@ func writeNixTree(t *testing.T, dir string, ms []*redist.Manifest, prov map[stri
 }
 
 func nixManifest(product, label string, comps ...*redist.Component) *redist.Manifest {
-	m := &redist.Manifest{ReleaseDate: "2026-01-15", ReleaseLabel: label, ReleaseProduct: product, Components: map[string]*redist.Component{}}
+	m := &redist.Manifest{
+		ReleaseDate:    "2026-01-15",
+		ReleaseLabel:   label,
+		ReleaseProduct: product,
+		Components:     map[string]*redist.Component{},
+	}
 	for _, c := range comps {
 		m.Components[c.Name] = c
 	}
@@ -96,9 +107,17 @@ func plainComp(pname, version, rel string) *redist.Component {
 }
 
 func variantComp(pname, version, rel string) *redist.Component {
-	return &redist.Component{Name: pname, License: "L", Version: version, CUDAVariant: []string{"12"}, Platforms: map[string]*redist.Platform{
-		"linux-aarch64": {Variants: map[string]*redist.Artifact{"cuda12": {RelativePath: rel, SHA256: strings.Repeat("b", 64), Size: "2"}}},
-	}}
+	return &redist.Component{
+		Name:        pname,
+		License:     "L",
+		Version:     version,
+		CUDAVariant: []string{"12"},
+		Platforms: map[string]*redist.Platform{
+			"linux-aarch64": {
+				Variants: map[string]*redist.Artifact{"cuda12": {RelativePath: rel, SHA256: strings.Repeat("b", 64), Size: "2"}},
+			},
+		},
+	}
 }
 
 func fullTree() []*redist.Manifest {
@@ -108,8 +127,15 @@ func fullTree() []*redist.Manifest {
 			plainComp("cuda_cudart", "12.6.68", "cuda_cudart/linux-aarch64/cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz")),
 		nixManifest("cudnn", "9.3.0",
 			variantComp("cudnn", "9.3.0.75", "cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz")),
-		nixManifest("tensorrt", "10.3.0",
-			variantComp("tensorrt", "10.3.0.30", "tensorrt/linux-aarch64/tensorrt-linux-aarch64-10.3.0.30_cuda12-archive.tar.xz")),
+		nixManifest(
+			"tensorrt",
+			"10.3.0",
+			variantComp(
+				"tensorrt",
+				"10.3.0.30",
+				"tensorrt/linux-aarch64/tensorrt-linux-aarch64-10.3.0.30_cuda12-archive.tar.xz",
+			),
+		),
 	}
 }
 
@@ -156,8 +182,10 @@ func TestNixSnippet(t *testing.T) {
 		},
 		{
 			name: "no cuda manifest: CUDA from provenance", subdir: "out",
-			manifests: []*redist.Manifest{nixManifest("cudnn", "9.12.0", variantComp("cudnn", "9.12.0.1", "cudnn/linux-sbsa/c.tar.xz"))},
-			prov:      map[string]string{"cudnn": "13.0"},
+			manifests: []*redist.Manifest{
+				nixManifest("cudnn", "9.12.0", variantComp("cudnn", "9.12.0.1", "cudnn/linux-sbsa/c.tar.xz")),
+			},
+			prov: map[string]string{"cudnn": "13.0"},
 			check: func(t *testing.T, d nixData, r *NixResult, out string) {
 				if d.Set != "cudaPackages_13_0" || d.MajorSet != "cudaPackages_13" || label(t, d.Manifests["cudnn"]) != "9.12.0" {
 					t.Errorf("set %s/%s, manifests %v", d.Set, d.MajorSet, d.Manifests)
@@ -169,12 +197,20 @@ func TestNixSnippet(t *testing.T) {
 			manifests: []*redist.Manifest{nixManifest("cudnn", "9.3.0", variantComp("cudnn", "9.3.0.75", "cudnn/x.tar.xz"))},
 			wantErr:   "cannot name the cudaPackages set",
 		},
-		{name: "empty directory", subdir: "out", wantErr: "is not a debredist output directory (no redistrib_*.json, no .debredist)"},
+		{
+			name:    "empty directory",
+			subdir:  "out",
+			wantErr: "is not a debredist output directory (no redistrib_*.json, no .debredist)",
+		},
 		{
 			name: "path with a space, quotes and an interpolation", subdir: `my "out" ${dir}`,
-			manifests: []*redist.Manifest{nixManifest("cuda", "13.0.2", plainComp("cuda_nvcc", "13.0.2", "cuda_nvcc/linux-sbsa/n.tar.xz"))},
+			manifests: []*redist.Manifest{
+				nixManifest("cuda", "13.0.2", plainComp("cuda_nvcc", "13.0.2", "cuda_nvcc/linux-sbsa/n.tar.xz")),
+			},
 			check: func(t *testing.T, d nixData, r *NixResult, out string) {
-				if want := "file://" + strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(out, " ", "%20"), `"`, "%22"), "{", "%7B"); !strings.HasPrefix(d.BaseURL, "file://") || !strings.Contains(d.BaseURL, "my%20%22out%22") {
+				if want := "file://" + strings.ReplaceAll(
+					strings.ReplaceAll(strings.ReplaceAll(out, " ", "%20"), `"`, "%22"), "{", "%7B",
+				); !strings.HasPrefix(d.BaseURL, "file://") || !strings.Contains(d.BaseURL, "my%20%22out%22") {
 					t.Errorf("base_url %q, want about %q", d.BaseURL, want)
 				}
 				if strings.Contains(r.Text, out) {
@@ -188,7 +224,8 @@ func TestNixSnippet(t *testing.T) {
 		{
 			name: "unsafe relative_path", subdir: "out",
 			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("cuda_nvcc", "12.6.68", "../../etc/passwd"))},
-			wantErr:   `cuda_nvcc.linux-aarch64.relative_path: "../../etc/passwd" is not a relative path below the manifest's directory`,
+			wantErr: `cuda_nvcc.linux-aarch64.relative_path: "../../etc/passwd" is not a relative path below the manifest's ` +
+				`directory`,
 		},
 		{
 			name: "bad cuda label", subdir: "out",
@@ -209,24 +246,44 @@ func TestNixSnippet(t *testing.T) {
 		// never handed to it as packages
 		{
 			name: "component named lib", subdir: "out",
-			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("lib", "12.6.68", "lib/linux-aarch64/lib-linux-aarch64-12.6.68-archive.tar.xz"))},
-			wantErr:   `component "lib": not a redist package name`,
+			manifests: []*redist.Manifest{
+				nixManifest(
+					"cuda",
+					"12.6.68",
+					plainComp("lib", "12.6.68", "lib/linux-aarch64/lib-linux-aarch64-12.6.68-archive.tar.xz"),
+				),
+			},
+			wantErr: `component "lib": not a redist package name`,
 		},
 		{
 			name: "component named flags", subdir: "out",
-			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("flags", "12.6.68", "flags/linux-aarch64/flags-linux-aarch64-12.6.68-archive.tar.xz"))},
-			wantErr:   `component "flags": not a redist package name`,
+			manifests: []*redist.Manifest{
+				nixManifest(
+					"cuda",
+					"12.6.68",
+					plainComp("flags", "12.6.68", "flags/linux-aarch64/flags-linux-aarch64-12.6.68-archive.tar.xz"),
+				),
+			},
+			wantErr: `component "flags": not a redist package name`,
 		},
 		{
 			name: "component named type", subdir: "out",
-			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("type", "12.6.68", "type/linux-aarch64/type-linux-aarch64-12.6.68-archive.tar.xz"))},
-			wantErr:   `component "type": not a redist package name`,
+			manifests: []*redist.Manifest{
+				nixManifest(
+					"cuda",
+					"12.6.68",
+					plainComp("type", "12.6.68", "type/linux-aarch64/type-linux-aarch64-12.6.68-archive.tar.xz"),
+				),
+			},
+			wantErr: `component "type": not a redist package name`,
 		},
 		// issue 37: a NUL cuts the string in Nix's builtins.fromJSON
 		{
 			name: "NUL in a version", subdir: "out",
-			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("cuda_nvcc", "12.6.68\x00-evil", "n/linux-aarch64/n.tar.xz"))},
-			wantErr:   `cuda_nvcc.version: "12.6.68\x00-evil" is not dotted numbers`,
+			manifests: []*redist.Manifest{
+				nixManifest("cuda", "12.6.68", plainComp("cuda_nvcc", "12.6.68\x00-evil", "n/linux-aarch64/n.tar.xz")),
+			},
+			wantErr: `cuda_nvcc.version: "12.6.68\x00-evil" is not dotted numbers`,
 		},
 		{
 			name: "NUL in a license", subdir: "out",
@@ -240,8 +297,10 @@ func TestNixSnippet(t *testing.T) {
 		{
 			name: "two manifests of one product", subdir: "out",
 			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("a", "1", "a.tar.xz"))},
-			extra: map[string]string{"cuda/redist/redistrib_12.6.77.json": `{"release_label":"12.6.77","release_product":"cuda"}`,
-				"cuda/redist/debredist-provenance_12.6.77.json": `{"tool":"t"}`},
+			extra: map[string]string{
+				"cuda/redist/redistrib_12.6.77.json":            `{"release_label":"12.6.77","release_product":"cuda"}`,
+				"cuda/redist/debredist-provenance_12.6.77.json": `{"tool":"t"}`,
+			},
 			wantErr: "two cuda manifests",
 		},
 		{
@@ -304,17 +363,28 @@ func checkNixFull(t *testing.T, d nixData, r *NixResult, out string) {
 			t.Errorf("%s: manifest %v archives %v", p, d.Manifests[p], d.Archives[p])
 		}
 	}
-	if got := d.Packages["cudnn"].Releases["linux-aarch64"].RelativePath; got != "cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz" {
+	got := d.Packages["cudnn"].Releases["linux-aarch64"].RelativePath
+	if got != "cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz" {
 		t.Errorf("cudnn's release (its cuda12 variant chosen): %q", got)
 	}
 	if d.Packages["tensorrt"].Redist != "tensorrt" || d.Packages["cuda_cudart"].Redist != "cuda" {
 		t.Errorf("packages %+v", d.Packages)
 	}
-	want := filepath.Join(out, "tensorrt", "redist", "tensorrt", "linux-aarch64", "tensorrt-linux-aarch64-10.3.0.30_cuda12-archive.tar.xz")
+	want := filepath.Join(
+		out,
+		"tensorrt",
+		"redist",
+		"tensorrt",
+		"linux-aarch64",
+		"tensorrt-linux-aarch64-10.3.0.30_cuda12-archive.tar.xz",
+	)
 	if len(r.Archives) != 4 || !slices.Contains(r.Archives, want) {
 		t.Errorf("archives %v", r.Archives)
 	}
-	if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "finds a problem no override fixes") }) {
+	if !slices.ContainsFunc(
+		r.Notes,
+		func(n string) bool { return strings.Contains(n, "find a problem no override fixes") },
+	) {
 		t.Errorf("notes do not say the archives are missing: %v", r.Notes)
 	}
 }
@@ -380,7 +450,8 @@ func TestNixHostileStrings(t *testing.T) {
 		c := plainComp("cuda_nvcc", "12.6.68", "n/n.tar.xz")
 		c.License = v
 		writeNixTree(t, refused, []*redist.Manifest{nixManifest("cuda", "12.6.68", c)}, nil)
-		if _, err := Nix(context.Background(), refused, NixOptions{}); err == nil || !strings.Contains(err.Error(), "cuda_nvcc.license: "+strconv.Quote(v)+" holds the character") {
+		if _, err := Nix(context.Background(), refused, NixOptions{}); err == nil ||
+			!strings.Contains(err.Error(), "cuda_nvcc.license: "+strconv.Quote(v)+" holds the character") {
 			t.Errorf("license %q: %v, want it refused naming the field", v, err)
 		}
 	}
@@ -409,7 +480,11 @@ func TestNixHostileStrings(t *testing.T) {
 			sel[i] = `{ v = s."` + n + `".version; l = s.manifests.cuda."` + n + `".license; }`
 		}
 		abs, _ := filepath.Abs(standIn + "/nixpkgs")
-		expr := `let s = (import ` + abs + ` { config = { allowUnfree = true; }; overlays = [ (import ` + file + `) ]; }).cudaPackages_12_6; in [ ` + strings.Join(sel, " ") + ` ]`
+		expr := `let s = (import ` + abs + ` { config = { allowUnfree = true; }; overlays = [ (import ` + file +
+			`) ]; }).cudaPackages_12_6; in [ ` + strings.Join(
+			sel,
+			" ",
+		) + ` ]`
 		o, err := exec.Command("nix-instantiate", "--eval", "--strict", "--json", "--expr", expr).CombinedOutput()
 		if err != nil {
 			t.Fatalf("evaluating the overlay: %v\n%s", err, o)
@@ -437,7 +512,14 @@ func TestNixDerivationsHostileStrings(t *testing.T) {
 		t.Setenv("NIX_CONFIG", "build-users-group =")
 	}
 	out := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: sampleMirror, CacheDir: t.TempDir()},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart"}},
+		},
+	)
 	hostile := `x"; y = builtins.abort "pwned"; z = "${builtins.abort "pwned"}\ # */`
 	sidecar, err := filepath.EvalSymlinks(filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json"))
 	if err != nil {
@@ -467,8 +549,10 @@ func TestNixDerivationsHostileStrings(t *testing.T) {
 	if err := os.WriteFile(file, []byte(r.Text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	expr := `builtins.readFile (builtins.elemAt (import ` + file + ` { debredist = "/x"; }).archives.cuda.cuda_cudart.args 3)`
-	o, err := exec.Command("nix-instantiate", "--eval", "--strict", "--json", "--read-write-mode", "--expr", expr).CombinedOutput()
+	expr := `builtins.readFile (builtins.elemAt (import ` + file +
+		` { debredist = "/x"; }).archives.cuda.cuda_cudart.args 3)`
+	o, err := exec.Command("nix-instantiate", "--eval", "--strict", "--json", "--read-write-mode", "--expr", expr).
+		CombinedOutput()
 	if err != nil {
 		t.Fatalf("evaluating the derivations file: %v\n%s", err, o)
 	}
@@ -484,10 +568,31 @@ func TestNixDerivationsHostileStrings(t *testing.T) {
 // CopyArchivesTo each is a copy of its bytes.
 func TestNixArchivesEveryManifest(t *testing.T) {
 	out := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "nvidia_l4t_dla_compiler"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: sampleMirror, CacheDir: t.TempDir()},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart", "nvidia_l4t_dla_compiler"}},
+		},
+	)
 	want := []string{
-		filepath.Join(out, "cuda", "redist", "cuda_cudart", "linux-aarch64", "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz"),
-		filepath.Join(out, "l4t", "redist", "nvidia_l4t_dla_compiler", "linux-aarch64", "nvidia_l4t_dla_compiler-linux-aarch64-36.5.0-archive.tar.xz"),
+		filepath.Join(
+			out,
+			"cuda",
+			"redist",
+			"cuda_cudart",
+			"linux-aarch64",
+			"cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz",
+		),
+		filepath.Join(
+			out,
+			"l4t",
+			"redist",
+			"nvidia_l4t_dla_compiler",
+			"linux-aarch64",
+			"nvidia_l4t_dla_compiler-linux-aarch64-36.5.0-archive.tar.xz",
+		),
 	}
 	r, err := Nix(context.Background(), out, NixOptions{})
 	if err != nil {

@@ -64,10 +64,14 @@ func runBuild(t *testing.T, bin, out, set string, plain bool, env ...string) ([]
 // substituters: nothing can be fetched here).
 func nixBuildEnv(t *testing.T) {
 	t.Helper()
-	for _, tool := range []string{"nix-build", "nix-store", "nix-instantiate", "jq", "patchelf", "readelf", "dpkg-deb", "tar", "xz", "aarch64-linux-gnu-gcc"} {
+	for _, tool := range []string{"nix-build", "nix-store", "nix-instantiate", "jq", "patchelf", "readelf", "dpkg-deb",
+		"tar", "xz", "aarch64-linux-gnu-gcc"} {
 		testutil.RequireTool(t, tool)
 	}
-	t.Setenv("NIX_CONFIG", "build-users-group =\nextra-platforms = aarch64-linux\nsandbox = false\nsubstituters =\n"+os.Getenv("NIX_CONFIG"))
+	t.Setenv(
+		"NIX_CONFIG",
+		"build-users-group =\nextra-platforms = aarch64-linux\nsandbox = false\nsubstituters =\n"+os.Getenv("NIX_CONFIG"),
+	)
 }
 
 // knownBuildFailures are the cells that fail through every route, and why
@@ -116,7 +120,14 @@ func TestNixpkgsBuild(t *testing.T) {
 				t.Skip("JetPack 5 and 7 (about a minute of Nix builds each) run with DEBREDIST_LONG_TESTS=1, as CI does")
 			}
 			out := t.TempDir()
-			convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out}})
+			mustConvert(
+				t,
+				Options{
+					Source:  Source{Mirror: sampleMirror, CacheDir: cache},
+					Release: Release{JetPack: tc.jp},
+					Build:   Build{Out: out},
+				},
+			)
 			some := "PACKAGES=cuda_cudart libcublas libcusparse cudnn cuda_nvml_dev libnvfatbin cuda_nvcc tensorrt"
 			if testutil.Long() {
 				some = "PACKAGES="
@@ -140,15 +151,25 @@ func TestNixpkgsBuild(t *testing.T) {
 					refused += b2i(l.verdict == "refused")
 					switch {
 					case l.verdict == "built":
-					case l.verdict == "refused" && (l.name == "cudnn_samples" || l.name == "libcudla" && l.cap == "11.0" || l.name == "cuda_compat" && tc.jp == "5"):
+					case l.verdict == "refused" &&
+						(l.name == "cudnn_samples" || l.name == "libcudla" && l.cap == "11.0" || l.name == "cuda_compat" && tc.jp == "5"):
 					case l.verdict == "FAILED" && route.env == "DEBREDIST_MANIFESTS_ONLY=1" && manifestsAloneFail(tc.jp, l):
-					case l.verdict == "FAILED" && knownBuildFailures[tc.jp][l.name] != "" && strings.Contains(l.rest, knownBuildFailures[tc.jp][l.name]):
+					case l.verdict == "FAILED" && knownBuildFailures[tc.jp][l.name] != "" &&
+						strings.Contains(l.rest, knownBuildFailures[tc.jp][l.name]):
 					default:
 						t.Errorf("%s: %s %s: %s %s", route.name, l.name, l.cap, l.verdict, l.rest)
 					}
 				}
 				if sum != [3]int{built, failed, refused} || (code == 0) != (failed == 0) {
-					t.Errorf("%s: summary %v, exit %d; the lines say %d built, %d failed, %d refused", route.name, sum, code, built, failed, refused)
+					t.Errorf(
+						"%s: summary %v, exit %d; the lines say %d built, %d failed, %d refused",
+						route.name,
+						sum,
+						code,
+						built,
+						failed,
+						refused,
+					)
 				}
 				if testutil.Long() && len(lines) != tc.cells {
 					t.Errorf("%s: %d cells, want %d (every package on every device)", route.name, len(lines), tc.cells)
@@ -176,7 +197,9 @@ func TestNixpkgsBuild(t *testing.T) {
 		})
 		// libcurand: its library NEEDs a soname no package has.
 		editDeb(t, mirror, "r36.5", "libcurand-12-6", func(root string) {
-			if o, err := exec.Command("patchelf", "--add-needed", "libnot-in-any-package.so.1", filepath.Join(root, lib, "libcurand.so.10.3.7.68")).CombinedOutput(); err != nil {
+			o, err := exec.Command("patchelf", "--add-needed", "libnot-in-any-package.so.1",
+				filepath.Join(root, lib, "libcurand.so.10.3.7.68")).CombinedOutput()
+			if err != nil {
 				t.Fatalf("patchelf: %v\n%s", err, o)
 			}
 		})
@@ -196,8 +219,14 @@ func TestNixpkgsBuild(t *testing.T) {
 			}
 		})
 		out := t.TempDir()
-		convert(t, Options{Source: Source{Mirror: mirror, CacheDir: t.TempDir(), AllowUnverifiedIndex: true}, Release: Release{JetPack: "6"},
-			Build: Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc", "libcufft", "libcurand"}}})
+		mustConvert(
+			t,
+			Options{
+				Source:  Source{Mirror: mirror, CacheDir: t.TempDir(), AllowUnverifiedIndex: true},
+				Release: Release{JetPack: "6"},
+				Build:   Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc", "libcufft", "libcurand"}},
+			},
+		)
 		lines, sum, code := runBuild(t, bin, out, "cudaPackages_12_6", true)
 		want := map[string]string{
 			"cuda_cudart": "",
@@ -235,12 +264,15 @@ func TestNixpkgsBuild(t *testing.T) {
 func manifestsAloneFail(jp string, l buildLine) bool {
 	switch jp {
 	case "5":
-		return strings.HasPrefix(l.rest, "src is not OUT's archive: ") && strings.HasSuffix(l.rest, "-normalizeDebs (1 problem(s))") ||
-			(l.name == "libcusparse" || l.name == "libcusolver") && strings.Contains(l.rest, "‘cuda11.4-libnvjitlink-0-unsupported’ is not available")
+		return strings.HasPrefix(l.rest, "src is not OUT's archive: ") &&
+			strings.HasSuffix(l.rest, "-normalizeDebs (1 problem(s))") ||
+			(l.name == "libcusparse" || l.name == "libcusolver") &&
+				strings.Contains(l.rest, "‘cuda11.4-libnvjitlink-0-unsupported’ is not available")
 	case "7":
 		switch l.name {
 		case "cuda_compat":
-			return strings.Contains(l.rest, "‘cuda13.2-cuda_compat-") && strings.Contains(l.rest, "is not available on the requested hostPlatform")
+			return strings.Contains(l.rest, "‘cuda13.2-cuda_compat-") &&
+				strings.Contains(l.rest, "is not available on the requested hostPlatform")
 		case "cudnn_jit", "cuda_compat_orin":
 			return strings.Contains(l.rest, "attribute '"+l.name+"' missing")
 		case "cuda_nvtx":
@@ -296,7 +328,12 @@ func editDeb(t *testing.T, mirror, suite, pkg string, edit func(root string)) {
 		t.Fatal(err)
 	}
 	s256, s1, m5 := sha256.Sum256(nb), sha1.Sum(nb), md5.Sum(nb)
-	for field, value := range map[string]string{"Size": strconv.Itoa(len(nb)), "SHA256": hex.EncodeToString(s256[:]), "SHA1": hex.EncodeToString(s1[:]), "MD5sum": hex.EncodeToString(m5[:])} {
+	for field, value := range map[string]string{
+		"Size":   strconv.Itoa(len(nb)),
+		"SHA256": hex.EncodeToString(s256[:]),
+		"SHA1":   hex.EncodeToString(s1[:]),
+		"MD5sum": hex.EncodeToString(m5[:]),
+	} {
 		stanzas[i] = regexp.MustCompile(`(?m)^`+field+`: .*$`).ReplaceAllLiteralString(stanzas[i], field+": "+value)
 	}
 	if err := os.WriteFile(index, []byte(strings.Join(stanzas, "\n\n")), 0o644); err != nil {

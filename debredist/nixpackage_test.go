@@ -45,7 +45,12 @@ func TestNixPackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := strings.TrimSpace(string(o)); got != hex.EncodeToString(raw) {
-		t.Errorf("nix/package.nix vendorHash is sha256 %s, go mod vendor's NAR hash is %s: update it (sha256-%s)", hex.EncodeToString(raw), got, base64.StdEncoding.EncodeToString(mustHex(got)))
+		t.Errorf(
+			"nix/package.nix vendorHash is sha256 %s, go mod vendor's NAR hash is %s: update it (sha256-%s)",
+			hex.EncodeToString(raw),
+			got,
+			base64.StdEncoding.EncodeToString(mustHex(got)),
+		)
 	}
 }
 
@@ -68,8 +73,18 @@ func TestFlake(t *testing.T) {
 	standin, _ := filepath.Abs(standIn + "/nixpkgs")
 	eval := func(attr, apply string) string {
 		t.Helper()
-		args := []string{"--extra-experimental-features", "nix-command flakes", "eval", "--json", "--impure", "--no-write-lock-file",
-			"--override-input", "nixpkgs", "path:" + standin, "path:" + repo + "#" + attr}
+		args := []string{
+			"--extra-experimental-features",
+			"nix-command flakes",
+			"eval",
+			"--json",
+			"--impure",
+			"--no-write-lock-file",
+			"--override-input",
+			"nixpkgs",
+			"path:" + standin,
+			"path:" + repo + "#" + attr,
+		}
 		if apply != "" {
 			args = append(args, "--apply", apply)
 		}
@@ -89,7 +104,14 @@ func TestFlake(t *testing.T) {
 		t.Errorf("checks: %s", got)
 	}
 	out := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: sampleMirror, CacheDir: t.TempDir()},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}},
+		},
+	)
 	r, err := Nix(context.Background(), out, NixOptions{Derivations: true})
 	if err != nil {
 		t.Fatal(err)
@@ -109,15 +131,25 @@ func TestFlake(t *testing.T) {
 	  inputs.debredist.inputs.nixpkgs.follows = "nixpkgs";
 	  outputs = { self, nixpkgs, debredist }: {
 	    result = let
-	      pkgs = import nixpkgs { system = "aarch64-linux"; config = { allowUnfree = true; }; overlays = [ (debredist.lib.redistOverlay ./redist.nix) ]; };
+	      pkgs = import nixpkgs { system = "aarch64-linux"; config = { allowUnfree = true; }; ` +
+		`overlays = [ (debredist.lib.redistOverlay ./redist.nix) ]; };
 	      a = pkgs.cudaPackages_12_6.cuda_cudart.src.src;
-	    in [ a.name (builtins.elemAt a.args 1) (builtins.baseNameOf a.builder) pkgs.cudaPackages_12_6.cudnn.src.src.name a.system ];
+	    in [ a.name (builtins.elemAt a.args 1) (builtins.baseNameOf a.builder) ` +
+		`pkgs.cudaPackages_12_6.cudnn.src.src.name a.system ];
 	  };
 	}`
 	if err := os.WriteFile(filepath.Join(user, "flake.nix"), []byte(flake), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := exec.Command(nix, "--extra-experimental-features", "nix-command flakes", "eval", "--json", "--no-write-lock-file", "path:"+user+"#result")
+	c := exec.Command(
+		nix,
+		"--extra-experimental-features",
+		"nix-command flakes",
+		"eval",
+		"--json",
+		"--no-write-lock-file",
+		"path:"+user+"#result",
+	)
 	var stderr strings.Builder
 	c.Stderr = &stderr
 	o, err := c.Output()
@@ -125,7 +157,8 @@ func TestFlake(t *testing.T) {
 		t.Fatalf("nix eval (pure) of a flake using lib.redistOverlay: %v\n%s", err, stderr.String())
 	}
 	got := strings.TrimSpace(string(o))
-	want := `["cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz","build-archive","debredist","cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz","aarch64-linux"]`
+	want := `["cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz","build-archive","debredist",` +
+		`"cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz","aarch64-linux"]`
 	if got != want {
 		t.Errorf("lib.redistOverlay: %s, want %s", got, want)
 	}

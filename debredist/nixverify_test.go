@@ -25,7 +25,9 @@ var (
 		"6": {"tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188: OOB write"},
 	}
 	unavailable = map[string][]string{
-		"7": {"libcudla 11.0: unavailable (platformAssertions: Only Xavier (7.2) and Orin (8.7) Jetson devices are supported)"},
+		"7": {
+			"libcudla 11.0: unavailable (platformAssertions: Only Xavier (7.2) and Orin (8.7) Jetson devices are supported)",
+		},
 	}
 )
 
@@ -34,7 +36,12 @@ var (
 var generationsWant = map[string]map[string]string{
 	"5": {"libcusparse": "2973b267"},
 	"6": {"libnvfatbin": "6a088f5b", "libcusparse": "4aa6836a"},
-	"7": {"cuda_compat": "4aa6836a", "cudnn_jit": "no packages/cudnn_jit.nix", "cuda_compat_orin": "4aa6836a", "libnvfatbin": "b18526a2"},
+	"7": {
+		"cuda_compat":      "4aa6836a",
+		"cudnn_jit":        "no packages/cudnn_jit.nix",
+		"cuda_compat_orin": "4aa6836a",
+		"libnvfatbin":      "b18526a2",
+	},
 }
 
 // TestVerifyNixpkgsJetPacks converts JetPack 5, 6 and 7 from the sample
@@ -47,7 +54,14 @@ func TestVerifyNixpkgsJetPacks(t *testing.T) {
 	for _, jp := range []string{"5", "6", "7"} {
 		t.Run("jetpack"+jp, func(t *testing.T) {
 			out := t.TempDir()
-			convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: jp}, Build: Build{Out: out}})
+			mustConvert(
+				t,
+				Options{
+					Source:  Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache},
+					Release: Release{JetPack: jp},
+					Build:   Build{Out: out},
+				},
+			)
 			rep, err := verify.Nixpkgs(context.Background(), out)
 			if err != nil {
 				t.Fatal(err)
@@ -103,7 +117,11 @@ func TestVerifyNixpkgsJetPacks(t *testing.T) {
 				t.Errorf("unavailable devices %q, want %q", unav, unavailable[jp])
 			}
 			if len(unexpected) > 0 {
-				t.Errorf("nixpkgs' buildRedist would fail on %d archive(s):\n  %s", len(unexpected), strings.Join(unexpected, "\n  "))
+				t.Errorf(
+					"nixpkgs' buildRedist would fail on %d archive(s):\n  %s",
+					len(unexpected),
+					strings.Join(unexpected, "\n  "),
+				)
 			}
 			// Where the revisions users have differ, the report says so,
 			// naming them, and every package names its rules' revision.

@@ -24,8 +24,12 @@ import (
 // every time. DEBREDIST_LONG_TESTS runs more rebuilds.
 func TestReadersDuringRebuilds(t *testing.T) {
 	out, cache := t.TempDir(), t.TempDir()
-	o := Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc", "cuda_cupti", "libcublas", "cudnn"}}}
-	convert(t, o)
+	o := Options{
+		Source:  Source{Mirror: sampleMirror, CacheDir: cache},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: out, Only: []string{"cuda_cudart", "cuda_nvcc", "cuda_cupti", "libcublas", "cudnn"}},
+	}
+	mustConvert(t, o)
 	rebuilds := 8
 	if os.Getenv("DEBREDIST_LONG_TESTS") != "" {
 		rebuilds = 200
@@ -94,7 +98,7 @@ func readOnce(out string) error {
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	for _, mf := range s.Manifests {
 		f, err := s.Open(mf)
 		if err != nil {
@@ -125,7 +129,9 @@ func readOnce(out string) error {
 				if err != nil {
 					return err
 				}
-				if size := strconv.FormatInt(st.Size(), 10); size != pa.Artifact.Size || st.Size() != rec[pa.Artifact.RelativePath].Size || pa.Artifact.SHA256 != rec[pa.Artifact.RelativePath].SHA256 {
+				if size := strconv.FormatInt(st.Size(), 10); size != pa.Artifact.Size ||
+					st.Size() != rec[pa.Artifact.RelativePath].Size ||
+					pa.Artifact.SHA256 != rec[pa.Artifact.RelativePath].SHA256 {
 					return &mixError{mf, pa.Artifact.RelativePath, st.Size(), pa.Artifact.Size, rec[pa.Artifact.RelativePath].Size}
 				}
 			}
@@ -142,7 +148,13 @@ type mixError struct {
 }
 
 func (e *mixError) Error() string {
-	return e.manifest + ": " + e.rel + " is " + strconv.FormatInt(e.size, 10) + " bytes, the manifest says " + e.manifestSize + ", the sidecar " + strconv.FormatInt(e.recorded, 10) + ": a mix of two generations"
+	return e.manifest + ": " + e.rel + " is " + strconv.FormatInt(
+		e.size,
+		10,
+	) + " bytes, the manifest says " + e.manifestSize + ", the sidecar " + strconv.FormatInt(
+		e.recorded,
+		10,
+	) + ": a mix of two generations"
 }
 
 func isReplaced(err error) bool { return errorsIs(err, outdir.ErrReplaced) }

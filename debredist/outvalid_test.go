@@ -16,6 +16,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // cudartOut converts JetPack 6's cuda_cudart (and libcublas) from the
@@ -24,7 +25,14 @@ import (
 func cudartOut(t *testing.T) (out, genCuda string) {
 	t.Helper()
 	out = filepath.Join(t.TempDir(), "out")
-	convert(t, Options{Source: Source{Mirror: sampleMirror, CacheDir: t.TempDir()}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "libcublas"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: sampleMirror, CacheDir: t.TempDir()},
+			Release: Release{JetPack: "6"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart", "libcublas"}},
+		},
+	)
 	gen, err := filepath.EvalSymlinks(filepath.Join(out, "cuda"))
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +72,7 @@ func edit(t *testing.T, p, old, new string) {
 func readers(out string) map[string]error {
 	errs := map[string]error{}
 	for _, f := range []string{SBOMSPDX, SBOMCycloneDX} {
-		errs["sbom "+f] = SBOM(context.Background(), out, f, io.Discard)
+		errs["sbom "+f] = SBOM(context.Background(), out, SBOMOptions{Format: f}, io.Discard)
 	}
 	_, errs["nix"] = Nix(context.Background(), out, NixOptions{})
 	_, errs["nix --derivations"] = Nix(context.Background(), out, NixOptions{Derivations: true})
@@ -112,13 +120,16 @@ func TestReadersRefuseWhatVerifyRefuses(t *testing.T) {
 			long := strings.Repeat("1.", 550) + "1" // 1101 bytes: CycloneDX 1.6 allows 1024
 			edit(t, filepath.Join(gen, "redist", manifest), `"version": "12.6.68"`, `"version": "`+long+`"`)
 			edit(t, filepath.Join(gen, "redist", sidecar), `"version": "12.6.68",`, `"version": "`+long+`",`)
-		}, `cuda_cudart.version: "1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1."… (1101 bytes) is not dotted numbers`},
+		}, `cuda_cudart.version: ` +
+			`"1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.` +
+			`1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1."… (1101 bytes) is not ` +
+			`dotted numbers`},
 		{"another component's archive", func(t *testing.T, gen string) {
 			// libcublas's archive under cudart's name, every hash rewritten
 			rd := filepath.Join(gen, "redist")
 			var p redist.Provenance
 			b, _ := os.ReadFile(filepath.Join(rd, sidecar))
-			json.Unmarshal(b, &p)
+			testutil.Must(t, json.Unmarshal(b, &p))
 			var cudart, cublas redist.Archive
 			for _, a := range p.Archives {
 				switch a.PName {
@@ -129,17 +140,18 @@ func TestReadersRefuseWhatVerifyRefuses(t *testing.T) {
 				}
 			}
 			data, _ := os.ReadFile(filepath.Join(rd, filepath.FromSlash(cublas.RelativePath)))
-			os.WriteFile(filepath.Join(rd, filepath.FromSlash(cudart.RelativePath)), data, 0o644)
+			testutil.Must(t, os.WriteFile(filepath.Join(rd, filepath.FromSlash(cudart.RelativePath)), data, 0o644))
 			for _, f := range []string{manifest, sidecar} {
 				b, _ := os.ReadFile(filepath.Join(rd, f))
-				b = bytes.Replace(b, []byte(cudart.SHA256), []byte(cublas.SHA256), -1)
-				b = bytes.Replace(b, []byte(cudart.MD5), []byte(cublas.MD5), -1)
-				b = bytes.Replace(b, []byte(cudart.NAR), []byte(cublas.NAR), -1)
-				b = bytes.Replace(b, []byte(`"size": "`+itoa(cudart.Size)+`"`), []byte(`"size": "`+itoa(cublas.Size)+`"`), -1)
-				b = bytes.Replace(b, []byte(`"size": `+itoa(cudart.Size)+`,`), []byte(`"size": `+itoa(cublas.Size)+`,`), -1)
-				os.WriteFile(filepath.Join(rd, f), b, 0o644)
+				b = bytes.ReplaceAll(b, []byte(cudart.SHA256), []byte(cublas.SHA256))
+				b = bytes.ReplaceAll(b, []byte(cudart.MD5), []byte(cublas.MD5))
+				b = bytes.ReplaceAll(b, []byte(cudart.NAR), []byte(cublas.NAR))
+				b = bytes.ReplaceAll(b, []byte(`"size": "`+itoa(cudart.Size)+`"`), []byte(`"size": "`+itoa(cublas.Size)+`"`))
+				b = bytes.ReplaceAll(b, []byte(`"size": `+itoa(cudart.Size)+`,`), []byte(`"size": `+itoa(cublas.Size)+`,`))
+				testutil.Must(t, os.WriteFile(filepath.Join(rd, f), b, 0o644))
 			}
-		}, `top-level directory is "libcublas-linux-aarch64-12.6.1.4-archive", want "cuda_cudart-linux-aarch64-12.6.68-archive"`},
+		}, `top-level directory is "libcublas-linux-aarch64-12.6.1.4-archive", want ` +
+			`"cuda_cudart-linux-aarch64-12.6.68-archive"`},
 		{"archive hard-linked outside OUT", func(t *testing.T, gen string) {
 			a := filepath.Join(gen, "redist", "cuda_cudart", "linux-aarch64", "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz")
 			if err := os.Link(a, filepath.Join(t.TempDir(), "elsewhere")); err != nil {
@@ -182,15 +194,16 @@ func TestOutFilesBounded(t *testing.T) {
 	gen, _ := filepath.EvalSymlinks(filepath.Join(out, "cuda"))
 	big := filepath.Join(gen, "redist", "debredist-provenance_12.6.68.json")
 	b, _ := os.ReadFile(big)
-	os.WriteFile(big, append(b, bytes.Repeat([]byte(" "), 70<<20)...), 0o644)
-	if rep, err := verify.Dir(context.Background(), out); err != nil || !strings.Contains(fmt.Sprint(rep.Err()), "too large: more than 67108864 bytes (64 MiB), not read") {
+	testutil.Must(t, os.WriteFile(big, append(b, bytes.Repeat([]byte(" "), 70<<20)...), 0o644))
+	if rep, err := verify.Dir(context.Background(), out); err != nil ||
+		!strings.Contains(fmt.Sprint(rep.Err()), "too large: more than 67108864 bytes (64 MiB), not read") {
 		t.Errorf("70 MB provenance: %v %v", err, rep.Err())
 	}
 
 	out = copyOut(t, clean)
 	gen, _ = filepath.EvalSymlinks(filepath.Join(out, "cuda"))
 	deep := filepath.Join(gen, "redist", "redistrib_12.6.68.json")
-	os.WriteFile(deep, []byte(strings.Repeat("[", 60000)+strings.Repeat("]", 60000)), 0o644)
+	testutil.Must(t, os.WriteFile(deep, []byte(strings.Repeat("[", 60000)+strings.Repeat("]", 60000)), 0o644))
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -205,12 +218,14 @@ func TestOutFilesBounded(t *testing.T) {
 
 	out = copyOut(t, clean)
 	cur := filepath.Join(out, ".debredist", "current")
-	os.Remove(cur)
-	os.Symlink(filepath.Dir(t.TempDir()), cur)
-	if _, err := verify.Dir(context.Background(), out); err == nil || !strings.Contains(err.Error(), "not to a generation of OUT") {
+	testutil.Must(t, os.Remove(cur))
+	testutil.Must(t, os.Symlink(filepath.Dir(t.TempDir()), cur))
+	if _, err := verify.Dir(context.Background(), out); err == nil ||
+		!strings.Contains(err.Error(), "not to a generation of OUT") {
 		t.Errorf("current outside OUT: verify: %v", err)
 	}
-	if _, err := Nix(context.Background(), out, NixOptions{}); err == nil || !strings.Contains(err.Error(), "not to a generation of OUT") {
+	if _, err := Nix(context.Background(), out, NixOptions{}); err == nil ||
+		!strings.Contains(err.Error(), "not to a generation of OUT") {
 		t.Errorf("current outside OUT: nix: %v", err)
 	}
 }
@@ -227,15 +242,31 @@ func TestLockConversionRecordsInputs(t *testing.T) {
 	}
 	cache, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 	var lock bytes.Buffer
-	if err := Inventory(context.Background(), Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{JetPack: "6"}}, &lock, InventoryLock); err != nil {
+	if err := Inventory(context.Background(), Options{
+		Source:  Source{Mirror: mirror, CacheDir: cache},
+		Release: Release{JetPack: "6"},
+	}, &lock, InventoryLock); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "jp6.lock.json"), lock.Bytes(), 0o644)
+	testutil.Must(t, os.WriteFile(filepath.Join(dir, "jp6.lock.json"), lock.Bytes(), 0o644))
 	t.Chdir(dir)
-	convert(t, Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{LockFile: "jp6.lock.json"}, Build: Build{Out: out, Only: []string{"cuda_cudart"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: mirror, CacheDir: cache},
+			Release: Release{LockFile: "jp6.lock.json"},
+			Build:   Build{Out: out, Only: []string{"cuda_cudart"}},
+		},
+	)
 	p := outProvenance(t, out)["cuda/redist/redistrib_12.6.68.json"]
 	if len(p.Indexes) != 1 || p.Indexes[0].URL != filepath.Join(dir, "jp6.lock.json") || p.Mirror != mirror {
-		t.Errorf("provenance indexes %+v, mirror %q; want the lock at %s and the mirror %s", p.Indexes, p.Mirror, filepath.Join(dir, "jp6.lock.json"), mirror)
+		t.Errorf(
+			"provenance indexes %+v, mirror %q; want the lock at %s and the mirror %s",
+			p.Indexes,
+			p.Mirror,
+			filepath.Join(dir, "jp6.lock.json"),
+			mirror,
+		)
 	}
 	t.Chdir(t.TempDir())
 	r, err := Nix(context.Background(), out, NixOptions{Derivations: true})
@@ -245,7 +276,7 @@ func TestLockConversionRecordsInputs(t *testing.T) {
 	var d struct {
 		Debs map[string]struct{ URL string } `json:"debs"`
 	}
-	json.Unmarshal(r.Data, &d)
+	testutil.Must(t, json.Unmarshal(r.Data, &d))
 	for _, deb := range d.Debs {
 		if !strings.HasPrefix(deb.URL, "file://"+mirror+"/") {
 			t.Errorf("deb fetched from %s, want the mirror %s", deb.URL, mirror)

@@ -45,7 +45,14 @@ func TestJetPack7PlatformKeys(t *testing.T) {
 		{"6", "12.6", "12.6.68", map[string]float64{"Orin": 8.7}, "linux-aarch64"},
 	} {
 		out := t.TempDir()
-		convert(t, Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn", "cudnn_samples"}}})
+		mustConvert(
+			t,
+			Options{
+				Source:  Source{Mirror: mirror, CacheDir: cache},
+				Release: Release{JetPack: tc.jp},
+				Build:   Build{Out: out, Only: []string{"cuda_cudart", "cudnn", "cudnn_samples"}},
+			},
+		)
 		for _, mf := range []string{filepath.Join(out, "cuda", "redist", "redistrib_"+tc.label+".json")} {
 			f, err := os.Open(mf)
 			if err != nil {
@@ -82,7 +89,14 @@ func TestJetPack7PlatformKeys(t *testing.T) {
 	}
 	// cudnn_samples is a source archive: no platform duplicates.
 	out := t.TempDir()
-	convert(t, Options{Source: Source{Mirror: mirror, CacheDir: cache}, Release: Release{JetPack: "7"}, Build: Build{Out: out, Only: []string{"cudnn_samples"}}})
+	mustConvert(
+		t,
+		Options{
+			Source:  Source{Mirror: mirror, CacheDir: cache},
+			Release: Release{JetPack: "7"},
+			Build:   Build{Out: out, Only: []string{"cudnn_samples"}},
+		},
+	)
 	b, err := os.ReadFile(filepath.Join(out, "cudnn", "redist", "redistrib_9.20.0.json"))
 	if err != nil || strings.Contains(string(b), "linux-") {
 		t.Errorf("cudnn_samples (source) got platform keys: %v\n%s", err, b)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/publish"
 	"github.com/debredist/debredist/internal/testutil"
@@ -62,7 +63,10 @@ func verifyOK(t *testing.T, what, out string) {
 func TestRebuildKilledInCommitStage(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("a loop of CLI runs SIGKILLed in the commit stage: skipped with -short (the in-process interruption tests still run)")
+		t.Skip(
+			"a loop of CLI runs SIGKILLed in the commit stage: skipped with -short (the in-process interruption tests still " +
+				"run)",
+		)
 	}
 	bin := buildCLI(t)
 	dir := t.TempDir()
@@ -115,7 +119,7 @@ func TestRebuildKilledInCommitStage(t *testing.T) {
 		if len(gens) != 2 { // current and its generation
 			t.Errorf("%s, then rerun: %s holds %v", what, publish.GenDir, gens)
 		}
-		os.RemoveAll(work)
+		testutil.Must(t, os.RemoveAll(work))
 	}
 	t.Logf("%d kill points: OUT was the old output %d times, the new one %d times", tried, sawOld, sawNew)
 	if sawOld == 0 || sawNew == 0 {
@@ -139,7 +143,7 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 	if out, err := exec.Command("cp", "-rL", gen, legacy).CombinedOutput(); err != nil {
 		t.Fatalf("cp -rL: %v: %s", err, out)
 	}
-	os.RemoveAll(filepath.Join(legacy, publish.GenDir))
+	testutil.Must(t, os.RemoveAll(filepath.Join(legacy, publish.GenDir)))
 	if st, err := os.Lstat(filepath.Join(legacy, "cuda")); err != nil || !st.IsDir() {
 		t.Fatalf("legacy OUT: cuda is not a directory: %v", err)
 	}
@@ -185,7 +189,7 @@ func TestMigrateOutWithoutGenerations(t *testing.T) {
 		verifyOK(t, what, work)
 		runConvert(t, bin, work, cache, "1710000000", 0)
 		sameSnapshot(t, what+", then rerun", newSnap, snapshot(t, work))
-		os.RemoveAll(work)
+		testutil.Must(t, os.RemoveAll(work))
 	}
 
 	runConvert(t, bin, legacy, cache, "1710000000", 0)
@@ -254,21 +258,22 @@ func TestOutSpelledUncleaned(t *testing.T) {
 func TestOwnEntriesNeverFollowed(t *testing.T) {
 	victimFiles := func(t *testing.T, dir string) []string {
 		var got []string
-		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && p != dir {
 				rel, _ := filepath.Rel(dir, p)
 				got = append(got, rel)
 			}
 			return nil
 		})
+		testutil.Must(t, err)
 		return got
 	}
 	for _, name := range []string{publish.GenDir, publish.MutexFile} {
 		t.Run(name, func(t *testing.T) {
 			e := convertedBaseline(t)
 			victim := t.TempDir()
-			os.WriteFile(filepath.Join(victim, "file1"), []byte("keep"), 0o644)
-			os.Mkdir(filepath.Join(victim, "dir"), 0o755)
+			testutil.Must(t, os.WriteFile(filepath.Join(victim, "file1"), []byte("keep"), 0o644))
+			testutil.Must(t, os.Mkdir(filepath.Join(victim, "dir"), 0o755))
 			target := filepath.Join(victim, "dir")
 			if name == publish.MutexFile {
 				target = filepath.Join(victim, "created")
@@ -460,7 +465,7 @@ func TestProductAddingRebuildKilled(t *testing.T) {
 		sameSnapshot(t, what+", then rerun", newSnap, snapshot(t, work))
 		allLinksResolve(t, what+", then rerun", work)
 		verifyOK(t, what+", then rerun", work)
-		os.RemoveAll(work)
+		testutil.Must(t, os.RemoveAll(work))
 	}
 	if unlinkedSeen == 0 {
 		t.Errorf("no kill point fell between the switch and a new product's link")
@@ -473,7 +478,11 @@ func TestVerifyOwnLinks(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	o := Options{Source: Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}}
+	o := Options{
+		Source:  Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}},
+	}
 	if _, err := Convert(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -507,8 +516,8 @@ func TestVerifyOwnLinks(t *testing.T) {
 	}
 	// A no-op rerun repairs both, and says so.
 	var notes []string
-	o.OnEvent = func(e Event) {
-		if e.Kind == EventNotice {
+	o.OnEvent = func(e event.Event) {
+		if e.Kind == event.Notice {
 			notes = append(notes, e.Message)
 		}
 	}
@@ -516,7 +525,8 @@ func TestVerifyOwnLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	verifyOK(t, "after the repairing rerun", out)
-	if n := strings.Join(notes, "\n"); !strings.Contains(n, "removed the dangling link tensorrt") || !strings.Contains(n, "linked cudnn") {
+	if n := strings.Join(notes, "\n"); !strings.Contains(n, "removed the dangling link tensorrt") ||
+		!strings.Contains(n, "linked cudnn") {
 		t.Errorf("the rerun did not say what it repaired: %q", notes)
 	}
 }

@@ -125,11 +125,12 @@ func TestReadmeInstall(t *testing.T) {
 	gobin := t.TempDir()
 	c := exec.Command("bash", "-e", "-c", blocks[0][0])
 	c.Dir = ".."
-	c.Env = append(os.Environ(), "GOBIN="+gobin, "GOPROXY=off", "GOFLAGS=-mod=mod")
+	c.Env = append(os.Environ(), "GOBIN="+gobin, "GOPROXY=off", "GOFLAGS=-mod=readonly") // never writes the clone's go.mod
 	if o, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", blocks[0][0], err, o)
 	}
-	if o, err := exec.Command(filepath.Join(gobin, "debredist"), "version").CombinedOutput(); err != nil || !strings.Contains(string(o), Version) {
+	if o, err := exec.Command(filepath.Join(gobin, "debredist"), "version").CombinedOutput(); err != nil ||
+		!strings.Contains(string(o), Version) {
 		t.Errorf("the installed debredist version: %v %s", err, o)
 	}
 }
@@ -166,7 +167,8 @@ func TestReadmeNixCommands(t *testing.T) {
 	for _, b := range blocks {
 		all = append(all, b...)
 	}
-	for _, want := range []string{"nix-build redist.nix", "flake check", "scripts/nixpkgs-eval.sh", "scripts/nixpkgs-build.sh", "scripts/nix-sample.sh"} {
+	for _, want := range []string{"nix-build redist.nix", "flake check", "scripts/nixpkgs-eval.sh",
+		"scripts/nixpkgs-build.sh", "scripts/nix-sample.sh"} {
 		if !strings.Contains(strings.Join(all, "\n"), want) {
 			t.Errorf("the nixpkgs section has no command with %q: %q", want, all)
 		}
@@ -180,7 +182,7 @@ func TestReadmeNixCommands(t *testing.T) {
 		"DEBREDIST_MIRROR="+filepath.Join(dir, "testdata", "sample-mirror"),
 		"NIX_PATH=nixpkgs="+filepath.Join(dir, "debredist", "testdata", "nixstandin", "nixpkgs"),
 		"XDG_CACHE_HOME="+t.TempDir())
-	t.Cleanup(func() { os.Remove("/tmp/debredist") })
+	t.Cleanup(func() { _ = os.Remove("/tmp/debredist") })
 	for _, b := range blocks {
 		script := strings.Join(b, "\n")
 		c := exec.Command("bash", "-e", "-o", "pipefail", "-c", script)

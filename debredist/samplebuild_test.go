@@ -184,7 +184,8 @@ func checkSampleELF(t *testing.T, s sampleArchives) {
 			provided[so[0]] = true
 			provided[path.Base(e.path)] = true
 			dir := path.Dir(e.path)
-			if path.Base(dir) != "stubs" && path.Base(e.path) != so[0] && s.links[e.archive][path.Join(dir, so[0])] != path.Base(e.path) {
+			if path.Base(dir) != "stubs" && path.Base(e.path) != so[0] &&
+				s.links[e.archive][path.Join(dir, so[0])] != path.Base(e.path) {
 				t.Errorf("%s: SONAME %s: no such file or link next to it", where, so[0])
 			}
 		default:
@@ -207,7 +208,12 @@ func checkSampleELF(t *testing.T, s sampleArchives) {
 	for _, l := range all {
 		for _, n := range l.needed {
 			if !provided[n] && neededOutsideTheSet[n] == "" {
-				t.Errorf("%s: %s: NEEDED %s: no archive of the release has it, and it is not named as outside the set", l.archive, l.path, n)
+				t.Errorf(
+					"%s: %s: NEEDED %s: no archive of the release has it, and it is not named as outside the set",
+					l.archive,
+					l.path,
+					n,
+				)
 			}
 		}
 	}
@@ -284,7 +290,10 @@ func checkSamplePatchelf(t *testing.T, s sampleArchives) {
 		edit := targets[k]
 		steps := [][]string{edit, {"--set-rpath", "/nix/store/00000000000000000000000000000000-deps/lib"}}
 		if strings.HasPrefix(p, "bin/") {
-			steps = append(steps, []string{"--set-interpreter", "/nix/store/00000000000000000000000000000000-glibc/lib/ld-linux-aarch64.so.1"})
+			steps = append(
+				steps,
+				[]string{"--set-interpreter", "/nix/store/00000000000000000000000000000000-glibc/lib/ld-linux-aarch64.so.1"},
+			)
 		}
 		for _, args := range steps {
 			if b, err := exec.Command(patchelf, append(args, file)...).CombinedOutput(); err != nil {
@@ -301,6 +310,6 @@ func checkSamplePatchelf(t *testing.T, s sampleArchives) {
 		if !strings.Contains(" "+strings.Join(needed, " ")+" ", " "+edit[1]+" ") || len(rpath) != 1 {
 			t.Errorf("%s: after patchelf: NEEDED %v, RUNPATH %v", k, needed, rpath)
 		}
-		f.Close()
+		_ = f.Close()
 	}
 }

@@ -4,39 +4,48 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
-	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/debredist/verify"
 	"github.com/debredist/debredist/internal/sbom"
 )
 
-// SBOM formats (SBOM's format argument).
+// SBOM formats ([SBOMOptions.Format]).
 const (
-	SBOMSPDX      = string(sbom.SPDX)      // SPDX 2.3 JSON, the default
-	SBOMCycloneDX = string(sbom.CycloneDX) // CycloneDX 1.6 JSON
+	SBOMSPDX      string = "spdx"      // SPDX 2.3 JSON, the default
+	SBOMCycloneDX string = "cyclonedx" // CycloneDX 1.6 JSON
 )
 
 // SBOMFileNames are the names of the documents Convert writes beside the
-// manifest redistrib_<label>.json with Build.SBOM (never redistrib_*:
+// manifest redistrib_<label>.json with [Build.SBOM] (never redistrib_*:
 // NVIDIA's shell-parse.sh takes every such file for a release).
 func SBOMFileNames(label string) (spdx, cyclonedx string) { return redist.SBOMNames(label) }
 
+// SBOMOptions are the options of SBOM.
+type SBOMOptions struct {
+	// Format is SBOMSPDX (the default when empty) or SBOMCycloneDX.
+	Format string
+	// Created is the documents' creation time; zero: the latest release
+	// date of OUT's manifests (the CLI sets it from SOURCE_DATE_EPOCH).
+	Created time.Time
+}
+
 // SBOM writes the software bill of materials of OUT's current output to w,
-// in format (SBOMSPDX, the default when empty, or SBOMCycloneDX): every
+// in o.Format (SPDX or CycloneDX): every
 // archive of every manifest with its hashes, the debs it was made from
 // (version, sha256, download location), the stubs and wheels debredist
 // synthesized and what from, and the LICENSE texts. It reads the
 // manifests, provenance sidecars, LICENSE files and archives (each is
 // hashed, and those holding stubs or wheels decoded): an archive whose
 // bytes are not those its manifest and provenance record is an error.
-// The same OUT gives the same bytes: the creation time is the latest
-// release date, or SOURCE_DATE_EPOCH when set.
-func SBOM(ctx context.Context, out, format string, w io.Writer) error {
+// The same OUT and options give the same bytes.
+func SBOM(ctx context.Context, out string, o SBOMOptions, w io.Writer) error {
+	format := o.Format
 	if format == "" {
 		format = SBOMSPDX
 	}
@@ -48,74 +57,25 @@ func SBOM(ctx context.Context, out, format string, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("sbom %s: %w", out, err)
 	}
-	defer snap.Close()
+	defer func() { _ = snap.Close() }()
 	if len(snap.Foreign) > 0 {
-		return fmt.Errorf("sbom %s: %d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", out, len(snap.Foreign), strings.Join(snap.Foreign, ", "))
+		return fault.Errorf(
+			"sbom %s: %d symbolic link(s) debredist did not write, not followed: %s (%s lists them)",
+			out,
+			len(snap.Foreign),
+			strings.Join(snap.Paths(snap.Foreign), ", "),
+			fault.RefVerify,
+		)
 	}
 	if len(snap.Manifests) == 0 {
 		return fmt.Errorf("sbom %s: no redistrib_*.json manifest (not a debredist output directory?)", out)
 	}
-	if err := checkOutput(ctx, snap); err != nil {
+	if err := verify.Readable(ctx, snap); err != nil {
 		return fmt.Errorf("sbom %s: %w", out, err)
 	}
-	in, err := sbom.Read(ctx, snap, snap.Manifests, "debredist "+Version)
+	in, err := sbom.Read(ctx, snap, snap.Manifests, tool, o.Created)
 	if err != nil {
 		return err
 	}
 	return sbom.Write(w, in, sbom.Format(format))
 }
-
-// writeSBOMs writes, beside each manifest under root (a generation being
-// built), its SPDX and CycloneDX documents: all of them when force, else
-// those that are already there (carried over from the previous generation,
-// they must describe the new one).
-func writeSBOMs(ctx context.Context, root, tmp string, force bool) error {
-	snap, err := outdir.Open(root)
-	if err != nil {
-		return err
-	}
-	defer snap.Close()
-	for _, mf := range snap.Manifests {
-		label := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf), redist.ManifestPrefix), ".json")
-		sp, cd := SBOMFileNames(label)
-		sp, cd = filepath.Join(filepath.Dir(mf), sp), filepath.Join(filepath.Dir(mf), cd)
-		if !force && !exists(sp) && !exists(cd) {
-			continue
-		}
-		in, err := sbom.Read(ctx, snap, []string{mf}, "debredist "+Version)
-		if err != nil {
-			return err
-		}
-		for _, f := range []struct {
-			name   string
-			format sbom.Format
-		}{{sp, sbom.SPDX}, {cd, sbom.CycloneDX}} {
-			var b strings.Builder
-			if err := sbom.Write(&b, in, f.format); err != nil {
-				return err
-			}
-			if err := files.Write(f.name, []byte(b.String()), tmp); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// sbomMissing reports whether a manifest under out lacks its documents.
-func sbomMissing(out string) bool {
-	found, err := outdir.Find(out)
-	if err != nil {
-		return true
-	}
-	for _, mf := range found.Manifests {
-		label := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mf), redist.ManifestPrefix), ".json")
-		sp, cd := SBOMFileNames(label)
-		if !exists(filepath.Join(filepath.Dir(mf), sp)) || !exists(filepath.Join(filepath.Dir(mf), cd)) {
-			return true
-		}
-	}
-	return false
-}
-
-func exists(p string) bool { _, err := os.Lstat(p); return err == nil }

@@ -18,6 +18,7 @@ import (
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/sbom"
 	"github.com/debredist/debredist/internal/testutil"
 )
 
@@ -45,8 +46,11 @@ func sbomOut(t *testing.T, jetpack string) string {
 	o.Do(func() {
 		dir, err := os.MkdirTemp("", "sbom-jp"+jetpack+"-")
 		if err == nil {
-			_, err = Convert(context.Background(), Options{Source: Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")},
-				Release: Release{JetPack: jetpack}, Build: Build{Out: filepath.Join(dir, "out"), SBOM: true}})
+			_, err = Convert(
+				context.Background(),
+				Options{Source: Source{Mirror: sampleMirror, CacheDir: filepath.Join(dir, "cache")},
+					Release: Release{JetPack: jetpack}, Build: Build{Out: filepath.Join(dir, "out"), SBOM: true}},
+			)
 		}
 		sbomOuts.Lock()
 		sbomOuts.dirs[jetpack], sbomOuts.errs[jetpack] = filepath.Join(dir, "out"), err
@@ -62,14 +66,14 @@ func sbomOut(t *testing.T, jetpack string) string {
 
 func removeSBOMOuts() {
 	for _, d := range sbomOuts.dirs {
-		os.RemoveAll(filepath.Dir(d))
+		_ = os.RemoveAll(filepath.Dir(d))
 	}
 }
 
 func sbomBytes(t *testing.T, out, format string) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := SBOM(context.Background(), out, format, &b); err != nil {
+	if err := SBOM(context.Background(), out, SBOMOptions{Format: format}, &b); err != nil {
 		t.Fatalf("SBOM %s %s: %v", out, format, err)
 	}
 	return b.Bytes()
@@ -83,13 +87,12 @@ func outProvenance(t *testing.T, out string) map[string]*redist.Provenance {
 		t.Fatal(err)
 	}
 	ps := map[string]*redist.Provenance{}
-	for _, mf := range found.Manifests {
-		p, _, err := redist.ReadSidecar(mf)
+	for _, mf := range found.Manifests { // relative to out
+		p, _, err := redist.ReadSidecar(filepath.Join(out, mf))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(out, mf)
-		ps[filepath.ToSlash(rel)] = p
+		ps[mf] = p
 	}
 	if len(ps) == 0 {
 		t.Fatalf("no manifest in %s", out)
@@ -169,10 +172,22 @@ func TestSBOMSample(t *testing.T) {
 	t.Parallel()
 	cpe := func(product, version string) string { return "cpe:2.3:" + product + ":" + version + ":*:*:*:*:*:*:*" }
 	wantCPE := map[string]map[string]string{ // JetPack -> release product -> CPE
-		"5": {"cuda": cpe("a:nvidia:cuda_toolkit", "11.4"), "cudnn": cpe("a:nvidia:cudnn", "8.6.0"), "tensorrt": cpe("a:nvidia:tensorrt", "8.5.2")},
-		"6": {"cuda": cpe("a:nvidia:cuda_toolkit", "12.6"), "cudnn": cpe("a:nvidia:cudnn", "9.3.0"), "tensorrt": cpe("a:nvidia:tensorrt", "10.3.0"),
-			"l4t": cpe("o:nvidia:jetson_linux", "36.5.0")},
-		"7": {"cuda": cpe("a:nvidia:cuda_toolkit", "13.2"), "cudnn": cpe("a:nvidia:cudnn", "9.20.0"), "tensorrt": cpe("a:nvidia:tensorrt", "10.16.2")},
+		"5": {
+			"cuda":     cpe("a:nvidia:cuda_toolkit", "11.4"),
+			"cudnn":    cpe("a:nvidia:cudnn", "8.6.0"),
+			"tensorrt": cpe("a:nvidia:tensorrt", "8.5.2"),
+		},
+		"6": {
+			"cuda":     cpe("a:nvidia:cuda_toolkit", "12.6"),
+			"cudnn":    cpe("a:nvidia:cudnn", "9.3.0"),
+			"tensorrt": cpe("a:nvidia:tensorrt", "10.3.0"),
+			"l4t":      cpe("o:nvidia:jetson_linux", "36.5.0"),
+		},
+		"7": {
+			"cuda":     cpe("a:nvidia:cuda_toolkit", "13.2"),
+			"cudnn":    cpe("a:nvidia:cudnn", "9.20.0"),
+			"tensorrt": cpe("a:nvidia:tensorrt", "10.16.2"),
+		},
 	}
 	for _, jp := range []string{"5", "6", "7"} {
 		t.Run("jetpack"+jp, func(t *testing.T) {
@@ -184,7 +199,8 @@ func TestSBOMSample(t *testing.T) {
 				t.Fatal("two runs on the same OUT gave different bytes")
 			}
 			d := parseSPDX(t, spdx1)
-			if d.SPDXVersion != "SPDX-2.3" || d.DataLicense != "CC0-1.0" || !strings.HasPrefix(d.DocumentNamespace, "https://spdx.org/spdxdocs/debredist-") {
+			if d.SPDXVersion != "SPDX-2.3" || d.DataLicense != "CC0-1.0" ||
+				!strings.HasPrefix(d.DocumentNamespace, "https://spdx.org/spdxdocs/debredist-") {
 				t.Errorf("document header: %s %s %s", d.SPDXVersion, d.DataLicense, d.DocumentNamespace)
 			}
 			ids := map[string]string{} // SPDXID -> name
@@ -282,7 +298,12 @@ func TestSBOMSample(t *testing.T) {
 					for _, s := range a.Stubs {
 						sid, fid := fileID[ar+"/"+s.Path], fileID[ar+"/"+s.From]
 						if sid == "" || fid == "" || fileSHA[ar+"/"+s.Path] != s.SHA256 || !rels[fid+" GENERATES "+sid] {
-							t.Errorf("%s: stub %s (from %s) missing, with another sha256, or its library does not GENERATE it", ar, s.Path, s.From)
+							t.Errorf(
+								"%s: stub %s (from %s) missing, with another sha256, or its library does not GENERATE it",
+								ar,
+								s.Path,
+								s.From,
+							)
 						}
 						stubs++
 					}
@@ -331,7 +352,9 @@ func TestSBOMSample(t *testing.T) {
 			if err := json.Unmarshal(cdx1, &cd); err != nil {
 				t.Fatal(err)
 			}
-			if cd.BOMFormat != "CycloneDX" || cd.SpecVersion != "1.6" || !regexp.MustCompile(`^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(cd.SerialNumber) {
+			if cd.BOMFormat != "CycloneDX" || cd.SpecVersion != "1.6" ||
+				!regexp.MustCompile(`^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).
+					MatchString(cd.SerialNumber) {
 				t.Errorf("CycloneDX header: %s %s %s", cd.BOMFormat, cd.SpecVersion, cd.SerialNumber)
 			}
 			if cd.Metadata.Timestamp != d.CreationInfo.Created || !strings.HasSuffix(cd.Metadata.Timestamp, "T00:00:00Z") {
@@ -353,8 +376,17 @@ func TestSBOMSample(t *testing.T) {
 							ref = p.Value
 						}
 					}
-					if l.License.ID != "" || l.License.Name == "" || strings.HasPrefix(l.License.Name, "LicenseRef-") || licName[ref] != l.License.Name {
-						t.Errorf("CycloneDX: %s: license id %q name %q (LicenseRef %q, named %q in the SPDX document): want the name, and the LicenseRef as a property", c.Purl, l.License.ID, l.License.Name, ref, licName[ref])
+					if l.License.ID != "" || l.License.Name == "" || strings.HasPrefix(l.License.Name, "LicenseRef-") ||
+						licName[ref] != l.License.Name {
+						t.Errorf(
+							"CycloneDX: %s: license id %q name %q (LicenseRef %q, named %q in the SPDX document): want the name, and the "+
+								"LicenseRef as a property",
+							c.Purl,
+							l.License.ID,
+							l.License.Name,
+							ref,
+							licName[ref],
+						)
 					}
 				}
 				for _, p := range c.Properties {
@@ -396,7 +428,8 @@ func TestSBOMNTIAMinimumElements(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			for _, p := range d.Packages {
-				if p.Name == "" || p.VersionInfo == "" || p.Supplier == "" || p.Supplier == "NOASSERTION" || p.SPDXID == "" || seen[p.SPDXID] {
+				if p.Name == "" || p.VersionInfo == "" || p.Supplier == "" || p.Supplier == "NOASSERTION" || p.SPDXID == "" ||
+					seen[p.SPDXID] {
 					t.Errorf("package %q %q: name, version, supplier %q or unique id missing", p.SPDXID, p.Name, p.Supplier)
 				}
 				seen[p.SPDXID] = true
@@ -483,12 +516,14 @@ func TestSBOMValidators(t *testing.T) {
 	// algorithm, and one with an unknown component type.
 	out := sbomOut(t, "6")
 	bad := filepath.Join(t.TempDir(), "bad.spdx.json")
-	os.WriteFile(bad, bytes.Replace(sbomBytes(t, out, SBOMSPDX), []byte(`"SHA1"`), []byte(`"SHA9"`), 1), 0o644)
+	spdx := bytes.Replace(sbomBytes(t, out, SBOMSPDX), []byte(`"SHA1"`), []byte(`"SHA9"`), 1)
+	testutil.Must(t, os.WriteFile(bad, spdx, 0o644))
 	if b, err := exec.Command(spdxTool, "-i", bad).CombinedOutput(); err == nil && !bytes.Contains(b, []byte("SHA9")) {
 		t.Errorf("pyspdxtools accepted a broken document: %s", b)
 	}
 	badc := filepath.Join(t.TempDir(), "bad.cdx.json")
-	os.WriteFile(badc, bytes.Replace(sbomBytes(t, out, SBOMCycloneDX), []byte(`"type": "library"`), []byte(`"type": "librar"`), 1), 0o644)
+	cdx := bytes.Replace(sbomBytes(t, out, SBOMCycloneDX), []byte(`"type": "library"`), []byte(`"type": "librar"`), 1)
+	testutil.Must(t, os.WriteFile(badc, cdx, 0o644))
 	if b, err := exec.Command(cdxTool, badc).CombinedOutput(); err == nil {
 		t.Errorf("cdx-validate accepted a broken document: %s", b)
 	}
@@ -579,8 +614,12 @@ func TestSBOMSyft(t *testing.T) {
 func TestSBOMRefusals(t *testing.T) {
 	t.Parallel()
 	cache, out := t.TempDir(), t.TempDir()
-	opts := Options{Source: Source{Mirror: sampleMirror, CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, SBOM: true, Only: []string{"cuda_cudart", "libcublas"}}}
-	convert(t, opts)
+	opts := Options{
+		Source:  Source{Mirror: sampleMirror, CacheDir: cache},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: out, SBOM: true, Only: []string{"cuda_cudart", "libcublas"}},
+	}
+	mustConvert(t, opts)
 	spdxDoc := filepath.Join(out, "cuda", "redist", "debredist-sbom_12.6.68.spdx.json")
 	before, err := os.ReadFile(spdxDoc)
 	if err != nil {
@@ -588,7 +627,7 @@ func TestSBOMRefusals(t *testing.T) {
 	}
 	// A later generation without --sbom rewrites the documents it carries.
 	opts.Build.SBOM, opts.Build.MTime = false, mustTime(t, "2020-01-01")
-	convert(t, opts)
+	mustConvert(t, opts)
 	after, err := os.ReadFile(spdxDoc)
 	if err != nil {
 		t.Fatalf("the document did not survive the next generation: %v", err)
@@ -602,39 +641,56 @@ func TestSBOMRefusals(t *testing.T) {
 	// verify: a document that names another sha256.
 	p := outProvenance(t, out)["cuda/redist/redistrib_12.6.68.json"]
 	sum := p.Archives[0].SHA256
-	os.WriteFile(spdxDoc, bytes.ReplaceAll(after, []byte(sum), []byte(strings.Repeat("0", 64))), 0o644)
+	testutil.Must(t, os.WriteFile(spdxDoc, bytes.ReplaceAll(after, []byte(sum), []byte(strings.Repeat("0", 64))), 0o644))
 	rep, err := verify.Dir(context.Background(), out)
-	if err != nil || rep.OK() || !strings.Contains(rep.Err().Error(), "debredist-sbom_12.6.68.spdx.json: bill of materials gives cuda/redist/"+p.Archives[0].RelativePath) {
+	if err != nil || rep.OK() ||
+		!strings.Contains(
+			rep.Err().Error(),
+			"debredist-sbom_12.6.68.spdx.json: bill of materials gives cuda/redist/"+p.Archives[0].RelativePath,
+		) {
 		t.Errorf("verify of a wrong document: %v %v", err, rep.Err())
 	}
-	os.WriteFile(spdxDoc, after, 0o644)
+	testutil.Must(t, os.WriteFile(spdxDoc, after, 0o644))
 
 	// A changed archive.
 	arch := filepath.Join(out, "cuda", "redist", filepath.FromSlash(p.Archives[0].RelativePath))
 	orig, _ := os.ReadFile(arch)
-	os.WriteFile(arch, append(slices.Clone(orig), 0), 0o644)
+	testutil.Must(t, os.WriteFile(arch, append(slices.Clone(orig), 0), 0o644))
 	var b bytes.Buffer
-	err = SBOM(context.Background(), out, SBOMSPDX, &b)
-	if err == nil || !strings.Contains(err.Error(), p.Archives[0].RelativePath) || !strings.Contains(err.Error(), "is not a valid output") || !strings.Contains(err.Error(), "bytes, manifest says") || b.Len() > 0 {
+	err = SBOM(context.Background(), out, SBOMOptions{Format: SBOMSPDX}, &b)
+	if err == nil || !strings.Contains(err.Error(), p.Archives[0].RelativePath) ||
+		!strings.Contains(err.Error(), "is not a valid output") ||
+		!strings.Contains(err.Error(), "bytes, manifest says") ||
+		b.Len() > 0 {
 		t.Errorf("changed archive: %v (%d bytes written)", err, b.Len())
 	}
-	os.WriteFile(arch, orig, 0o644)
+	testutil.Must(t, os.WriteFile(arch, orig, 0o644))
 
 	// A hostile sidecar: a deb version with a newline, a pool path that climbs.
 	side := filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json")
 	sb, _ := os.ReadFile(side)
 	for _, c := range []struct{ from, to, want string }{
-		{`"version": "12.6.68-1"`, `"version": "12.6.68-1\nX"`, "archives[0].debs[0].version: \"12.6.68-1\\nX\" is not a Debian version"},
-		{`"filename": "pool/`, `"filename": "../pool/`, "archives[0].debs[0].filename: \"../pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb\" is not a relative path below the manifest's directory"},
+		{
+			`"version": "12.6.68-1"`,
+			`"version": "12.6.68-1\nX"`,
+			"archives[0].debs[0].version: \"12.6.68-1\\nX\" is not a Debian version",
+		},
+		{
+			`"filename": "pool/`,
+			`"filename": "../pool/`,
+			"archives[0].debs[0].filename: \"../pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb\" is not a " +
+				"relative path below the manifest's directory",
+		},
 	} {
-		os.WriteFile(side, bytes.Replace(sb, []byte(c.from), []byte(c.to), 1), 0o644)
-		err := SBOM(context.Background(), out, SBOMCycloneDX, &b)
-		if err == nil || !strings.Contains(err.Error(), "cuda/redist/redistrib_12.6.68.json") || !strings.Contains(err.Error(), c.want) {
+		testutil.Must(t, os.WriteFile(side, bytes.Replace(sb, []byte(c.from), []byte(c.to), 1), 0o644))
+		err := SBOM(context.Background(), out, SBOMOptions{Format: SBOMCycloneDX}, &b)
+		if err == nil || !strings.Contains(err.Error(), "cuda/redist/redistrib_12.6.68.json") ||
+			!strings.Contains(err.Error(), c.want) {
 			t.Errorf("sidecar with %s: %v", c.to, err)
 		}
 	}
-	os.WriteFile(side, sb, 0o644)
-	if err := SBOM(context.Background(), out, "xml", &b); err == nil {
+	testutil.Must(t, os.WriteFile(side, sb, 0o644))
+	if err := SBOM(context.Background(), out, SBOMOptions{Format: "xml"}, &b); err == nil {
 		t.Error("format xml accepted")
 	}
 }
@@ -646,4 +702,13 @@ func mustTime(t *testing.T, date string) time.Time {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// The format names are literals, so that go doc shows them rather than an
+// internal package's constants; they are the names internal/sbom writes.
+func TestSBOMFormatNames(t *testing.T) {
+	if SBOMSPDX != string(sbom.SPDX) || SBOMCycloneDX != string(sbom.CycloneDX) {
+		t.Errorf("SBOMSPDX, SBOMCycloneDX = %q, %q; internal/sbom's: %q, %q",
+			SBOMSPDX, SBOMCycloneDX, sbom.SPDX, sbom.CycloneDX)
+	}
 }

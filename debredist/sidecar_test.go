@@ -36,8 +36,12 @@ func redistribFiles(t *testing.T, out string) []string {
 func TestSidecarNameAndMigration(t *testing.T) {
 	t.Parallel()
 	out, cache := t.TempDir(), t.TempDir()
-	o := Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: "6"}, Build: Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}}}
-	convert(t, o)
+	o := Options{
+		Source:  Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache},
+		Release: Release{JetPack: "6"},
+		Build:   Build{Out: out, Only: []string{"cuda_cudart", "cudnn"}},
+	}
+	mustConvert(t, o)
 	for _, f := range redistribFiles(t, out) {
 		if !redist.IsManifestName(filepath.Base(f)) || strings.Contains(f, "provenance") {
 			t.Errorf("%s matches redistrib_* but is not a manifest", f)
@@ -56,7 +60,8 @@ func TestSidecarNameAndMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := rep.Err(); e == nil || !strings.Contains(e.Error(), "redistrib_12.6.68.provenance.json is a provenance sidecar under its old name") {
+	if e := rep.Err(); e == nil ||
+		!strings.Contains(e.Error(), "redistrib_12.6.68.provenance.json is a provenance sidecar under its old name") {
 		t.Errorf("verify of an old-style OUT: want the old sidecar name reported, got %v", e)
 	}
 	for _, a := range rep.Artifacts {
@@ -64,7 +69,7 @@ func TestSidecarNameAndMigration(t *testing.T) {
 			t.Errorf("%s: the old sidecar must still be read: %v", a.Path, a.Problems)
 		}
 	}
-	res := convert(t, o)
+	res := mustConvert(t, o)
 	for _, p := range res.Packages {
 		if !p.UpToDate {
 			t.Errorf("%s rebuilt: the legacy sidecar's records should keep it up to date", p.PName)
@@ -83,7 +88,8 @@ func TestSidecarNameAndMigration(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "cudnn", "redist", "redistrib_notes.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if rep, _ := verify.Dir(context.Background(), out); rep.Err() == nil || !strings.Contains(rep.Err().Error(), "redistrib_notes.txt is not a redistrib_<label>.json manifest") {
+	if rep, _ := verify.Dir(context.Background(), out); rep.Err() == nil ||
+		!strings.Contains(rep.Err().Error(), "redistrib_notes.txt is not a redistrib_<label>.json manifest") {
 		t.Errorf("stray redistrib_* file not reported: %v", rep.Err())
 	}
 }

@@ -39,9 +39,24 @@ func TestStubs(t *testing.T) {
 		jetpack, suite string
 		want           []string // pname:stub that must be synthesized
 	}{
-		{"5", "r35.6", []string{"libcublas:lib/stubs/libcublasLt.so", "libcudla:lib/stubs/libcudla.so", "cuda_nvrtc:lib/stubs/libnvrtc.so", "tensorrt:lib/stubs/libnvparsers.so"}},
-		{"6", "r36.5", []string{"libcublas:lib/stubs/libcublas.so", "libnpp:lib/stubs/libnppc.so", "libnvjitlink:lib/stubs/libnvJitLink.so", "tensorrt:lib/stubs/libnvinfer_lean.so"}},
-		{"7", "r39.2", []string{"libcusparse:lib/stubs/libcusparse.so", "libcufft:lib/stubs/libcufftw.so", "libcudla:lib/stubs/libcudla.so", "tensorrt:lib/stubs/libnvinfer.so"}},
+		{
+			"5",
+			"r35.6",
+			[]string{"libcublas:lib/stubs/libcublasLt.so", "libcudla:lib/stubs/libcudla.so",
+				"cuda_nvrtc:lib/stubs/libnvrtc.so", "tensorrt:lib/stubs/libnvparsers.so"},
+		},
+		{
+			"6",
+			"r36.5",
+			[]string{"libcublas:lib/stubs/libcublas.so", "libnpp:lib/stubs/libnppc.so",
+				"libnvjitlink:lib/stubs/libnvJitLink.so", "tensorrt:lib/stubs/libnvinfer_lean.so"},
+		},
+		{
+			"7",
+			"r39.2",
+			[]string{"libcusparse:lib/stubs/libcusparse.so", "libcufft:lib/stubs/libcufftw.so",
+				"libcudla:lib/stubs/libcudla.so", "tensorrt:lib/stubs/libnvinfer.so"},
+		},
 	} {
 		t.Run("jetpack"+c.jetpack, func(t *testing.T) {
 			t.Parallel()
@@ -54,8 +69,15 @@ func TestStubs(t *testing.T) {
 					only = append(only, strings.Split(w, ":")[0])
 				}
 			}
-			res := convert(t, Options{Source: Source{Mirror: m, CacheDir: t.TempDir()}, Release: Release{JetPack: c.jetpack}, Build: Build{Out: out, Only: only}})
-			prev := readPrevious(out)
+			res := mustConvert(
+				t,
+				Options{
+					Source:  Source{Mirror: m, CacheDir: t.TempDir()},
+					Release: Release{JetPack: c.jetpack},
+					Build:   Build{Out: out, Only: only},
+				},
+			)
+			prev := outProvenance(t, out)
 			var got []string
 			recs := map[string]redist.Archive{}
 			for _, p := range res.Packages {
@@ -67,7 +89,9 @@ func TestStubs(t *testing.T) {
 				ents := archiveEntries(t, filepath.Join(out, filepath.FromSlash(p.Archive)))
 				for _, s := range rec.Stubs {
 					got = append(got, p.PName+":"+s.Path)
-					if h, ok := ents[s.Path]; !ok || h.Size <= 0 || !strings.HasPrefix(s.From, "lib/") || !strings.HasSuffix(s.FromDeb, ".deb") || s.Symbols == 0 {
+					if h, ok := ents[s.Path]; !ok || h.Size <= 0 || !strings.HasPrefix(s.From, "lib/") ||
+						!strings.HasSuffix(s.FromDeb, ".deb") ||
+						s.Symbols == 0 {
 						t.Errorf("%s: stub %+v: archive entry %+v", p.PName, s, h)
 					}
 				}
@@ -99,7 +123,14 @@ func TestStubs(t *testing.T) {
 					if err := os.MkdirAll(dir, 0o755); err != nil {
 						t.Fatal(err)
 					}
-					cmd := exec.Command(tar, "-xJf", filepath.Join(out, filepath.FromSlash(p.Archive)), "-C", dir, "--strip-components=1")
+					cmd := exec.Command(
+						tar,
+						"-xJf",
+						filepath.Join(out, filepath.FromSlash(p.Archive)),
+						"-C",
+						dir,
+						"--strip-components=1",
+					)
 					if b, err := cmd.CombinedOutput(); err != nil {
 						t.Fatalf("%s: tar: %v\n%s", p.Archive, err, b)
 					}
@@ -120,10 +151,12 @@ func TestStubs(t *testing.T) {
 }
 
 // provenanceOf finds a package's archive record in the sidecars.
-func provenanceOf(prev previous, p PackageResult) (redist.Archive, bool) {
-	for _, a := range prev.byKey {
-		if a.PName == p.PName && a.Product == p.Product && a.SHA256 == p.SHA256 {
-			return a, true
+func provenanceOf(sidecars map[string]*redist.Provenance, p PackageResult) (redist.Archive, bool) {
+	for _, prov := range sidecars {
+		for _, a := range prov.Archives {
+			if a.PName == p.PName && a.Product == p.Product && a.SHA256 == p.SHA256 {
+				return a, true
+			}
 		}
 	}
 	return redist.Archive{}, false
@@ -143,7 +176,10 @@ func runTool(t *testing.T, name string, args ...string) string {
 // nmSet returns nm's "class name@version" lines without addresses.
 func nmSet(t *testing.T, nm, file string) []string {
 	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(runTool(t, nm, "-D", "--defined-only", "--with-symbol-versions", file)), "\n") {
+	for _, l := range strings.Split(
+		strings.TrimSpace(runTool(t, nm, "-D", "--defined-only", "--with-symbol-versions", file)),
+		"\n",
+	) {
 		f := strings.Fields(l)
 		if len(f) == 3 {
 			out = append(out, f[1]+" "+f[2])
@@ -232,6 +268,10 @@ func checkShippedStub(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(b, deb) {
-		t.Errorf("cuda_cudart's lib/stubs/libcuda.so (%d bytes) is not the deb's stub (%d bytes): it was replaced", len(b), len(deb))
+		t.Errorf(
+			"cuda_cudart's lib/stubs/libcuda.so (%d bytes) is not the deb's stub (%d bytes): it was replaced",
+			len(b),
+			len(deb),
+		)
 	}
 }

@@ -3,24 +3,24 @@ package debredist
 import (
 	"context"
 	"encoding/json"
-	"sort"
-	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/verify"
+	"github.com/debredist/debredist/internal/convert"
 	"github.com/debredist/debredist/internal/deb"
 	"github.com/debredist/debredist/internal/nixoverlay"
 )
 
 // DebLimits bound what one deb may make debredist consume (decompression
 // bombs are stopped by expansion ratio as well as by size; a bound
-// exceeded is a *fault.DebError of Kind DebLimit). Zero fields take the
+// exceeded is a [*fault.DebError] of Kind DebLimit). Zero fields take the
 // defaults; the fields, their defaults and the measurements behind them
-// are documented on entry.Limits, which this is.
+// are documented on [entry.Limits], which this is.
 type DebLimits = entry.Limits
 
 // ExtractOptions are the options of ExtractDeb.
@@ -42,65 +42,31 @@ func ExtractDeb(ctx context.Context, debPath, dir string, o ExtractOptions) erro
 
 // FetchResult lists the debs a Fetch made available in the cache.
 type FetchResult struct {
-	Plan  *plan.Result      `json:"plan"`
+	Plan  *plan.Plan        `json:"plan"`
 	Debs  []apt.Package     `json:"debs"`
 	Paths map[string]string `json:"paths"` // sha256 -> cache file
-	// CacheDir is the cache the debs are in (Options.CacheDir or the
+	// CacheDir is the cache the debs are in ([Source.CacheDir] or the
 	// default, $XDG_CACHE_HOME/debredist).
 	CacheDir string `json:"cache_dir"`
 	// Downloads counts the files this call downloaded and the debs it
 	// found in the cache.
-	Downloads DownloadStats `json:"downloads"`
+	Downloads event.Downloads `json:"downloads"`
 }
 
 // Fetch plans the release like Convert and makes sure every deb the plan
 // needs is in the cache (or, with packages given, those binary packages of
-// the release's repos). With Build.LockOut it writes the lock of the debs.
+// the release's repos). With [Build.LockOut] it writes the lock of the debs.
 func Fetch(ctx context.Context, opts Options, packages ...string) (*FetchResult, error) {
-	o := newRun(opts)
-	pl, err := makePlan(ctx, o, true)
+	if err := opts.Check(); err != nil {
+		return nil, err
+	}
+	comp, _ := compression(opts.Build.Compression) // checked
+	r := convert.New(opts.stage(comp))
+	f, err := r.Fetch(ctx, packages)
 	if err != nil {
 		return nil, err
 	}
-	var debs []apt.Package
-	if len(packages) > 0 {
-		want := map[string]bool{}
-		for _, p := range packages {
-			want[p] = true
-		}
-		for _, d := range pl.Inputs {
-			if want[d.Name] {
-				debs = append(debs, d)
-				delete(want, d.Name)
-			}
-		}
-		if len(want) > 0 {
-			missing := make([]string, 0, len(want))
-			for p := range want {
-				missing = append(missing, p)
-			}
-			sort.Strings(missing)
-			return nil, fault.Usagef("not in the %s indexes: %s", pl.Profile.L4T, strings.Join(missing, ", "))
-		}
-	} else {
-		for _, p := range pl.Packages {
-			debs = append(debs, p.Debs...)
-		}
-	}
-	f, err := o.fetcher()
-	if err != nil {
-		return nil, err
-	}
-	paths, err := o.fetchDebs(ctx, f, debs)
-	if err != nil {
-		return nil, err
-	}
-	if o.Build.LockOut != "" {
-		if err := writeLockOut(o.Build.LockOut, pl); err != nil {
-			return nil, err
-		}
-	}
-	return &FetchResult{Plan: pl, Debs: debs, Paths: paths, CacheDir: f.CacheDir(), Downloads: o.downloads.stats()}, nil
+	return &FetchResult{Plan: f.Plan, Debs: f.Debs, Paths: f.Paths, CacheDir: f.CacheDir, Downloads: r.Downloads()}, nil
 }
 
 // NixOptions are the options of Nix.
@@ -116,19 +82,19 @@ type NixOptions struct {
 	// Mirror is where the derivations fetch the debs from (a base URL or
 	// directory); default: the mirror the provenance records, else
 	// NVIDIA's repository. One that is no mirror URL, or a directory that
-	// is not there, is a *fault.UsageError whose Option is
+	// is not there, is a [*fault.UsageError] whose Option is
 	// "NixOptions.Mirror".
 	Mirror string
 	// CopyArchivesTo, when set, is a directory each archive is copied to
 	// (read through the one generation Nix reads, its sha256 checked), and
-	// NixResult.Archives lists the copies: the files to hand nix-store
+	// [NixResult.Archives] lists the copies: the files to hand nix-store
 	// --add-fixed, which would otherwise open OUT's paths again itself.
 	CopyArchivesTo string
 }
 
 // NixResult is what Nix returns.
 type NixResult struct {
-	// Text is the Nix file: an overlay, or with NixOptions.Derivations the
+	// Text is the Nix file: an overlay, or with [NixOptions.Derivations] the
 	// file that builds the archives (its overlay one attribute).
 	Text string
 	// Set is the package set the overlay changes (cudaPackages_12_6).
@@ -149,18 +115,27 @@ type NixResult struct {
 
 // Nix returns the Nix overlay that makes nixpkgs' CUDA package set of OUT's
 // CUDA release use OUT's manifests and archives (applied after
-// jetpack-nixos' overlay; see internal/nixoverlay and the README's
-// "Consuming the output"), or with o.Derivations the file that builds
-// them in Nix. It runs verify.Nixpkgs on OUT to know what to override.
-// The printed Nix is constant code applied to one JSON string of data:
-// nothing read from OUT is ever Nix syntax.
+// jetpack-nixos' overlay; see the README's "Consuming the output"), or
+// with [NixOptions.Derivations] the file that builds them in Nix. It
+// runs [verify.Nixpkgs] on OUT to know what to override. The printed Nix
+// is constant code applied to one JSON string of data: nothing read from
+// OUT is ever Nix syntax.
 func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
 	if o.Derivations {
-		if err := checkMirror("NixOptions.Mirror", o.Mirror, true); err != nil {
+		if err := checkMirror(fault.RefNixMirror, o.Mirror, true); err != nil {
 			return nil, err
 		}
 	}
-	r, err := nixoverlay.Write(ctx, out, nixoverlay.Options{Derivations: o.Derivations, Mirror: o.Mirror, CopyArchivesTo: o.CopyArchivesTo, Nixpkgs: nixpkgsVerdicts})
+	r, err := nixoverlay.Write(
+		ctx,
+		out,
+		nixoverlay.Options{
+			Derivations:    o.Derivations,
+			Mirror:         o.Mirror,
+			CopyArchivesTo: o.CopyArchivesTo,
+			Nixpkgs:        nixpkgsVerdicts,
+		},
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +145,7 @@ func Nix(ctx context.Context, out string, o NixOptions) (*NixResult, error) {
 // nixpkgsVerdicts runs verify --nixpkgs on the snapshot nixoverlay reads and
 // hands down what the overlay needs of it.
 func nixpkgsVerdicts(ctx context.Context, snap *outdir.Snapshot) (*nixoverlay.Verdicts, error) {
-	if err := checkOutput(ctx, snap); err != nil {
+	if err := verify.Readable(ctx, snap); err != nil {
 		return nil, err
 	}
 	rep, err := verify.NixpkgsSnapshot(ctx, snap)

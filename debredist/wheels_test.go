@@ -31,15 +31,40 @@ func TestTensorRTWheels(t *testing.T) {
 		samples bool
 	}{
 		{"5", "3.8", []string{"tensorrt-8.5.2-cp38-none-linux_aarch64.whl"}, true},
-		{"6", "3.10", []string{"tensorrt-10.3.0-cp310-none-linux_aarch64.whl", "tensorrt_dispatch-10.3.0-cp310-none-linux_aarch64.whl", "tensorrt_lean-10.3.0-cp310-none-linux_aarch64.whl"}, true},
-		{"7", "3.12", []string{"tensorrt-10.16.2-cp312-none-linux_aarch64.whl", "tensorrt_dispatch-10.16.2-cp312-none-linux_aarch64.whl", "tensorrt_lean-10.16.2-cp312-none-linux_aarch64.whl"}, false},
+		{
+			"6",
+			"3.10",
+			[]string{
+				"tensorrt-10.3.0-cp310-none-linux_aarch64.whl",
+				"tensorrt_dispatch-10.3.0-cp310-none-linux_aarch64.whl",
+				"tensorrt_lean-10.3.0-cp310-none-linux_aarch64.whl",
+			},
+			true,
+		},
+		{
+			"7",
+			"3.12",
+			[]string{
+				"tensorrt-10.16.2-cp312-none-linux_aarch64.whl",
+				"tensorrt_dispatch-10.16.2-cp312-none-linux_aarch64.whl",
+				"tensorrt_lean-10.16.2-cp312-none-linux_aarch64.whl",
+			},
+			false,
+		},
 	} {
 		t.Run("jetpack"+tc.jp, func(t *testing.T) {
 			if tc.jp != "6" && !testutil.Long() {
 				t.Skip("the sweep over JetPack 5 and 7 runs with DEBREDIST_LONG_TESTS=1, as CI does")
 			}
 			out := t.TempDir()
-			res := convert(t, Options{Source: Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache}, Release: Release{JetPack: tc.jp}, Build: Build{Out: out, Only: []string{"tensorrt"}}})
+			res := mustConvert(
+				t,
+				Options{
+					Source:  Source{Mirror: filepath.Join("..", "testdata", "sample-mirror"), CacheDir: cache},
+					Release: Release{JetPack: tc.jp},
+					Build:   Build{Out: out, Only: []string{"tensorrt"}},
+				},
+			)
 			file := filepath.Join(out, filepath.FromSlash(res.Packages[0].Archive))
 			f, err := os.Open(file)
 			if err != nil {

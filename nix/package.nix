@@ -18,7 +18,7 @@ build {
   pname = "debredist";
   version = "0.1.0";
   src = lib.cleanSource ../.;
-  vendorHash = "sha256-G7UDYK3H3dwHJp2rY0ySkPd/eGdtbP7PSgmlOj7Wi8s=";
+  vendorHash = "sha256-aZEdCWryhx1He38tQKOa3JLJcJSKns6HCr3Jn5HyH8I=";
   subPackages = [ "cmd/debredist" ];
   env.CGO_ENABLED = "0";
   ldflags = [ "-s" "-w" ];

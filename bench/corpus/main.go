@@ -66,8 +66,17 @@ func main() {
 	scale := flag.Int64("scale", 1280, "uncompressed payload in MiB (approximate)")
 	jobs := flag.Int("jobs", 0, "debs built concurrently (0: all cores); the output does not depend on it")
 	var reals trees
-	flag.Var(&reals, "real", "tree of real NVIDIA files (bench/realdebs.sh DIR GEN gives DIR/tree); repeat for several CUDA generations: libraries and headers come from them")
-	capMiB := flag.Int64("cap", 0, "MiB of one real library at most (0: the scale shared evenly between the trees, 8 slices in all)")
+	flag.Var(
+		&reals,
+		"real",
+		"tree of real NVIDIA files (bench/realdebs.sh DIR GEN gives DIR/tree); repeat for several CUDA generations: "+
+			"libraries and headers come from them",
+	)
+	capMiB := flag.Int64(
+		"cap",
+		0,
+		"MiB of one real library at most (0: the scale shared evenly between the trees, 8 slices in all)",
+	)
 	piece := flag.Int64("piece", 16, "MiB of one contiguous piece of a real library")
 	sample := flag.Bool("sample", false, "write only the real library pieces into DIR (no mirror), for bench/compress")
 	flag.Parse()

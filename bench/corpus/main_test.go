@@ -105,7 +105,9 @@ func TestFastCorpus(t *testing.T) {
 		for off := 8; off+60 <= len(deb); {
 			name := strings.TrimSpace(string(deb[off : off+16]))
 			var size int
-			fmt.Sscan(string(deb[off+48:off+58]), &size)
+			if _, err := fmt.Sscan(string(deb[off+48:off+58]), &size); err != nil {
+				t.Fatalf("%s: ar member %q: size: %v", p, name, err)
+			}
 			body := deb[off+60 : off+60+size]
 			off += 60 + size + size%2
 			if !strings.HasSuffix(name, ".xz") {

@@ -50,9 +50,18 @@ debredist build-archive --offline --provenance out/cuda/redist/debredist-provena
 		out := fs.String("out", "", "write the archive to `file` (must not exist)")
 		fs.alias("o", "out")
 		var debs repeatFlag
-		fs.Var(&debs, "deb", "a deb `file` the archive is made from (repeat for each; default: the recorded debs from the cache or mirror)")
+		fs.Var(
+			&debs,
+			"deb",
+			"a deb `file` the archive is made from (repeat for each; default: the recorded debs from the cache or mirror)",
+		)
 		var sel selection
-		sel.registerDebSource(fs, "without --deb; default $DEBREDIST_MIRROR, else the mirror the conversion read, else NVIDIA's repository", "for the recorded debs, without --deb")
+		sel.registerDebSource(
+			fs,
+			"without --deb; default $DEBREDIST_MIRROR, else the mirror the conversion read, else NVIDIA's repository",
+			"for the recorded debs, without --deb",
+		)
+		downloads := downloadsFlag(fs)
 		return func(args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -64,8 +73,10 @@ debredist build-archive --offline --provenance out/cuda/redist/debredist-provena
 				return usagef("missing required flag --archive")
 			case *out == "":
 				return usagef("missing required flag --out")
-			case len(debs) > 0 && (sel.mirror != "" || sel.cache != "" || sel.offline):
-				return usagef("--mirror, --cache and --offline say where to find the debs: give them or --deb, not both")
+			case len(debs) > 0 && (sel.mirror != "" || sel.cache != "" || sel.offline || *downloads != 0):
+				return usagef(
+					"--mirror, --cache, --offline and --downloads say where and how to find the debs: give them or --deb, not both",
+				)
 			}
 			p, err := debredist.ReadProvenanceFile(*prov)
 			if err != nil {
@@ -73,6 +84,7 @@ debredist build-archive --offline --provenance out/cuda/redist/debredist-provena
 			}
 			if len(debs) == 0 {
 				o := sel.source(a)
+				o.Source.ParallelDownloads = *downloads
 				pr := a.newProgress()
 				o.OnEvent = pr.handle
 				debs, err = debredist.RecordedDebs(a.ctx, o, p, *rel)

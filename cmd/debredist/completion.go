@@ -82,7 +82,13 @@ func completionData(a *app) []compCmd {
 		}
 		fs.visible(func(f *flag.Flag) {
 			_, isBool := f.Value.(interface{ IsBoolFlag() bool })
-			cf := compFlag{name: f.Name, short: short[f.Name], usage: firstLine(f.Usage), takesValue: !isBool, file: takesFile(f)}
+			cf := compFlag{
+				name:       f.Name,
+				short:      short[f.Name],
+				usage:      firstLine(f.Usage),
+				takesValue: !isBool,
+				file:       takesFile(f),
+			}
 			switch f.Name {
 			case "jetpack":
 				cf.values = jetpacks
@@ -131,8 +137,16 @@ func bashCompletion(w io.Writer, cmds []compCmd) error {
 	b.WriteString("_debredist() {\n")
 	b.WriteString("  local cur prev cmd opts i\n")
 	b.WriteString("  cur=\"${COMP_WORDS[COMP_CWORD]}\"\n  prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n  cmd=\"\"\n")
-	b.WriteString("  for ((i = 1; i < COMP_CWORD; i++)); do\n    case \"${COMP_WORDS[i]}\" in -*) ;; *) cmd=\"${COMP_WORDS[i]}\"; break ;; esac\n  done\n")
-	fmt.Fprintf(&b, "  if [ -z \"$cmd\" ]; then\n    COMPREPLY=($(compgen -W \"%s --help --version --verbose --quiet\" -- \"$cur\"))\n    return\n  fi\n", cmdNames(cmds))
+	b.WriteString(
+		"  for ((i = 1; i < COMP_CWORD; i++)); do\n    case \"${COMP_WORDS[i]}\" in -*) ;; *) cmd=\"${COMP_WORDS[i]}\"; " +
+			"break ;; esac\n  done\n",
+	)
+	fmt.Fprintf(
+		&b,
+		"  if [ -z \"$cmd\" ]; then\n    COMPREPLY=($(compgen -W \"%s --help --version --verbose --quiet\" -- \"$cur\"))\n"+
+			"    return\n  fi\n",
+		cmdNames(cmds),
+	)
 	b.WriteString("  case \"$prev\" in\n")
 	var fileNames, choices []string
 	seen := map[string]bool{}
@@ -148,7 +162,14 @@ func bashCompletion(w io.Writer, cmds []compCmd) error {
 			}
 			switch {
 			case len(f.values) > 0:
-				choices = append(choices, fmt.Sprintf("    %s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n", names, strings.Join(f.values, " ")))
+				choices = append(
+					choices,
+					fmt.Sprintf(
+						"    %s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n",
+						names,
+						strings.Join(f.values, " "),
+					),
+				)
 			case f.file:
 				fileNames = append(fileNames, names)
 			}
@@ -172,10 +193,25 @@ func bashCompletion(w io.Writer, cmds []compCmd) error {
 		fmt.Fprintf(&b, "    %s) opts=\"%s\" ;;\n", c.name, strings.Join(opts, " "))
 	}
 	b.WriteString("  esac\n")
-	fmt.Fprintf(&b, "  if [ \"$cmd\" = help ]; then COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return; fi\n", cmdNames(cmds))
-	fmt.Fprintf(&b, "  if [ \"$cmd\" = completion ]; then COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")); return; fi\n")
-	fmt.Fprintf(&b, "  if [ \"$cmd\" = profiles ] && [ \"$prev\" = --json ]; then COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return; fi\n", strings.Join(profileNames(), " "))
-	b.WriteString("  case \"$cur\" in\n    -*) COMPREPLY=($(compgen -W \"$opts --help\" -- \"$cur\")) ;;\n    *) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n  esac\n}\n")
+	fmt.Fprintf(
+		&b,
+		"  if [ \"$cmd\" = help ]; then COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return; fi\n",
+		cmdNames(cmds),
+	)
+	fmt.Fprintf(
+		&b,
+		"  if [ \"$cmd\" = completion ]; then COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")); return; fi\n",
+	)
+	fmt.Fprintf(
+		&b,
+		"  if [ \"$cmd\" = profiles ] && [ \"$prev\" = --json ]; then COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); "+
+			"return; fi\n",
+		strings.Join(profileNames(), " "),
+	)
+	b.WriteString(
+		"  case \"$cur\" in\n    -*) COMPREPLY=($(compgen -W \"$opts --help\" -- \"$cur\")) ;;\n" +
+			"    *) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n  esac\n}\n",
+	)
 	b.WriteString("complete -o filenames -F _debredist debredist\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -194,7 +230,9 @@ func zshCompletion(w io.Writer, cmds []compCmd) error {
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "    '%s:%s'\n", c.name, zshQuote(c.summary))
 	}
-	b.WriteString("  )\n  if (( CURRENT == 2 )); then\n    _describe -t commands 'debredist command' commands\n    return\n  fi\n")
+	b.WriteString(
+		"  )\n  if (( CURRENT == 2 )); then\n    _describe -t commands 'debredist command' commands\n    return\n  fi\n",
+	)
 	b.WriteString("  local cmd=${words[2]}\n  shift words\n  (( CURRENT-- ))\n  case $cmd in\n")
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "    %s)\n      _arguments -s \\\n", c.name)
@@ -267,8 +305,17 @@ func fishCompletion(w io.Writer, cmds []compCmd) error {
 			fmt.Fprintf(&b, "complete -c debredist -n %s -F\n", fishQuote("__fish_seen_subcommand_from "+c.name))
 		}
 	}
-	fmt.Fprintf(&b, "complete -c debredist -n %s -a %s\n", fishQuote("__fish_seen_subcommand_from help"), fishQuote(cmdNames(cmds)))
-	fmt.Fprintf(&b, "complete -c debredist -n %s -a 'bash zsh fish'\n", fishQuote("__fish_seen_subcommand_from completion"))
+	fmt.Fprintf(
+		&b,
+		"complete -c debredist -n %s -a %s\n",
+		fishQuote("__fish_seen_subcommand_from help"),
+		fishQuote(cmdNames(cmds)),
+	)
+	fmt.Fprintf(
+		&b,
+		"complete -c debredist -n %s -a 'bash zsh fish'\n",
+		fishQuote("__fish_seen_subcommand_from completion"),
+	)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

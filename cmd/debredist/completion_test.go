@@ -73,7 +73,8 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 
-	if code, _, stderr := cli(t, "completion", "tcsh"); code != exitUsage || !strings.Contains(stderr, `unknown shell "tcsh"`) {
+	if code, _, stderr := cli(t, "completion", "tcsh"); code != exitUsage ||
+		!strings.Contains(stderr, `unknown shell "tcsh"`) {
 		t.Errorf("completion tcsh: exit %d: %s", code, stderr)
 	}
 }
@@ -91,7 +92,8 @@ func TestManPage(t *testing.T) {
 			t.Errorf("the page lacks command %s", c.name)
 		}
 	}
-	for _, want := range []string{"DEBREDIST_MIRROR", "SOURCE_DATE_EPOCH", ".SH EXIT STATUS", ".TP\n2\nusage error", "not there or not valid"} {
+	for _, want := range []string{"DEBREDIST_MIRROR", "SOURCE_DATE_EPOCH", ".SH EXIT STATUS", ".TP\n2\nusage error",
+		"not there or not valid"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/internal/testutil"
 	"github.com/vbauerster/mpb/v8"
 )
@@ -54,7 +54,9 @@ func TestPartialIndexRefused(t *testing.T) {
 	cache := t.TempDir()
 	convert := func(extra ...string) (int, string, string) {
 		out := filepath.Join(t.TempDir(), "out")
-		code, stdout, stderr := cli(t, append([]string{"convert", "--jetpack", "6", "--mirror", m, "--cache", cache, "--out", out}, extra...)...)
+		code, stdout, stderr := cli(
+			t,
+			append([]string{"convert", "--jetpack", "6", "--mirror", m, "--cache", cache, "--out", out}, extra...)...)
 		if _, err := os.Lstat(out); code != exitOK && !os.IsNotExist(err) {
 			t.Errorf("a refused conversion left %s: %v", out, err)
 		}
@@ -62,7 +64,8 @@ func TestPartialIndexRefused(t *testing.T) {
 	}
 
 	// The Release names the full file's size and hash.
-	if code, _, stderr := convert(); code != exitFailure || !strings.Contains(stderr, dir+"/Packages") || !strings.Contains(stderr, "size") {
+	if code, _, stderr := convert(); code != exitFailure || !strings.Contains(stderr, dir+"/Packages") ||
+		!strings.Contains(stderr, "size") {
 		t.Errorf("cut index with its Release: exit %d: %s", code, stderr)
 	}
 	// No Release (as a mirror made with dpkg-scanpackages alone): refused
@@ -70,7 +73,9 @@ func TestPartialIndexRefused(t *testing.T) {
 	if err := os.Remove(filepath.Join(m, "common/dists/r36.5/Release")); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := convert(); code != exitFailure || !strings.Contains(stderr, "no Release file lists a Packages index") || !strings.Contains(stderr, "--allow-unverified-index") {
+	if code, _, stderr := convert(); code != exitFailure ||
+		!strings.Contains(stderr, "no Release file lists a Packages index") ||
+		!strings.Contains(stderr, "--allow-unverified-index") {
 		t.Errorf("no Release: exit %d: %s", code, stderr)
 	}
 	// Accepted unverified, the cut stanza is an error naming file and line.
@@ -83,7 +88,9 @@ func TestPartialIndexRefused(t *testing.T) {
 	cut := bytes.LastIndex(full[:len(full)/2], []byte("\n\nPackage: "))
 	write(full[:cut+2])
 	code, _, stderr = convert("--allow-unverified-index")
-	if code != exitFailure || !strings.Contains(stderr, "the index lacks 9 redist package(s) profile jetpack6 expects: ") || !strings.Contains(stderr, "nvidia_l4t_dla_compiler") {
+	if code != exitFailure ||
+		!strings.Contains(stderr, "the index lacks 9 redist package(s) profile jetpack6 expects: ") ||
+		!strings.Contains(stderr, "nvidia_l4t_dla_compiler") {
 		t.Errorf("cut at a stanza: exit %d: %s", code, stderr)
 	}
 	// --only narrows what is expected.
@@ -117,7 +124,7 @@ func TestReadOnlyOutNoOp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	t.Cleanup(func() { _ = os.RemoveAll(base) })
 	exe, _ := os.Executable()
 	bin := filepath.Join(base, "debredist.test")
 	b, err := os.ReadFile(exe)
@@ -230,15 +237,17 @@ func TestInterruptedFirstConversion(t *testing.T) {
 	select {
 	case <-started:
 	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
+		_ = cmd.Process.Kill()
 		t.Fatalf("the download never started:\n%s", log.String())
 	}
 	if _, err := os.Stat(filepath.Join(out, outMutexNameForTest)); err != nil {
 		t.Errorf("OUT is not being written while downloading: %v", err)
 	}
-	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
 	err := cmd.Wait()
-	pw.Close()
+	_ = pw.Close()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
 		t.Errorf("exit %v, want %d", err, exitInterrupted)
 	}
@@ -254,7 +263,8 @@ const outMutexNameForTest = ".debredist.lock"
 // and planning from it is planning the built-in profile.
 func TestProfilesRoundTrip(t *testing.T) {
 	code, stdout, stderr := cli(t, "profiles", "--json", "6")
-	if code != exitOK || !strings.HasPrefix(stdout, "{\n  \"schema\": \"debredist.profile/v1\",\n  \"name\": \"jetpack6\"") {
+	if code != exitOK ||
+		!strings.HasPrefix(stdout, "{\n  \"schema\": \"debredist.profile/v1\",\n  \"name\": \"jetpack6\"") {
 		t.Fatalf("profiles --json 6: exit %d: %s%s", code, stdout, stderr)
 	}
 	p := filepath.Join(t.TempDir(), "p.json")
@@ -267,7 +277,8 @@ func TestProfilesRoundTrip(t *testing.T) {
 	if code != exitOK || got != want {
 		t.Errorf("plan --profile (profiles --json 6): exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
 	}
-	if code, _, stderr := cli(t, "profiles", "--json", "jetpack99"); code != exitUsage || !strings.Contains(stderr, `no built-in profile "jetpack99"`) {
+	if code, _, stderr := cli(t, "profiles", "--json", "jetpack99"); code != exitUsage ||
+		!strings.Contains(stderr, `no built-in profile "jetpack99"`) {
 		t.Errorf("profiles --json jetpack99: exit %d: %s", code, stderr)
 	}
 	// The list is not a profile file, and the error says so and which
@@ -280,8 +291,9 @@ func TestProfilesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = cli(t, "plan", "--profile", p, "--mirror", sampleMirror, "--cache", cache)
-	if code != exitUsage || !strings.Contains(stderr, "the list of profiles 'debredist profiles --json' prints") ||
-		!strings.Contains(stderr, "'debredist profiles --json NAME' prints one") {
+	if code != exitUsage ||
+		!strings.Contains(stderr, "the list of profiles (schema debredist.profiles/v1), not a profile") ||
+		!strings.Contains(stderr, "a profile file holds one profile: what 'debredist profiles --json NAME' prints") {
 		t.Errorf("plan --profile <list>: exit %d: %s", code, stderr)
 	}
 }
@@ -295,7 +307,8 @@ func TestOfflineAfterOnline(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("online plan: %d %s", code, stderr)
 	}
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--mirror", srv.URL, "--cache", cache, "--out", out); code != exitOK {
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--mirror", srv.URL, "--cache", cache,
+		"--out", out); code != exitOK {
 		t.Fatalf("online convert: %d %s", code, stderr)
 	}
 	url := srv.URL
@@ -305,11 +318,14 @@ func TestOfflineAfterOnline(t *testing.T) {
 		t.Errorf("offline plan: exit %d %s\n%s\nwant\n%s", code, stderr, offline, online)
 	}
 	out2 := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--mirror", url, "--cache", cache, "--out", out2, "--offline"); code != exitOK {
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--mirror", url, "--cache", cache, "--out", out2,
+		"--offline"); code != exitOK {
 		t.Errorf("offline convert: %d %s", code, stderr)
 	}
 	// Another suite was never read online: the error says what to do.
-	if code, _, stderr := cli(t, "plan", "--l4t", "r36.4", "--mirror", url, "--cache", cache, "--offline"); code != exitFailure || !strings.Contains(stderr, "run once without --offline") {
+	if code, _, stderr := cli(t, "plan", "--l4t", "r36.4", "--mirror", url, "--cache", cache,
+		"--offline"); code != exitFailure ||
+		!strings.Contains(stderr, "run once without --offline") {
 		t.Errorf("offline plan of an uncached suite: exit %d %s", code, stderr)
 	}
 }
@@ -338,7 +354,8 @@ func TestPlanAndConvertAgreeOnOrder(t *testing.T) {
 		var out []string
 		for _, l := range strings.Split(stdout, "\n") {
 			f := strings.Fields(l)
-			if len(f) > 2 && (f[0] == "cuda" || f[0] == "cudnn" || f[0] == "tensorrt" || f[0] == "l4t") && (len(out) == 0 || out[len(out)-1] != f[0]) {
+			if len(f) > 2 && (f[0] == "cuda" || f[0] == "cudnn" || f[0] == "tensorrt" || f[0] == "l4t") &&
+				(len(out) == 0 || out[len(out)-1] != f[0]) {
 				out = append(out, f[0])
 			}
 		}
@@ -356,8 +373,24 @@ func TestPlanAndConvertAgreeOnOrder(t *testing.T) {
 func TestConvertShortOutAndLockOut(t *testing.T) {
 	lock := filepath.Join(t.TempDir(), "l.json")
 	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := cli(t, "convert", "--jetpack", "6", "--mirror", sampleMirror, "--cache", t.TempDir(), "-o", out, "--lock-out", lock, "--only", "cuda_cudart")
-	if code != exitOK || !strings.Contains(stdout, "manifest "+out+"/cuda/redist/redistrib_12.6.68.json") || !strings.Contains(stdout, "lock     "+lock+"\n") {
+	code, stdout, stderr := cli(
+		t,
+		"convert",
+		"--jetpack",
+		"6",
+		"--mirror",
+		sampleMirror,
+		"--cache",
+		t.TempDir(),
+		"-o",
+		out,
+		"--lock-out",
+		lock,
+		"--only",
+		"cuda_cudart",
+	)
+	if code != exitOK || !strings.Contains(stdout, "manifest "+out+"/cuda/redist/redistrib_12.6.68.json") ||
+		!strings.Contains(stdout, "lock     "+lock+"\n") {
 		t.Errorf("convert -o --lock-out: exit %d %s\n%s", code, stderr, stdout)
 	}
 	if _, err := os.Stat(lock); err != nil {
@@ -377,8 +410,14 @@ func TestNotFoundSaysNotFound(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--jetpack", "6", "--mirror", missing}, []string{missing + ": no such mirror directory"}},
-		{[]string{"--l4t", "r36.9", "--mirror", sampleMirror}, []string{"common/dists/r36.9: no such suite r36.9", "suites: r35.6, r36.4, r36.5, r39.2"}},
-		{[]string{"--jetpack", "7.0", "--mirror", sampleMirror}, []string{"no such suite r38.4", "suites: r35.6, r36.4, r36.5, r39.2"}},
+		{
+			[]string{"--l4t", "r36.9", "--mirror", sampleMirror},
+			[]string{"common/dists/r36.9: no such suite r36.9", "suites: r35.6, r36.4, r36.5, r39.2"},
+		},
+		{
+			[]string{"--jetpack", "7.0", "--mirror", sampleMirror},
+			[]string{"no such suite r38.4", "suites: r35.6, r36.4, r36.5, r39.2"},
+		},
 		{[]string{"--l4t", "r36.9", "--mirror", sampleMirror, "--allow-unverified-index"}, []string{"no such suite r36.9"}},
 	} {
 		code, _, stderr := cli(t, append(append([]string{"plan"}, tc.args...), "--cache", cache)...)
@@ -400,7 +439,22 @@ func TestNotFoundSaysNotFound(t *testing.T) {
 func TestFailOnWarnings(t *testing.T) {
 	cache, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 	conv := func(extra ...string) (int, []map[string]string, string) {
-		args := append([]string{"convert", "--jetpack", "6", "--only", "tensorrt", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--json"}, extra...)
+		args := append(
+			[]string{
+				"convert",
+				"--jetpack",
+				"6",
+				"--only",
+				"tensorrt",
+				"--mirror",
+				sampleMirror,
+				"--cache",
+				cache,
+				"--out",
+				out,
+				"--json",
+			},
+			extra...)
 		code, stdout, stderr := cli(t, args...)
 		var doc struct {
 			Warnings []map[string]string `json:"warnings"`
@@ -418,13 +472,24 @@ func TestFailOnWarnings(t *testing.T) {
 		t.Errorf("stderr does not name the code:\n%s", stderr)
 	}
 	code, again, stderr := conv("--fail-on-warnings")
-	if code != exitFailure || !reflect.DeepEqual(again, first) || !strings.Contains(stderr, "warning(s) not allowed: nixpkgs-insecure (1)") || !strings.Contains(stderr, "[nixpkgs-insecure]") {
-		t.Errorf("no-op rerun with --fail-on-warnings: exit %d, warnings %v (first %v), stderr:\n%s", code, again, first, stderr)
+	if code != exitFailure || !reflect.DeepEqual(again, first) ||
+		!strings.Contains(stderr, "warning(s) not allowed: nixpkgs-insecure (1)") ||
+		!strings.Contains(stderr, "[nixpkgs-insecure]") {
+		t.Errorf(
+			"no-op rerun with --fail-on-warnings: exit %d, warnings %v (first %v), stderr:\n%s",
+			code,
+			again,
+			first,
+			stderr,
+		)
 	}
-	if code, again, stderr = conv("--fail-on-warnings", "--allow-warning", "nixpkgs-insecure"); code != exitOK || !reflect.DeepEqual(again, first) {
+	if code, again, stderr = conv("--fail-on-warnings", "--allow-warning", "nixpkgs-insecure"); code != exitOK ||
+		!reflect.DeepEqual(again, first) {
 		t.Errorf("with the code allowed: exit %d, warnings %v, stderr:\n%s", code, again, stderr)
 	}
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--out", out, "--fail-on-warnings", "--allow-warning", "cve"); code != exitUsage || !strings.Contains(stderr, "nixpkgs-insecure") {
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--out", out, "--fail-on-warnings",
+		"--allow-warning", "cve"); code != exitUsage ||
+		!strings.Contains(stderr, "nixpkgs-insecure") {
 		t.Errorf("an unknown code: exit %d, stderr %s", code, stderr)
 	}
 }
@@ -437,20 +502,37 @@ func TestForeignOutRefusedOnce(t *testing.T) {
 	cache := t.TempDir()
 	for _, kind := range []string{"dir", "file", "symlink"} {
 		out := filepath.Join(t.TempDir(), "userdir")
-		os.MkdirAll(out, 0o755)
+		testutil.Must(t, os.MkdirAll(out, 0o755))
 		at := filepath.Join(out, "cuda")
 		switch kind {
 		case "dir":
-			os.MkdirAll(at, 0o755)
-			os.WriteFile(filepath.Join(at, "notes.txt"), []byte("mine\n"), 0o644)
+			testutil.Must(t, os.MkdirAll(at, 0o755))
+			testutil.Must(t, os.WriteFile(filepath.Join(at, "notes.txt"), []byte("mine\n"), 0o644))
 		case "file":
-			os.WriteFile(at, []byte("mine\n"), 0o644)
+			testutil.Must(t, os.WriteFile(at, []byte("mine\n"), 0o644))
 		case "symlink":
-			os.Symlink(t.TempDir(), at)
+			testutil.Must(t, os.Symlink(t.TempDir(), at))
 		}
 		for run := range 2 {
-			code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--quiet")
-			if code != exitFailure || !strings.Contains(stderr, at+" is a") || !strings.Contains(stderr, "move it out of "+out) || strings.Contains(stderr, "rerun") || strings.Count(stderr, "\n") != 1 {
+			code, _, stderr := cli(
+				t,
+				"convert",
+				"--jetpack",
+				"6",
+				"--only",
+				"cuda_cudart",
+				"--mirror",
+				sampleMirror,
+				"--cache",
+				cache,
+				"--out",
+				out,
+				"--quiet",
+			)
+			if code != exitFailure || !strings.Contains(stderr, at+" is a") ||
+				!strings.Contains(stderr, "move it out of "+out) ||
+				strings.Contains(stderr, "rerun") ||
+				strings.Count(stderr, "\n") != 1 {
 				t.Errorf("%s, run %d: exit %d, stderr:\n%s", kind, run+1, code, stderr)
 			}
 			ents, _ := os.ReadDir(out)
@@ -458,8 +540,10 @@ func TestForeignOutRefusedOnce(t *testing.T) {
 				t.Errorf("%s, run %d: OUT holds %d entries, want only the user's cuda", kind, run+1, len(ents))
 			}
 		}
-		os.RemoveAll(at)
-		if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--quiet"); code != exitOK {
+		testutil.Must(t, os.RemoveAll(at))
+		code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror,
+			"--cache", cache, "--out", out, "--quiet")
+		if code != exitOK {
 			t.Errorf("%s moved away: exit %d: %s", kind, code, stderr)
 		}
 	}
@@ -471,7 +555,22 @@ func TestForeignOutRefusedOnce(t *testing.T) {
 // and the remedy; with --lock the plan line is not cut short.
 func TestWordsMatchWhatHappens(t *testing.T) {
 	cache, out, lock := t.TempDir(), filepath.Join(t.TempDir(), "out"), filepath.Join(t.TempDir(), "j6.lock")
-	code, stdout, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out, "--lock-out", lock)
+	code, stdout, stderr := cli(
+		t,
+		"convert",
+		"--jetpack",
+		"6",
+		"--only",
+		"cuda_cudart",
+		"--mirror",
+		sampleMirror,
+		"--cache",
+		cache,
+		"--out",
+		out,
+		"--lock-out",
+		lock,
+	)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -481,16 +580,31 @@ func TestWordsMatchWhatHappens(t *testing.T) {
 		}
 	}
 	absMirror, _ := filepath.Abs(sampleMirror) // recorded absolute
-	if !strings.Contains(stderr, "those not in the cache "+cache+" are read from the mirror directory "+absMirror) || !strings.Contains(stdout, "debs read from the mirror directory into the cache") {
+	if !strings.Contains(stderr, "those not in the cache "+cache+" are read from the mirror directory "+absMirror) ||
+		!strings.Contains(stdout, "debs read from the mirror directory into the cache") {
 		t.Errorf("the output does not say the debs were read into the cache:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
-	code, _, stderr = cli(t, "convert", "--lock", lock, "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out)
+	code, _, stderr = cli(
+		t,
+		"convert",
+		"--lock",
+		lock,
+		"--only",
+		"cuda_cudart",
+		"--mirror",
+		sampleMirror,
+		"--cache",
+		cache,
+		"--out",
+		out,
+	)
 	if code != exitOK || !strings.Contains(stderr, "plan: jetpack6, 1 redist packages from the lock's debs\n") {
 		t.Errorf("--lock: exit %d, the plan line is cut or missing:\n%s", code, stderr)
 	}
 	empty := t.TempDir()
 	for _, args := range [][]string{
-		{"convert", "--jetpack", "6", "--offline", "--mirror", sampleMirror, "--cache", empty, "--out", filepath.Join(t.TempDir(), "o")},
+		{"convert", "--jetpack", "6", "--offline", "--mirror", sampleMirror, "--cache", empty,
+			"--out", filepath.Join(t.TempDir(), "o")},
 		{"convert", "--lock", lock, "--offline", "--cache", empty, "--out", filepath.Join(t.TempDir(), "o")},
 	} {
 		code, _, stderr := cli(t, append(args, "--quiet")...)
@@ -498,7 +612,9 @@ func TestWordsMatchWhatHappens(t *testing.T) {
 		if args[1] == "--jetpack" {
 			remedy = "drop --offline to read the debs from it"
 		}
-		if code != exitFailure || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "are not in the cache "+empty) || !strings.Contains(stderr, remedy) {
+		if code != exitFailure || strings.Count(stderr, "\n") != 1 ||
+			!strings.Contains(stderr, "are not in the cache "+empty) ||
+			!strings.Contains(stderr, remedy) {
 			t.Errorf("%v: exit %d, want one line naming the cache and %q:\n%s", args, code, remedy, stderr)
 		}
 	}
@@ -510,17 +626,25 @@ func TestWordsMatchWhatHappens(t *testing.T) {
 func TestProgressBarWeightsBytes(t *testing.T) {
 	a := &app{stderr: io.Discard}
 	p := mpb.New(mpb.WithOutput(io.Discard))
-	pr := &progress{w: io.Discard, a: a, stage: "indexes", started: time.Now(), stop: make(chan struct{}), p: p, bars: map[string]*mpb.Bar{}}
+	pr := &progress{
+		w:       io.Discard,
+		a:       a,
+		stage:   "indexes",
+		started: time.Now(),
+		stop:    make(chan struct{}),
+		p:       p,
+		bars:    map[string]*mpb.Bar{},
+	}
 	pr.out = &barWriter{p: p, fallback: io.Discard}
 	pr.refresh()
 	pr.overall = p.AddBar(0)
-	for _, e := range []debredist.Event{
-		{Kind: debredist.EventPlan, Total: 3, Message: "jetpack6"},
-		{Kind: debredist.EventUpToDate, Package: "small"},
-		{Kind: debredist.EventBuildPlan, Total: 2, Bytes: 1000},
-		{Kind: debredist.EventBuildStart, Package: "big", Total: 2},
-		{Kind: debredist.EventBuildStart, Package: "tiny", Total: 1},
-		{Kind: debredist.EventBuildDone, Package: "big", Bytes: 400, Total: 900},
+	for _, e := range []event.Event{
+		{Kind: event.Plan, Total: 3, Message: "jetpack6"},
+		{Kind: event.UpToDate, Package: "small"},
+		{Kind: event.BuildPlan, Total: 2, Bytes: 1000},
+		{Kind: event.BuildStart, Package: "big", Total: 2},
+		{Kind: event.BuildStart, Package: "tiny", Total: 1},
+		{Kind: event.BuildDone, Package: "big", Bytes: 400, Total: 900},
 	} {
 		pr.handle(e)
 	}

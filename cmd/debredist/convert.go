@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/debredist/debredist/debredist"
-	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/redist"
 )
 
@@ -56,22 +56,44 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 		sel.register(fs)
 		out := fs.String("out", "", "output `dir` (required)")
 		fs.alias("o", "out")
-		jobs := jobsFlag(fs)
+		downloads := downloadsFlag(fs)
+		jobs := fs.Int("jobs", 0, "`N` redist packages built at once (default: one per core, at least 2)")
 		verifyCache := fs.Bool("verify-cache", false, "re-hash debs already in the cache")
 		compress := fs.String("compress", "xz", "archive compression: `xz` or zstd")
 		preset := fs.Int("preset", 0, "compression `level`: xz 1 (fastest) .. 6 (smallest), zstd 1..4; 0: the default (xz 4)")
 		fs.Var(&only, "only", "convert only these redist packages (`pnames`, comma-separated or repeated)")
 		lockOut := fs.String("lock-out", "", "write the lock of the debs used to `file`")
 		asJSON := fs.Bool("json", false, "print the result as JSON on stdout (nothing else)")
-		withSBOM := fs.Bool("sbom", false, "write each manifest's bill of materials beside it (debredist-sbom_<label>.spdx.json and .cdx.json)")
-		failOnWarnings := fs.Bool("fail-on-warnings", false, "exit 1 when the output has a warning whose code --allow-warning does not name (OUT is written and verified first)")
-		nonEmpty := fs.Bool("allow-nonempty-out", false, "convert into an --out that is not empty and holds no debredist output (its files stay; verify names them)")
+		withSBOM := fs.Bool(
+			"sbom",
+			false,
+			"write each manifest's bill of materials beside it (debredist-sbom_<label>.spdx.json and .cdx.json)",
+		)
+		failOnWarnings := fs.Bool(
+			"fail-on-warnings",
+			false,
+			"exit 1 when the output has a warning whose code --allow-warning does not name (OUT is written and verified first)",
+		)
+		nonEmpty := fs.Bool(
+			"allow-nonempty-out",
+			false,
+			"convert into an --out that is not empty and holds no debredist output (its files stay; verify names them)",
+		)
 		var allow listFlag
-		fs.Var(&allow, "allow-warning", "a warning `code` that --fail-on-warnings accepts (comma-separated or repeated): "+strings.Join(redist.WarningCodes, ", "))
+		fs.Var(
+			&allow,
+			"allow-warning",
+			"a warning `code` that --fail-on-warnings accepts (comma-separated or repeated): "+strings.Join(
+				redist.WarningCodes,
+				", ",
+			),
+		)
 		return func(args []string) error {
 			o, pr, err := sel.start(a, args, func(o *debredist.Options) error {
-				o.Build.Out, o.Source.ParallelDownloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.Compression, o.Build.Only, o.Build.LockOut = *out, *jobs, *jobs, *verifyCache, *compress, only, *lockOut
-				o.Build.Preset, o.Build.SBOM, o.Build.FailOnWarnings, o.Build.AllowWarnings = *preset, *withSBOM, *failOnWarnings, allow
+				o.Build.Out, o.Source.ParallelDownloads, o.Build.Jobs, o.Source.VerifyCache = *out, *downloads, *jobs, *verifyCache
+				o.Build.Compression, o.Build.Only, o.Build.LockOut = *compress, only, *lockOut
+				o.Build.Preset, o.Build.SBOM = *preset, *withSBOM
+				o.Build.FailOnWarnings, o.Build.AllowWarnings = *failOnWarnings, allow
 				o.Build.AllowNonEmptyOut = *nonEmpty
 				if err := o.Check(); err != nil {
 					return err
@@ -86,7 +108,7 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 			}
 			res, err := debredist.Convert(a.ctx, o)
 			pr.close(err)
-			var we *fault.WarningsError
+			var we *redist.WarningsError
 			if err != nil && (!errors.As(err, &we) || res == nil) {
 				return err
 			}
@@ -114,7 +136,7 @@ debredist convert --jetpack 6 --out ./redist --fail-on-warnings --allow-warning 
 
 // gotWord says how the debs not in the cache came: downloaded, or read
 // from a directory mirror into the cache.
-func gotWord(d debredist.DownloadStats) string {
+func gotWord(d event.Downloads) string {
 	if d.Local {
 		return "read from the mirror directory into the cache"
 	}
@@ -149,7 +171,16 @@ func printResult(w io.Writer, res *debredist.Result) error {
 		} else {
 			built++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Product, labels[p.Product], p.PName, p.Version, humanBytes(p.Size), status)
+		fmt.Fprintf(
+			tw,
+			"%s\t%s\t%s\t%s\t%s\t%s\n",
+			p.Product,
+			labels[p.Product],
+			p.PName,
+			p.Version,
+			humanBytes(p.Size),
+			status,
+		)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

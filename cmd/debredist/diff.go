@@ -54,14 +54,14 @@ debredist diff r36.5 ./my-r36.6.json --files`,
 		var sel selection
 		sel.registerSource(fs)
 		files := fs.Bool("files", false, "also compare in-archive paths and find unplaced paths (downloads the debs)")
-		jobs := jobsFlag(fs)
+		downloads := downloadsFlag(fs)
 		asJSON := fs.Bool("json", false, "print the difference as JSON on stdout")
 		return func(args []string) error {
 			if len(args) != 2 {
 				return usagef("want 2 arguments, FROM and TO; got %d", len(args))
 			}
 			so := sel.source(a)
-			so.Source.ParallelDownloads = *jobs
+			so.Source.ParallelDownloads = *downloads
 			o := debredist.DiffOptions{Source: so.Source, Files: *files}
 			if err := o.Check(); err != nil {
 				return err
@@ -87,7 +87,15 @@ const diffPathsShown = 5
 func printDiff(w io.Writer, r *reldiff.Result, all bool) error {
 	var b bytes.Buffer
 	sideLine := func(s reldiff.Side) string {
-		return fmt.Sprintf("%s (%s: %s, L4T %s, CUDA %s, released %s)", s.Ref, s.Origin, s.Profile, s.L4T, orDash(s.CUDA), orDash(s.ReleaseDate))
+		return fmt.Sprintf(
+			"%s (%s: %s, L4T %s, CUDA %s, released %s)",
+			s.Ref,
+			s.Origin,
+			s.Profile,
+			s.L4T,
+			orDash(s.CUDA),
+			orDash(s.ReleaseDate),
+		)
 	}
 	fmt.Fprintf(&b, "from %s\nto   %s\n\n", sideLine(r.From), sideLine(r.To))
 	var added, removed, changed, debs, paths, unplaced int
@@ -111,8 +119,8 @@ func printDiff(w io.Writer, r *reldiff.Result, all bool) error {
 			if c.FromPlatform != "" {
 				fmt.Fprintf(&b, "  platform %s -> %s", c.FromPlatform, c.ToPlatform)
 			}
-			if c.FromVariant != "" {
-				fmt.Fprintf(&b, "  cuda variant %s -> %s", c.FromVariant, c.ToVariant)
+			if c.FromCUDAVariant != "" {
+				fmt.Fprintf(&b, "  cuda variant %s -> %s", c.FromCUDAVariant, c.ToCUDAVariant)
 			}
 			b.WriteByte('\n')
 			if c.Status == "added" || c.Status == "removed" {
@@ -146,7 +154,14 @@ func printDiff(w io.Writer, r *reldiff.Result, all bool) error {
 			if f := c.Files; f != nil && !f.Empty() {
 				paths += len(f.Added) + len(f.Removed) + len(f.TypeChanged) + len(f.LinkChanged)
 				unplaced += len(f.Unplaced)
-				fmt.Fprintf(&b, "      paths: %d added, %d removed, %d changed type, %d link changed", len(f.Added), len(f.Removed), len(f.TypeChanged), len(f.LinkChanged))
+				fmt.Fprintf(
+					&b,
+					"      paths: %d added, %d removed, %d changed type, %d link changed",
+					len(f.Added),
+					len(f.Removed),
+					len(f.TypeChanged),
+					len(f.LinkChanged),
+				)
 				if len(f.Unplaced) > 0 {
 					fmt.Fprintf(&b, ", %d UNPLACED", len(f.Unplaced))
 				}
@@ -188,7 +203,13 @@ func printDiff(w io.Writer, r *reldiff.Result, all bool) error {
 		}
 	}
 	if o := r.Others; o != nil && !o.Empty() {
-		fmt.Fprintf(&b, "\nother debs (not converted): %d added, %d removed, %d changed\n", len(o.Added), len(o.Removed), len(o.Changed))
+		fmt.Fprintf(
+			&b,
+			"\nother debs (not converted): %d added, %d removed, %d changed\n",
+			len(o.Added),
+			len(o.Removed),
+			len(o.Changed),
+		)
 		var lines []string
 		for _, d := range o.Added {
 			lines = append(lines, fmt.Sprintf("+ %s/%s %s", d.Repo, d.Name, d.Version))
@@ -214,7 +235,14 @@ func printDiff(w io.Writer, r *reldiff.Result, all bool) error {
 	if r.Empty() {
 		b.WriteString("\nno differences\n")
 	} else {
-		fmt.Fprintf(&b, "\n%s changed, %d added, %d removed; %s", plural(changed, "component"), added, removed, plural(debs, "deb change"))
+		fmt.Fprintf(
+			&b,
+			"\n%s changed, %d added, %d removed; %s",
+			plural(changed, "component"),
+			added,
+			removed,
+			plural(debs, "deb change"),
+		)
 		if r.Files {
 			fmt.Fprintf(&b, "; %s, %s", plural(paths, "path change"), plural(unplaced, "unplaced path"))
 		}

@@ -34,7 +34,19 @@ func TestDiffCLI(t *testing.T) {
 		}
 	}
 
-	code, stdout, stderr = cli(t, "diff", "--quiet", "--mirror", sampleMirror, "--cache", cache, "--files", "--json", "jetpack5", "jetpack6")
+	code, stdout, stderr = cli(
+		t,
+		"diff",
+		"--quiet",
+		"--mirror",
+		sampleMirror,
+		"--cache",
+		cache,
+		"--files",
+		"--json",
+		"jetpack5",
+		"jetpack6",
+	)
 	if code != exitOK {
 		t.Fatalf("diff --files --json: exit %d: %s", code, stderr)
 	}
@@ -73,8 +85,12 @@ func TestDiffCLIErrors(t *testing.T) {
 		{[]string{"diff", "r36.5"}, exitUsage, "want 2 arguments, FROM and TO; got 1"},
 		{[]string{"diff", "--mirror", sampleMirror, "jetpack99", "r36.5"}, exitUsage, `"jetpack99" is no file or directory`},
 		{[]string{"diff", "--mirror", t.TempDir(), "r36.5", "r36.4"}, exitUsage, "no such suite r36.5 on the mirror"},
-		{[]string{"diff", "--allow-unverified-index", "--mirror", t.TempDir(), "r36.5", "r36.4"}, exitUsage, "no such suite r36.5 on the mirror"},
-		{[]string{"diff", "--jobs", "-2", "r36.4", "r36.5"}, exitUsage, "--jobs -2"},
+		{
+			[]string{"diff", "--allow-unverified-index", "--mirror", t.TempDir(), "r36.5", "r36.4"},
+			exitUsage,
+			"no such suite r36.5 on the mirror",
+		},
+		{[]string{"diff", "--downloads", "-2", "r36.4", "r36.5"}, exitUsage, "--downloads -2"},
 	} {
 		code, _, stderr := cli(t, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
@@ -98,7 +114,8 @@ func TestInventoryCLI(t *testing.T) {
 	if err := json.Unmarshal(b, &inv); err != nil {
 		t.Fatalf("inventory output: %v", err)
 	}
-	if e := inv["common"]["cuda-cudart-12-6"]; e["version"] != "12.6.68-1" || e["source"] != "cuda-cudart" || !strings.HasPrefix(string(b), "{\n  \"common\": {\n") {
+	if e := inv["common"]["cuda-cudart-12-6"]; e["version"] != "12.6.68-1" || e["source"] != "cuda-cudart" ||
+		!strings.HasPrefix(string(b), "{\n  \"common\": {\n") {
 		t.Errorf("inventory: cuda-cudart-12-6 %v\n%.200s", e, b)
 	}
 	// Read back as a lock (the file name gives the suite to diff): the
@@ -121,20 +138,33 @@ func TestInventoryCLI(t *testing.T) {
 func TestPrintDiffFiles(t *testing.T) {
 	added := []string{"lib/a", "lib/b", "lib/c", "lib/d", "lib/e", "lib/f", "lib/g"}
 	r := &reldiff.Result{
-		From:  reldiff.Side{Ref: "r36.5", Origin: "mirror", Profile: "jetpack6", L4T: "r36.5", CUDA: "12.6", ReleaseDate: "2026-01-15"},
+		From: reldiff.Side{
+			Ref:         "r36.5",
+			Origin:      "mirror",
+			Profile:     "jetpack6",
+			L4T:         "r36.5",
+			CUDA:        "12.6",
+			ReleaseDate: "2026-01-15",
+		},
 		To:    reldiff.Side{Ref: "my.json", Origin: "profile", Profile: "my", L4T: "r36.6", CUDA: "12.6"},
 		Files: true,
-		Products: []reldiff.Product{{Product: "cuda", FromLabel: "12.6.68", ToLabel: "12.6.77", Unchanged: 3, Components: []reldiff.Component{{
-			PName: "cuda_cudart", Status: "changed", FromVersion: "12.6.68", ToVersion: "12.6.77",
-			DebsChanged: []reldiff.DebChange{{Name: "cuda-cudart-12-6", FromVersion: "12.6.68-1", ToVersion: "12.6.77-1"}},
-			DebsRenamed: []reldiff.DebRename{{From: reldiff.Deb{Name: "a-11-4", Version: "1"}, To: reldiff.Deb{Name: "a-12-6", Version: "2"}}},
-			Files: &reldiff.Files{
-				Added: added, Removed: []string{"lib/old"},
-				TypeChanged: []reldiff.TypeChange{{Path: "include/x", From: entry.Dir, To: entry.Symlink}},
-				LinkChanged: []reldiff.LinkChange{{Path: "lib/libcudart.so", From: "libcudart.so.12.6.68", To: "libcudart.so.12.6.77"}},
-				Unplaced:    []fault.DebPath{{Deb: "cuda-cudart-12-6", Path: "srv/nvidia/x.json"}},
-			},
-		}}}},
+		Products: []reldiff.Product{
+			{Product: "cuda", FromLabel: "12.6.68", ToLabel: "12.6.77", Unchanged: 3, Components: []reldiff.ComponentChange{{
+				PName: "cuda_cudart", Status: "changed", FromVersion: "12.6.68", ToVersion: "12.6.77",
+				DebsChanged: []reldiff.DebChange{{Name: "cuda-cudart-12-6", FromVersion: "12.6.68-1", ToVersion: "12.6.77-1"}},
+				DebsRenamed: []reldiff.DebRename{
+					{From: reldiff.Deb{Name: "a-11-4", Version: "1"}, To: reldiff.Deb{Name: "a-12-6", Version: "2"}},
+				},
+				Files: &reldiff.Files{
+					Added: added, Removed: []string{"lib/old"},
+					TypeChanged: []reldiff.TypeChange{{Path: "include/x", From: entry.Dir, To: entry.Symlink}},
+					LinkChanged: []reldiff.LinkChange{
+						{Path: "lib/libcudart.so", From: "libcudart.so.12.6.68", To: "libcudart.so.12.6.77"},
+					},
+					Unplaced: []fault.DebPath{{Deb: "cuda-cudart-12-6", Path: "srv/nvidia/x.json"}},
+				},
+			}}},
+		},
 	}
 	var b strings.Builder
 	if err := printDiff(&b, r, false); err != nil {

@@ -10,7 +10,13 @@ import (
 
 // progressPrefixes start the lines of progress (stages, notes) on a
 // non-terminal stderr.
-var progressPrefixes = []string{"debredist: note:", "debredist: plan:", "debredist: fetch:", "debredist: build:", "debredist: retrying "}
+var progressPrefixes = []string{
+	"debredist: note:",
+	"debredist: plan:",
+	"debredist: fetch:",
+	"debredist: build:",
+	"debredist: retrying ",
+}
 
 // errorLines returns stderr's lines that are not progress lines.
 func errorLines(stderr string) []string {
@@ -32,7 +38,12 @@ func TestOneErrorLinePerCause(t *testing.T) {
 		t.Fatal(err)
 	}
 	profile := filepath.Join(dir, "evil.json")
-	if err := os.WriteFile(profile, []byte(`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "../../../../PRODUCT-ESCAPE", "name": "x", "license": "x"}]}}`), 0o644); err != nil {
+	if err := os.WriteFile(
+		profile,
+		[]byte(`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": `+
+			`"../../../../PRODUCT-ESCAPE", "name": "x", "license": "x"}]}}`),
+		0o644,
+	); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -41,9 +52,27 @@ func TestOneErrorLinePerCause(t *testing.T) {
 		code int
 		want string
 	}{
-		{"regular file as --cache", []string{"convert", "--jetpack", "6", "--mirror", "../../testdata/sample-mirror", "--out", filepath.Join(dir, "o1"), "--cache", file}, 1, "--cache: cache directory " + file},
-		{"traversal in a profile", []string{"convert", "--profile", profile, "--mirror", "../../testdata/sample-mirror", "--out", filepath.Join(dir, "o2"), "--cache", filepath.Join(dir, "c")}, exitUsage, "rules.components[0].product"},
-		{"--lock-out under a file", []string{"fetch", "--jetpack", "6", "--mirror", "../../testdata/sample-mirror", "--cache", filepath.Join(dir, "c"), "--lock-out", filepath.Join(file, "x.lock.json")}, 1, "--lock-out"},
+		{
+			"regular file as --cache",
+			[]string{"convert", "--jetpack", "6", "--mirror", "../../testdata/sample-mirror",
+				"--out", filepath.Join(dir, "o1"), "--cache", file},
+			1,
+			"--cache: cache directory " + file,
+		},
+		{
+			"traversal in a profile",
+			[]string{"convert", "--profile", profile, "--mirror", "../../testdata/sample-mirror",
+				"--out", filepath.Join(dir, "o2"), "--cache", filepath.Join(dir, "c")},
+			exitUsage,
+			"rules.components[0].product",
+		},
+		{
+			"--lock-out under a file",
+			[]string{"fetch", "--jetpack", "6", "--mirror", "../../testdata/sample-mirror", "--cache", filepath.Join(dir, "c"),
+				"--lock-out", filepath.Join(file, "x.lock.json")},
+			1,
+			"--lock-out",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := cli(t, tc.args...)

@@ -21,8 +21,10 @@ var (
 	exampleOrder = []string{"version", "help", "profiles", "index", "extract", "fetch", "plan", "convert",
 		"verify", "nix", "sbom", "diff", "inventory", "build-archive", "completion", "man"}
 	exampleSetup = map[string]string{
-		"index":   `cp "$M/common/dists/r36.5/main/binary-arm64/Packages.gz" "$M/common/dists/r36.5/main/binary-arm64/Packages.xz" .`,
-		"extract": `cp "$M/common/pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb" . && cp "$M/common/pool/main/c/cuda-cudart/cuda-driver-dev-12-6_12.6.68-1_arm64.deb" pkg.deb`,
+		"index": `cp "$M/common/dists/r36.5/main/binary-arm64/Packages.gz" ` +
+			`"$M/common/dists/r36.5/main/binary-arm64/Packages.xz" .`,
+		"extract": `cp "$M/common/pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb" . && cp ` +
+			`"$M/common/pool/main/c/cuda-cudart/cuda-driver-dev-12-6_12.6.68-1_arm64.deb" pkg.deb`,
 		"diff": `cp jetpack6.lock jetpack6.lock.json && mkdir -p sourceinfo testdata && ln -s "$M" testdata/sample-mirror &&
 			debredist inventory --quiet --l4t r36.4 -o sourceinfo/r36.4-debs.json`,
 		"build-archive": `debredist convert --quiet --jetpack 6 --only cuda_cudart --out out >/dev/null`,
@@ -51,7 +53,10 @@ func nixpkgsForExamples(t *testing.T, shim string) []string {
 	if err := os.WriteFile(filepath.Join(nixpkgs, "default.nix"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return []string{"NIX_PATH=nixpkgs=" + nixpkgs, "NIX_CONFIG=build-users-group =\nsubstituters =\nsandbox = false\n" + os.Getenv("NIX_CONFIG")}
+	return []string{
+		"NIX_PATH=nixpkgs=" + nixpkgs,
+		"NIX_CONFIG=build-users-group =\nsubstituters =\nsandbox = false\n" + os.Getenv("NIX_CONFIG"),
+	}
 }
 
 // exampleLines splits a command's example into the command lines a user
@@ -82,7 +87,10 @@ func TestManPageExamplesRun(t *testing.T) {
 	for _, c := range commands {
 		names = append(names, c.name)
 	}
-	if got, want := slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(exampleOrder)); !slices.Equal(got, want) {
+	if got, want := slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(exampleOrder)); !slices.Equal(
+		got,
+		want,
+	) {
 		t.Fatalf("commands %v, but the examples are run for %v: add the new command to exampleOrder", got, want)
 	}
 	for _, tool := range []string{"bash", "jq", "gzip", "man"} {
@@ -98,8 +106,20 @@ func TestManPageExamplesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	mirror, _ := filepath.Abs(sampleMirror)
-	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+sandbox,
-		"XDG_CACHE_HOME="+filepath.Join(sandbox, ".cache"), "DEBREDIST_MIRROR="+mirror, "M="+mirror, "MANPAGER=cat", "PAGER=cat", "MANWIDTH=80")
+	env := append(
+		os.Environ(),
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"HOME="+sandbox,
+		"XDG_CACHE_HOME="+filepath.Join(
+			sandbox,
+			".cache",
+		),
+		"DEBREDIST_MIRROR="+mirror,
+		"M="+mirror,
+		"MANPAGER=cat",
+		"PAGER=cat",
+		"MANWIDTH=80",
+	)
 	sh := func(t *testing.T, line string, extra ...string) string {
 		t.Helper()
 		cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", line)

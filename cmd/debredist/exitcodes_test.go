@@ -39,22 +39,42 @@ func TestSameMistakeSameAnswer(t *testing.T) {
 		mirror  []string
 	}
 	shapes := map[string]shape{
-		"profiles":      {nil, []string{"--json", "6", "7"}, nil},
-		"index":         {[][]string{{gone}}, []string{"a", "b"}, nil},
-		"extract":       {[][]string{{gone, fresh()}}, []string{"a.deb", "d", "e"}, nil},
-		"plan":          {[][]string{{"--profile", gone}, {"--lock", gone}, {"--jetpack", "6", "--keyring", gone, "--mirror", sampleMirror}}, []string{"--jetpack", "6", "stray"}, []string{"--jetpack", "6"}},
-		"fetch":         {[][]string{{"--profile", gone}, {"--lock", gone}}, []string{"--jetpack", "6", "stray"}, []string{"--jetpack", "6"}},
-		"convert":       {[][]string{{"--profile", gone, "--out", fresh()}, {"--lock", gone, "--out", fresh()}}, []string{"--jetpack", "6", "--out", fresh(), "stray"}, []string{"--jetpack", "6", "--out", fresh()}},
-		"verify":        {[][]string{{gone}}, []string{out, "b"}, nil},
-		"nix":           {[][]string{{gone}}, []string{out, "b"}, []string{"--derivations", out}},
-		"build-archive": {[][]string{{"--provenance", gone, "--archive", rel, "--out", fresh()}}, []string{"--provenance", prov, "--archive", rel, "--out", fresh(), "stray"}, []string{"--provenance", prov, "--archive", rel, "--out", fresh(), "--cache", t.TempDir()}},
-		"diff":          {[][]string{{gone, "r36.5"}}, []string{"r36.4", "r36.5", "r36.6"}, []string{"r36.4", "r36.5"}},
-		"inventory":     {[][]string{{"--lock", gone}, {"--profile", gone}}, []string{"--l4t", "r36.5", "stray"}, []string{"--l4t", "r36.5"}},
-		"sbom":          {[][]string{{gone}}, []string{out, "b"}, nil},
-		"version":       {nil, []string{"x"}, nil},
-		"help":          {nil, []string{"plan", "convert"}, nil},
-		"completion":    {nil, []string{"bash", "zsh"}, nil},
-		"man":           {nil, []string{"x"}, nil},
+		"profiles": {nil, []string{"--json", "6", "7"}, nil},
+		"index":    {[][]string{{gone}}, []string{"a", "b"}, nil},
+		"extract":  {[][]string{{gone, fresh()}}, []string{"a.deb", "d", "e"}, nil},
+		"plan": {
+			[][]string{{"--profile", gone}, {"--lock", gone}, {"--jetpack", "6", "--keyring", gone, "--mirror", sampleMirror}},
+			[]string{"--jetpack", "6", "stray"},
+			[]string{"--jetpack", "6"},
+		},
+		"fetch": {
+			[][]string{{"--profile", gone}, {"--lock", gone}},
+			[]string{"--jetpack", "6", "stray"},
+			[]string{"--jetpack", "6"},
+		},
+		"convert": {
+			[][]string{{"--profile", gone, "--out", fresh()}, {"--lock", gone, "--out", fresh()}},
+			[]string{"--jetpack", "6", "--out", fresh(), "stray"},
+			[]string{"--jetpack", "6", "--out", fresh()},
+		},
+		"verify": {[][]string{{gone}}, []string{out, "b"}, nil},
+		"nix":    {[][]string{{gone}}, []string{out, "b"}, []string{"--derivations", out}},
+		"build-archive": {
+			[][]string{{"--provenance", gone, "--archive", rel, "--out", fresh()}},
+			[]string{"--provenance", prov, "--archive", rel, "--out", fresh(), "stray"},
+			[]string{"--provenance", prov, "--archive", rel, "--out", fresh(), "--cache", t.TempDir()},
+		},
+		"diff": {[][]string{{gone, "r36.5"}}, []string{"r36.4", "r36.5", "r36.6"}, []string{"r36.4", "r36.5"}},
+		"inventory": {
+			[][]string{{"--lock", gone}, {"--profile", gone}},
+			[]string{"--l4t", "r36.5", "stray"},
+			[]string{"--l4t", "r36.5"},
+		},
+		"sbom":       {[][]string{{gone}}, []string{out, "b"}, nil},
+		"version":    {nil, []string{"x"}, nil},
+		"help":       {nil, []string{"plan", "convert"}, nil},
+		"completion": {nil, []string{"bash", "zsh"}, nil},
+		"man":        {nil, []string{"x"}, nil},
 	}
 	for _, c := range commands {
 		s, ok := shapes[c.name]
@@ -70,10 +90,21 @@ func TestSameMistakeSameAnswer(t *testing.T) {
 			ms = append(ms, mistake{m, exitUsage, gone + "", ""})
 		}
 		if s.mirror != nil {
-			ms = append(ms,
-				mistake{append(slices.Clone(s.mirror), "--mirror", gone), exitUsage, "--mirror " + gone + ": no such mirror directory", ""},
+			ms = append(
+				ms,
+				mistake{
+					append(slices.Clone(s.mirror), "--mirror", gone),
+					exitUsage,
+					"--mirror " + gone + ": no such mirror directory",
+					"",
+				},
 				mistake{s.mirror, exitUsage, "DEBREDIST_MIRROR=" + gone + ": no such mirror directory", gone},
-				mistake{append(slices.Clone(s.mirror), "--mirror", "htps://example.com/jetson"), exitUsage, `--mirror "htps://example.com/jetson": unsupported scheme "htps"`, ""},
+				mistake{
+					append(slices.Clone(s.mirror), "--mirror", "htps://example.com/jetson"),
+					exitUsage,
+					`--mirror "htps://example.com/jetson": unsupported scheme "htps"`,
+					"",
+				},
 			)
 		}
 		for _, m := range ms {
@@ -91,7 +122,12 @@ func TestSameMistakeSameAnswer(t *testing.T) {
 	// An interrupted run, whatever the command.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, args := range [][]string{{"verify", out}, {"convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", fresh()}, {"sbom", out}} {
+	for _, args := range [][]string{
+		{"verify", out},
+		{"convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(),
+			"--out", fresh()},
+		{"sbom", out},
+	} {
 		code, _, stderr := cliCtx(t, ctx, args...)
 		checkAnswer(t, lookup(args[0]), code, stderr, exitInterrupted, "interrupted")
 	}

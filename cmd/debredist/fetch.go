@@ -22,14 +22,14 @@ debredist fetch --l4t r36.5 --package cuda-nvcc-12-6 --package libcudnn9-cuda-12
 		var sel selection
 		var pkgs listFlag
 		sel.register(fs)
-		jobs := jobsFlag(fs)
+		downloads := downloadsFlag(fs)
 		verifyCache := fs.Bool("verify-cache", false, "re-hash debs already in the cache")
 		lockOut := fs.String("lock-out", "", "write the lock of the debs used to `file`")
 		fs.Var(&pkgs, "package", "fetch only these binary `packages` (comma-separated or repeated)")
 		asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
 		return func(args []string) error {
 			o, pr, err := sel.start(a, args, func(o *debredist.Options) error {
-				o.Source.ParallelDownloads, o.Build.Jobs, o.Source.VerifyCache, o.Build.LockOut = *jobs, *jobs, *verifyCache, *lockOut
+				o.Source.ParallelDownloads, o.Source.VerifyCache, o.Build.LockOut = *downloads, *verifyCache, *lockOut
 				return o.Check()
 			})
 			if err != nil {

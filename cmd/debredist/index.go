@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
+
 	"github.com/debredist/debredist/debredist"
-	"os"
 
 	"github.com/debredist/debredist/debredist/apt"
-	"github.com/debredist/debredist/debredist/fault"
 )
 
 var indexCmd = &command{
@@ -41,23 +38,9 @@ debredist index Packages.xz --json | jq '.packages[].package'`,
 			case *file == "":
 				return usagef("want 1 argument, the Packages file")
 			}
-			f, err := debredist.OpenFile(*file) // a named pipe is refused, never waited on
+			pkgs, problems, err := debredist.ReadIndex(*file) // a named pipe is refused, never waited on
 			if err != nil {
-				var pe *os.PathError
-				if errors.As(err, &pe) {
-					err = pe.Err
-				}
-				return &fault.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
-			}
-			defer f.Close()
-			br := bufio.NewReader(f)
-			head, _ := br.Peek(64)
-			if err := apt.CheckCompressionName(*file, head); err != nil {
-				return &fault.UsageError{Msg: err.Error(), Err: err, File: *file}
-			}
-			pkgs, problems, err := apt.ParsePackages(br, apt.ParseOptions{})
-			if err != nil {
-				return &fault.UsageError{Msg: fmt.Sprintf("index %s: %v", *file, err), Err: err, File: *file}
+				return err
 			}
 			if !*asJSON || len(problems) > 0 {
 				for _, p := range problems {
@@ -78,11 +61,24 @@ debredist index Packages.xz --json | jq '.packages[].package'`,
 				}
 			} else {
 				for _, p := range pkgs {
-					fmt.Fprintf(a.stdout, "%s %s %s %s %d %s %s\n", p.Name, p.Version, orDash(p.Architecture), p.Filename, p.Size, p.SHA256, orDash(p.Source))
+					fmt.Fprintf(
+						a.stdout,
+						"%s %s %s %s %d %s %s\n",
+						p.Name,
+						p.Version,
+						orDash(p.Architecture),
+						p.Filename,
+						p.Size,
+						p.SHA256,
+						orDash(p.Source),
+					)
 				}
 			}
 			if len(problems) > 0 {
-				return &exitError{code: exitFailure, msg: fmt.Sprintf("%s: %d stanza(s) could not be read and are left out", *file, len(problems))}
+				return &exitError{
+					code: exitFailure,
+					msg:  fmt.Sprintf("%s: %d stanza(s) could not be read and are left out", *file, len(problems)),
+				}
 			}
 			return nil
 		}

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // TestFileArgumentsNotWaitedOn: every file the command line names is
@@ -53,13 +55,26 @@ func TestNotAnOutputDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	os.WriteFile(filepath.Join(dir, "README"), []byte("x"), 0o644)
-	os.Symlink("/etc/passwd", filepath.Join(dir, "a", "l"))
-	for _, args := range [][]string{{"verify", dir}, {"verify", "--nixpkgs", dir}, {"verify", "--json", dir}, {"nix", dir}, {"sbom", dir}} {
+	testutil.Must(t, os.WriteFile(filepath.Join(dir, "README"), []byte("x"), 0o644))
+	testutil.Must(t, os.Symlink("/etc/passwd", filepath.Join(dir, "a", "l")))
+	for _, args := range [][]string{
+		{"verify", dir},
+		{"verify", "--nixpkgs", dir},
+		{"verify", "--json", dir},
+		{"nix", dir},
+		{"sbom", dir},
+	} {
 		code, stdout, stderr := cli(t, args...)
 		want := dir + " is not a debredist output directory (no redistrib_*.json, no .debredist)"
 		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
-			t.Errorf("debredist %s: exit %d, stdout %q, stderr %q; want exit 2 and one line %q", strings.Join(args, " "), code, stdout, stderr, want)
+			t.Errorf(
+				"debredist %s: exit %d, stdout %q, stderr %q; want exit 2 and one line %q",
+				strings.Join(args, " "),
+				code,
+				stdout,
+				stderr,
+				want,
+			)
 		}
 	}
 }
@@ -74,9 +89,22 @@ func TestConvertIntoForeignDirectory(t *testing.T) {
 	if err := os.WriteFile(notes, []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out}
+	args := []string{
+		"convert",
+		"--jetpack",
+		"6",
+		"--only",
+		"cuda_cudart",
+		"--mirror",
+		sampleMirror,
+		"--cache",
+		t.TempDir(),
+		"--out",
+		out,
+	}
 	code, _, stderr := cli(t, args...)
-	if code != exitUsage || !strings.Contains(stderr, "is not empty and holds no debredist output") || !strings.Contains(stderr, "--allow-nonempty-out") {
+	if code != exitUsage || !strings.Contains(stderr, "is not empty and holds no debredist output") ||
+		!strings.Contains(stderr, "--allow-nonempty-out") {
 		t.Errorf("convert into a foreign directory: exit %d, stderr %q", code, stderr)
 	}
 	if ents, _ := os.ReadDir(out); len(ents) != 1 {

@@ -35,7 +35,11 @@ debredist inventory --l4t r36.5 --json | jq -r '.packages[] | .package + " " + .
 		format := fs.String("format", debredist.InventoryJetPackNixos, "output `format`: jetpack-nixos or lock")
 		out := fs.String("out", "", "write to `file` instead of stdout (written whole, or not at all)")
 		fs.alias("o", "out")
-		asJSON := fs.Bool("json", false, "print the inventory as a debredist.inventory/v1 JSON object (every package as a Deb) instead of --format")
+		asJSON := fs.Bool(
+			"json",
+			false,
+			"print the inventory as a debredist.inventory/v1 JSON object (every package as a Deb) instead of --format",
+		)
 		return func(args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -55,7 +59,7 @@ debredist inventory --l4t r36.5 --json | jq -r '.packages[] | .package + " " + .
 			var b bytes.Buffer
 			if *asJSON {
 				o.Build.Only = nil
-				var pl *plan.Result
+				var pl *plan.Plan
 				if pl, err = debredist.PlanCached(a.ctx, o); err == nil {
 					err = writeDoc(&b, "inventory", struct {
 						Suite    string         `json:"suite"`
@@ -71,7 +75,7 @@ debredist inventory --l4t r36.5 --json | jq -r '.packages[] | .package + " " + .
 				return err
 			}
 			if *out != "" {
-				return debredist.WriteFile(*out, b.Bytes())
+				return writeFile(*out, b.Bytes())
 			}
 			_, err = a.stdout.Write(b.Bytes())
 			return err

@@ -66,16 +66,16 @@ type app struct {
 	// fromEnv names, per library option whose value this run took from
 	// an environment variable ("Source.Mirror"), that variable: an error
 	// about the value names the variable, not the flag.
-	fromEnv map[string]string
+	fromEnv map[fault.Ref]string
 	saidMu  sync.Mutex
 	said    map[string]bool // warnings and notices printed: each once per run
 }
 
 // tookEnv records that the value of the library option came from the
 // environment variable env.
-func (a *app) tookEnv(option, env string) {
+func (a *app) tookEnv(option fault.Ref, env string) {
 	if a.fromEnv == nil {
-		a.fromEnv = map[string]string{}
+		a.fromEnv = map[fault.Ref]string{}
 	}
 	a.fromEnv[option] = env
 }
@@ -115,49 +115,53 @@ type command struct {
 // usage-error type of the library and the CLI.
 func usagef(format string, v ...any) error { return fault.Usagef(format, v...) }
 
-// flagOf maps the library's option and function names, which its messages
-// use, to the flags that set them and the commands that run them: the CLI
-// words its errors, notes and verify's problems in flags and commands.
-var flagOf = strings.NewReplacer(
-	"Release.JetPack", "--jetpack",
-	"Release.L4T", "--l4t",
-	"Release.ProfileFile", "--profile",
-	"Release.LockFile", "--lock",
-	"Build.Out", "--out",
-	"Build.Jobs", "--jobs",
-	"Build.Compression", "--compress",
-	"Build.Preset", "--preset",
-	"Build.Only", "--only",
-	"Build.LockOut", "--lock-out",
-	"Build.AllowWarnings", "--allow-warning",
-	"Build.FailOnWarnings", "--fail-on-warnings",
-	"Build.AllowNonEmptyOut", "--allow-nonempty-out",
-	"Source.ParallelDownloads", "--jobs",
-	"Source.CacheDir", "--cache",
-	"Source.Offline", "--offline",
-	"Source.Mirror", "--mirror",
-	"Source.Keyring", "--keyring",
-	"Source.AllowUnverifiedIndex", "--allow-unverified-index",
-	"ExtractOptions.Force", "--force",
-	"NixOptions.Mirror", "--mirror",
-	// The library names its functions where the CLI names its commands.
-	"; see Builtin)", "; see `debredist profiles`)",
-	": see Profiles)", ": see 'debredist profiles')",
-	"(see Profiles)", "(see 'debredist profiles')",
-	"? Profiles lists", "? `debredist profiles` lists",
-	"one of Builtin's, encoded as JSON", "'debredist profiles --json NAME' prints one",
-	"the list of profiles (schema", "the list of profiles 'debredist profiles --json' prints (schema",
-	"(a list of profiles holds", "(the list 'debredist profiles --json' prints holds",
-	"(Fetch with the same release or lock)", "(`debredist fetch` with the same release or lock)",
-	"(rerun Convert with Build.SBOM)", "(rerun convert --sbom)",
-	"verify.Nixpkgs", "verify --nixpkgs",
-	"(verify.Dir tells more)", "(debredist verify tells more)",
-	"(verify.Dir lists them)", "(debredist verify lists them)",
-	"(not an output directory of Convert?)", "(not an output directory of debredist convert?)",
-)
+// words are the CLI's words for what the library's messages name
+// (fault.Ref): the flag that sets an option, the command that runs a call,
+// SOURCE_DATE_EPOCH for the entry mtime. Every Ref has one
+// (TestEveryRefWorded); the library never words them as the CLI does.
+var words = map[fault.Ref]string{
+	fault.RefJetPack:              "--jetpack",
+	fault.RefL4T:                  "--l4t",
+	fault.RefProfileFile:          "--profile",
+	fault.RefLockFile:             "--lock",
+	fault.RefOut:                  "--out",
+	fault.RefJobs:                 "--jobs",
+	fault.RefCompression:          "--compress",
+	fault.RefPreset:               "--preset",
+	fault.RefOnly:                 "--only",
+	fault.RefMTime:                "SOURCE_DATE_EPOCH",
+	fault.RefLockOut:              "--lock-out",
+	fault.RefSBOM:                 "--sbom",
+	fault.RefAllowWarnings:        "--allow-warning",
+	fault.RefFailOnWarnings:       "--fail-on-warnings",
+	fault.RefAllowNonEmptyOut:     "--allow-nonempty-out",
+	fault.RefMirror:               "--mirror",
+	fault.RefCacheDir:             "--cache",
+	fault.RefOffline:              "--offline",
+	fault.RefKeyring:              "--keyring",
+	fault.RefAllowUnverifiedIndex: "--allow-unverified-index",
+	fault.RefParallelDownloads:    "--downloads",
+	fault.RefForce:                "--force",
+	fault.RefNixMirror:            "--mirror",
+	fault.RefProfiles:             "'debredist profiles'",
+	fault.RefFetch:                "`debredist fetch`",
+	fault.RefConvert:              "debredist convert",
+	fault.RefVerify:               "debredist verify",
+	fault.RefNixpkgs:              "debredist verify --nixpkgs",
+	fault.RefProfile:              "what 'debredist profiles --json NAME' prints",
+}
 
-// inFlags words a library message in the CLI's flags.
-func inFlags(msg string) string { return flagOf.Replace(msg) }
+// cliWord words a Ref as the CLI does.
+func cliWord(r fault.Ref) string {
+	if w, ok := words[r]; ok {
+		return w
+	}
+	return string(r)
+}
+
+// inFlags words a library error in the CLI's flags and commands
+// (fault.Render: the Refs it carries as data, never its prose).
+func inFlags(err error) string { return fault.Render(err, cliWord) }
 
 // exitError carries an exit code for a failure that was already reported
 // (e.g. verify problems, printed one per artifact).
@@ -175,7 +179,8 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		profilesCmd, indexCmd, extractCmd, planCmd, fetchCmd, convertCmd, verifyCmd, nixCmd, buildArchiveCmd, diffCmd, inventoryCmd, sbomCmd, versionCmd, helpCmd,
+		profilesCmd, indexCmd, extractCmd, planCmd, fetchCmd, convertCmd, verifyCmd, nixCmd, buildArchiveCmd, diffCmd,
+		inventoryCmd, sbomCmd, versionCmd, helpCmd,
 		completionCmd, manCmd,
 	}
 }
@@ -324,7 +329,7 @@ func (a *app) exit(err error, cmd *command, fs *flagSet) int {
 		}
 		return exitUsage
 	case errors.As(err, &nf): // a mirror or suite the command line names is not there
-		say(inFlags(err.Error()))
+		say(inFlags(err))
 		return exitUsage
 	case errors.As(err, &noe): // the directory the command line names is no OUT
 		say(noe.Error())
@@ -334,11 +339,11 @@ func (a *app) exit(err error, cmd *command, fs *flagSet) int {
 		return exitInterrupted
 	case errors.As(err, &ee):
 		if ee.msg != "" {
-			say(inFlags(ee.msg))
+			say(ee.msg)
 		}
 		return ee.code
 	}
-	say(inFlags(err.Error()))
+	say(inFlags(err))
 	return exitFailure
 }
 
@@ -347,10 +352,16 @@ func (a *app) exit(err error, cmd *command, fs *flagSet) int {
 func (a *app) usageMessage(err error) (msg string, env bool) {
 	ue, ok := err.(*fault.UsageError)
 	if !ok || ue.Option == "" || a.fromEnv[ue.Option] == "" {
-		return inFlags(err.Error()), false
+		return inFlags(err), false
 	}
 	v := a.fromEnv[ue.Option]
-	return fmt.Sprintf("%s=%s: %s is set in the environment: unset it, or give %s", v, inFlags(ue.Msg), v, inFlags(ue.Option)), true
+	return fmt.Sprintf(
+		"%s=%s: %s is set in the environment: unset it, or give %s",
+		v,
+		ue.Text(cliWord),
+		v,
+		cliWord(ue.Option),
+	), true
 }
 
 // exitTable is the exit status of every command: what `debredist help`,
@@ -360,9 +371,24 @@ var exitTable = []struct {
 	what string
 }{
 	{exitOK, "success (verify: every check holds; diff: the two sides could be compared, whatever differs)"},
-	{exitFailure, "failure: verify or index found problems; a download, index, deb or build failed; a file or directory could not be written (--cache, --lock-out, -o); convert --fail-on-warnings met a warning"},
-	{exitUsage, "usage error: the command line cannot be used as given: an unknown command or flag, wrong arguments, flags that do not go together, a value not of the flag's form; or something it names (also through DEBREDIST_MIRROR or SOURCE_DATE_EPOCH) is not there or not valid: a file or directory to read (a directory that is no debredist output, for verify, nix and sbom), a mirror, a release or suite, a package or archive of it; or an output it would replace (extract without --force, build-archive --out)"},
-	{exitInterrupted, "interrupted (SIGINT/SIGTERM): the run is cancelled and leaves no partial output behind; a second interrupt ends debredist at once"},
+	{
+		exitFailure,
+		"failure: verify or index found problems; a download, index, deb or build failed; a file or directory could not be " +
+			"written (--cache, --lock-out, -o); convert --fail-on-warnings met a warning",
+	},
+	{
+		exitUsage,
+		"usage error: the command line cannot be used as given: an unknown command or flag, wrong arguments, flags that do " +
+			"not go together, a value not of the flag's form; or something it names (also through DEBREDIST_MIRROR or " +
+			"SOURCE_DATE_EPOCH) is not there or not valid: a file or directory to read (a directory that is no debredist " +
+			"output, for verify, nix and sbom), a mirror, a release or suite, a package or archive of it; or an output it " +
+			"would replace (extract without --force, build-archive --out)",
+	},
+	{
+		exitInterrupted,
+		"interrupted (SIGINT/SIGTERM): the run is cancelled and leaves no partial output behind; a second interrupt ends " +
+			"debredist at once",
+	},
 }
 
 func (a *app) topUsage(w io.Writer) {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/debredist/debredist/debredist/plan"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/debredist/verify"
@@ -53,7 +54,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--bogus"}, "-bogus"},
 		{[]string{"-v", "--quiet", "profiles"}, "only one of --verbose and --quiet"},
 		{[]string{"profiles", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"profiles", "extra"}, `a NAME argument needs --json: 'debredist profiles --json extra' prints that profile`},
+		{
+			[]string{"profiles", "extra"},
+			`a NAME argument needs --json: 'debredist profiles --json extra' prints that profile`,
+		},
 		{[]string{"profiles", "--json", "6", "7"}, "--json NAME prints one profile: give one NAME, not 2 (6 7)"},
 		{[]string{"index"}, "want 1 argument, the Packages file"},
 		{[]string{"index", "a", "b"}, "want 1 argument, the Packages file; got 2"},
@@ -64,8 +68,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"plan", "--jetpack", "6", "--l4t", "r36.5"}, "give only one of --jetpack, --l4t and --profile"},
 		{[]string{"plan", "--jetpack", "6", "stray"}, `unexpected argument "stray"`},
 		{[]string{"plan", "--only"}, "flag needs an argument: -only"},
-		{[]string{"fetch", "--jetpack", "6", "--jobs", "-1"}, "--jobs -1"},
-		{[]string{"fetch", "--jetpack", "6", "--jobs", "many"}, `invalid value "many" for flag -jobs`},
+		{[]string{"fetch", "--jetpack", "6", "--downloads", "-1"}, "--downloads -1"},
+		{[]string{"convert", "--jetpack", "6", "--out", "x", "--jobs", "-1"}, "--jobs -1"},
+		{[]string{"fetch", "--jetpack", "6", "--downloads", "many"}, `invalid value "many" for flag -downloads`},
 		{[]string{"convert", "--jetpack", "6"}, "missing required flag --out"},
 		{[]string{"convert", "--out", out}, "select a release"},
 		{[]string{"convert", "--out", out, "--jetpack", "6", "--profile", "p.json"}, "give only one of"},
@@ -241,7 +246,8 @@ func TestProfiles(t *testing.T) {
 	}
 	for _, p := range ps {
 		row := strings.Fields(lines[1+slices.IndexFunc(ps, func(q debredist.Profile) bool { return q.Name == p.Name })])
-		if len(row) < 9 || row[0] != p.Name || row[3] != p.L4T || row[5] != p.Platform || row[7] != strings.Join(p.Repos, ",") {
+		if len(row) < 9 || row[0] != p.Name || row[3] != p.L4T || row[5] != p.Platform ||
+			row[7] != strings.Join(p.Repos, ",") {
 			t.Errorf("profiles row for %s: %v", p.Name, row)
 		}
 	}
@@ -287,14 +293,20 @@ func TestIndex(t *testing.T) {
 	}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(sampleIndex))
-	zw.Close()
+	if _, err := zw.Write([]byte(sampleIndex)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	gzFile := filepath.Join(dir, "Packages.gz")
 	if err := os.WriteFile(gzFile, gz.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wantLines := "cuda-cudart-12-6 12.6.68-1 arm64 pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb 1234 1111111111111111111111111111111111111111111111111111111111111111 cuda-cudart\n" +
-		"libcudnn9-cuda-12 9.3.0.75-1 arm64 pool/main/c/cudnn/libcudnn9-cuda-12_9.3.0.75-1_arm64.deb 99 3333333333333333333333333333333333333333333333333333333333333333 cudnn\n"
+	wantLines := "cuda-cudart-12-6 12.6.68-1 arm64 pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb 1234 " +
+		"1111111111111111111111111111111111111111111111111111111111111111 cuda-cudart\n" +
+		"libcudnn9-cuda-12 9.3.0.75-1 arm64 pool/main/c/cudnn/libcudnn9-cuda-12_9.3.0.75-1_arm64.deb 99 " +
+		"3333333333333333333333333333333333333333333333333333333333333333 cudnn\n"
 	for _, file := range []string{plain, gzFile} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			// The unusable stanza is a warning, the rest is listed, and
@@ -320,7 +332,9 @@ func TestIndex(t *testing.T) {
 				Packages []map[string]any `json:"packages"`
 				Problems []string         `json:"problems"`
 			}
-			if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Schema != "debredist.index/v1" || doc.File != file || len(doc.Problems) != 1 {
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Schema != "debredist.index/v1" ||
+				doc.File != file ||
+				len(doc.Problems) != 1 {
 				t.Fatalf("--json output: %v\n%s", err, stdout)
 			}
 			got := doc.Packages
@@ -351,7 +365,7 @@ func TestIndex(t *testing.T) {
 		// A Packages.xz that holds plain text is not an xz index (issue
 		// 30 item 6): refused, not parsed by its content.
 		fakeXZ := filepath.Join(dir, "fake", "Packages.xz")
-		os.MkdirAll(filepath.Dir(fakeXZ), 0o755)
+		testutil.Must(t, os.MkdirAll(filepath.Dir(fakeXZ), 0o755))
 		if err := os.WriteFile(fakeXZ, []byte(sampleIndex), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -359,7 +373,8 @@ func TestIndex(t *testing.T) {
 			// A file the command line names that is missing or malformed
 			// is exit 2, like every such file (profile, lock, keyring).
 			code, stdout, stderr := cli(t, "index", "--file", file)
-			if code != exitUsage || !strings.HasPrefix(stderr, "debredist index: ") || !strings.Contains(stderr, file+": ") || strings.Contains(stderr, "--help") {
+			if code != exitUsage || !strings.HasPrefix(stderr, "debredist index: ") || !strings.Contains(stderr, file+": ") ||
+				strings.Contains(stderr, "--help") {
 				t.Errorf("%s: code %d, stderr %q", file, code, stderr)
 			}
 			if stdout != "" {
@@ -408,7 +423,8 @@ func TestExtract(t *testing.T) {
 	// A non-empty target is refused without --force, replaced with it
 	// (given after the positional arguments).
 	code, _, stderr = cli(t, "extract", debFile, target)
-	if code != exitUsage || !strings.HasPrefix(stderr, "debredist extract: ") || !strings.Contains(stderr, "(--force replaces it)") {
+	if code != exitUsage || !strings.HasPrefix(stderr, "debredist extract: ") ||
+		!strings.Contains(stderr, "(--force replaces it)") {
 		t.Errorf("second extract without --force: code %d, stderr %q", code, stderr)
 	}
 	if err := os.WriteFile(filepath.Join(target, "stale"), nil, 0o644); err != nil {
@@ -424,17 +440,23 @@ func TestExtract(t *testing.T) {
 
 	// A file the command line names that is missing or not a deb: exit 2.
 	code, _, stderr = cli(t, "extract", filepath.Join(dir, "nope.deb"), filepath.Join(dir, "y"))
-	if code != exitUsage || !strings.Contains(stderr, "deb "+filepath.Join(dir, "nope.deb")+": no such file or directory") {
+	if code != exitUsage ||
+		!strings.Contains(stderr, "deb "+filepath.Join(dir, "nope.deb")+": no such file or directory") {
 		t.Errorf("missing deb: code %d, stderr %q", code, stderr)
 	}
 	junk := filepath.Join(dir, "junk.deb")
 	if err := os.WriteFile(junk, []byte("not an ar archive\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr = cli(t, "extract", junk, filepath.Join(dir, "y")); code != exitUsage || !strings.Contains(stderr, "junk.deb") {
+	if code, _, stderr = cli(t, "extract", junk, filepath.Join(dir, "y")); code != exitUsage ||
+		!strings.Contains(stderr, "junk.deb") {
 		t.Errorf("a file that is not a deb: code %d, stderr %q", code, stderr)
 	}
-	for _, args := range [][]string{{"verify", filepath.Join(dir, "no-out")}, {"nix", filepath.Join(dir, "no-out")}, {"verify", junk}} {
+	for _, args := range [][]string{
+		{"verify", filepath.Join(dir, "no-out")},
+		{"nix", filepath.Join(dir, "no-out")},
+		{"verify", junk},
+	} {
 		if code, _, stderr = cli(t, args...); code != exitUsage || !strings.Contains(stderr, args[1]) {
 			t.Errorf("%v: code %d, stderr %q; want 2 naming the path", args, code, stderr)
 		}
@@ -447,9 +469,33 @@ func writeLock(t *testing.T, suite string) string {
 	t.Helper()
 	sha := strings.Repeat("ab", 32)
 	pkgs := []map[string]any{
-		{"repo": "common", "package": "cuda-cudart-12-6", "version": "12.6.68-1", "filename": "pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb", "sha256": sha, "size": 10, "source": "cuda-cudart"},
-		{"repo": "common", "package": "cuda-cudart-dev-12-6", "version": "12.6.68-1", "filename": "pool/main/c/cuda-cudart/cuda-cudart-dev-12-6_12.6.68-1_arm64.deb", "sha256": sha, "size": 10, "source": "cuda-cudart"},
-		{"repo": "common", "package": "cuda-nvcc-12-6", "version": "12.6.68-1", "filename": "pool/main/c/cuda-nvcc/cuda-nvcc-12-6_12.6.68-1_arm64.deb", "sha256": sha, "size": 10, "source": "cuda-nvcc"},
+		{
+			"repo":     "common",
+			"package":  "cuda-cudart-12-6",
+			"version":  "12.6.68-1",
+			"filename": "pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb",
+			"sha256":   sha,
+			"size":     10,
+			"source":   "cuda-cudart",
+		},
+		{
+			"repo":     "common",
+			"package":  "cuda-cudart-dev-12-6",
+			"version":  "12.6.68-1",
+			"filename": "pool/main/c/cuda-cudart/cuda-cudart-dev-12-6_12.6.68-1_arm64.deb",
+			"sha256":   sha,
+			"size":     10,
+			"source":   "cuda-cudart",
+		},
+		{
+			"repo":     "common",
+			"package":  "cuda-nvcc-12-6",
+			"version":  "12.6.68-1",
+			"filename": "pool/main/c/cuda-nvcc/cuda-nvcc-12-6_12.6.68-1_arm64.deb",
+			"sha256":   sha,
+			"size":     10,
+			"source":   "cuda-nvcc",
+		},
 	}
 	doc := map[string]any{"version": 1, "packages": pkgs}
 	if suite != "" {
@@ -470,10 +516,21 @@ func TestPlanFromLock(t *testing.T) {
 	lock := writeLock(t, "r36.5")
 	cache := t.TempDir()
 	code, _, stderr := cli(t, "plan", "--lock", lock, "--offline", "--cache", cache)
-	if code != exitFailure || !strings.Contains(stderr, "lacks 29 redist package(s) profile jetpack6 expects: cuda_cccl, cuda_compat,") {
+	if code != exitFailure ||
+		!strings.Contains(stderr, "lacks 29 redist package(s) profile jetpack6 expects: cuda_cccl, cuda_compat,") {
 		t.Errorf("plan of a lock pinning 2 of 31 packages: exit %d: %s; want a failure naming what is missing", code, stderr)
 	}
-	code, stdout, stderr := cli(t, "plan", "--lock", lock, "--offline", "--cache", cache, "--only", "cuda_cudart,cuda_nvcc")
+	code, stdout, stderr := cli(
+		t,
+		"plan",
+		"--lock",
+		lock,
+		"--offline",
+		"--cache",
+		cache,
+		"--only",
+		"cuda_cudart,cuda_nvcc",
+	)
 	if code != exitOK {
 		t.Fatalf("plan: exit %d: %s", code, stderr)
 	}
@@ -491,7 +548,7 @@ func TestPlanFromLock(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("plan --json: exit %d", code)
 	}
-	var pl plan.Result
+	var pl plan.Plan
 	if err := json.Unmarshal([]byte(stdout), &pl); err != nil {
 		t.Fatalf("plan --json: %v\n%s", err, stdout)
 	}
@@ -508,7 +565,8 @@ func TestPlanFromLock(t *testing.T) {
 func TestVerifyFailures(t *testing.T) {
 	empty := t.TempDir()
 	code, stdout, stderr := cli(t, "verify", empty)
-	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "is not a debredist output directory (no redistrib_*.json, no .debredist)") {
+	if code != exitUsage || stdout != "" ||
+		!strings.Contains(stderr, "is not a debredist output directory (no redistrib_*.json, no .debredist)") {
 		t.Errorf("empty dir: code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 
@@ -525,7 +583,11 @@ func TestVerifyFailures(t *testing.T) {
 		t.Errorf("verify --json report: %+v", rep)
 	}
 	code, stdout, _ = cli(t, "verify", out)
-	if code != exitFailure || !strings.Contains(stdout, "FAIL  cuda/redist/cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz: ") {
+	if code != exitFailure ||
+		!strings.Contains(
+			stdout,
+			"FAIL  cuda/redist/cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz: ",
+		) {
 		t.Errorf("missing archive: code %d, stdout:\n%s", code, stdout)
 	}
 }
@@ -534,11 +596,22 @@ func TestVerifyFailures(t *testing.T) {
 func writeManifests(t *testing.T) string {
 	t.Helper()
 	out := t.TempDir()
-	m := &redist.Manifest{ReleaseDate: "2026-01-15", ReleaseLabel: "12.6.68", ReleaseProduct: "cuda", Components: map[string]*redist.Component{
-		"cuda_nvcc": {Name: "CUDA NVCC", License: "CUDA Toolkit", Version: "12.6.68", Platforms: map[string]*redist.Platform{
-			"linux-aarch64": {Artifact: &redist.Artifact{RelativePath: "cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz", SHA256: strings.Repeat("c", 64), Size: "5"}},
-		}},
-	}}
+	m := &redist.Manifest{
+		ReleaseDate:    "2026-01-15",
+		ReleaseLabel:   "12.6.68",
+		ReleaseProduct: "cuda",
+		Components: map[string]*redist.Component{
+			"cuda_nvcc": {Name: "CUDA NVCC", License: "CUDA Toolkit", Version: "12.6.68", Platforms: map[string]*redist.Platform{
+				"linux-aarch64": {
+					Artifact: &redist.Artifact{
+						RelativePath: "cuda_nvcc/linux-aarch64/cuda_nvcc-linux-aarch64-12.6.68-archive.tar.xz",
+						SHA256:       strings.Repeat("c", 64),
+						Size:         "5",
+					},
+				},
+			}},
+		},
+	}
 	dir := filepath.Join(out, "cuda", "redist")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -561,14 +634,16 @@ func TestNix(t *testing.T) {
 	}
 	// Constant code applied to the data: OUT's path is only inside the
 	// JSON string; what the user must know goes to stderr.
-	if !strings.Contains(stdout, "data = builtins.fromJSON \"") || strings.Count(stdout, out) != 1 || !strings.Contains(stdout, "acceptInsecureTensorRT = false;") {
+	if !strings.Contains(stdout, "data = builtins.fromJSON \"") || strings.Count(stdout, out) != 1 ||
+		!strings.Contains(stdout, "acceptInsecureTensorRT = false;") {
 		t.Errorf("nix output:\n%s", stdout)
 	}
 	code, stdout, stderr = cli(t, "nix", "--json", out)
 	var d struct {
 		Schema, Set string
 	}
-	if err := json.Unmarshal([]byte(stdout), &d); code != exitOK || err != nil || d.Schema != "debredist.nix/v1" || d.Set != "cudaPackages_12_6" {
+	if err := json.Unmarshal([]byte(stdout), &d); code != exitOK || err != nil || d.Schema != "debredist.nix/v1" ||
+		d.Set != "cudaPackages_12_6" {
 		t.Errorf("nix --json: exit %d, %v, %+v: %s", code, err, d, stderr)
 	}
 	code, _, stderr = cli(t, "nix", t.TempDir())
@@ -584,7 +659,8 @@ func TestNix(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = cli(t, "nix", out)
-	if code != exitFailure || !strings.Contains(stderr, "is not a valid output") || !strings.Contains(stderr, cudartArchive) {
+	if code != exitFailure || !strings.Contains(stderr, "is not a valid output") ||
+		!strings.Contains(stderr, cudartArchive) {
 		t.Fatalf("nix without the archive: exit %d: %s", code, stderr)
 	}
 }
@@ -600,7 +676,9 @@ func TestNixAddToStore(t *testing.T) {
 		t.Setenv("NIX_CONFIG", "build-users-group =")
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out, "--only", "cuda_cudart,cudnn,nvidia_l4t_dla_compiler"); code != exitOK {
+	code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--mirror", sampleMirror, "--cache", t.TempDir(),
+		"--out", out, "--only", "cuda_cudart,cudnn,nvidia_l4t_dla_compiler")
+	if code != exitOK {
 		t.Fatalf("convert: %s", stderr)
 	}
 	code, stdout, stderr := cli(t, "nix", "--add-to-store", out)
@@ -618,7 +696,8 @@ func TestNixAddToStore(t *testing.T) {
 	}
 	slices.Sort(got)
 	slices.Sort(want)
-	if len(want) < 3 || !slices.Equal(got, slices.Compact(want)) || !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, "nvidia_l4t_dla_compiler") }) {
+	if len(want) < 3 || !slices.Equal(got, slices.Compact(want)) ||
+		!slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, "nvidia_l4t_dla_compiler") }) {
 		t.Errorf("nix --add-to-store printed %v, want %v", got, want)
 	}
 }
@@ -700,30 +779,30 @@ func TestListFlag(t *testing.T) {
 // while a stage runs, not tested here: every 10 s), a line per deb only
 // with -v, each warning and note once, nothing but warnings with --quiet.
 func TestProgressLog(t *testing.T) {
-	phases := [][]debredist.Event{
+	phases := [][]event.Event{
 		{
-			{Kind: debredist.EventIndex, Package: "common", URL: "https://m/Packages.gz", Total: 1200},
-			{Kind: debredist.EventNotice, Message: "index signatures were not checked"},
-			{Kind: debredist.EventNotice, Message: "index signatures were not checked"}, // diff plans two sides
+			{Kind: event.Index, Package: "common", URL: "https://m/Packages.gz", Total: 1200},
+			{Kind: event.Notice, Message: "index signatures were not checked"},
+			{Kind: event.Notice, Message: "index signatures were not checked"}, // diff plans two sides
 		},
 		// The library sends these after the indexes, in this order.
-		{{Kind: debredist.EventPlan, Total: 2, Message: "jetpack6"}},
-		{{Kind: debredist.EventFetchPlan, Total: 3, Bytes: 107}},
+		{{Kind: event.Plan, Total: 2, Message: "jetpack6"}},
+		{{Kind: event.FetchPlan, Total: 3, Bytes: 107}},
 		{ // OnEvent is called from several goroutines
-			{Kind: debredist.EventFetchStart, Package: "cuda-nvcc-12-6", URL: "https://m/n.deb", Total: 100},
-			{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 50, Total: 100},
-			{Kind: debredist.EventFetchRetry, Package: "cuda-nvcc-12-6", Attempt: 2, Err: context.DeadlineExceeded},
-			{Kind: debredist.EventFetchDone, Package: "cuda-nvcc-12-6", Bytes: 100},
-			{Kind: debredist.EventCacheHit, Package: "cuda-cudart-12-6", Bytes: 7},
-			{Kind: debredist.EventFetchFailed, Package: "x", URL: "https://m/x.deb", Err: errors.New("HTTP 404")},
-			{Kind: debredist.EventFetchFailed, Package: "y", URL: "https://m/y.deb", Err: fmt.Errorf("y: %w", context.Canceled)},
-			{Kind: debredist.EventWarning, Package: "cudnn", Message: "declared nixpkgs output \"static\" would be empty"},
-			{Kind: debredist.EventWarning, Package: "cudnn", Message: "declared nixpkgs output \"static\" would be empty"},
+			{Kind: event.FetchStart, Package: "cuda-nvcc-12-6", URL: "https://m/n.deb", Total: 100},
+			{Kind: event.FetchBytes, Package: "cuda-nvcc-12-6", Bytes: 50, Total: 100},
+			{Kind: event.FetchRetry, Package: "cuda-nvcc-12-6", Attempt: 2, Err: context.DeadlineExceeded},
+			{Kind: event.FetchDone, Package: "cuda-nvcc-12-6", Bytes: 100},
+			{Kind: event.CacheHit, Package: "cuda-cudart-12-6", Bytes: 7},
+			{Kind: event.FetchFailed, Package: "x", URL: "https://m/x.deb", Err: errors.New("HTTP 404")},
+			{Kind: event.FetchFailed, Package: "y", URL: "https://m/y.deb", Err: fmt.Errorf("y: %w", context.Canceled)},
+			{Kind: event.Warning, Package: "cudnn", Message: "declared nixpkgs output \"static\" would be empty"},
+			{Kind: event.Warning, Package: "cudnn", Message: "declared nixpkgs output \"static\" would be empty"},
 		},
 		{
-			{Kind: debredist.EventBuildStart, Package: "cuda_nvcc", Total: 1},
-			{Kind: debredist.EventBuildDone, Package: "cuda_nvcc", Bytes: 4096},
-			{Kind: debredist.EventUpToDate, Package: "cuda_cudart"},
+			{Kind: event.BuildStart, Package: "cuda_nvcc", Total: 1},
+			{Kind: event.BuildDone, Package: "cuda_nvcc", Bytes: 4096},
+			{Kind: event.UpToDate, Package: "cuda_cudart"},
 		},
 	}
 	tests := []struct {
@@ -733,18 +812,30 @@ func TestProgressLog(t *testing.T) {
 	}{
 		{
 			name: "default",
-			want: []string{"debredist: note: index signatures were not checked\n", "debredist: plan: jetpack6, 2 redist packages from common (1200 packages)\n",
-				"debredist: fetch: 3 debs, 107 B\n", "debredist: retrying failed downloads (cuda-nvcc-12-6: context deadline exceeded); the summaries count the retries, -v shows each\n",
+			want: []string{
+				"debredist: note: index signatures were not checked\n",
+				"debredist: plan: jetpack6, 2 redist packages from common (1200 packages)\n",
+				"debredist: fetch: 3 debs, 107 B\n",
+				"debredist: retrying failed downloads (cuda-nvcc-12-6: context deadline exceeded); the summaries count the " +
+					"retries, -v shows each\n",
 				"debredist: fetch: done: 2 debs, 107 B: 1 were in the cache already, 1 downloaded, in ",
 				`debredist: warning: cudnn: declared nixpkgs output "static" would be empty` + "\n",
-				"debredist: build: 2 redist packages\n", "debredist: build: done: 2 of 2 redist packages in "},
+				"debredist: build: 2 redist packages\n",
+				"debredist: build: done: 2 of 2 redist packages in ",
+			},
 			notWant: []string{"download cuda-nvcc", "cached cuda-cudart", "building", "level=", "y.deb", "(attempt"},
 		},
 		{
 			name: "verbose", verbose: true,
-			want: []string{"debredist: download cuda-nvcc-12-6 https://m/n.deb (100 B)", "debredist: cached cuda-cudart-12-6 (7 B)",
-				"debredist: building cuda_nvcc (1 debs)", "debredist: download of x failed: HTTP 404", "debredist: built cuda_nvcc (4.0 KiB)", "debredist: up to date: cuda_cudart",
-				"debredist: retrying cuda-nvcc-12-6 (attempt 2): context deadline exceeded\n"},
+			want: []string{
+				"debredist: download cuda-nvcc-12-6 https://m/n.deb (100 B)",
+				"debredist: cached cuda-cudart-12-6 (7 B)",
+				"debredist: building cuda_nvcc (1 debs)",
+				"debredist: download of x failed: HTTP 404",
+				"debredist: built cuda_nvcc (4.0 KiB)",
+				"debredist: up to date: cuda_cudart",
+				"debredist: retrying cuda-nvcc-12-6 (attempt 2): context deadline exceeded\n",
+			},
 			notWant: []string{"retrying failed downloads"},
 		},
 		{
@@ -810,19 +901,40 @@ func TestFetchLinesAgree(t *testing.T) {
 		start      string
 		done       string
 	}{
-		{"all cached", "/m", 2, 0, "fetch: 2 debs, 10 B: those not in the cache /c are read from the mirror directory /m\n", "fetch: done: 2 debs, 10 B: 2 were in the cache already, 0 read from the mirror directory, in "},
-		{"one read", "file:///m", 1, 1, "fetch: 2 debs, 10 B: those not in the cache /c are read from the mirror directory /m\n", "fetch: done: 2 debs, 10 B: 1 were in the cache already, 1 read from the mirror directory, in "},
-		{"one downloaded", "https://m", 1, 1, "fetch: 2 debs, 10 B: those not in the cache /c are downloaded\n", "fetch: done: 2 debs, 10 B: 1 were in the cache already, 1 downloaded, in "},
+		{
+			"all cached",
+			"/m",
+			2,
+			0,
+			"fetch: 2 debs, 10 B: those not in the cache /c are read from the mirror directory /m\n",
+			"fetch: done: 2 debs, 10 B: 2 were in the cache already, 0 read from the mirror directory, in ",
+		},
+		{
+			"one read",
+			"file:///m",
+			1,
+			1,
+			"fetch: 2 debs, 10 B: those not in the cache /c are read from the mirror directory /m\n",
+			"fetch: done: 2 debs, 10 B: 1 were in the cache already, 1 read from the mirror directory, in ",
+		},
+		{
+			"one downloaded",
+			"https://m",
+			1,
+			1,
+			"fetch: 2 debs, 10 B: those not in the cache /c are downloaded\n",
+			"fetch: done: 2 debs, 10 B: 1 were in the cache already, 1 downloaded, in ",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer
 			pr := (&app{stderr: &stderr}).newProgress()
-			pr.handle(debredist.Event{Kind: debredist.EventFetchPlan, Total: 2, Bytes: 10, URL: tc.url, Message: "/c"})
+			pr.handle(event.Event{Kind: event.FetchPlan, Total: 2, Bytes: 10, URL: tc.url, Message: "/c"})
 			for range tc.hits {
-				pr.handle(debredist.Event{Kind: debredist.EventCacheHit, Package: "a", Bytes: 5})
+				pr.handle(event.Event{Kind: event.CacheHit, Package: "a", Bytes: 5})
 			}
 			for range tc.read {
-				pr.handle(debredist.Event{Kind: debredist.EventFetchDone, Package: "b", Bytes: 5})
+				pr.handle(event.Event{Kind: event.FetchDone, Package: "b", Bytes: 5})
 			}
 			pr.close(nil)
 			lines := strings.SplitAfter(stderr.String(), "\n")
@@ -834,7 +946,14 @@ func TestFetchLinesAgree(t *testing.T) {
 }
 
 func TestHumanBytes(t *testing.T) {
-	tests := map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 5 << 20: "5.0 MiB", 3 << 30: "3.0 GiB"}
+	tests := map[int64]string{
+		0:       "0 B",
+		1023:    "1023 B",
+		1024:    "1.0 KiB",
+		1536:    "1.5 KiB",
+		5 << 20: "5.0 MiB",
+		3 << 30: "3.0 GiB",
+	}
 	for n, want := range tests {
 		if got := humanBytes(n); got != want {
 			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
@@ -847,12 +966,12 @@ func TestHumanBytes(t *testing.T) {
 func BenchmarkProgressHandle(b *testing.B) {
 	a := &app{stderr: io.Discard}
 	pr := a.newProgress()
-	events := []debredist.Event{
-		{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 1 << 20, Total: 50 << 20},
-		{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 2 << 20, Total: 50 << 20},
-		{Kind: debredist.EventFetchBytes, Package: "cuda-nvcc-12-6", Bytes: 3 << 20, Total: 50 << 20},
-		{Kind: debredist.EventFetchDone, Package: "cuda-nvcc-12-6", Bytes: 50 << 20},
-		{Kind: debredist.EventBuildDone, Package: "cuda_nvcc", Bytes: 40 << 20},
+	events := []event.Event{
+		{Kind: event.FetchBytes, Package: "cuda-nvcc-12-6", Bytes: 1 << 20, Total: 50 << 20},
+		{Kind: event.FetchBytes, Package: "cuda-nvcc-12-6", Bytes: 2 << 20, Total: 50 << 20},
+		{Kind: event.FetchBytes, Package: "cuda-nvcc-12-6", Bytes: 3 << 20, Total: 50 << 20},
+		{Kind: event.FetchDone, Package: "cuda-nvcc-12-6", Bytes: 50 << 20},
+		{Kind: event.BuildDone, Package: "cuda_nvcc", Bytes: 40 << 20},
 	}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -867,8 +986,11 @@ func BenchmarkProgressHandle(b *testing.B) {
 
 func TestPrintResult(t *testing.T) {
 	res := &debredist.Result{
-		Out:      "/o",
-		Products: []debredist.ProductResult{{Product: "cuda", Label: "12.6.68", Manifest: "cuda/redist/redistrib_12.6.68.json"}, {Product: "cudnn", Label: "9.3.0", Manifest: "cudnn/redist/redistrib_9.3.0.json"}},
+		Out: "/o",
+		Products: []debredist.ProductResult{
+			{Product: "cuda", Label: "12.6.68", Manifest: "cuda/redist/redistrib_12.6.68.json"},
+			{Product: "cudnn", Label: "9.3.0", Manifest: "cudnn/redist/redistrib_9.3.0.json"},
+		},
 		Packages: []debredist.PackageResult{
 			{PName: "cudnn", Product: "cudnn", Version: "9.3.0.75", Size: 3 << 20},
 			{PName: "cuda_nvcc", Product: "cuda", Version: "12.6.68", Size: 1536, UpToDate: true},
@@ -876,7 +998,7 @@ func TestPrintResult(t *testing.T) {
 		},
 	}
 	var b bytes.Buffer
-	res.Downloads = debredist.DownloadStats{Downloaded: 2, Bytes: 2048}
+	res.Downloads = event.Downloads{Downloaded: 2, Bytes: 2048}
 	if err := printResult(&b, res); err != nil {
 		t.Fatal(err)
 	}
@@ -901,11 +1023,25 @@ func TestProgressRetriesAndFailure(t *testing.T) {
 	var stderr bytes.Buffer
 	a := &app{stderr: &stderr}
 	pr := a.newProgress()
-	pr.handle(debredist.Event{Kind: debredist.EventFetchRetry, URL: "http://m/common/dists/r36.5/InRelease", Attempt: 2, Err: errors.New("HTTP 500")})
-	pr.handle(debredist.Event{Kind: debredist.EventFetchPlan, Total: 70, Bytes: 7000})
+	pr.handle(
+		event.Event{
+			Kind:    event.FetchRetry,
+			URL:     "http://m/common/dists/r36.5/InRelease",
+			Attempt: 2,
+			Err:     errors.New("HTTP 500"),
+		},
+	)
+	pr.handle(event.Event{Kind: event.FetchPlan, Total: 70, Bytes: 7000})
 	for i := range 70 {
 		for attempt := 2; attempt <= 5; attempt++ {
-			pr.handle(debredist.Event{Kind: debredist.EventFetchRetry, Package: fmt.Sprintf("deb%d", i), Attempt: attempt, Err: errors.New("HTTP 500")})
+			pr.handle(
+				event.Event{
+					Kind:    event.FetchRetry,
+					Package: fmt.Sprintf("deb%d", i),
+					Attempt: attempt,
+					Err:     errors.New("HTTP 500"),
+				},
+			)
 		}
 	}
 	pr.mu.Lock()
@@ -935,7 +1071,8 @@ func TestProgressRetriesAndFailure(t *testing.T) {
 func TestBuildArchiveByHand(t *testing.T) {
 	cache := t.TempDir()
 	out := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", cache, "--out", out); code != exitOK {
+	if code, _, stderr := cli(t, "--quiet", "convert", "--jetpack", "6", "--only", "cuda_cudart",
+		"--mirror", sampleMirror, "--cache", cache, "--out", out); code != exitOK {
 		t.Fatalf("convert: %s", stderr)
 	}
 	prov := filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json")
@@ -949,10 +1086,29 @@ func TestBuildArchiveByHand(t *testing.T) {
 		dst := filepath.Join(t.TempDir(), "a.tar.xz")
 		code, _, stderr := cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", dst, "--cache", c)
 		if got, _ := os.ReadFile(dst); code != exitOK || !bytes.Equal(got, want) {
-			t.Errorf("build-archive --cache %s: exit %d, %d bytes (want convert's %d):\n%s", c, code, len(got), len(want), stderr)
+			t.Errorf(
+				"build-archive --cache %s: exit %d, %d bytes (want convert's %d):\n%s",
+				c,
+				code,
+				len(got),
+				len(want),
+				stderr,
+			)
 		}
 	}
-	code, _, stderr := cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", filepath.Join(t.TempDir(), "b.tar.xz"), "--cache", t.TempDir(), "--offline")
+	code, _, stderr := cli(
+		t,
+		"build-archive",
+		"--provenance",
+		prov,
+		"--archive",
+		rel,
+		"--out",
+		filepath.Join(t.TempDir(), "b.tar.xz"),
+		"--cache",
+		t.TempDir(),
+		"--offline",
+	)
 	if code != exitFailure {
 		t.Errorf("--offline with an empty cache: exit %d, want 1:\n%s", code, stderr)
 	}
@@ -961,16 +1117,52 @@ func TestBuildArchiveByHand(t *testing.T) {
 			t.Errorf("--offline with an empty cache does not name %s:\n%s", d, stderr)
 		}
 	}
-	code, _, stderr = cli(t, "build-archive", "--provenance", prov, "--archive", "cuda_cudart/x.tar.xz", "--out", filepath.Join(t.TempDir(), "c.tar.xz"), "--cache", cache)
+	code, _, stderr = cli(
+		t,
+		"build-archive",
+		"--provenance",
+		prov,
+		"--archive",
+		"cuda_cudart/x.tar.xz",
+		"--out",
+		filepath.Join(t.TempDir(), "c.tar.xz"),
+		"--cache",
+		cache,
+	)
 	if code != exitUsage || !strings.Contains(stderr, "records no archive cuda_cudart/x.tar.xz (it records: "+rel+")") {
 		t.Errorf("a wrong --archive: exit %d:\n%s", code, stderr)
 	}
 	one := filepath.Join(sampleMirror, "common/pool/main/c/cuda-cudart/cuda-cudart-12-6_12.6.68-1_arm64.deb")
-	code, _, stderr = cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", filepath.Join(t.TempDir(), "d.tar.xz"), "--deb", one)
-	if code != exitUsage || !strings.Contains(stderr, "2 of its 3 debs not given: "+debs[1]+" 12.6.68-1") || !strings.Contains(stderr, "; "+debs[2]+" 12.6.68-1") {
+	code, _, stderr = cli(
+		t,
+		"build-archive",
+		"--provenance",
+		prov,
+		"--archive",
+		rel,
+		"--out",
+		filepath.Join(t.TempDir(), "d.tar.xz"),
+		"--deb",
+		one,
+	)
+	if code != exitUsage || !strings.Contains(stderr, "2 of its 3 debs not given: "+debs[1]+" 12.6.68-1") ||
+		!strings.Contains(stderr, "; "+debs[2]+" 12.6.68-1") {
 		t.Errorf("--deb leaving out two: exit %d:\n%s", code, stderr)
 	}
-	code, _, stderr = cli(t, "build-archive", "--provenance", prov, "--archive", rel, "--out", filepath.Join(t.TempDir(), "e.tar.xz"), "--deb", one, "--cache", cache)
+	code, _, stderr = cli(
+		t,
+		"build-archive",
+		"--provenance",
+		prov,
+		"--archive",
+		rel,
+		"--out",
+		filepath.Join(t.TempDir(), "e.tar.xz"),
+		"--deb",
+		one,
+		"--cache",
+		cache,
+	)
 	if code != exitUsage || !strings.Contains(stderr, "give them or --deb, not both") {
 		t.Errorf("--deb with --cache: exit %d:\n%s", code, stderr)
 	}

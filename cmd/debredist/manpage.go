@@ -69,7 +69,9 @@ func writeManPage(a *app, w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, ".TH DEBREDIST 1 %q \"debredist %s\" \"User Commands\"\n", buildDate(), debredist.Version)
 	b.WriteString(".SH NAME\ndebredist \\- turn NVIDIA Jetson (L4T) .deb packages into CUDA redistributables\n")
-	b.WriteString(".SH SYNOPSIS\n.B debredist\n[\\fB\\-v\\fR|\\fB\\-\\-quiet\\fR] \\fIcommand\\fR [\\fIflags\\fR] [\\fIargs\\fR]\n")
+	b.WriteString(
+		".SH SYNOPSIS\n.B debredist\n[\\fB\\-v\\fR|\\fB\\-\\-quiet\\fR] \\fIcommand\\fR [\\fIflags\\fR] [\\fIargs\\fR]\n",
+	)
 	b.WriteString(".SH DESCRIPTION\n")
 	roffText(&b, `debredist reads the Jetson apt indexes of an L4T suite, selects a JetPack release's
 debs, fetches them into a verified content-addressed cache and builds NVIDIA-style CUDA
@@ -110,19 +112,33 @@ builder, NVIDIA's scripts and other redist consumers use the output like NVIDIA'
 		}
 		b.WriteString(".fi\n")
 	}
-	b.WriteString(".SH GLOBAL FLAGS\nAccepted before the command or among its flags; what they change is listed under each command they change anything for.\n")
+	b.WriteString(
+		".SH GLOBAL FLAGS\nAccepted before the command or among its flags; what they change is listed under each command " +
+			"they change anything for.\n",
+	)
 	b.WriteString(".TP\n\\fB\\-v\\fR, \\fB\\-\\-verbose\\fR\nlog more\n")
 	b.WriteString(".TP\n\\fB\\-\\-quiet\\fR\nprint only errors and the warnings a user must act on (each once)\n")
-	b.WriteString(".SH EXIT STATUS\nEvery command exits with one of these; its error reads \"debredist \\fIcommand\\fR: what happened: what to do\".\n")
+	b.WriteString(
+		".SH EXIT STATUS\nEvery command exits with one of these; its error reads \"debredist \\fIcommand\\fR: what " +
+			"happened: what to do\".\n",
+	)
 	for _, e := range exitTable {
 		fmt.Fprintf(&b, ".TP\n%d\n%s\n", e.code, roff(e.what))
 	}
-	b.WriteString(".SH ENVIRONMENT\n.TP\n.B DEBREDIST_MIRROR\nthe apt mirror when \\fB\\-\\-mirror\\fR is not given (default NVIDIA's repository, https://repo.download.nvidia.com/jetson)\n")
+	b.WriteString(
+		".SH ENVIRONMENT\n.TP\n.B DEBREDIST_MIRROR\nthe apt mirror when \\fB\\-\\-mirror\\fR is not given (default " +
+			"NVIDIA's repository, https://repo.download.nvidia.com/jetson)\n",
+	)
 	b.WriteString(".TP\n.B SOURCE_DATE_EPOCH\nevery archive entry's mtime (integer seconds) instead of the release date\n")
 	b.WriteString(".TP\n.B XDG_CACHE_HOME\nthe deb and index cache is $XDG_CACHE_HOME/debredist (\\fB\\-\\-cache\\fR)\n")
-	b.WriteString(".SH FILES\n.TP\n.I OUT/<product>/redist/redistrib_<label>.json\na manifest; its archives are below it\n")
+	b.WriteString(
+		".SH FILES\n.TP\n.I OUT/<product>/redist/redistrib_<label>.json\na manifest; its archives are below it\n",
+	)
 	b.WriteString(".TP\n.I OUT/.debredist/\ngenerations of OUT; OUT/<product> are symbolic links into the current one\n")
-	b.WriteString(".SH SEE ALSO\nThe README of https://github.com/debredist/debredist and docs/json.md (the \\fB\\-\\-json\\fR formats).\n")
+	b.WriteString(
+		".SH SEE ALSO\nThe README of https://github.com/debredist/debredist and docs/json.md (the \\fB\\-\\-json\\fR " +
+			"formats).\n",
+	)
 	_, err := w.Write(b.Bytes())
 	return err
 }

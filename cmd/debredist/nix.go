@@ -9,6 +9,7 @@ import (
 	"os/exec"
 
 	"github.com/debredist/debredist/debredist"
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 var nixCmd = &command{
@@ -66,9 +67,22 @@ debredist nix --add-to-store ./redist
 debredist nix --derivations ./redist > redist.nix
 nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPackage ./nix/package.nix { }'`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
-		derivations := fs.Bool("derivations", false, "print the Nix file that builds every archive as a fixed-output derivation")
-		mirror := fs.String("mirror", "", "with --derivations: fetch the debs from this base `URL` or directory (default $DEBREDIST_MIRROR, else the mirror the conversion read, else NVIDIA's)")
-		addToStore := fs.Bool("add-to-store", false, "add every archive of OUT to the Nix store (nix-store --add-fixed sha256) instead of printing the overlay")
+		derivations := fs.Bool(
+			"derivations",
+			false,
+			"print the Nix file that builds every archive as a fixed-output derivation",
+		)
+		mirror := fs.String(
+			"mirror",
+			"",
+			"with --derivations: fetch the debs from this base `URL` or directory (default $DEBREDIST_MIRROR, else the mirror "+
+				"the conversion read, else NVIDIA's)",
+		)
+		addToStore := fs.Bool(
+			"add-to-store",
+			false,
+			"add every archive of OUT to the Nix store (nix-store --add-fixed sha256) instead of printing the overlay",
+		)
 		jsonOut := fs.Bool("json", false, "print the data the Nix reads (schema debredist.nix/v1) instead of the Nix")
 		return func(args []string) error {
 			if *mirror != "" && !*derivations {
@@ -86,7 +100,7 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 			m := *mirror
 			if m == "" && *derivations {
 				if m = a.getenv("DEBREDIST_MIRROR"); m != "" { // as the other commands
-					a.tookEnv("NixOptions.Mirror", "DEBREDIST_MIRROR")
+					a.tookEnv(fault.RefNixMirror, "DEBREDIST_MIRROR")
 				}
 			}
 			o := debredist.NixOptions{Derivations: *derivations, Mirror: m}
@@ -97,7 +111,7 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 				if err != nil {
 					return err
 				}
-				defer os.RemoveAll(tmp)
+				defer func() { _ = os.RemoveAll(tmp) }()
 				o.CopyArchivesTo = tmp
 			}
 			r, err := debredist.Nix(a.ctx, args[0], o)
@@ -105,7 +119,7 @@ nix-build redist.nix -A archives --arg debredist '(import <nixpkgs> { }).callPac
 				return err
 			}
 			for _, n := range r.Notes {
-				fmt.Fprintf(a.stderr, "debredist nix: %s\n", inFlags(n))
+				fmt.Fprintf(a.stderr, "debredist nix: %s\n", n)
 			}
 			if *addToStore {
 				return addToNixStore(a, r.Archives)

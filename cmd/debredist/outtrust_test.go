@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -24,7 +25,9 @@ const cudartArchive = "cuda/redist/cuda_cudart/linux-aarch64/cuda_cudart-linux-a
 func convertCudart(t *testing.T) (out, genArchive string) {
 	t.Helper()
 	out = filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out); code != exitOK {
+	code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror,
+		"--cache", t.TempDir(), "--out", out)
+	if code != exitOK {
 		t.Fatalf("convert: %d %s", code, stderr)
 	}
 	real, err := filepath.EvalSymlinks(filepath.Join(out, cudartArchive))
@@ -46,18 +49,23 @@ func runCLI(t *testing.T, deadline time.Duration, args ...string) (code int, out
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	var err error
 	select {
-	case <-done:
+	case err = <-done:
 	case <-time.After(deadline):
 		t.Errorf("debredist %s: still running after %s (sent SIGTERM)", strings.Join(args, " "), deadline)
-		cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Process.Signal(syscall.SIGTERM) // had it ended meanwhile, the wait below returns at once
+		grace := stopGrace + 5*time.Second
 		select {
-		case <-done:
-		case <-time.After(stopGrace + 5*time.Second):
-			cmd.Process.Kill()
-			<-done
-			t.Fatalf("debredist %s: SIGTERM did not end it within %s", strings.Join(args, " "), stopGrace+5*time.Second)
+		case err = <-done:
+		case <-time.After(grace):
+			_ = cmd.Process.Kill()
+			err = <-done
+			t.Fatalf("debredist %s: SIGTERM did not end it within %s (%v)", strings.Join(args, " "), grace, err)
 		}
+	}
+	if ee := (*exec.ExitError)(nil); err != nil && !errors.As(err, &ee) {
+		t.Fatalf("debredist %s: %v", strings.Join(args, " "), err)
 	}
 	return cmd.ProcessState.ExitCode(), buf.String()
 }
@@ -80,7 +88,11 @@ func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
 			cp := filepath.Join(outside, "x.tar.xz")
 			copyFileT(t, a, cp)
 			replace(t, a, func() error { return os.Symlink(cp, a) })
-		}, []string{"is a symbolic link (to " + strconv.Quote(filepath.Join(outside, "x.tar.xz")) + ") that debredist did not write: not followed", "cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz"}},
+		}, []string{
+			"is a symbolic link (to " + strconv.Quote(filepath.Join(outside, "x.tar.xz")) +
+				") that debredist did not write: not followed",
+			"cuda_cudart-linux-aarch64-12.6.68-archive.tar.xz",
+		}},
 		{"archive linked to /etc/passwd", func(t *testing.T, out, a string) {
 			replace(t, a, func() error { return os.Symlink("/etc/passwd", a) })
 		}, []string{`(to "/etc/passwd") that debredist did not write: not followed`}},
@@ -99,7 +111,9 @@ func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
 				f, err := os.Create(a)
 				if err == nil {
 					err = f.Truncate(8 << 30)
-					f.Close()
+					if cerr := f.Close(); err == nil {
+						err = cerr
+					}
 				}
 				return err
 			})
@@ -134,7 +148,8 @@ func TestOutLinksAndSpecialFilesNotRead(t *testing.T) {
 					t.Errorf("verify's output lacks %q:\n%s", w, output)
 				}
 			}
-			if strings.Contains(output, "sha256 is") || strings.Contains(output, "size is 1") && strings.Contains(tc.name, "passwd") {
+			if strings.Contains(output, "sha256 is") ||
+				strings.Contains(output, "size is 1") && strings.Contains(tc.name, "passwd") {
 				t.Errorf("verify read what it should not have:\n%s", output)
 			}
 			if d := time.Since(start); d > 10*time.Second {
@@ -214,15 +229,63 @@ func TestVerifyManifestAgainstProvenance(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, old, new, want string
 	}{
-		{"version", manifest, `"version": "12.6.68"`, `"version": "99.0"`, `field version: the manifest says "99.0", the provenance sidecar records "12.6.68"`},
-		{"version with a line break", manifest, `"version": "12.6.68"`, `"version": "12.6.68\nnext"`, `cuda_cudart.version: "12.6.68\nnext" is not dotted numbers`},
-		{"component key", manifest, `"cuda_cudart": {`, `"cuda_cudart_x": {`, `field pname (the component's key): the manifest says "cuda_cudart_x", the provenance sidecar records "cuda_cudart"`},
-		{"platform", manifest, `"linux-aarch64": {`, `"linux-sbsa": {`, `field platform: the manifest says "linux-sbsa", the provenance sidecar records "linux-aarch64"`},
-		{"size", manifest, `"size": "3284"`, `"size": "3285"`, `field size: the manifest says "3285", the provenance sidecar records "3284"`},
+		{
+			"version",
+			manifest,
+			`"version": "12.6.68"`,
+			`"version": "99.0"`,
+			`field version: the manifest says "99.0", the provenance sidecar records "12.6.68"`,
+		},
+		{
+			"version with a line break",
+			manifest,
+			`"version": "12.6.68"`,
+			`"version": "12.6.68\nnext"`,
+			`cuda_cudart.version: "12.6.68\nnext" is not dotted numbers`,
+		},
+		{
+			"component key",
+			manifest,
+			`"cuda_cudart": {`,
+			`"cuda_cudart_x": {`,
+			`field pname (the component's key): the manifest says "cuda_cudart_x", the provenance sidecar records "cuda_cudart"`,
+		},
+		{
+			"platform",
+			manifest,
+			`"linux-aarch64": {`,
+			`"linux-sbsa": {`,
+			`field platform: the manifest says "linux-sbsa", the provenance sidecar records "linux-aarch64"`,
+		},
+		{
+			"size",
+			manifest,
+			`"size": "3284"`,
+			`"size": "3285"`,
+			`field size: the manifest says "3285", the provenance sidecar records "3284"`,
+		},
 		{"md5", manifest, `"md5": "c`, `"md5": "d`, `field md5: the manifest says "d`},
-		{"duplicate key in the manifest", manifest, `"version": "12.6.68",`, `"version": "99.0", "version": "12.6.68",`, `duplicate key "version" in object cuda_cudart`},
-		{"duplicate key in the sidecar", sidecar, `"pname": "cuda_cudart",`, `"pname": "other", "pname": "cuda_cudart",`, `duplicate key "pname" in object archives[0]`},
-		{"sidecar version", sidecar, `"version": "12.6.68",`, `"version": "12.6.69",`, `field version: the manifest says "12.6.68", the provenance sidecar records "12.6.69"`},
+		{
+			"duplicate key in the manifest",
+			manifest,
+			`"version": "12.6.68",`,
+			`"version": "99.0", "version": "12.6.68",`,
+			`duplicate key "version" in object cuda_cudart`,
+		},
+		{
+			"duplicate key in the sidecar",
+			sidecar,
+			`"pname": "cuda_cudart",`,
+			`"pname": "other", "pname": "cuda_cudart",`,
+			`duplicate key "pname" in object archives[0]`,
+		},
+		{
+			"sidecar version",
+			sidecar,
+			`"version": "12.6.68",`,
+			`"version": "12.6.69",`,
+			`field version: the manifest says "12.6.68", the provenance sidecar records "12.6.69"`,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
@@ -297,12 +360,17 @@ func TestBuildArchiveSpecialFiles(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--provenance", fifo, "--deb", "x.deb"}, "provenance " + fifo + " is a named pipe (FIFO), not a regular file: not read"},
+		{
+			[]string{"--provenance", fifo, "--deb", "x.deb"},
+			"provenance " + fifo + " is a named pipe (FIFO), not a regular file: not read",
+		},
 		{[]string{"--provenance", "/dev/zero", "--deb", "x.deb"}, "/dev/zero is a character device, not a regular file"},
 		{[]string{"--provenance", prov, "--deb", fifo}, fifo + " is a named pipe (FIFO), not a regular file"},
 		{[]string{"--provenance", prov, "--deb", "/dev/zero"}, "/dev/zero is a character device, not a regular file"},
 	} {
-		args := append([]string{"build-archive", "--archive", rel, "--out", filepath.Join(t.TempDir(), "a.tar.xz")}, tc.args...)
+		args := append(
+			[]string{"build-archive", "--archive", rel, "--out", filepath.Join(t.TempDir(), "a.tar.xz")},
+			tc.args...)
 		code, output := runCLI(t, 20*time.Second, args...)
 		if code != exitUsage || !strings.Contains(output, tc.want) {
 			t.Errorf("%s: exit %d, want 2 saying %q:\n%s", strings.Join(args, " "), code, tc.want, output)
@@ -372,7 +440,8 @@ func TestNixDerivationsMirror(t *testing.T) {
 	}
 	out := filepath.Join(work, "out")
 	t.Chdir(work)
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", "./m", "--cache", "cache", "--out", "out"); code != exitOK {
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", "./m",
+		"--cache", "cache", "--out", "out"); code != exitOK {
 		t.Fatalf("convert: %d %s", code, stderr)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "cuda", "redist", "debredist-provenance_12.6.68.json"))
@@ -433,10 +502,19 @@ func TestNixDerivationsMirror(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write([]byte{0})
-	f.Close()
+	_, err = f.Write([]byte{0})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	code, _, stderr = cli(t, "nix", "--derivations", out)
-	if code != exitFailure || !strings.Contains(stderr, "the mirror directory "+m2+" holds another index than the conversion read: "+index+" has sha256 ") {
+	if code != exitFailure ||
+		!strings.Contains(
+			stderr,
+			"the mirror directory "+m2+" holds another index than the conversion read: "+index+" has sha256 ",
+		) {
 		t.Errorf("nix --derivations with a mirror holding another index: exit %d, want 1 naming it:\n%s", code, stderr)
 	}
 }
@@ -450,7 +528,8 @@ func TestConvertRebuildsLinkedArchive(t *testing.T) {
 	cp := filepath.Join(t.TempDir(), "x.tar.xz")
 	copyFileT(t, a, cp)
 	replace(t, a, func() error { return os.Symlink(cp, a) })
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out); code != exitOK {
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--mirror", sampleMirror,
+		"--cache", t.TempDir(), "--out", out); code != exitOK {
 		t.Fatalf("convert: %d %s", code, stderr)
 	}
 	real, err := filepath.EvalSymlinks(filepath.Join(out, filepath.Dir(cudartArchive)))
@@ -478,7 +557,8 @@ func TestConvertNeverWritesThroughLinkedDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--preset", "1", "--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out); code != exitOK {
+	if code, _, stderr := cli(t, "convert", "--jetpack", "6", "--only", "cuda_cudart", "--preset", "1",
+		"--mirror", sampleMirror, "--cache", t.TempDir(), "--out", out); code != exitOK {
 		t.Fatalf("convert: %d %s", code, stderr)
 	}
 	after, err := os.ReadFile(filepath.Join(elsewhere, filepath.Base(a)))
@@ -492,12 +572,15 @@ func TestConvertNeverWritesThroughLinkedDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type()&fs.ModeSymlink != 0 {
 			t.Errorf("the new generation holds a link: %s", p)
 		}
 		return err
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if code, stdout, stderr := cli(t, "verify", out); code != exitOK {
 		t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -517,7 +600,9 @@ func TestOutsideDirectoryNotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := cli(t, "verify", out)
-	if code != exitFailure || !strings.Contains(stdout+stderr, "zz: a directory that is no product of the current output") || strings.Count(stdout, "archive.tar.xz") != 1 {
+	if code != exitFailure ||
+		!strings.Contains(stdout+stderr, "zz: a directory that is no product of the current output") ||
+		strings.Count(stdout, "archive.tar.xz") != 1 {
 		t.Errorf("verify with a copied product directory: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

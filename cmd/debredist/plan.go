@@ -22,8 +22,9 @@ that would not be emitted because their debs carry no payload, with the reason.`
 	example: `debredist plan --jetpack 6
 debredist plan --l4t r36.5 --only cuda_nvcc,cudnn -v
 debredist plan --lock jetpack6.lock --offline --json`,
-	verbose: "list each source deb with its version and every deb not converted with its reason; log a line per index read",
-	quiet:   "no progress on stderr: only warnings and errors",
+	verbose: "list each source deb with its version and every deb not converted with its reason; log a line per index " +
+		"read",
+	quiet: "no progress on stderr: only warnings and errors",
 	flags: func(a *app, fs *flagSet) func([]string) error {
 		var sel selection
 		var only listFlag
@@ -51,10 +52,18 @@ debredist plan --lock jetpack6.lock --offline --json`,
 	},
 }
 
-func printPlan(a *app, pl *plan.Result) error {
+func printPlan(a *app, pl *plan.Plan) error {
 	w := a.stdout
 	p := pl.Profile
-	fmt.Fprintf(w, "%s: L4T %s, CUDA %s, platform %s, release date %s\n", p.Name, p.L4T, orDash(p.CUDA), p.Platform, orDash(p.ReleaseDate))
+	fmt.Fprintf(
+		w,
+		"%s: L4T %s, CUDA %s, platform %s, release date %s\n",
+		p.Name,
+		p.L4T,
+		orDash(p.CUDA),
+		p.Platform,
+		orDash(p.ReleaseDate),
+	)
 	fmt.Fprintf(w, "\nRedist packages (%d):\n", len(pl.Packages))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  PRODUCT\tPNAME\tVERSION\tPLATFORM\tCUDA\tDEBS")
@@ -67,7 +76,16 @@ func printPlan(a *app, pl *plan.Result) error {
 			}
 			debs = append(debs, s)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", pkg.Product, pkg.PName, pkg.Version, pkg.Platform, orDash(pkg.CUDAVariant), strings.Join(debs, " "))
+		fmt.Fprintf(
+			tw,
+			"  %s\t%s\t%s\t%s\t%s\t%s\n",
+			pkg.Product,
+			pkg.PName,
+			pkg.Version,
+			pkg.Platform,
+			orDash(pkg.CUDAVariant),
+			strings.Join(debs, " "),
+		)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

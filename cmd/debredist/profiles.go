@@ -31,7 +31,11 @@ debredist plan --profile my-r36.6.json`,
 			case len(args) > 1:
 				return usagef("--json NAME prints one profile: give one NAME, not %d (%s)", len(args), strings.Join(args, " "))
 			case len(args) == 1 && !*asJSON:
-				return usagef("a NAME argument needs --json: 'debredist profiles --json %s' prints that profile in --profile format; 'debredist profiles' lists them all", args[0])
+				return usagef(
+					"a NAME argument needs --json: 'debredist profiles --json %s' prints that profile in --profile format; "+
+						"'debredist profiles' lists them all",
+					args[0],
+				)
 			}
 			if len(args) == 1 {
 				p, err := debredist.FindProfile(args[0])
@@ -49,8 +53,20 @@ debredist plan --profile my-r36.6.json`,
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tALIASES\tJETPACK\tL4T\tCUDA\tPLATFORM\tTARGET\tREPOS\tRELEASED\tDESCRIPTION")
 			for _, p := range ps {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, orDash(strings.Join(p.Aliases, ",")), orDash(p.JetPack),
-					p.L4T, orDash(p.CUDA), p.Platform, p.Target, strings.Join(p.Repos, ","), orDash(p.ReleaseDate), p.Description)
+				fmt.Fprintf(
+					tw,
+					"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+					p.Name,
+					orDash(strings.Join(p.Aliases, ",")),
+					orDash(p.JetPack),
+					p.L4T,
+					orDash(p.CUDA),
+					p.Platform,
+					p.Target,
+					strings.Join(p.Repos, ","),
+					orDash(p.ReleaseDate),
+					p.Description,
+				)
 			}
 			return tw.Flush()
 		}

@@ -11,11 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/debredist/debredist/debredist/event"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/cwriter"
 	"github.com/vbauerster/mpb/v8/decor"
-
-	"github.com/debredist/debredist/debredist"
 )
 
 // progress renders debredist Events on stderr for a person.
@@ -82,9 +81,22 @@ func terminalWidth(w io.Writer) int {
 // newProgress starts a renderer on a.stderr; call close before printing
 // results.
 func (a *app) newProgress() *progress {
-	pr := &progress{w: a.stderr, verbose: a.verbose, quiet: a.quiet, a: a, stage: "indexes", started: time.Now(), stop: make(chan struct{})}
+	pr := &progress{
+		w:       a.stderr,
+		verbose: a.verbose,
+		quiet:   a.quiet,
+		a:       a,
+		stage:   "indexes",
+		started: time.Now(),
+		stop:    make(chan struct{}),
+	}
 	if !a.quiet && terminalWidth(a.stderr) > 0 {
-		pr.p = mpb.NewWithContext(context.Background(), mpb.WithOutput(a.stderr), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
+		pr.p = mpb.NewWithContext(
+			context.Background(),
+			mpb.WithOutput(a.stderr),
+			mpb.WithWidth(32),
+			mpb.WithRefreshRate(150*time.Millisecond),
+		)
 		pr.out = &barWriter{p: pr.p, fallback: a.stderr}
 		pr.w = pr.out
 		pr.bars = map[string]*mpb.Bar{}
@@ -109,7 +121,7 @@ func (a *app) warn(msg string) {
 }
 
 // handle is Options.OnEvent.
-func (pr *progress) handle(e debredist.Event) {
+func (pr *progress) handle(e event.Event) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if pr.closed {
@@ -117,23 +129,23 @@ func (pr *progress) handle(e debredist.Event) {
 	}
 	defer pr.refresh()
 	switch e.Kind {
-	case debredist.EventWarning, debredist.EventOutBusy:
+	case event.Warning, event.OutBusy:
 		pr.once("warning", withPackage(e))
-	case debredist.EventNotice:
+	case event.Notice:
 		if !pr.quiet {
 			pr.once("note", withPackage(e))
 		}
-	case debredist.EventIndex:
+	case event.Index:
 		pr.indexes = append(pr.indexes, fmt.Sprintf("%s (%d packages)", e.Package, e.Total))
 		pr.detail("index %s: %d packages", e.URL, e.Total)
-	case debredist.EventPlan:
+	case event.Plan:
 		if len(pr.indexes) == 0 { // the debs are a lock's: no index was read
 			pr.line("plan: %s, %d redist packages from the lock's debs", e.Message, e.Total)
 		} else {
 			pr.line("plan: %s, %d redist packages from %s", e.Message, e.Total, strings.Join(pr.indexes, ", "))
 		}
 		pr.pkgs.total = e.Total
-	case debredist.EventFetchPlan:
+	case event.FetchPlan:
 		pr.setStage("fetch")
 		pr.debs, pr.bytes, pr.cached = counter{total: e.Total}, counter{total: e.Bytes}, 0
 		pr.local = e.URL != "" && !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://")
@@ -142,7 +154,10 @@ func (pr *progress) handle(e debredist.Event) {
 		where := ""
 		switch {
 		case pr.local && e.Message != "":
-			where = ": those not in the cache " + e.Message + " are read from the mirror directory " + strings.TrimPrefix(e.URL, "file://")
+			where = ": those not in the cache " + e.Message + " are read from the mirror directory " + strings.TrimPrefix(
+				e.URL,
+				"file://",
+			)
 		case e.Message != "":
 			where = ": those not in the cache " + e.Message + " are downloaded"
 		}
@@ -151,13 +166,13 @@ func (pr *progress) handle(e debredist.Event) {
 			pr.overall.SetTotal(max(e.Bytes, 1), false)
 			pr.overall.SetCurrent(0)
 		}
-	case debredist.EventCacheHit:
+	case event.CacheHit:
 		pr.debs.done++
 		pr.cached++
 		pr.bytes.done += e.Bytes
 		pr.detail("cached %s (%s)", e.Package, humanBytes(e.Bytes))
 		pr.setBar()
-	case debredist.EventFetchStart:
+	case event.FetchStart:
 		verb := "download"
 		if pr.local {
 			verb = "read"
@@ -171,14 +186,14 @@ func (pr *progress) handle(e debredist.Event) {
 		if b := pr.bars[e.Package]; b != nil {
 			b.SetCurrent(e.Bytes)
 		}
-	case debredist.EventFetchBytes:
+	case event.FetchBytes:
 		if b := pr.bars[e.Package]; b != nil {
 			if e.Total > 0 {
 				b.SetTotal(e.Total, false)
 			}
 			b.SetCurrent(e.Bytes)
 		}
-	case debredist.EventFetchDone:
+	case event.FetchDone:
 		pr.debs.done++
 		pr.bytes.done += e.Bytes
 		verb := "downloaded"
@@ -191,7 +206,7 @@ func (pr *progress) handle(e debredist.Event) {
 			delete(pr.bars, e.Package)
 		}
 		pr.setBar()
-	case debredist.EventFetchRetry:
+	case event.FetchRetry:
 		what := e.Package
 		if what == "" { // an index
 			what = e.URL
@@ -201,7 +216,7 @@ func (pr *progress) handle(e debredist.Event) {
 		}
 		pr.retries++
 		pr.detail("retrying %s (attempt %d): %v", what, e.Attempt, e.Err)
-	case debredist.EventFetchFailed:
+	case event.FetchFailed:
 		if b := pr.bars[e.Package]; b != nil {
 			b.Abort(true)
 			delete(pr.bars, e.Package)
@@ -209,7 +224,7 @@ func (pr *progress) handle(e debredist.Event) {
 		if !errors.Is(e.Err, context.Canceled) {
 			pr.detail("download of %s failed: %v", e.Package, e.Err) // the run's error says it once, summarized
 		}
-	case debredist.EventBuildStart:
+	case event.BuildStart:
 		if pr.stage != "build" {
 			pr.endFetch()
 			pr.setStage("build")
@@ -220,12 +235,12 @@ func (pr *progress) handle(e debredist.Event) {
 			}
 		}
 		pr.detail("building %s (%d debs)", e.Package, e.Total)
-	case debredist.EventBuildPlan:
+	case event.BuildPlan:
 		pr.work = counter{total: e.Bytes}
-	case debredist.EventBuildDone, debredist.EventUpToDate:
+	case event.BuildDone, event.UpToDate:
 		pr.pkgs.done++
 		pr.work.done += e.Total
-		if e.Kind == debredist.EventBuildDone {
+		if e.Kind == event.BuildDone {
 			pr.detail("built %s (%s)", e.Package, humanBytes(e.Bytes))
 		} else {
 			pr.detail("up to date: %s", e.Package)
@@ -236,10 +251,13 @@ func (pr *progress) handle(e debredist.Event) {
 	}
 }
 
-func withPackage(e debredist.Event) string {
-	msg := inFlags(e.Message)
-	if e.Package != "" && !strings.Contains(e.Message, e.Package) {
-		msg = e.Package + ": " + e.Message
+func withPackage(e event.Event) string {
+	msg := e.Message
+	if e.Err != nil && (e.Kind == event.Warning || e.Kind == event.Notice) {
+		msg = inFlags(e.Err) // the message, its options worded as flags
+	}
+	if e.Package != "" && !strings.Contains(msg, e.Package) {
+		msg = e.Package + ": " + msg
 	}
 	if e.Code != "" {
 		msg += " [" + e.Code + "]"
@@ -293,8 +311,15 @@ func (pr *progress) gotWord() string {
 // that started it.
 func (pr *progress) endFetch() {
 	if pr.stage == "fetch" {
-		pr.line("fetch: done: %d debs, %s: %d were in the cache already, %d %s, in %s", pr.debs.done, humanBytes(pr.bytes.done), pr.cached,
-			pr.debs.done-pr.cached, pr.gotWord(), time.Since(pr.started).Round(100*time.Millisecond))
+		pr.line(
+			"fetch: done: %d debs, %s: %d were in the cache already, %d %s, in %s",
+			pr.debs.done,
+			humanBytes(pr.bytes.done),
+			pr.cached,
+			pr.debs.done-pr.cached,
+			pr.gotWord(),
+			time.Since(pr.started).Round(100*time.Millisecond),
+		)
 	}
 }
 
@@ -308,7 +333,13 @@ func (pr *progress) refresh() {
 func (pr *progress) status() string {
 	switch pr.stage {
 	case "fetch":
-		s := fmt.Sprintf("debs %d/%d  %s/%s", pr.debs.done, pr.debs.total, humanBytes(pr.bytes.done), humanBytes(pr.bytes.total))
+		s := fmt.Sprintf(
+			"debs %d/%d  %s/%s",
+			pr.debs.done,
+			pr.debs.total,
+			humanBytes(pr.bytes.done),
+			humanBytes(pr.bytes.total),
+		)
 		if pr.retries > 0 {
 			s += fmt.Sprintf("  %d retries", pr.retries)
 		}
@@ -349,7 +380,12 @@ func (pr *progress) close(err error) {
 	switch {
 	case err != nil: // the error says what happened
 	case pr.stage == "build":
-		pr.line("build: done: %d of %d redist packages in %s", pr.pkgs.done, pr.pkgs.total, time.Since(pr.started).Round(100*time.Millisecond))
+		pr.line(
+			"build: done: %d of %d redist packages in %s",
+			pr.pkgs.done,
+			pr.pkgs.total,
+			time.Since(pr.started).Round(100*time.Millisecond),
+		)
 	default:
 		pr.endFetch()
 	}

@@ -83,8 +83,8 @@ func TestProgressOnTerminal(t *testing.T) {
 					break
 				}
 				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					cmd.Wait()
+					_ = cmd.Process.Kill()
+					_ = cmd.Wait() // killed: its error says so
 					t.Fatalf("after 20 s the terminal shows no %q:\n%q", tc.want, s)
 				}
 				time.Sleep(50 * time.Millisecond)

@@ -25,7 +25,11 @@ beside each manifest; verify checks them when present.`,
 	example: `debredist sbom ./out > out.spdx.json
 debredist sbom ./out --format cyclonedx -o out.cdx.json`,
 	flags: func(a *app, fs *flagSet) func([]string) error {
-		format := fs.String("format", debredist.SBOMSPDX, "document `format`: spdx (SPDX 2.3 JSON) or cyclonedx (CycloneDX 1.6 JSON)")
+		format := fs.String(
+			"format",
+			debredist.SBOMSPDX,
+			"document `format`: spdx (SPDX 2.3 JSON) or cyclonedx (CycloneDX 1.6 JSON)",
+		)
 		out := fs.String("out", "", "write to `file` instead of stdout (written whole, or not at all)")
 		fs.alias("o", "out")
 		return func(args []string) error {
@@ -40,14 +44,18 @@ debredist sbom ./out --format cyclonedx -o out.cdx.json`,
 			if err := namedDir(args[0]); err != nil {
 				return err
 			}
+			created, err := a.sourceDateEpoch()
+			if err != nil {
+				return err
+			}
 			var b bytes.Buffer
-			if err := debredist.SBOM(a.ctx, args[0], *format, &b); err != nil {
+			if err := debredist.SBOM(a.ctx, args[0], debredist.SBOMOptions{Format: *format, Created: created}, &b); err != nil {
 				return err
 			}
 			if *out != "" {
-				return debredist.WriteFile(*out, b.Bytes())
+				return writeFile(*out, b.Bytes())
 			}
-			_, err := a.stdout.Write(b.Bytes())
+			_, err = a.stdout.Write(b.Bytes())
 			return err
 		}
 	},

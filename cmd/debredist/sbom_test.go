@@ -15,7 +15,9 @@ func TestSBOMCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	if code, _, stderr := cli(t, "convert", "--quiet", "--mirror", sampleMirror, "--cache", filepath.Join(dir, "cache"), "--jetpack", "6", "--only", "cuda_cudart", "--out", out, "--sbom"); code != 0 {
+	code, _, stderr := cli(t, "convert", "--quiet", "--mirror", sampleMirror, "--cache", filepath.Join(dir, "cache"),
+		"--jetpack", "6", "--only", "cuda_cudart", "--out", out, "--sbom")
+	if code != 0 {
 		t.Fatalf("convert --sbom: exit %d: %s", code, stderr)
 	}
 	for _, f := range []string{"debredist-sbom_12.6.68.spdx.json", "debredist-sbom_12.6.68.cdx.json"} {
@@ -25,7 +27,9 @@ func TestSBOMCommand(t *testing.T) {
 	}
 	code, stdout, stderr := cli(t, "sbom", out)
 	_, again, _ := cli(t, "sbom", out)
-	if code != 0 || !strings.Contains(stdout, `"spdxVersion": "SPDX-2.3"`) || !strings.Contains(stdout, "pkg:deb/nvidia/cuda-cudart-12-6@12.6.68-1?arch=arm64") || stdout != again {
+	if code != 0 || !strings.Contains(stdout, `"spdxVersion": "SPDX-2.3"`) ||
+		!strings.Contains(stdout, "pkg:deb/nvidia/cuda-cudart-12-6@12.6.68-1?arch=arm64") ||
+		stdout != again {
 		t.Errorf("sbom: exit %d, %d bytes (same twice: %v): %s", code, len(stdout), stdout == again, stderr)
 	}
 	cdx := filepath.Join(dir, "out.cdx.json")

@@ -18,7 +18,10 @@ var update = flag.Bool("update", false, "rewrite testdata/json-schemas.txt from 
 
 // dynamicKeys are objects whose keys are data (sha256s, output names,
 // product names), not fields: their values' shape is described once as "*".
-var dynamicKeys = regexp.MustCompile(`^(\.nix\.manifests(\.\*)*|\.nix\.(archives|packages|debs|provenance)|\.nix\.packages\.\*\.releases|\.fetch\.paths|.*\.outputs|.*\.rules\.products|.*\.nixpkgs\.components\[\]\.outputs)$`)
+var dynamicKeys = regexp.MustCompile(
+	`^(\.nix\.manifests(\.\*)*|\.nix\.(archives|packages|debs|provenance)|\.nix\.packages\.\*\.releases|\.fetch\.paths|` +
+		`.*\.outputs|.*\.rules\.products|.*\.nixpkgs\.components\[\]\.outputs)$`,
+)
 
 // shape lists every path of a JSON value with its type, e.g.
 // ".packages[].debs[].sha256 string"; arrays merge their elements.
@@ -81,8 +84,8 @@ func keySets(v any, path string, out map[string][]map[string]bool) {
 // format, whose unset fields are absent.
 var optionalKeys = map[string]bool{
 	"cuda_variant": true, "from_cuda_variant": true, "to_cuda_variant": true, "from_platform": true, "to_platform": true,
-	"architecture": true, "md5sum": true, "sha1": true, "description": true, "depends": true, "source_version": true, "provides": true,
-	"nixpkgs_broken": true, "nar_hash": true, "repo": true, "problem": true, "from_problem": true,
+	"architecture": true, "md5sum": true, "sha1": true, "description": true, "depends": true, "source_version": true,
+	"provides": true, "nixpkgs_broken": true, "nar_hash": true, "repo": true, "problem": true, "from_problem": true,
 }
 
 // TestJSONSchemas pins the shape of every --json output (and that it
@@ -121,6 +124,7 @@ func TestJSONSchemas(t *testing.T) {
 		{"inventory", []string{"inventory", "--l4t", "r36.5", "--mirror", m, "--cache", cache, "--json"}},
 	}
 	got := map[string]map[string]bool{}
+	emitted := map[string]bool{}              // the "schema" values the outputs carry
 	objects := map[string][]map[string]bool{} // "schema path" -> key sets
 	variants := map[string][]string{}         // cuda_variant value -> where seen
 	for _, r := range runs {
@@ -136,6 +140,11 @@ func TestJSONSchemas(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 			t.Fatalf("%v: %v", r.args, err)
 		}
+		if m, ok := v.(map[string]any); ok {
+			if name, ok := m["schema"].(string); ok {
+				emitted[name] = true
+			}
+		}
 		if got[r.schema] == nil {
 			got[r.schema] = map[string]bool{}
 		}
@@ -143,13 +152,24 @@ func TestJSONSchemas(t *testing.T) {
 		keySets(v, "."+r.schema, objects)
 		valuesOf(v, "cuda_variant", variants, r.schema)
 	}
+	// Every schema name the README, docs/, the help, the man page and the
+	// Go docs write is one the commands emit.
+	for name, where := range documentedSchemas(t) {
+		if !emitted[name] {
+			t.Errorf("%s names schema %s: the commands emit %v",
+				strings.Join(where, ", "), name, slices.Sorted(maps.Keys(emitted)))
+		}
+	}
 	// One spelling of cuda_variant everywhere (issue 31 item 3): the
 	// provenance's, as plan, convert and verify (with --nixpkgs) print it.
 	for _, o := range []string{out, out7} {
-		for _, p := range []string{"cudnn/redist/debredist-provenance_9.3.0.json", "cudnn/redist/debredist-provenance_9.20.0.json"} {
+		for _, p := range []string{"cudnn/redist/debredist-provenance_9.3.0.json",
+			"cudnn/redist/debredist-provenance_9.20.0.json"} {
 			if b, err := os.ReadFile(filepath.Join(o, p)); err == nil {
 				var v any
-				json.Unmarshal(b, &v)
+				if err := json.Unmarshal(b, &v); err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
 				valuesOf(v, "cuda_variant", variants, "provenance")
 			}
 		}
@@ -160,7 +180,10 @@ func TestJSONSchemas(t *testing.T) {
 		}
 	}
 	for _, w := range []string{"plan", "convert", "verify", "provenance"} {
-		if !slices.ContainsFunc(slices.Collect(maps.Values(variants)), func(ws []string) bool { return slices.Contains(ws, w) && slices.Contains(ws, "provenance") }) {
+		if !slices.ContainsFunc(
+			slices.Collect(maps.Values(variants)),
+			func(ws []string) bool { return slices.Contains(ws, w) && slices.Contains(ws, "provenance") },
+		) {
 			t.Errorf("no cuda_variant value is shared by %s and the provenance: %v", w, variants)
 		}
 	}
@@ -223,7 +246,10 @@ func TestJSONSchemas(t *testing.T) {
 				t.Errorf("gone from the --json output: %s", l)
 			}
 		}
-		t.Errorf("the --json formats changed: document the change in docs/json.md (a new schema version if a field changed or went), then go test ./cmd/debredist -run JSONSchemas -update")
+		t.Errorf(
+			"the --json formats changed: document the change in docs/json.md (a new schema version if a field changed or " +
+				"went), then go test ./cmd/debredist -run JSONSchemas -update",
+		)
 	}
 	// docs/json.md documents every top-level field of every format.
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "json.md"))
@@ -236,7 +262,8 @@ func TestJSONSchemas(t *testing.T) {
 		if len(parts) != 2 {
 			continue
 		}
-		if !strings.Contains(string(doc), schemaName(parts[0])) || !strings.Contains(string(doc), "`"+strings.TrimSuffix(parts[1], "[]")+"`") {
+		if !strings.Contains(string(doc), schemaName(parts[0])) ||
+			!strings.Contains(string(doc), "`"+strings.TrimSuffix(parts[1], "[]")+"`") {
 			t.Errorf("docs/json.md does not document %s of %s", parts[1], schemaName(parts[0]))
 		}
 	}
@@ -258,4 +285,66 @@ func valuesOf(v any, key string, out map[string][]string, where string) {
 			valuesOf(e, key, out, where)
 		}
 	}
+}
+
+// schemaRef is a --json schema name as the docs write it.
+var schemaRef = regexp.MustCompile(`debredist\.[a-z][a-z-]*/v[0-9]+`)
+
+// documentedSchemas returns every schema name written in README.md,
+// docs/*.md (but the history, docs/CHANGES.md), the rendered help of every
+// command and the man page, and the Go sources of the CLI and the public
+// packages (help texts, flag usages, doc comments), with where each is.
+func documentedSchemas(t *testing.T) map[string][]string {
+	t.Helper()
+	found := map[string][]string{}
+	add := func(where, text string) {
+		for _, m := range schemaRef.FindAllString(text, -1) {
+			if !slices.Contains(found[m], where) {
+				found[m] = append(found[m], where)
+			}
+		}
+	}
+	root := filepath.Join("..", "..")
+	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	files = append(files, filepath.Join(root, "README.md"))
+	for _, dir := range []string{".", filepath.Join(root, "debredist")} {
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if d != nil && d.IsDir() && d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			if err == nil && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+				files = append(files, p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range files {
+		if filepath.Base(f) == "CHANGES.md" {
+			continue // names the versions of its day
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add(filepath.ToSlash(strings.TrimPrefix(f, root+string(filepath.Separator))), string(b))
+	}
+	render := func(args ...string) {
+		code, stdout, stderr := cli(t, args...)
+		if code != exitOK || stdout == "" {
+			t.Fatalf("%v: exit %d, %d bytes: %s", args, code, len(stdout), stderr)
+		}
+		add("debredist "+strings.Join(args, " "), stdout)
+	}
+	render("man")
+	render("help")
+	for _, c := range commands {
+		render("help", c.name)
+	}
+	if len(found) < 5 {
+		t.Fatalf("found only %v: the pattern no longer matches how the docs write schemas", found)
+	}
+	return found
 }

@@ -35,7 +35,7 @@ products nixpkgs has no package set for (the l4t DLA compiler) are listed as "sk
 with the reason. A symbolic link in OUT that debredist did not write is reported,
 never followed.
 
-With --json the report is one object (schema debredist.verify/v1): the verify report,
+With --json the report is one object (schema debredist.verify/v2): the verify report,
 and "nixpkgs" (null without --nixpkgs).`,
 	example: `debredist verify ./redist
 debredist verify --nixpkgs ./redist
@@ -57,7 +57,7 @@ debredist verify ./redist --json`,
 	},
 }
 
-// verifyDoc is verify's --json output (debredist.verify/v1).
+// verifyDoc is verify's --json output (debredist.verify/v2).
 type verifyDoc struct {
 	*verify.Report
 	// Archives counts the distinct archive files; Artifacts has one entry
@@ -127,7 +127,11 @@ func runVerify(a *app, out string, nixpkgs, asJSON bool) error {
 	n := rep.Archives()
 	what := fmt.Sprintf("%d archives", n)
 	if len(rep.Artifacts) != n {
-		what = fmt.Sprintf("%d archives (%d manifest entries: some archives are listed under several platforms)", n, len(rep.Artifacts))
+		what = fmt.Sprintf(
+			"%d archives (%d manifest entries: some archives are listed under several platforms)",
+			n,
+			len(rep.Artifacts),
+		)
 	}
 	fmt.Fprintf(a.stdout, "%s in %d manifests: all ok\n", what, len(rep.Manifests))
 	if nrep != nil {
@@ -146,7 +150,12 @@ func runVerify(a *app, out string, nixpkgs, asJSON bool) error {
 					parts = append(parts, fmt.Sprintf("%d %s", count[st], st))
 				}
 			}
-			fmt.Fprintf(a.stdout, "nixpkgs' buildRedist rules for %d archives: %s (see the lines above)", len(nrep.Components), strings.Join(parts, ", "))
+			fmt.Fprintf(
+				a.stdout,
+				"nixpkgs' buildRedist rules for %d archives: %s (see the lines above)",
+				len(nrep.Components),
+				strings.Join(parts, ", "),
+			)
 		}
 		if len(nrep.Excluded) > 0 {
 			fmt.Fprintf(a.stdout, "; %d not read by nixpkgs (skip lines above)", len(nrep.Excluded))
@@ -179,7 +188,12 @@ func printNixReport(a *app, nrep *verify.NixpkgsReport) {
 			fmt.Fprintf(a.stdout, "        %s\n", f)
 		}
 		for _, o := range c.EmptyOutputs {
-			fmt.Fprintf(a.stdout, "        declared output %q would be empty: the debs carry nothing for it; the overlay of `debredist nix` removes it from outputs\n", o)
+			fmt.Fprintf(
+				a.stdout,
+				"        declared output %q would be empty: the debs carry nothing for it; the overlay of `debredist nix` "+
+					"removes it from outputs\n",
+				o,
+			)
 		}
 		for _, f := range c.NixpkgsOwn {
 			fmt.Fprintf(a.stdout, "        nixpkgs: %s\n", f)
@@ -188,7 +202,11 @@ func printNixReport(a *app, nrep *verify.NixpkgsReport) {
 			fmt.Fprintf(a.stdout, "        nixpkgs: %s\n", c.Broken)
 		}
 		for _, v := range c.Insecure {
-			fmt.Fprintf(a.stdout, "        insecure: %s (meta.knownVulnerabilities: evaluates only where permitted; see 'debredist nix')\n", v)
+			fmt.Fprintf(
+				a.stdout,
+				"        insecure: %s (meta.knownVulnerabilities: evaluates only where permitted; see 'debredist nix')\n",
+				v,
+			)
 		}
 		for _, d := range c.Devices {
 			if !strings.HasSuffix(d, ": evaluates") {
@@ -242,8 +260,8 @@ func nixStatus(c verify.NixpkgsArchive) string {
 // or function in the CLI's flags and commands (inFlags), in place.
 func problemsInFlags(ps []verify.Problem) {
 	for i, p := range ps {
-		if msg := p.Error(); inFlags(msg) != msg {
-			ps[i] = verify.Problem{Err: inFlagsError{inFlags(msg), p}}
+		if msg := inFlags(p); msg != p.Error() {
+			ps[i] = verify.Problem{Err: inFlagsError{msg, p}}
 		}
 	}
 }

@@ -25,15 +25,24 @@ func TestVerifyNixpkgsCLI(t *testing.T) {
 		code     int
 		contains []string
 	}{
-		{"6", exitOK, []string{"nixpkgs-broken cudnn/redist/cudnn_samples/source/", "nixpkgs: nixpkgs marks cudnn_samples broken itself",
+		{"6", exitOK, []string{
+			"nixpkgs-broken cudnn/redist/cudnn_samples/source/",
+			"nixpkgs: nixpkgs marks cudnn_samples broken itself",
 			"insecure tensorrt/redist/tensorrt/linux-aarch64/tensorrt-linux-aarch64-10.3.0.30_cuda12-archive.tar.xz [bin:1",
-			"        insecure: tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188: OOB write", "nixpkgs' buildRedist rules for 30 archives: 28 ok, 1 insecure, 1 nixpkgs-broken"}},
-		{"7", exitOK, []string{"ok    tensorrt/redist/tensorrt/linux-sbsa/tensorrt-linux-sbsa-10.16.2.10_cuda13-archive.tar.xz [bin:1", "nixpkgs' buildRedist rules for 40 archives: 39 ok, 1 nixpkgs-broken",
+			"        insecure: tensorrt 10.3.0.30 is below 10.16.1: CVE-2026-24188: OOB write",
+			"nixpkgs' buildRedist rules for 30 archives: 28 ok, 1 insecure, 1 nixpkgs-broken",
+		}},
+		{"7", exitOK, []string{
+			"ok    tensorrt/redist/tensorrt/linux-sbsa/tensorrt-linux-sbsa-10.16.2.10_cuda13-archive.tar.xz [bin:1",
+			"nixpkgs' buildRedist rules for 40 archives: 39 ok, 1 nixpkgs-broken",
 			`nixpkgs: declared output "lib" would be empty (checkCudaNonEmptyOutputs): NVTX is header-only from CUDA 13`,
-			"        device 11.0: unavailable (platformAssertions: Only Xavier (7.2) and Orin (8.7) Jetson devices are supported)"}},
+			"        device 11.0: unavailable (platformAssertions: Only Xavier (7.2) and Orin (8.7) Jetson devices are " +
+				"supported)",
+		}},
 	} {
 		out := t.TempDir()
-		if code, _, stderr := cli(t, "convert", "--jetpack", tc.jp, "--mirror", mirror, "--cache", cache, "--out", out); code != exitOK {
+		code, _, stderr := cli(t, "convert", "--jetpack", tc.jp, "--mirror", mirror, "--cache", cache, "--out", out)
+		if code != exitOK {
 			t.Fatalf("convert: %d %s", code, stderr)
 		}
 		code, stdout, stderr := cli(t, "verify", "--nixpkgs", out)
@@ -57,12 +66,24 @@ func TestVerifyCounts(t *testing.T) {
 		plain, nixOK string
 		skip         string
 	}{
-		{"6", "31 archives in 4 manifests: all ok", "nixpkgs' buildRedist rules for 30 archives: 28 ok, 1 insecure, 1 nixpkgs-broken (see the lines above); 1 not read by nixpkgs (skip lines above)",
-			"skip  l4t/redist/nvidia_l4t_dla_compiler/linux-aarch64/nvidia_l4t_dla_compiler-linux-aarch64-36.5.0-archive.tar.xz: l4t is not one of nixpkgs' CUDA redists"},
-		{"7", "40 archives (79 manifest entries: some archives are listed under several platforms) in 3 manifests: all ok", "nixpkgs' buildRedist rules for 40 archives: 39 ok, 1 nixpkgs-broken (see the lines above)\n", ""},
+		{
+			"6",
+			"31 archives in 4 manifests: all ok",
+			"nixpkgs' buildRedist rules for 30 archives: 28 ok, 1 insecure, 1 nixpkgs-broken (see the lines above); " +
+				"1 not read by nixpkgs (skip lines above)",
+			"skip  l4t/redist/nvidia_l4t_dla_compiler/linux-aarch64/" +
+				"nvidia_l4t_dla_compiler-linux-aarch64-36.5.0-archive.tar.xz: l4t is not one of nixpkgs' CUDA redists",
+		},
+		{
+			"7",
+			"40 archives (79 manifest entries: some archives are listed under several platforms) in 3 manifests: all ok",
+			"nixpkgs' buildRedist rules for 40 archives: 39 ok, 1 nixpkgs-broken (see the lines above)\n",
+			"",
+		},
 	} {
 		out := t.TempDir()
-		if code, _, stderr := cli(t, "convert", "--jetpack", tc.jp, "--mirror", sampleMirror, "--cache", cache, "--out", out); code != exitOK {
+		code, _, stderr := cli(t, "convert", "--jetpack", tc.jp, "--mirror", sampleMirror, "--cache", cache, "--out", out)
+		if code != exitOK {
 			t.Fatalf("convert: %d %s", code, stderr)
 		}
 		code, stdout, _ := cli(t, "verify", out)
@@ -70,7 +91,8 @@ func TestVerifyCounts(t *testing.T) {
 			t.Errorf("JetPack %s verify: exit %d\n%s", tc.jp, code, stdout)
 		}
 		code, stdout, _ = cli(t, "verify", "--nixpkgs", out)
-		if code != exitOK || !strings.Contains(stdout, tc.plain) || !strings.Contains(stdout, tc.nixOK) || !strings.Contains(stdout, tc.skip) {
+		if code != exitOK || !strings.Contains(stdout, tc.plain) || !strings.Contains(stdout, tc.nixOK) ||
+			!strings.Contains(stdout, tc.skip) {
 			t.Errorf("JetPack %s verify --nixpkgs: exit %d\n%s", tc.jp, code, stdout)
 		}
 		// "hold" only when no archive's line says otherwise (issue 31 item 7).
@@ -95,7 +117,8 @@ func TestVerifyCounts(t *testing.T) {
 		for _, args := range [][]string{{"verify", out}, {"verify", "--nixpkgs", out}} {
 			code, stdout, _ := cli(t, args...)
 			want := "FAIL  " + rel + ": sha256 is "
-			if code != exitFailure || !strings.Contains(stdout, want) || !strings.Contains(stdout, "the archive is damaged or was replaced") {
+			if code != exitFailure || !strings.Contains(stdout, want) ||
+				!strings.Contains(stdout, "the archive is damaged or was replaced") {
 				t.Errorf("%v of a damaged archive: exit %d, want a line %q:\n%s", args, code, want, stdout)
 			}
 			if strings.Contains(stdout, "no package rules") {

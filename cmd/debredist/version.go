@@ -17,7 +17,14 @@ var versionCmd = &command{
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
 			}
-			fmt.Fprintf(a.stdout, "debredist %s (%s %s/%s)\n", debredist.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintf(
+				a.stdout,
+				"debredist %s (%s %s/%s)\n",
+				debredist.Version,
+				runtime.Version(),
+				runtime.GOOS,
+				runtime.GOARCH,
+			)
 			return nil
 		}
 	},

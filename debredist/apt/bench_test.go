@@ -86,7 +86,7 @@ func BenchmarkScanner(b *testing.B) {
 			}
 			n++
 		}
-		s.Close()
+		_ = s.Close()
 		if n != 50000 {
 			b.Fatalf("%d packages", n)
 		}
@@ -140,7 +140,7 @@ func TestScannerHeapFlat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	var ms runtime.MemStats
 	var peak uint64
 	n := 0

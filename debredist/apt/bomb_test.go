@@ -12,7 +12,11 @@ import (
 // zstd or xz stream of a few KB per 4 MiB) is refused by ratio once past
 // RatioMinBytes.
 func TestDecompressBomb(t *testing.T) {
-	stanza := "Package: libcublas-12-6\nVersion: 1\nArchitecture: arm64\nFilename: pool/a.deb\nSize: 2136\nSHA256: " + strings.Repeat("ab", 32) + "\n\n"
+	stanza := "Package: libcublas-12-6\nVersion: 1\nArchitecture: arm64\nFilename: pool/a.deb\nSize: 2136\n" +
+		"SHA256: " + strings.Repeat(
+		"ab",
+		32,
+	) + "\n\n"
 	chunk := []byte(strings.Repeat(stanza, (4<<20)/len(stanza)))
 	for _, format := range []string{"zstd", "xz"} {
 		t.Run(format, func(t *testing.T) {
@@ -22,7 +26,7 @@ func TestDecompressBomb(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer rc.Close()
+			defer func() { _ = rc.Close() }()
 			n, err := io.Copy(io.Discard, rc)
 			var be *BombError
 			if !errors.As(err, &be) || !strings.Contains(err.Error(), "MaxRatio=200x") {
@@ -36,7 +40,7 @@ func TestDecompressBomb(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer rc2.Close()
+			defer func() { _ = rc2.Close() }()
 			if n, err := io.Copy(io.Discard, rc2); err != nil || n != int64(len(chunk)) {
 				t.Fatalf("one chunk: %d bytes, %v", n, err)
 			}

@@ -41,7 +41,11 @@ func buildRepo(t *testing.T, root string) map[string]string {
 		if err := os.MkdirAll(filepath.Join(tree, "usr/share/doc", d.name), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(tree, "usr/share/doc", d.name, "copyright"), []byte("test "+d.name+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(
+			filepath.Join(tree, "usr/share/doc", d.name, "copyright"),
+			[]byte("test "+d.name+"\n"),
+			0o644,
+		); err != nil {
 			t.Fatal(err)
 		}
 		control := "Package: " + d.name + "\nVersion: " + d.version + "\nArchitecture: arm64\n" +
@@ -166,7 +170,7 @@ func TestCrossCheckRelease(t *testing.T) {
 		"-o", "APT::FTPArchive::Release::Architectures=arm64",
 		"-o", "APT::FTPArchive::Release::Components=main",
 		"release", filepath.Join("dists", "r36.5"))
-	rel, err := ParseRelease(bytes.NewReader(release))
+	rel, err := ParseReleaseFile(bytes.NewReader(release))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, release)
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/debredist/debredist/internal/decompress"
 )
 
-// MaxXZDictBytes is the largest xz dictionary (and zstd window) Decompress
+// MaxXZDictBytes is the largest xz dictionary (and zstd window) [Decompress]
 // accepts (64 MiB): the limit every decoder of debredist shares.
-const MaxXZDictBytes = decompress.MaxWindow
+const MaxXZDictBytes = 64 << 20
 
 // UnsupportedCompressionError reports input whose magic bytes name a
 // compression Decompress does not implement (lz4).
@@ -90,7 +90,13 @@ const (
 type BombError struct{ In, Out int64 }
 
 func (e *BombError) Error() string {
-	return fmt.Sprintf("decompression bomb: %d compressed bytes expanded to more than %d (over MaxRatio=%dx past RatioMinBytes=%d)", e.In, e.Out, MaxRatio, RatioMinBytes)
+	return fmt.Sprintf(
+		"decompression bomb: %d compressed bytes expanded to more than %d (over MaxRatio=%dx past RatioMinBytes=%d)",
+		e.In,
+		e.Out,
+		MaxRatio,
+		RatioMinBytes,
+	)
 }
 
 // inCounter counts the compressed bytes read.

@@ -190,7 +190,7 @@ func TestDecompressXZDictLimit(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		defer rc.Close()
+		defer func() { _ = rc.Close() }()
 		_, err = io.ReadAll(rc)
 		return err
 	}
@@ -248,5 +248,13 @@ func TestDecompressFiles(t *testing.T) {
 				t.Errorf("%d packages, %v", len(pkgs), err)
 			}
 		})
+	}
+}
+
+// MaxXZDictBytes is a literal, so that go doc shows the number rather
+// than an internal constant; it is the bound the decoders apply.
+func TestMaxXZDictBytes(t *testing.T) {
+	if MaxXZDictBytes != decompress.MaxWindow {
+		t.Errorf("MaxXZDictBytes = %d, internal/decompress.MaxWindow = %d", MaxXZDictBytes, decompress.MaxWindow)
 	}
 }

@@ -58,7 +58,7 @@ Description: NVIDIA Jetpack Meta Package
 		fmt.Println(err)
 		return
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	for {
 		p, err := s.Next()
 		if err == io.EOF {
@@ -80,7 +80,7 @@ Description: NVIDIA Jetpack Meta Package
 // A Release file lists every index of a suite with its size and sha256;
 // Verify checks an index's bytes against it, which is what tells a
 // complete index from one cut short.
-func ExampleRelease_Verify() {
+func ExampleReleaseFile_Verify() {
 	index := "Package: cuda-cudart-12-6\nVersion: 12.6.68-1\n"
 	sum := sha256.Sum256([]byte(index))
 	release := fmt.Sprintf(`Origin: NVIDIA
@@ -91,7 +91,7 @@ Components: main
 SHA256:
  %s %d main/binary-arm64/Packages
 `, hex.EncodeToString(sum[:]), len(index))
-	r, err := apt.ParseRelease(strings.NewReader(release))
+	r, err := apt.ParseReleaseFile(strings.NewReader(release))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -51,12 +51,17 @@ func FuzzParsePackages(f *testing.F) {
 
 func FuzzParseRelease(f *testing.F) {
 	h := sum256("")
-	f.Add([]byte("Origin: NVIDIA\nSuite: r36.5\nArchitectures: arm64\nComponents: main\nSHA256:\n " + h + " 0 main/binary-arm64/Packages\n"))
+	f.Add(
+		[]byte(
+			"Origin: NVIDIA\nSuite: r36.5\nArchitectures: arm64\nComponents: main\nSHA256:\n " + h +
+				" 0 main/binary-arm64/Packages\n",
+		),
+	)
 	f.Add([]byte("Origin: x\r\nSHA256:\r\n " + strings.ToUpper(h) + " 12 a\r\n\r\n"))
 	f.Add([]byte("-----BEGIN PGP SIGNED MESSAGE-----\n"))
 	f.Add([]byte("SHA256:\n a b c d\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rel, err := ParseRelease(bytes.NewReader(data))
+		rel, err := ParseReleaseFile(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
@@ -98,7 +103,7 @@ func FuzzReadLock(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ReadLock refuses WriteLock's output: %v\n%s", err, a.Bytes())
 		}
-		if !reflect.DeepEqual(l.Packages, l2.Packages) && !(len(l.Packages) == 0 && len(l2.Packages) == 0) {
+		if !reflect.DeepEqual(l.Packages, l2.Packages) && (len(l.Packages) != 0 || len(l2.Packages) != 0) {
 			t.Errorf("round trip changed the packages:\n%+v\n%+v", l.Packages, l2.Packages)
 		}
 		var b bytes.Buffer

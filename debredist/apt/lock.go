@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/internal/jsonpos"
 )
 
@@ -87,7 +88,8 @@ func ReadLock(r io.Reader) (*Lock, error) {
 }
 
 // lockShapes says what a lock file may be, for errors.
-const lockShapes = `a debredist lock ({"version": 1, "suite": ..., "packages": [...]}) or a jetpack-nixos sourceinfo file ({repo: {package: {"filename", "sha256", "version", "source"}}})`
+const lockShapes = `a debredist lock ({"version": 1, "suite": ..., "packages": [...]}) or a jetpack-nixos sourceinfo ` +
+	`file ({repo: {package: {"filename", "sha256", "version", "source"}}})`
 
 // ParseLock is ReadLock of the content of the file name; a JSON error
 // names the file, line and column ("lock.json:3:7: ...").
@@ -111,8 +113,14 @@ func ParseLock(name string, data []byte) (*Lock, error) {
 	}
 	for _, repo := range slices.Sorted(maps.Keys(top)) {
 		if v := bytes.TrimSpace(top[repo]); len(v) == 0 || v[0] != '{' {
-			return nil, jsonpos.At(name, data, max(jsonpos.KeyOffset(data, repo), 0),
-				"%s: not a debredist lock (no \"packages\" array) and, read as a jetpack-nixos sourceinfo file, a repo must map to an object of packages", jsonpos.Quote(repo))
+			return nil, jsonpos.At(
+				name,
+				data,
+				max(jsonpos.KeyOffset(data, repo), 0),
+				"%s: not a debredist lock (no \"packages\" array) and, read as a jetpack-nixos sourceinfo file, a repo must map "+
+					"to an object of packages",
+				jsonpos.Quote(repo),
+			)
 		}
 	}
 	return readSourceInfo(name, data)
@@ -134,7 +142,14 @@ func readOwnLock(name string, data []byte) (*Lock, error) {
 		}
 		if e.Size != nil {
 			if *e.Size <= 0 {
-				return nil, &LockError{Repo: e.Repo, Package: e.Name, Reason: fmt.Sprintf("size %d: want a positive number of bytes (leave \"size\" out when it is not known)", *e.Size)}
+				return nil, &LockError{
+					Repo:    e.Repo,
+					Package: e.Name,
+					Reason: fmt.Sprintf(
+						"size %d: want a positive number of bytes (leave \"size\" out when it is not known)",
+						*e.Size,
+					),
+				}
 			}
 			p.Size = *e.Size
 		}
@@ -149,7 +164,10 @@ func readOwnLock(name string, data []byte) (*Lock, error) {
 func readSourceInfo(name string, data []byte) (*Lock, error) {
 	var repos map[string]map[string]sourceInfoEntry
 	if err := jsonpos.Decode(name, data, &repos); err != nil {
-		return nil, fmt.Errorf("no \"packages\" array, so read as a jetpack-nixos sourceinfo file ({repo: {package: {...}}}): %w", err)
+		return nil, fmt.Errorf(
+			"no \"packages\" array, so read as a jetpack-nixos sourceinfo file ({repo: {package: {...}}}): %w",
+			err,
+		)
 	}
 	l := &Lock{}
 	for repo, pkgs := range repos {
@@ -174,7 +192,7 @@ func readSourceInfo(name string, data []byte) (*Lock, error) {
 // checkLock validates every entry, sorts the packages and rejects
 // duplicates of (Repo, Name).
 func checkLock(l *Lock) error {
-	if l.Suite != "" && !ValidSuite(l.Suite) {
+	if l.Suite != "" && !profile.ValidSuite(l.Suite) {
 		return fmt.Errorf("apt: lock: invalid suite %s", jsonpos.Quote(l.Suite))
 	}
 	for i := range l.Packages {

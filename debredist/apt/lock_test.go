@@ -107,7 +107,11 @@ func TestWriteLockDeterministic(t *testing.T) {
 		return Package{Repo: repo, Name: name, Version: "1.0-1", Filename: "pool/" + name + ".deb", SHA256: h, Size: 7,
 			Description: "dropped", Fields: map[string]string{"X": "dropped"}}
 	}
-	l := &Lock{Suite: "r36.5", Base: "https://mirror.example/jetson", Packages: []Package{pk("t234", "b"), pk("common", "z"), pk("common", "a")}}
+	l := &Lock{
+		Suite:    "r36.5",
+		Base:     "https://mirror.example/jetson",
+		Packages: []Package{pk("t234", "b"), pk("common", "z"), pk("common", "a")},
+	}
 	var a, b bytes.Buffer
 	if err := WriteLock(&a, l); err != nil {
 		t.Fatal(err)
@@ -138,7 +142,8 @@ func TestLockErrors(t *testing.T) {
 	own := func(entry string) string {
 		return `{"version": 1, "suite": "r36.5", "packages": [` + entry + `]}`
 	}
-	good := `{"repo": "common", "package": "a", "version": "1", "filename": "pool/a.deb", "sha256": "` + h + `", "size": 1, "source": "a"}`
+	good := `{"repo": "common", "package": "a", "version": "1", "filename": "pool/a.deb", "sha256": "` + h +
+		`", "size": 1, "source": "a"}`
 	if _, err := ReadLock(strings.NewReader(own(good))); err != nil {
 		t.Fatalf("valid lock refused: %v", err)
 	}
@@ -161,17 +166,33 @@ func TestLockErrors(t *testing.T) {
 		// issue 37: keys are case-sensitive and given once
 		{"case-folded key", own(strings.Replace(good, `"size": 1`, `"size": 1, "SHA256": "`+h+`"`, 1)), false},
 		{"Suite beside suite", `{"version": 1, "suite": "r36.5", "Suite": "r36.4", "packages": []}`, false},
-		{"two sha256", own(strings.Replace(good, `"size": 1`, `"size": 1, "sha256": "`+strings.Repeat("0", 64)+`"`, 1)), false},
+		{
+			"two sha256",
+			own(strings.Replace(good, `"size": 1`, `"size": 1, "sha256": "`+strings.Repeat("0", 64)+`"`, 1)),
+			false,
+		},
 		{"invalid UTF-8", own(strings.Replace(good, `"source": "a"`, "\"source\": \"a\xff\"", 1)), false},
 		{"bad version", own(strings.Replace(good, `"version": "1"`, `"version": "a"`, 1)), true},
 		{"bad repo", own(strings.Replace(good, `"common"`, `"../x"`, 1)), true},
 		{"duplicate", own(good + "," + good), true},
 		{"sourceinfo not nested", `{"common": "x"}`, false},
 		{"sourceinfo bad hash", `{"common": {"a": {"filename": "pool/a.deb", "sha256": "zz", "version": "1"}}}`, true},
-		{"sourceinfo unsafe", `{"common": {"a": {"filename": "pool/../../a.deb", "sha256": "` + h + `", "version": "1"}}}`, true},
+		{
+			"sourceinfo unsafe",
+			`{"common": {"a": {"filename": "pool/../../a.deb", "sha256": "` + h + `", "version": "1"}}}`,
+			true,
+		},
 		{"sourceinfo missing filename", `{"common": {"a": {"sha256": "` + h + `", "version": "1"}}}`, true},
-		{"sourceinfo bad source", `{"common": {"a": {"filename": "a.deb", "sha256": "` + h + `", "version": "1", "source": "x ("}}}`, true},
-		{"sourceinfo unknown key", `{"common": {"a": {"filename": "a.deb", "sha256": "` + h + `", "version": "1", "url": "x"}}}`, false},
+		{
+			"sourceinfo bad source",
+			`{"common": {"a": {"filename": "a.deb", "sha256": "` + h + `", "version": "1", "source": "x ("}}}`,
+			true,
+		},
+		{
+			"sourceinfo unknown key",
+			`{"common": {"a": {"filename": "a.deb", "sha256": "` + h + `", "version": "1", "url": "x"}}}`,
+			false,
+		},
 	}
 	for _, tt := range tests {
 		_, err := ReadLock(strings.NewReader(tt.in))
@@ -181,7 +202,9 @@ func TestLockErrors(t *testing.T) {
 			t.Errorf("%s: err = %v (LockError want %v)", tt.name, err, tt.entry)
 		}
 		// Whatever is wrong is said in words: no Go type name.
-		if err != nil && (strings.Contains(err.Error(), "Go value") || strings.Contains(err.Error(), "json.RawMessage") || strings.Contains(err.Error(), "map[")) {
+		if err != nil &&
+			(strings.Contains(err.Error(), "Go value") || strings.Contains(err.Error(), "json.RawMessage") ||
+				strings.Contains(err.Error(), "map[")) {
 			t.Errorf("%s: %v names Go types", tt.name, err)
 		}
 		if err != nil && !tt.entry && tt.name != "wrong format version" && tt.name != "bad suite" && !errors.As(err, &je) {
@@ -189,8 +212,9 @@ func TestLockErrors(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"garbage ©":             "lock:1:1: want a JSON object: a debredist lock",
-		`{"hello":"world"}`:     `lock:1:2: "hello": not a debredist lock (no "packages" array) and, read as a jetpack-nixos sourceinfo file, a repo must map to an object of packages`,
+		"garbage ©": "lock:1:1: want a JSON object: a debredist lock",
+		`{"hello":"world"}`: `lock:1:2: "hello": not a debredist lock (no "packages" array) and, read as a ` +
+			`jetpack-nixos sourceinfo file, a repo must map to an object of packages`,
 		"{\n \"version\": 1,\n": "lock:3:1: the JSON ends before the value is complete",
 		"":                      "lock: the file is empty",
 	} {
@@ -198,7 +222,11 @@ func TestLockErrors(t *testing.T) {
 			t.Errorf("ReadLock(%q) = %v, want %q", in, err, want)
 		}
 	}
-	if err := WriteLock(&bytes.Buffer{}, &Lock{Suite: "r36.5", Packages: []Package{{Repo: "common", Name: "a", Version: "1", Filename: "/x", SHA256: h}}}); err == nil {
+	err := WriteLock(&bytes.Buffer{}, &Lock{
+		Suite:    "r36.5",
+		Packages: []Package{{Repo: "common", Name: "a", Version: "1", Filename: "/x", SHA256: h}},
+	})
+	if err == nil {
 		t.Error("WriteLock wrote an unsafe filename")
 	}
 }

@@ -67,15 +67,15 @@ func TestRealDebianIndex(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	rc.Close()
+	_ = rc.Close()
 
 	rc = open(t)
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	s, err := NewScanner(rc, ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	got := 0
 	for {
 		p, err := s.Next()

@@ -23,23 +23,24 @@ type FileHash struct {
 	SHA256 string // lowercase hex
 }
 
-// Release is a parsed Release file, or the signed content of an InRelease.
-type Release struct {
+// ReleaseFile is a parsed Release file, or the signed content of an InRelease
+// file.
+type ReleaseFile struct {
 	Origin, Label, Suite, Codename, Date string
 	Architectures, Components            []string
 	// SHA256 maps a path to its size and hash.
 	SHA256 map[string]FileHash
-	// Fields holds every field as written (see Package.Fields).
+	// Fields holds every field as written (see [Package.Fields]).
 	Fields map[string]string
 }
 
-// ErrClearsigned is returned by ParseRelease for an InRelease file still
+// ErrClearsigned is returned by [ParseReleaseFile] for an InRelease file still
 // wrapped in its OpenPGP clearsign armor: the caller verifies the signature
 // and passes the signed text.
 var ErrClearsigned = errors.New("apt: Release is clearsigned; verify and strip the armor first")
 
-// ErrNotListed is wrapped by Release.Verify when the Release has no SHA256
-// entry for the path.
+// ErrNotListed is wrapped by [ReleaseFile.Verify] when the Release file has
+// no SHA256 entry for the path.
 var ErrNotListed = errors.New("not listed in Release")
 
 // MismatchError reports data whose size or SHA256 differ from the Release.
@@ -57,11 +58,11 @@ func (e *MismatchError) Error() string {
 	return fmt.Sprintf("apt: %s: sha256 %s, Release says %s", e.Path, e.ActualSHA256, e.ExpectedSHA256)
 }
 
-// ParseRelease reads a plain-text Release file: one deb822 stanza (at most
+// ParseReleaseFile reads a plain-text Release file: one deb822 stanza (at most
 // 16 MiB), parsed by the deb822 rules every stanza follows (a second
 // stanza, or a field given twice in any case, is a *SyntaxError).
 // Malformed SHA256 lines and duplicate paths are errors.
-func ParseRelease(r io.Reader) (*Release, error) {
+func ParseReleaseFile(r io.Reader) (*ReleaseFile, error) {
 	br := bufio.NewReader(r)
 	if head, _ := br.Peek(64); bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("-----BEGIN PGP")) {
 		return nil, ErrClearsigned
@@ -72,7 +73,7 @@ func ParseRelease(r io.Reader) (*Release, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apt: Release: %w", err)
 	}
-	rel := &Release{Fields: make(map[string]string, len(st.Names)), SHA256: map[string]FileHash{}}
+	rel := &ReleaseFile{Fields: make(map[string]string, len(st.Names)), SHA256: map[string]FileHash{}}
 	line := 0
 	for i, name := range st.Names {
 		rel.Fields[name] = st.Values[i]
@@ -91,7 +92,11 @@ func ParseRelease(r io.Reader) (*Release, error) {
 		}
 		f := strings.Fields(l)
 		if len(f) != 3 {
-			return nil, fmt.Errorf("apt: Release: line %d: SHA256 entry %q: want \"hash size path\"", line+n, truncateString(l, 120))
+			return nil, fmt.Errorf(
+				"apt: Release: line %d: SHA256 entry %q: want \"hash size path\"",
+				line+n,
+				truncateString(l, 120),
+			)
 		}
 		sum, msg := sha256Problem(f[0])
 		if msg == "" {
@@ -112,7 +117,7 @@ func ParseRelease(r io.Reader) (*Release, error) {
 }
 
 // Has reports whether the Release lists a SHA256 for path.
-func (r *Release) Has(path string) bool {
+func (r *ReleaseFile) Has(path string) bool {
 	_, ok := r.SHA256[path]
 	return ok
 }
@@ -121,7 +126,7 @@ func (r *Release) Has(path string) bool {
 // Release entry for path (e.g. "main/binary-arm64/Packages.xz"). It returns
 // a *MismatchError on a difference, and an error wrapping ErrNotListed when
 // the path has no entry.
-func (r *Release) Verify(path string, data io.Reader) error {
+func (r *ReleaseFile) Verify(path string, data io.Reader) error {
 	want, ok := r.SHA256[path]
 	if !ok {
 		return fmt.Errorf("apt: %s: %w", path, ErrNotListed)
@@ -133,7 +138,13 @@ func (r *Release) Verify(path string, data io.Reader) error {
 	}
 	got := hex.EncodeToString(h.Sum(nil))
 	if n != want.Size || got != want.SHA256 {
-		return &MismatchError{Path: path, ExpectedSize: want.Size, ActualSize: n, ExpectedSHA256: want.SHA256, ActualSHA256: got}
+		return &MismatchError{
+			Path:           path,
+			ExpectedSize:   want.Size,
+			ActualSize:     n,
+			ExpectedSHA256: want.SHA256,
+			ActualSHA256:   got,
+		}
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ func TestParseRelease(t *testing.T) {
 		"Description: L4T\nMD5Sum:\n 0123 10 main/binary-arm64/Packages\n"+
 		"SHA256:\n %s %d main/binary-arm64/Packages\n %s 0 main/binary-arm64/Packages.gz\n\n",
 		sum256(pk), len(pk), strings.ToUpper(sum256("")))
-	rel, err := ParseRelease(strings.NewReader(in))
+	rel, err := ParseReleaseFile(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +53,10 @@ func TestParseRelease(t *testing.T) {
 		var me *MismatchError
 		switch {
 		case tt.mismatch:
-			if !errors.As(err, &me) || me.Path != tt.path || me.ExpectedSHA256 != sum256(pk) || me.ActualSHA256 != sum256(tt.data) ||
-				me.ExpectedSize != int64(len(pk)) || me.ActualSize != int64(len(tt.data)) {
+			if !errors.As(err, &me) || me.Path != tt.path || me.ExpectedSHA256 != sum256(pk) ||
+				me.ActualSHA256 != sum256(tt.data) ||
+				me.ExpectedSize != int64(len(pk)) ||
+				me.ActualSize != int64(len(tt.data)) {
 				t.Errorf("%s: err = %#v", tt.name, err)
 			}
 			if !strings.Contains(err.Error(), tt.path) {
@@ -88,11 +90,16 @@ func TestParseReleaseErrors(t *testing.T) {
 		{"junk", "Origin: x\n\x00\x01\n", "control character", true},
 		{"duplicate field", "Origin: x\nOrigin: y\n", "duplicate field", true},
 		// Field would read one of the two, the SHA256 line numbers the other.
-		{"case-variant duplicate field", "Origin: x\nSHA256:\n " + h + " 0 p\nsha256:\n " + h + " 0 q\n", `line 4: duplicate field "sha256"`, true},
+		{
+			"case-variant duplicate field",
+			"Origin: x\nSHA256:\n " + h + " 0 p\nsha256:\n " + h + " 0 q\n",
+			`line 4: duplicate field "sha256"`,
+			true,
+		},
 		{"case-variant duplicate scalar", "Suite: a\nSUITE: b\n", `line 2: duplicate field "SUITE"`, true},
 	}
 	for _, tt := range tests {
-		_, err := ParseRelease(strings.NewReader(tt.in))
+		_, err := ParseReleaseFile(strings.NewReader(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want one containing %q", tt.name, err, tt.want)
 		}
@@ -101,7 +108,10 @@ func TestParseReleaseErrors(t *testing.T) {
 			t.Errorf("%s: err = %v (%T), want a *SyntaxError: %v", tt.name, err, err, tt.syntax)
 		}
 	}
-	if _, err := ParseRelease(strings.NewReader("-----BEGIN PGP SIGNED MESSAGE-----\n")); !errors.Is(err, ErrClearsigned) {
+	if _, err := ParseReleaseFile(strings.NewReader("-----BEGIN PGP SIGNED MESSAGE-----\n")); !errors.Is(
+		err,
+		ErrClearsigned,
+	) {
 		t.Errorf("clearsigned: err = %v", err)
 	}
 }

@@ -13,8 +13,8 @@ const DefaultBase = "https://repo.download.nvidia.com/jetson"
 // Repo is one L4T apt repository: <Base>/<Name> with suite <Suite>.
 //
 // Base is an http(s) URL, a file:// URL, or a plain directory path. For URLs
-// the methods return URLs with every path segment escaped (url.PathEscape,
-// and "+" as "%2B": url.PathEscape keeps it, but some object-store servers
+// the methods return URLs with every path segment escaped ([url.PathEscape],
+// and "+" as "%2B": [url.PathEscape] keeps it, but some object-store servers
 // read a literal "+" as a space). For a directory path they return
 // filesystem paths joined with filepath, unescaped.
 type Repo struct {
@@ -32,28 +32,6 @@ func NewRepo(base, name, suite string) Repo {
 		base = DefaultBase
 	}
 	return Repo{Base: base, Name: name, Suite: suite, Component: "main", Arch: "arm64"}
-}
-
-// ValidSuite reports whether s is an L4T suite name "r<MAJOR>.<MINOR>".
-func ValidSuite(s string) bool {
-	rest, ok := strings.CutPrefix(s, "r")
-	if !ok {
-		return false
-	}
-	major, minor, ok := strings.Cut(rest, ".")
-	return ok && allDigits(major) && allDigits(minor)
-}
-
-func allDigits(s string) bool {
-	if s == "" || len(s) > 9 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // Validate checks that Name, Suite, Component and Arch are single safe path

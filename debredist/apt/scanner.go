@@ -54,7 +54,7 @@ func (p Problem) String() string {
 // downloaded safely.
 type StanzaError struct{ Problem }
 
-func (e *StanzaError) Error() string { return "apt: Packages index: " + e.Problem.String() }
+func (e *StanzaError) Error() string { return "apt: Packages index: " + e.String() }
 
 // TooManyProblemsError stops a scan that found more than the allowed number
 // of unsafe stanzas.
@@ -102,7 +102,7 @@ func NewScanner(r io.Reader, opts ParseOptions) (*Scanner, error) {
 
 var errClosed = errors.New("apt: Scanner is closed")
 
-// Next returns the next safe stanza, or io.EOF at the end of the index. After
+// Next returns the next safe stanza, or [io.EOF] at the end of the index. After
 // any other error, Next keeps returning that error.
 func (s *Scanner) Next() (*Package, error) {
 	p := new(Package)
@@ -123,7 +123,10 @@ func (s *Scanner) next(p *Package) error {
 		if !ok {
 			s.err = io.EOF
 			if s.strict && s.pr.CutShort() {
-				s.err = fmt.Errorf("apt: Packages index: %w", &SyntaxError{Line: s.pr.Line(), Msg: "the index ends in the middle of this line (cut short?)"})
+				s.err = fmt.Errorf(
+					"apt: Packages index: %w",
+					&SyntaxError{Line: s.pr.Line(), Msg: "the index ends in the middle of this line (cut short?)"},
+				)
 			}
 			break
 		}
@@ -165,7 +168,7 @@ func ParsePackages(r io.Reader, opts ParseOptions) ([]Package, []Problem, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	var pkgs []Package
 	for {
 		pkgs = append(pkgs, Package{})
@@ -197,7 +200,21 @@ const (
 	fCount
 )
 
-var knownNames = [fCount]string{"", "Package", "Version", "Architecture", "Filename", "Size", "SHA256", "MD5sum", "SHA1", "Source", "Description", "Depends", "Provides"}
+var knownNames = [fCount]string{
+	"",
+	"Package",
+	"Version",
+	"Architecture",
+	"Filename",
+	"Size",
+	"SHA256",
+	"MD5sum",
+	"SHA1",
+	"Source",
+	"Description",
+	"Depends",
+	"Provides",
+}
 
 // knownByLen lists the known fields by name length (read-only).
 var knownByLen = [13][]int{

@@ -92,15 +92,22 @@ func TestParsePackages(t *testing.T) {
 			},
 		},
 		{
-			name:   "unknown fields kept, case-insensitive lookup",
-			in:     stanza("x", "1", "X-Cuda-Tag: cuda12.6", "multi-arch: same", "homepage: https://nvidia.com/a:b"),
-			want:   []Package{{Name: "x"}},
-			fields: map[string]string{"x-cuda-tag": "cuda12.6", "Multi-Arch": "same", "HOMEPAGE": "https://nvidia.com/a:b", "Absent": ""},
+			name: "unknown fields kept, case-insensitive lookup",
+			in:   stanza("x", "1", "X-Cuda-Tag: cuda12.6", "multi-arch: same", "homepage: https://nvidia.com/a:b"),
+			want: []Package{{Name: "x"}},
+			fields: map[string]string{
+				"x-cuda-tag": "cuda12.6",
+				"Multi-Arch": "same",
+				"HOMEPAGE":   "https://nvidia.com/a:b",
+				"Absent":     "",
+			},
 		},
 		{
 			name: "known fields in other case",
 			in:   "package: lower\nversion: 1:2.0~rc1-3\nfilename: pool/x.deb\nsize: 0\nsha256: " + strings.ToUpper(sum) + "\n",
-			want: []Package{{Name: "lower", Version: "1:2.0~rc1-3", Filename: "pool/x.deb", Size: 0, SHA256: sum, Source: "lower"}},
+			want: []Package{
+				{Name: "lower", Version: "1:2.0~rc1-3", Filename: "pool/x.deb", Size: 0, SHA256: sum, Source: "lower"},
+			},
 		},
 		{
 			name: "Source with version",
@@ -121,7 +128,11 @@ func TestParsePackages(t *testing.T) {
 				{"badsize", at("Package: badsize"), `Size "12x" is not a non-negative integer`},
 				{"plus", at("Package: plus"), `Size "+12" is not a non-negative integer`},
 				{"nohash", at("Package: nohash"), "missing SHA256"},
-				{"badhash", at("Package: badhash"), `malformed SHA256 "g518e4f42f59d8fcc9081c331cce28b87494f2d66ae3d88a6bec35aa4fdb89d1": want 64 hex digits`},
+				{
+					"badhash",
+					at("Package: badhash"),
+					`malformed SHA256 "g518e4f42f59d8fcc9081c331cce28b87494f2d66ae3d88a6bec35aa4fdb89d1": want 64 hex digits`,
+				},
 				{"backslash", at("Package: backslash"), `unsafe Filename "a\\b.deb": contains a backslash`},
 				{"dotdot", at("Package: dotdot"), `unsafe Filename "pool/../x.deb": contains a .. segment`},
 				{"dblslash", at("Package: dblslash"), `unsafe Filename "pool//x.deb": empty path segment`},

@@ -70,8 +70,8 @@ type Header struct {
 	// data.tar, a package's tree, an archive's top directory).
 	Path string `json:"path"`
 	Type Type   `json:"type"`
-	// Mode is the permission bits plus fs.ModeSetuid, fs.ModeSetgid and
-	// fs.ModeSticky where the stage keeps them; no type bits.
+	// Mode is the permission bits plus [fs.ModeSetuid], [fs.ModeSetgid] and
+	// [fs.ModeSticky] where the stage keeps them; no type bits.
 	Mode fs.FileMode `json:"mode"`
 	Size int64       `json:"size"` // content length of a regular file; 0 otherwise
 	// Link is a symlink's target as written, or a hardlink's target: the
@@ -87,6 +87,10 @@ var (
 	ErrUnsupported = errors.New("unsupported entry type")
 	ErrSparse      = fmt.Errorf("%w: sparse file", ErrUnsupported)
 )
+
+// typeRegA is tar.TypeRegA, deprecated: archive/tar's Reader reports it as
+// TypeReg, but a Header made otherwise (the zero Typeflag) may still carry it.
+const typeRegA = '\x00'
 
 // FromTar returns the Header of a tar entry, Path and Link as the tar
 // stores them (each stage cleans and checks names its own way). A
@@ -108,7 +112,7 @@ func FromTar(h *tar.Header) (Header, error) {
 		}
 	}
 	switch h.Typeflag {
-	case tar.TypeReg, tar.TypeRegA:
+	case tar.TypeReg, typeRegA:
 		hd.Type, hd.Size = Regular, h.Size
 	case tar.TypeDir:
 		hd.Type = Dir

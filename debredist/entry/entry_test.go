@@ -34,15 +34,26 @@ func TestFromTarSparse(t *testing.T) {
 		h    tar.Header
 		want string
 	}{
-		{tar.Header{Name: "./usr/s", Typeflag: tar.TypeReg, Size: 512, PAXRecords: pax}, "unsupported entry type: sparse file (GNU.sparse PAX records)"},
-		{tar.Header{Name: "./usr/s", Typeflag: tar.TypeGNUSparse, Size: 512}, "unsupported entry type: sparse file (tar type 'S')"},
+		{
+			tar.Header{Name: "./usr/s", Typeflag: tar.TypeReg, Size: 512, PAXRecords: pax},
+			"unsupported entry type: sparse file (GNU.sparse PAX records)",
+		},
+		{
+			tar.Header{Name: "./usr/s", Typeflag: tar.TypeGNUSparse, Size: 512},
+			"unsupported entry type: sparse file (tar type 'S')",
+		},
 	} {
 		_, err := FromTar(&tt.h)
 		if !errors.Is(err, ErrSparse) || !errors.Is(err, ErrUnsupported) || err.Error() != tt.want {
 			t.Errorf("type %q: err = %v, want %q (ErrSparse)", tt.h.Typeflag, err, tt.want)
 		}
 	}
-	h := tar.Header{Name: "./usr/a", Typeflag: tar.TypeReg, Size: 3, PAXRecords: map[string]string{"path": "./usr/a", "SCHILY.xattr.user.x": "y"}}
+	h := tar.Header{
+		Name:       "./usr/a",
+		Typeflag:   tar.TypeReg,
+		Size:       3,
+		PAXRecords: map[string]string{"path": "./usr/a", "SCHILY.xattr.user.x": "y"},
+	}
 	if e, err := FromTar(&h); err != nil || e.Type != Regular || e.Size != 3 {
 		t.Errorf("plain PAX file: %+v, %v", e, err)
 	}

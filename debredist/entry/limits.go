@@ -1,8 +1,8 @@
 package entry
 
-// Limits bound what one deb may make a reader consume (internal/deb reads
-// by them; debredist.DebLimits is this type). Zero fields take the
-// defaults.
+// Limits bound what one deb may make a reader consume (debredist's deb
+// reader reads by them; debredist.DebLimits is this type). Zero fields
+// take the defaults.
 //
 // Decompression bombs are stopped by expansion ratio as well as by size:
 // once a member has produced RatioMinBytes, its output may not exceed

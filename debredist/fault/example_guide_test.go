@@ -17,9 +17,11 @@ import (
 // matches with its sentinel.
 func ExampleDebError() {
 	dir, _ := os.MkdirTemp("", "debredist-fault")
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	notADeb := filepath.Join(dir, "notes.deb")
-	os.WriteFile(notADeb, []byte("hello, not an ar archive\n"), 0o644)
+	if err := os.WriteFile(notADeb, []byte("hello, not an ar archive\n"), 0o644); err != nil {
+		panic(err)
+	}
 
 	err := debredist.ExtractDeb(context.Background(), notADeb, filepath.Join(dir, "x"), debredist.ExtractOptions{})
 	var de *fault.DebError
@@ -45,8 +47,9 @@ func ExampleUsageError() {
 	}.Check()
 	var ue *fault.UsageError
 	if errors.As(err, &ue) {
-		fmt.Println("usage error:", ue.Msg)
+		// The option is data: a front end names it its own way.
+		fmt.Println("usage error:", ue.Option, "is", ue.Msg)
 	}
 	// Output:
-	// usage error: Build.Compression "lz4": want xz or zstd
+	// usage error: Build.Compression is "lz4": want xz or zstd
 }

@@ -1,7 +1,7 @@
 // Package fault is debredist's catalogue of errors: one type per kind of
 // failure, returned as is by the stage that fails (the deb reader, the
 // fetcher, the layout engine) and by package debredist, so that callers
-// branch on it with errors.As and errors.Is. Each message names what failed
+// branch on it with [errors.As] and [errors.Is]. Each message names what failed
 // (package, deb, member, entry, path, URL) and why.
 //
 // Errors of the public stage packages are defined there: apt.StanzaError,
@@ -20,7 +20,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/debredist/debredist/debredist/redist"
+	"github.com/debredist/debredist/debredist/entry"
 )
 
 // DebKind classifies a DebError.
@@ -38,11 +38,11 @@ const (
 	DebIO                             // reading the deb or writing the output failed
 )
 
-// Sentinel errors matching each DebKind with errors.Is.
+// Sentinel errors matching each DebKind with [errors.Is] (DebDevice matches
+// [entry.ErrDevice], which package entry reports such an entry with).
 var (
 	ErrDebFormat      = errors.New("malformed deb")
 	ErrDebUnsafePath  = errors.New("unsafe path")
-	ErrDebDevice      = errors.New("device or fifo entry")
 	ErrDebLimit       = errors.New("limit exceeded")
 	ErrDebCompression = errors.New("compression error")
 	ErrDebTruncated   = errors.New("truncated")
@@ -50,7 +50,7 @@ var (
 	ErrDebIO          = errors.New("i/o error")
 )
 
-// Sentinel returns the ErrDeb* error errors.Is matches a DebError of kind k with.
+// Sentinel returns the error [errors.Is] matches a DebError of kind k with.
 func (k DebKind) Sentinel() error {
 	switch k {
 	case DebFormat:
@@ -58,7 +58,7 @@ func (k DebKind) Sentinel() error {
 	case DebUnsafePath:
 		return ErrDebUnsafePath
 	case DebDevice:
-		return ErrDebDevice
+		return entry.ErrDevice
 	case DebLimit:
 		return ErrDebLimit
 	case DebCompression:
@@ -82,7 +82,7 @@ func (k DebKind) String() string {
 }
 
 // DebError reports a .deb that cannot be read or extracted safely.
-// errors.Is matches it with the ErrDeb* sentinel of its Kind.
+// [errors.Is] matches it with the ErrDeb* sentinel of its Kind.
 type DebError struct {
 	Deb    string // the deb's file name or path
 	Member string // the ar member, e.g. "data.tar.xz"; "" if not applicable
@@ -213,7 +213,10 @@ type MissingDeb struct {
 // missingShown is how many debs a MissingError names (Packages has all).
 const missingShown = 3
 
-func (e *MissingError) Error() string {
+func (e *MissingError) Error() string { return e.Render(nil) }
+
+// Render is Error with the options it names worded by w.
+func (e *MissingError) Render(w Words) string {
 	var b strings.Builder
 	cache := "the cache"
 	if e.Cache != "" {
@@ -231,9 +234,22 @@ func (e *MissingError) Error() string {
 	}
 	switch {
 	case e.Local:
-		fmt.Fprintf(&b, "; the mirror %s is a directory, which needs no network: drop Source.Offline to read the debs from it (they are verified and kept in the cache)", e.Mirror)
+		fmt.Fprintf(
+			&b,
+			"; the mirror %s is a directory, which needs no network: drop %s to read the debs from it (they are verified and "+
+				"kept in the cache)",
+			e.Mirror,
+			w.Say(RefOffline),
+		)
 	default:
-		b.WriteString("; run once without Source.Offline (Fetch with the same release or lock) to download them into the cache, or give Source.CacheDir DIR where they are")
+		fmt.Fprintf(
+			&b,
+			"; run once without %s (%s with the same release or lock) to download them into the cache, or give %s DIR where "+
+				"they are",
+			w.Say(RefOffline),
+			w.Say(RefFetch),
+			w.Say(RefCacheDir),
+		)
 	}
 	return b.String()
 }
@@ -249,7 +265,13 @@ type CorruptCacheError struct {
 }
 
 func (e *CorruptCacheError) Error() string {
-	return fmt.Sprintf("%s: cache entry %s is corrupt: its bytes hash to sha256 %s, expected %s", e.Package, e.Path, e.Actual, e.Expected)
+	return fmt.Sprintf(
+		"%s: cache entry %s is corrupt: its bytes hash to sha256 %s, expected %s",
+		e.Package,
+		e.Path,
+		e.Actual,
+		e.Expected,
+	)
 }
 
 // SignatureError reports an InRelease or Release file whose OpenPGP
@@ -300,7 +322,7 @@ func (e *IndexError) Unwrap() error { return e.Err }
 // SameCauseError stands for several downloads that failed the same way (a
 // mirror that is down, HTTP 500 from every URL, a full disk, files
 // replaced upstream): one line, not one per deb, whatever the fault.
-// Unwrap returns every error, so errors.As still finds each.
+// Unwrap returns every error, so [errors.As] still finds each.
 type SameCauseError struct {
 	Cause string   // what they have in common, e.g. "HTTP 500 Internal Server Error"
 	Debs  []string // the packages, in the order of Errs
@@ -313,7 +335,14 @@ func (e *SameCauseError) Error() string {
 	if len(names) > 5 {
 		names, more = names[:5], fmt.Sprintf(" and %d more", len(e.Debs)-5)
 	}
-	return fmt.Sprintf("%d debs failed the same way (%s): %s%s; the first: %v", len(e.Errs), e.Cause, strings.Join(names, ", "), more, e.Errs[0])
+	return fmt.Sprintf(
+		"%d debs failed the same way (%s): %s%s; the first: %v",
+		len(e.Errs),
+		e.Cause,
+		strings.Join(names, ", "),
+		more,
+		e.Errs[0],
+	)
 }
 
 func (e *SameCauseError) Unwrap() []error { return e.Errs }
@@ -330,9 +359,19 @@ type UnplacedError struct {
 	Paths []DebPath // the paths without a place
 }
 
-func (e *UnplacedError) Error() string {
+func (e *UnplacedError) Error() string { return e.Render(nil) }
+
+// Render is Error with the options it names worded by w.
+func (e *UnplacedError) Render(w Words) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "redist package %s: %d deb path(s) have no place in the redist layout (add a rule to a Release.ProfileFile file to place or drop them):", e.PName, len(e.Paths))
+	fmt.Fprintf(
+		&b,
+		"redist package %s: %d deb path(s) have no place in the redist layout (add a rule to a %s file to place or drop "+
+			"them):",
+		e.PName,
+		len(e.Paths),
+		w.Say(RefProfileFile),
+	)
 	for _, o := range e.Paths {
 		fmt.Fprintf(&b, "\n  %s: %s", o.Deb, o.Path)
 	}
@@ -349,7 +388,16 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("redist package %s: %s: %s:%s conflicts with %s:%s (%s)", e.PName, e.Path, e.A.Deb, e.A.Path, e.B.Deb, e.B.Path, e.Reason)
+	return fmt.Sprintf(
+		"redist package %s: %s: %s:%s conflicts with %s:%s (%s)",
+		e.PName,
+		e.Path,
+		e.A.Deb,
+		e.A.Path,
+		e.B.Deb,
+		e.B.Path,
+		e.Reason,
+	)
 }
 
 // LinkError reports a symlink or hardlink whose target is not in the
@@ -374,48 +422,95 @@ type IncompleteError struct {
 	Missing        []string
 }
 
-func (e *IncompleteError) Error() string {
+func (e *IncompleteError) Error() string { return e.Render(nil) }
+
+// Render is Error with the options it names worded by w.
+func (e *IncompleteError) Render(w Words) string {
 	names := e.Missing
 	more := ""
 	if len(names) > 8 {
 		names, more = names[:8], fmt.Sprintf(" and %d more", len(names)-8)
 	}
-	return fmt.Sprintf("L4T %s: %s lacks %d redist package(s) profile %s expects: %s%s (a damaged or partial mirror? if the release really lacks them, use a Release.ProfileFile file whose \"expect\" leaves them out, or narrow the run with Build.Only)",
-		e.Suite, e.Source, len(e.Missing), e.Profile, strings.Join(names, ", "), more)
+	return fmt.Sprintf(
+		"L4T %s: %s lacks %d redist package(s) profile %s expects: %s%s (a damaged or partial mirror? if the release "+
+			"really lacks them, use a %s file whose \"expect\" leaves them out, or narrow the run with %s)",
+		e.Suite,
+		e.Source,
+		len(e.Missing),
+		e.Profile,
+		strings.Join(names, ", "),
+		more,
+		w.Say(RefProfileFile),
+		w.Say(RefOnly),
+	)
 }
 
 // UsageError reports options that do not make sense together, or an input
 // the user named that is unusable; Err is the cause, if any.
 type UsageError struct {
+	// Msg is what is wrong, in the library's words (Usagef also keeps the
+	// Refs it names, for Render).
 	Msg string
 	Err error
 	// File is the input the user named (a profile, lock file, keyring or
 	// index) when it is that file that is missing or malformed.
 	File string
-	// Option is the options field ("Source.Mirror") whose value the
-	// caller gave and cannot be used, when the error is about one: Msg
-	// then starts with that value and Error puts the field's name first,
-	// so that a caller that took the value from elsewhere (a flag, an
-	// environment variable) can name where it came from instead.
-	Option string
+	// Option is the option whose value the caller gave and cannot be
+	// used, when the error is about one: Msg then starts with that value
+	// and Error puts the option first, so that a caller that took the value
+	// from elsewhere (a flag, an environment variable) can name where it
+	// came from instead.
+	Option Ref
+	msg    *Message // Msg with its Refs, when Usagef made it
 }
 
-func (e *UsageError) Error() string {
+func (e *UsageError) Error() string { return e.Render(nil) }
+
+// Render is Error with the Refs it names (Option, and those of a Usagef
+// message) worded by w.
+func (e *UsageError) Render(w Words) string {
 	if e.Option != "" {
-		return e.Option + " " + e.Msg
+		return w.Say(e.Option) + " " + e.Text(w)
+	}
+	return e.Text(w)
+}
+
+// Text is the message without the Option it is about, its Refs worded by
+// w.
+func (e *UsageError) Text(w Words) string {
+	switch {
+	case e.msg != nil:
+		return e.msg.Render(w)
+	case e.Err != nil && w != nil:
+		// Msg quotes its cause: the cause's Refs are worded too.
+		return strings.Replace(e.Msg, e.Err.Error(), Render(e.Err, w), 1)
 	}
 	return e.Msg
 }
+
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // ErrUnverifiedIndex is (wrapped in the error of) a Packages index that no
 // InRelease/Release file lists: it is refused unless the caller accepts it
 // (like apt's [trusted=yes]), since without the Release's size and hash
 // nothing tells a complete index from one cut short at a stanza boundary.
-var ErrUnverifiedIndex = errors.New("no Release file lists a Packages index, so the index cannot be checked for completeness")
+var ErrUnverifiedIndex = errors.New(
+	"no Release file lists a Packages index, so the index cannot be checked for completeness",
+)
 
-// Usagef returns a *UsageError with a formatted message.
-func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+// Usagef returns a *UsageError with a formatted message; its arguments may
+// be Refs (see Errorf).
+func Usagef(format string, a ...any) error {
+	m := Errorf(format, a...)
+	return &UsageError{Msg: m.Error(), msg: m}
+}
+
+// OptionErrorf returns a *UsageError about the value of option (see
+// [UsageError.Option]); the message starts with the value.
+func OptionErrorf(option Ref, err error, format string, a ...any) error {
+	m := Errorf(format, a...)
+	return &UsageError{Option: option, Msg: m.Error(), msg: m, Err: err}
+}
 
 // NotFoundError is a mirror, or a suite of one, that does not exist: a
 // mirror directory that is missing, or a suite for which the mirror has no
@@ -435,7 +530,7 @@ type NotFoundError struct {
 	Listed bool
 }
 
-// MirrorDirectory is NotFoundError.What for a mirror directory that is
+// MirrorDirectory is [NotFoundError.What] for a mirror directory that is
 // not there.
 const MirrorDirectory = "mirror directory"
 
@@ -454,32 +549,6 @@ func (e *NotFoundError) Error() string {
 		sb.WriteString("; an HTTP mirror does not list its suites")
 	}
 	return sb.String()
-}
-
-// WarningsError is a conversion that wrote and verified its output but
-// fails because of warnings (debredist.Build.FailOnWarnings): Warnings are
-// those whose codes Allowed does not name.
-type WarningsError struct {
-	Warnings []redist.Warning
-	Allowed  []string
-}
-
-func (e *WarningsError) Error() string {
-	codes := map[string]int{}
-	var order []string
-	for _, w := range e.Warnings {
-		if codes[w.Code] == 0 {
-			order = append(order, w.Code)
-		}
-		codes[w.Code]++
-	}
-	parts := make([]string, len(order))
-	for i, c := range order {
-		parts[i] = fmt.Sprintf("%s (%d)", c, codes[c])
-	}
-	first := e.Warnings[0]
-	return fmt.Sprintf("%d warning(s) not allowed: %s; the first: %s (the output is written; to accept a code: Build.AllowWarnings CODE)",
-		len(e.Warnings), strings.Join(parts, ", "), first.String())
 }
 
 // SyntaxError reports input that is not deb822 control syntax (apt indexes,

@@ -28,7 +28,7 @@ import (
 // generation; files already open stay readable, later opens fail. Replaced
 // reports that, and the reader reads again from a new Snapshot.
 type Snapshot struct {
-	Files        // what is in the generation, paths under Out as reached through OUT's product links
+	Files        // what is in the generation, paths relative to Out as reached through OUT's product links
 	Out   string // OUT, cleaned
 	// Gen is the generation read ("gen-3"), "" for an OUT without
 	// generations.
@@ -123,7 +123,7 @@ func (s *Snapshot) list() error {
 		return err
 	}
 	for _, e := range ents {
-		name, p := e.Name(), filepath.Join(s.Out, e.Name())
+		name, p := e.Name(), e.Name()
 		switch {
 		case name == publish.GenDir || name == publish.TmpDir:
 			continue
@@ -200,19 +200,19 @@ func (s *Snapshot) genProducts() ([]string, error) {
 func (s *Snapshot) walk(root *os.File, rel string) error {
 	d, err := files.OpenBeneath(root, rel, true)
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", filepath.Join(s.Out, rel), err)
+		return fmt.Errorf("reading %s: %w", s.Path(rel), err)
 	}
 	ents, err := d.ReadDir(-1)
 	d.Close()
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", filepath.Join(s.Out, rel), err)
+		return fmt.Errorf("reading %s: %w", s.Path(rel), err)
 	}
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	for _, e := range ents {
 		q := rel + "/" + e.Name()
 		switch {
 		case e.Type()&fs.ModeSymlink != 0:
-			s.Foreign = append(s.Foreign, filepath.Join(s.Out, q))
+			s.Foreign = append(s.Foreign, q)
 		case e.IsDir():
 			if err := s.walk(root, q); err != nil {
 				return err
@@ -226,7 +226,7 @@ func (s *Snapshot) walk(root *os.File, rel string) error {
 
 // file sorts a file (not a link, not a directory) by its name.
 func (s *Snapshot) file(rel string, e fs.DirEntry) {
-	p, name := filepath.Join(s.Out, rel), e.Name()
+	p, name := rel, e.Name()
 	if redist.IsSidecarName(name) {
 		s.Sidecars = append(s.Sidecars, p)
 	}
@@ -238,30 +238,42 @@ func (s *Snapshot) file(rel string, e fs.DirEntry) {
 	}
 }
 
-// Open opens the regular file at p, a path under Out as Files names them
-// (OUT/<product>/…), from the Snapshot's generation: no symbolic link is
-// followed (the error names the link), nothing but a regular file is
-// opened (the error names the file and its type), and once the generation
-// was removed the error wraps ErrReplaced.
-func (s *Snapshot) Open(p string) (*os.File, error) {
-	rel, err := filepath.Rel(s.Out, filepath.Clean(p))
-	if err != nil || !filepath.IsLocal(rel) {
-		return nil, fmt.Errorf("%s is not in %s", p, s.Out)
+// Path is the path of p (relative to Out, as Files names them) as OUT
+// shows it: Out joined with p. Errors name files by it.
+func (s *Snapshot) Path(p string) string { return filepath.Join(s.Out, filepath.FromSlash(p)) }
+
+// Paths is Path of each of ps.
+func (s *Snapshot) Paths(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = s.Path(p)
 	}
-	rel = filepath.ToSlash(rel)
+	return out
+}
+
+// Open opens the regular file at p, a path relative to Out as Files names
+// them (<product>/redist/…), from the Snapshot's generation: no symbolic
+// link is followed (the error names the link), nothing but a regular file
+// is opened (the error names the file and its type), and once the
+// generation was removed the error wraps ErrReplaced.
+func (s *Snapshot) Open(p string) (*os.File, error) {
+	rel := filepath.ToSlash(filepath.Clean(filepath.FromSlash(p)))
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return nil, fmt.Errorf("%s is not a path relative to %s", p, s.Out)
+	}
 	root := s.top
 	if first, _, _ := strings.Cut(rel, "/"); s.products[first] {
 		root = s.gen
 	}
 	f, err := files.OpenBeneath(root, rel, false)
 	if err != nil && root == s.gen && s.Replaced() {
-		return nil, fmt.Errorf("%s: %w", p, ErrReplaced)
+		return nil, fmt.Errorf("%s: %w", s.Path(rel), ErrReplaced)
 	}
 	if err != nil {
 		// name the file as OUT shows it, not by the generation's path
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			return nil, &fs.PathError{Op: "open", Path: p, Err: pe.Err}
+			return nil, &fs.PathError{Op: "open", Path: s.Path(rel), Err: pe.Err}
 		}
 	}
 	return f, err
@@ -286,16 +298,16 @@ func (s *Snapshot) ReadFile(p string, max int64) ([]byte, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", p, err)
+		return nil, fmt.Errorf("reading %s: %w", s.Path(p), err)
 	}
 	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s is larger than %d bytes: not read", p, max)
+		return nil, fmt.Errorf("%s is larger than %d bytes: not read", s.Path(p), max)
 	}
 	return b, nil
 }
 
 // ReadSidecar reads the provenance sidecar of the manifest at p
-// (redist.ReadSidecar) from the Snapshot.
+// ([redist.ReadSidecar]) from the Snapshot.
 func (s *Snapshot) ReadSidecar(manifest string) (*redist.Provenance, string, error) {
 	return redist.ReadSidecarWith(manifest, func(name string) (io.ReadCloser, error) { return s.Open(name) })
 }
@@ -330,8 +342,9 @@ func (s *Snapshot) Close() error {
 	return s.top.Close()
 }
 
-// Files is what a Snapshot holds, each list sorted; paths are under OUT,
-// as reached through its product links (OUT/cuda/redist/…).
+// Files is what a Snapshot holds, each list sorted; paths are relative to
+// OUT, slash-separated, as reached through its product links
+// (cuda/redist/…), as verify reports them: [Snapshot.Path] joins OUT.
 type Files struct {
 	Manifests []string // redistrib_<label>.json
 	Sidecars  []string // provenance sidecars, under the current or the legacy name
@@ -360,7 +373,7 @@ func Find(dir string) (Files, error) {
 	if err != nil {
 		return Files{}, err
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	return s.Files, nil
 }
 
@@ -426,5 +439,11 @@ func isOut(top *os.File) (bool, error) {
 type CurrentError struct{ Path, Target string }
 
 func (e *CurrentError) Error() string {
-	return fmt.Sprintf("%s points to %s, not to a generation of OUT (%s/gen-N): not followed (OUT was changed by hand: convert into a new directory)", e.Path, jsonpos.Quote(e.Target), publish.GenDir)
+	return fmt.Sprintf(
+		"%s points to %s, not to a generation of OUT (%s/gen-N): not followed (OUT was changed by hand: convert into a new "+
+			"directory)",
+		e.Path,
+		jsonpos.Quote(e.Target),
+		publish.GenDir,
+	)
 }

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/internal/files"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // writeGen writes generation gen of a one-product OUT (cuda, with one
@@ -42,7 +44,7 @@ func writeGen(out, gen, body string) error {
 
 func Example() {
 	out, _ := os.MkdirTemp("", "outdir-example-")
-	defer os.RemoveAll(out)
+	defer func() { _ = os.RemoveAll(out) }()
 	if err := writeGen(out, "gen-1", "archive bytes"); err != nil {
 		fmt.Println(err)
 		return
@@ -53,14 +55,13 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }()
 	fmt.Println("generation:", s.Gen)
-	for _, mf := range s.Manifests {
-		rel, _ := filepath.Rel(out, mf)
+	for _, mf := range s.Manifests { // relative to out
 		b, _ := s.ReadFile(mf, 1<<20)
-		fmt.Println(rel, len(b), "bytes")
+		fmt.Println(mf, len(b), "bytes")
 	}
-	f, err := s.Open(filepath.Join(out, "cuda/redist/x/linux-aarch64/x.tar.xz"))
+	f, err := s.Open("cuda/redist/x/linux-aarch64/x.tar.xz")
 	if err == nil {
 		st, _ := f.Stat()
 		fmt.Println("archive:", st.Size(), "bytes")
@@ -85,9 +86,15 @@ func TestSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	mf := filepath.Join(out, "cuda/redist/redistrib_1.0.json")
-	archive := filepath.Join(out, "cuda/redist/x/linux-aarch64/x.tar.xz")
+	defer func() { _ = s.Close() }()
+	mf := "cuda/redist/redistrib_1.0.json" // relative to OUT, as Files names them
+	archive := "cuda/redist/x/linux-aarch64/x.tar.xz"
+	if got := s.Path(archive); got != filepath.Join(out, archive) {
+		t.Errorf("Path(%s) = %s", archive, got)
+	}
+	if _, err := s.Open(filepath.Join(out, archive)); err == nil {
+		t.Error("Open of an absolute path: no error")
+	}
 	f, err := s.Open(mf)
 	if err != nil {
 		t.Fatal(err)
@@ -100,12 +107,12 @@ func TestSnapshot(t *testing.T) {
 	if b, err := s.ReadFile(archive, 10); err != nil || string(b) != "old" {
 		t.Errorf("before the old generation is removed: %q %v, want the old bytes", b, err)
 	}
-	os.RemoveAll(filepath.Join(out, ".debredist", "gen-1")) // ...and removes the old one
+	testutil.Must(t, os.RemoveAll(filepath.Join(out, ".debredist", "gen-1"))) // ...and removes the old one
 	if !s.Replaced() {
 		t.Error("Replaced: false after the switch")
 	}
-	if _, err := s.Open(archive); !errors.Is(err, outdir.ErrReplaced) {
-		t.Errorf("open after the removal: %v, want ErrReplaced", err)
+	if _, err := s.Open(archive); !errors.Is(err, outdir.ErrReplaced) || !strings.Contains(err.Error(), s.Path(archive)) {
+		t.Errorf("open after the removal: %v, want ErrReplaced naming %s", err, s.Path(archive))
 	}
 	if _, err := f.Stat(); err != nil {
 		t.Errorf("a file open before the removal: %v", err)
@@ -114,20 +121,20 @@ func TestSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s2.Close()
+	defer func() { _ = s2.Close() }()
 	if b, err := s2.ReadFile(archive, 10); s2.Gen != "gen-2" || err != nil || string(b) != "new!" {
 		t.Errorf("a new Snapshot: %s %q %v, want gen-2's bytes", s2.Gen, b, err)
 	}
 
 	// a link in the generation: listed, not followed
 	gen2 := filepath.Join(out, ".debredist", "gen-2", "cuda", "redist", "x", "linux-aarch64", "x.tar.xz")
-	os.Remove(gen2)
-	os.Symlink("/etc/passwd", gen2)
+	testutil.Must(t, os.Remove(gen2))
+	testutil.Must(t, os.Symlink("/etc/passwd", gen2))
 	s3, err := outdir.Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s3.Close()
+	defer func() { _ = s3.Close() }()
 	if len(s3.Foreign) != 1 || s3.Foreign[0] != archive {
 		t.Errorf("Foreign: %q, want [%s]", s3.Foreign, archive)
 	}

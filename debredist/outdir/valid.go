@@ -24,19 +24,19 @@ import (
 // directory named like the file, bounded decoding) is internal/archive's
 // to check, as it decodes it.
 
-// Release is one manifest of a Snapshot with its provenance sidecar.
-type Release struct {
-	Manifest string // its path under Out
-	Sidecar  string // the sidecar's path under Out
+// Product is one manifest of a Snapshot with its provenance sidecar.
+type Product struct {
+	Manifest string // its path relative to Out
+	Sidecar  string // the sidecar's path relative to Out
 	M        *redist.Manifest
 	Prov     *redist.Provenance
 }
 
-// ReadRelease reads the manifest at p (a path of Manifests) and its
+// ReadProduct reads the manifest at p (a path of Manifests) and its
 // provenance sidecar from the Snapshot, both valid, and checks that they
 // describe the same archives alike: an error names the file and every
 // disagreement.
-func (s *Snapshot) ReadRelease(p string) (*Release, error) {
+func (s *Snapshot) ReadProduct(p string) (*Product, error) {
 	f, err := s.Open(p)
 	if err != nil {
 		return nil, err
@@ -44,16 +44,21 @@ func (s *Snapshot) ReadRelease(p string) (*Release, error) {
 	m, err := redist.ReadManifest(f)
 	f.Close()
 	if err != nil {
-		return nil, fmt.Errorf("manifest %s: %w", p, err)
+		return nil, fmt.Errorf("manifest %s: %w", s.Path(p), err)
 	}
 	prov, side, err := s.ReadSidecar(p)
 	if err != nil {
-		return nil, fmt.Errorf("manifest %s: its provenance sidecar: %w", p, err)
+		return nil, fmt.Errorf("manifest %s: its provenance sidecar: %w", s.Path(p), err)
 	}
 	if d := redist.CompareAll(m, prov); len(d) > 0 {
-		return nil, fmt.Errorf("manifest %s and its provenance sidecar %s disagree: %s", p, side, strings.Join(d, "; "))
+		return nil, fmt.Errorf(
+			"manifest %s and its provenance sidecar %s disagree: %s",
+			s.Path(p),
+			s.Path(side),
+			strings.Join(d, "; "),
+		)
 	}
-	return &Release{Manifest: p, Sidecar: side, M: m, Prov: prov}, nil
+	return &Product{Manifest: p, Sidecar: side, M: m, Prov: prov}, nil
 }
 
 // OpenArchive opens the archive at p (see Open) as its manifest names it:
@@ -72,11 +77,11 @@ func (s *Snapshot) OpenArchive(p string, size int64) (*os.File, error) {
 	}
 	if st.Size() != size {
 		f.Close()
-		return nil, fmt.Errorf("archive %s: size is %d bytes, the manifest says %d: not read", p, st.Size(), size)
+		return nil, fmt.Errorf("archive %s: size is %d bytes, the manifest says %d: not read", s.Path(p), st.Size(), size)
 	}
 	if n, nlink := s.LinksOutside(f, p); n > 0 {
 		f.Close()
-		return nil, &HardlinkError{Path: p, Outside: n, Links: nlink}
+		return nil, &HardlinkError{Path: s.Path(p), Outside: n, Links: nlink}
 	}
 	return f, nil
 }
@@ -90,7 +95,13 @@ type HardlinkError struct {
 }
 
 func (e *HardlinkError) Error() string {
-	return fmt.Sprintf("%s is hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive; not read (copy it instead of linking it)", e.Path, e.Outside, e.Links)
+	return fmt.Sprintf(
+		"%s is hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive; not read "+
+			"(copy it instead of linking it)",
+		e.Path,
+		e.Outside,
+		e.Links,
+	)
 }
 
 // LinksOutside returns how many of the hard links of the open file f (at
@@ -108,8 +119,8 @@ func (s *Snapshot) LinksOutside(f *os.File, p string) (outside, links int) {
 		return 0, 1
 	}
 	links = int(sys.Nlink)
-	rel, err := filepath.Rel(s.Out, filepath.Clean(p))
-	if err != nil || !filepath.IsLocal(rel) {
+	rel := filepath.ToSlash(filepath.Clean(filepath.FromSlash(p)))
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
 		return links - 1, links
 	}
 	// OUT, and the generation read (its name under OUT/.debredist)
@@ -117,7 +128,6 @@ func (s *Snapshot) LinksOutside(f *os.File, p string) (outside, links int) {
 	if s.gen == nil && filepath.Base(filepath.Dir(s.Out)) == publish.GenDir && publish.IsGenName(filepath.Base(s.Out)) {
 		out, own = filepath.Dir(filepath.Dir(s.Out)), filepath.Base(s.Out) // a generation being built
 	}
-	rel = filepath.ToSlash(rel)
 	first, rest, _ := strings.Cut(rel, "/")
 	// Where OUT itself links the file: the same path in its other
 	// generations, and, half-way through the migration of an OUT written

@@ -14,7 +14,7 @@ import (
 // Repo set; only the common repo's debs are grouped. The profile must have
 // its CUDA version: the built-in ones do, a suite's derived profile gets it
 // from Profile.Resolve.
-func ExampleBuild() {
+func ExampleGroup() {
 	p, err := profile.ForJetPack("6")
 	if err != nil {
 		fmt.Println(err)
@@ -33,7 +33,7 @@ func ExampleBuild() {
 		// Debs of other repos (the L4T driver debs) are not grouped.
 		{Repo: "t234", Name: "nvidia-l4t-core", Version: "36.5.0-20260115194252"},
 	}
-	pl, err := plan.Build(p, debs)
+	pl, err := plan.Group(p, debs)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -68,7 +68,7 @@ func ExampleBuild() {
 // Build fails with a *plan.VersionError naming each version's debs.
 func ExampleVersionError() {
 	p, _ := profile.ForJetPack("6")
-	_, err := plan.Build(p, []apt.Package{
+	_, err := plan.Group(p, []apt.Package{
 		{Repo: "common", Name: "libcublas-12-6", Source: "libcublas", Version: "12.6.1.4-1"},
 		{Repo: "common", Name: "libcublas-dev-12-6", Source: "libcublas", Version: "12.6.1.5-1"},
 	})

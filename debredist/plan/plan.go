@@ -18,11 +18,11 @@ import (
 // CommonRepo is the repository whose debs are grouped into redist packages.
 const CommonRepo = "common"
 
-// Plan is the outcome of grouping: what will be converted and what not.
-type Plan struct {
+// Grouping is the outcome of grouping: what will be converted and what not.
+type Grouping struct {
 	Profile  profile.Profile `json:"profile"`
 	Packages []Package       `json:"packages"`
-	Skipped  []Skipped       `json:"skipped"`
+	Skipped  []SkippedDeb    `json:"skipped"`
 }
 
 // Package is one redist package: the debs that become one archive.
@@ -40,8 +40,8 @@ type Package struct {
 	Debs        []apt.Package `json:"debs"`
 }
 
-// Skipped is a binary deb of the common repo that is not converted.
-type Skipped struct {
+// SkippedDeb is a binary deb of the common repo that is not converted.
+type SkippedDeb struct {
 	Package string `json:"package"`
 	Source  string `json:"source"`
 	Version string `json:"version"`
@@ -59,17 +59,22 @@ func (e *VersionError) Error() string {
 	for _, v := range slices.Sorted(maps.Keys(e.Versions)) {
 		parts = append(parts, fmt.Sprintf("%s (%s)", v, strings.Join(e.Versions[v], ", ")))
 	}
-	return fmt.Sprintf("redist package %s: its debs carry %d versions, want one: %s", e.PName, len(e.Versions), strings.Join(parts, "; "))
+	return fmt.Sprintf(
+		"redist package %s: its debs carry %d versions, want one: %s",
+		e.PName,
+		len(e.Versions),
+		strings.Join(parts, "; "),
+	)
 }
 
-// Build groups pkgs (the newest version per package of every repo of the
+// Group groups pkgs (the newest version per package of every repo of the
 // profile) into redist packages. The profile must be resolved (CUDA set).
-func Build(p profile.Profile, pkgs []apt.Package) (*Plan, error) {
+func Group(p profile.Profile, pkgs []apt.Package) (*Grouping, error) {
 	if p.CUDA == "" {
 		return nil, fmt.Errorf("plan: profile %s has no CUDA version (resolve it from the index first)", p.Name)
 	}
 	rules := p.Merged()
-	out := &Plan{Profile: p, Packages: []Package{}, Skipped: []Skipped{}}
+	out := &Grouping{Profile: p, Packages: []Package{}, Skipped: []SkippedDeb{}}
 	groups := map[string]*Package{}
 	versions := map[string]map[string][]string{}
 	otherVersion := regexp.MustCompile(`-([0-9]+)-([0-9]+)$`)
@@ -86,7 +91,7 @@ func Build(p profile.Profile, pkgs []apt.Package) (*Plan, error) {
 			src = d.Name
 		}
 		skip := func(reason string) {
-			out.Skipped = append(out.Skipped, Skipped{Package: d.Name, Source: src, Version: d.Version, Reason: reason})
+			out.Skipped = append(out.Skipped, SkippedDeb{Package: d.Name, Source: src, Version: d.Version, Reason: reason})
 		}
 		if d.IsMeta() || matchAny(rules.MetaPackages, d.Name) {
 			skip("meta-package")
@@ -101,7 +106,8 @@ func Build(p profile.Profile, pkgs []apt.Package) (*Plan, error) {
 			skip("not a redist component")
 			continue
 		}
-		if m := otherVersion.FindStringSubmatch(d.Name); m != nil && m[1]+"."+m[2] != p.CUDA && (rules.CUDAMajors.Contains(m[1]) || m[1] == p.CUDAMajor()) {
+		if m := otherVersion.FindStringSubmatch(d.Name); m != nil && m[1]+"."+m[2] != p.CUDA &&
+			(rules.CUDAMajors.Contains(m[1]) || m[1] == p.CUDAMajor()) {
 			skip(fmt.Sprintf("built for CUDA %s.%s, the set is CUDA %s", m[1], m[2], p.CUDA))
 			continue
 		}
@@ -147,7 +153,15 @@ func Build(p profile.Profile, pkgs []apt.Package) (*Plan, error) {
 		g.Version = slices.Sorted(maps.Keys(vs))[0]
 		if !profile.ValidVersion(g.Version) {
 			// The version becomes part of file names in OUT.
-			errs = append(errs, fmt.Errorf("redist package %s: version %q (of %s) is not dotted numbers", pname, g.Version, strings.Join(vs[g.Version], ", ")))
+			errs = append(
+				errs,
+				fmt.Errorf(
+					"redist package %s: version %q (of %s) is not dotted numbers",
+					pname,
+					g.Version,
+					strings.Join(vs[g.Version], ", "),
+				),
+			)
 			continue
 		}
 		out.Packages = append(out.Packages, *g)
@@ -204,7 +218,7 @@ func Label(v string) string {
 }
 
 // Products lists the products of the plan with their release labels.
-func (p *Plan) Products() []ProductLabel {
+func (p *Grouping) Products() []ProductLabel {
 	rules := p.Profile.Merged()
 	seen := map[string]bool{}
 	var out []ProductLabel
@@ -235,7 +249,7 @@ type ProductLabel struct {
 	Label   string `json:"label"`
 }
 
-func component(cs []profile.Component, source, binary string) (profile.Component, bool) {
+func component(cs []profile.ComponentRule, source, binary string) (profile.ComponentRule, bool) {
 	for _, c := range cs {
 		if ok, _ := path.Match(c.Source, source); !ok {
 			continue
@@ -245,7 +259,7 @@ func component(cs []profile.Component, source, binary string) (profile.Component
 		}
 		return c, true
 	}
-	return profile.Component{}, false
+	return profile.ComponentRule{}, false
 }
 
 func matchAny(globs []string, name string) bool {
@@ -266,15 +280,15 @@ func dropReason(ds []profile.DropBinary, name string) string {
 	return ""
 }
 
-// Result is a release's plan as debredist.Plan returns it: what a
+// Plan is a release's plan as debredist.Plan returns it: what a
 // conversion would build, from which debs, and what it leaves out.
-type Result struct {
+type Plan struct {
 	// Profile is the release, with its CUDA version and release date
 	// resolved from the index.
 	Profile  profile.Profile `json:"profile"`
 	Products []ProductLabel  `json:"products"`
 	Packages []Package       `json:"packages"`
-	Skipped  []Skipped       `json:"skipped"`
+	Skipped  []SkippedDeb    `json:"skipped"`
 	// SkippedPackages are redist packages not emitted: their debs (all
 	// already in the cache) carry no payload.
 	SkippedPackages []SkippedPackage `json:"skipped_packages"`

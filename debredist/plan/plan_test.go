@@ -47,9 +47,17 @@ func resolved(t *testing.T, suite string, pkgs []apt.Package) profile.Profile {
 	return p
 }
 
-func render(p *Plan) string {
+func render(p *Grouping) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "profile %s suite %s cuda %s platform %s date %s\n", p.Profile.Name, p.Profile.L4T, p.Profile.CUDA, p.Profile.Platform, p.Profile.ReleaseDate)
+	fmt.Fprintf(
+		&b,
+		"profile %s suite %s cuda %s platform %s date %s\n",
+		p.Profile.Name,
+		p.Profile.L4T,
+		p.Profile.CUDA,
+		p.Profile.Platform,
+		p.Profile.ReleaseDate,
+	)
 	for _, l := range p.Products() {
 		fmt.Fprintf(&b, "label %s %s\n", l.Product, l.Label)
 	}
@@ -58,7 +66,16 @@ func render(p *Plan) string {
 		for _, d := range pkg.Debs {
 			debs = append(debs, d.Name)
 		}
-		fmt.Fprintf(&b, "%-8s %-22s %-16s %-13s variant=%-2s %s\n", pkg.Product, pkg.PName, pkg.Version, pkg.Platform, pkg.CUDAVariant, strings.Join(debs, " "))
+		fmt.Fprintf(
+			&b,
+			"%-8s %-22s %-16s %-13s variant=%-2s %s\n",
+			pkg.Product,
+			pkg.PName,
+			pkg.Version,
+			pkg.Platform,
+			pkg.CUDAVariant,
+			strings.Join(debs, " "),
+		)
 	}
 	for _, s := range p.Skipped {
 		fmt.Fprintf(&b, "skip %s (%s): %s\n", s.Package, s.Source, s.Reason)
@@ -78,15 +95,31 @@ func TestPlanInventories(t *testing.T) {
 	}{
 		"r35.6": {cuda: "11.4", platform: "linux-aarch64",
 			wants: []want{{"cuda_cccl", "11.4.298", ""}, {"cuda_cudart", "11.4.298", ""}, {"cuda_sanitizer_api", "11.4.298", ""},
-				{"cudnn", "8.6.0.166", "11"}, {"tensorrt", "8.5.2", "11"}, {"cuda_compat", "11.4.31478197", ""}, {"libcudla", "11.4.298", ""}},
+				{
+					"cudnn",
+					"8.6.0.166",
+					"11",
+				}, {"tensorrt", "8.5.2", "11"}, {"cuda_compat", "11.4.31478197", ""}, {"libcudla", "11.4.298", ""}},
 			absent: []string{"nvidia_l4t_dla_compiler", "cuda_thrust", "cuda_compat_orin"},
 			debs:   map[string][]string{"cuda_cudart": {"cuda-cudart-11-4", "cuda-cudart-dev-11-4", "cuda-driver-dev-11-4"}},
 		},
 		"r36.4": {cuda: "12.6", platform: "linux-aarch64",
 			wants: []want{{"cuda_cudart", "12.6.68", ""}, {"cudnn", "9.3.0.75", "12"}, {"tensorrt", "10.3.0.30", "12"}}},
 		"r36.5": {cuda: "12.6", platform: "linux-aarch64",
-			wants: []want{{"cuda_cudart", "12.6.68", ""}, {"cuda_nvcc", "12.6.68", ""}, {"cudnn", "9.3.0.75", "12"}, {"tensorrt", "10.3.0.30", "12"},
-				{"cuda_compat", "12.6.36890662", ""}, {"nvidia_l4t_dla_compiler", "36.5.0", ""}, {"libcublas", "12.6.1.4", ""}, {"libcufile", "1.11.1.6", ""}},
+			wants: []want{
+				{"cuda_cudart", "12.6.68", ""},
+				{"cuda_nvcc", "12.6.68", ""},
+				{"cudnn", "9.3.0.75", "12"},
+				{"tensorrt", "10.3.0.30", "12"},
+				{
+					"cuda_compat",
+					"12.6.36890662",
+					"",
+				},
+				{"nvidia_l4t_dla_compiler", "36.5.0", ""},
+				{"libcublas", "12.6.1.4", ""},
+				{"libcufile", "1.11.1.6", ""},
+			},
 			absent: []string{"cuda_crt", "cuda_compat_orin"},
 			debs: map[string][]string{
 				"cuda_nvcc": {"cuda-crt-12-6", "cuda-nvcc-12-6", "cuda-nvvm-12-6"},
@@ -94,24 +127,52 @@ func TestPlanInventories(t *testing.T) {
 			},
 		},
 		"r38.4": {cuda: "13.0", platform: "linux-sbsa",
-			wants: []want{{"cuda_cudart", "13.0.48", ""}, {"cuda_crt", "13.0.48", ""}, {"libnvvm", "13.0.48", ""}, {"libnvptxcompiler", "13.0.48", ""},
-				{"cuda_culibos", "13.0.39", ""}, {"cuda_compat", "580.65.06", "13.0"}, {"cudnn", "9.12.0.46", "13"}, {"tensorrt", "10.13.3.9", "13"}},
+			wants: []want{
+				{"cuda_cudart", "13.0.48", ""},
+				{"cuda_crt", "13.0.48", ""},
+				{"libnvvm", "13.0.48", ""},
+				{"libnvptxcompiler", "13.0.48", ""},
+				{
+					"cuda_culibos",
+					"13.0.39",
+					"",
+				},
+				{"cuda_compat", "580.65.06", "13.0"},
+				{"cudnn", "9.12.0.46", "13"},
+				{"tensorrt", "10.13.3.9", "13"},
+			},
 			absent: []string{"nvidia_l4t_dla_compiler", "cuda_compat_orin", "libcudla"},
 			debs: map[string][]string{
-				"cudnn":       {"libcudnn9-cuda-13", "libcudnn9-dev-cuda-13", "libcudnn9-headers-cuda-13", "libcudnn9-static-cuda-13"},
+				"cudnn": {
+					"libcudnn9-cuda-13",
+					"libcudnn9-dev-cuda-13",
+					"libcudnn9-headers-cuda-13",
+					"libcudnn9-static-cuda-13",
+				},
 				"cuda_compat": {"cuda-compat-13-0"},
 			},
 		},
 		"r39.2": {cuda: "13.2", platform: "linux-sbsa",
-			wants: []want{{"cuda_cudart", "13.2.75", ""}, {"cuda_compat", "595.58.03", "13.2"}, {"cuda_compat_orin", "13.2.44429113", ""},
-				{"cudnn", "9.20.0.46", "13"}, {"cudnn_jit", "9.20.0.46", "13"}, {"tensorrt", "10.16.2.10", "13"}, {"libcudla", "13.2.75", ""}},
+			wants: []want{
+				{"cuda_cudart", "13.2.75", ""},
+				{"cuda_compat", "595.58.03", "13.2"},
+				{"cuda_compat_orin", "13.2.44429113", ""},
+				{
+					"cudnn",
+					"9.20.0.46",
+					"13",
+				},
+				{"cudnn_jit", "9.20.0.46", "13"},
+				{"tensorrt", "10.16.2.10", "13"},
+				{"libcudla", "13.2.75", ""},
+			},
 			absent: []string{"nvidia_l4t_dla_compiler"},
 		},
 	}
 	for suite, c := range cases {
 		t.Run(suite, func(t *testing.T) {
 			pkgs := inventory(t, suite)
-			p, err := Build(resolved(t, suite, pkgs), pkgs)
+			p, err := Group(resolved(t, suite, pkgs), pkgs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,8 +253,10 @@ func TestVersionConflict(t *testing.T) {
 		{Repo: "common", Name: "libcublas-12-6", Source: "libcublas", Version: "12.6.1.4-1"},
 		{Repo: "common", Name: "libcublas-dev-12-6", Source: "libcublas", Version: "12.6.1.5-1"},
 	}
-	_, err := Build(p, pkgs)
-	if err == nil || !strings.Contains(err.Error(), "libcublas") || !strings.Contains(err.Error(), "12.6.1.4 (libcublas-12-6)") || !strings.Contains(err.Error(), "12.6.1.5 (libcublas-dev-12-6)") {
+	_, err := Group(p, pkgs)
+	if err == nil || !strings.Contains(err.Error(), "libcublas") ||
+		!strings.Contains(err.Error(), "12.6.1.4 (libcublas-12-6)") ||
+		!strings.Contains(err.Error(), "12.6.1.5 (libcublas-dev-12-6)") {
 		t.Fatalf("want a version error listing both versions, got %v", err)
 	}
 }
@@ -219,7 +282,8 @@ func TestNormalizeVersion(t *testing.T) {
 // names, its own range makes "-21-0" a CUDA suffix, and its new product
 // sorts by the order the file gives it.
 func TestFutureMajor(t *testing.T) {
-	if _, err := profile.ForSuite("r40.0"); err == nil || !strings.Contains(err.Error(), "supported: r35, r36, r38, r39)") {
+	if _, err := profile.ForSuite("r40.0"); err == nil ||
+		!strings.Contains(err.Error(), "supported: r35, r36, r38, r39)") {
 		t.Fatalf("ForSuite(r40.0) = %v, want the supported majors listed from the built-in profiles", err)
 	}
 	p, err := profile.LoadFile(filepath.Join("testdata", "r40.json"))
@@ -235,7 +299,7 @@ func TestFutureMajor(t *testing.T) {
 		{Repo: "common", Name: "libcudnn10-cuda-20", Source: "cudnn", Version: "10.1.0.5-1"},
 		{Repo: "common", Name: "libcudnn10-cuda-19", Source: "cudnn", Version: "10.0.0.1-1"},
 	}
-	pl, err := Build(p, pkgs)
+	pl, err := Group(p, pkgs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,5 +7,6 @@
 //
 // It does not group, fetch or normalize anything itself. It is public so
 // that tools importing debredist can read, write and check profile files
-// (Load, Builtin, Profile.Merged) with the same types debredist uses.
+// ([Load], [LoadFile], [Builtin], [Profile.Merged]) with the same types
+// debredist uses.
 package profile

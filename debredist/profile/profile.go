@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/jsonpos"
 )
@@ -69,7 +70,7 @@ type Rules struct {
 	Products     map[string]Product `json:"products,omitempty"`
 	MetaPackages []string           `json:"meta_packages,omitempty"`
 	DropBinaries []DropBinary       `json:"drop_binaries,omitempty"`
-	Components   []Component        `json:"components,omitempty"`
+	Components   []ComponentRule    `json:"components,omitempty"`
 	Paths        []PathRule         `json:"rules,omitempty"`
 	Links        []LinkRule         `json:"links,omitempty"`
 	Stubs        []StubRule         `json:"stubs,omitempty"`
@@ -114,8 +115,8 @@ type DropBinary struct {
 	Reason string `json:"reason"`
 }
 
-// Component maps Debian sources (glob) to one redist package.
-type Component struct {
+// ComponentRule maps Debian sources (glob) to one redist package.
+type ComponentRule struct {
 	Source string `json:"source"`
 	// Binaries restricts the entry to binary packages matching one of
 	// these globs; others of the same source fall through to later entries.
@@ -223,9 +224,10 @@ func Builtin() []Profile {
 	return out
 }
 
-var suiteRE = regexp.MustCompile(`^r([0-9]+)\.([0-9]+)$`)
+var suiteRE = regexp.MustCompile(`^r([0-9]{1,9})\.([0-9]{1,9})$`)
 
-// ValidSuite reports whether s looks like an L4T suite ("r36.5").
+// ValidSuite reports whether s is an L4T apt suite name, "r<MAJOR>.<MINOR>"
+// ("r36.5"), each number at most 9 digits.
 func ValidSuite(s string) bool { return suiteRE.MatchString(s) }
 
 // Major returns the L4T major of a suite ("r36.5" -> "36").
@@ -243,10 +245,10 @@ func suiteLess(a, b string) bool {
 		return a < b
 	}
 	var x, y [2]int
-	fmt.Sscan(ma[1], &x[0])
-	fmt.Sscan(ma[2], &x[1])
-	fmt.Sscan(mb[1], &y[0])
-	fmt.Sscan(mb[2], &y[1])
+	for i := range x { // at most 9 digits each (suiteRE): Atoi cannot fail
+		x[i], _ = strconv.Atoi(ma[i+1])
+		y[i], _ = strconv.Atoi(mb[i+1])
+	}
 	if x[0] != y[0] {
 		return x[0] < y[0]
 	}
@@ -264,7 +266,12 @@ func ForJetPack(v string) (Profile, error) {
 			return p, nil
 		}
 	}
-	return Profile{}, fmt.Errorf("no built-in profile for JetPack %s (known: %s; see Builtin)", jsonpos.Quote(v), strings.Join(names, ", "))
+	return Profile{}, fault.Errorf(
+		"no built-in profile for JetPack %s (known: %s; see %s)",
+		jsonpos.Quote(v),
+		strings.Join(names, ", "),
+		fault.RefProfiles,
+	)
 }
 
 // SupportedMajors lists the L4T majors ("r36") of the built-in profiles,
@@ -302,7 +309,13 @@ func ForSuite(suite string) (Profile, error) {
 		}
 	}
 	if template == nil {
-		return Profile{}, fmt.Errorf("L4T %s: no built-in profile for L4T major %s (supported: %s); write a profile file and pass Release.ProfileFile", suite, Major(suite), strings.Join(SupportedMajors(), ", "))
+		return Profile{}, fault.Errorf(
+			"L4T %s: no built-in profile for L4T major %s (supported: %s); write a profile file and pass %s",
+			suite,
+			Major(suite),
+			strings.Join(SupportedMajors(), ", "),
+			fault.RefProfileFile,
+		)
 	}
 	p := *template
 	p.Name = "l4t-" + suite
@@ -336,7 +349,12 @@ func Load(r io.Reader, name string) (Profile, error) {
 		return Profile{}, &InvalidError{File: name, Err: err}
 	}
 	if doc.Schema != "" && doc.Schema != Schema {
-		return Profile{}, &InvalidError{File: name, Field: "schema", Value: doc.Schema, Want: fmt.Sprintf("%q (the profile format this debredist reads)", Schema)}
+		return Profile{}, &InvalidError{
+			File:  name,
+			Field: "schema",
+			Value: doc.Schema,
+			Want:  fmt.Sprintf("%q (the profile format this debredist reads)", Schema),
+		}
 	}
 	p := doc.Profile
 	if !ValidSuite(p.L4T) {
@@ -379,7 +397,13 @@ func Load(r io.Reader, name string) (Profile, error) {
 		p.Name = "l4t-" + p.L4T
 	}
 	if p.Platform == "" || p.Target == "" || p.Triple == "" || len(p.Repos) == 0 {
-		return Profile{}, &InvalidError{File: name, Err: fmt.Errorf("platform, target, triple and repos are required for L4T %s (no built-in profile of that major to inherit from)", p.L4T)}
+		return Profile{}, &InvalidError{
+			File: name,
+			Err: fmt.Errorf(
+				"platform, target, triple and repos are required for L4T %s (no built-in profile of that major to inherit from)",
+				p.L4T,
+			),
+		}
 	}
 	return p, p.validate(name)
 }
@@ -397,24 +421,27 @@ const ListSchema = "debredist.profiles/v1"
 // "profiles" key; an array in older versions), with the command that
 // prints one.
 func notAList(name string, data []byte) error {
-	const hint = "a profile file holds one profile: one of Builtin's, encoded as JSON"
+	hint := func(err error) error {
+		return fault.Errorf("%w; a profile file holds one profile: %s", err, fault.RefProfile)
+	}
 	t := bytes.TrimLeft(data, " \t\r\n")
 	if len(t) > 0 && t[0] == '[' {
-		return jsonpos.At(name, data, int64(len(data)-len(t)), "an array of profiles, not a profile; %s", hint)
+		return hint(jsonpos.At(name, data, int64(len(data)-len(t)), "an array of profiles, not a profile"))
 	}
 	var list struct {
 		Schema   string          `json:"schema"`
 		Profiles json.RawMessage `json:"profiles"`
 	}
-	if jsonpos.Decode(name, data, &list, jsonpos.AllowUnknown) != nil || list.Schema != ListSchema && list.Profiles == nil {
+	if jsonpos.Decode(name, data, &list, jsonpos.AllowUnknown) != nil ||
+		list.Schema != ListSchema && list.Profiles == nil {
 		return nil // the strict decoding says what else is wrong
 	}
 	if list.Schema == ListSchema {
-		return jsonpos.At(name, data, max(jsonpos.KeyOffset(data, "schema"), 0),
-			"the list of profiles (schema %s), not a profile; %s", ListSchema, hint)
+		return hint(jsonpos.At(name, data, max(jsonpos.KeyOffset(data, "schema"), 0),
+			"the list of profiles (schema %s), not a profile", ListSchema))
 	}
-	return jsonpos.At(name, data, max(jsonpos.KeyOffset(data, "profiles"), 0),
-		"unknown field \"profiles\" (a list of profiles holds its profiles there); %s", hint)
+	return hint(jsonpos.At(name, data, max(jsonpos.KeyOffset(data, "profiles"), 0),
+		"unknown field \"profiles\" (a list of profiles holds its profiles there)"))
 }
 
 // maxFileBytes bounds a profile file.
@@ -452,7 +479,12 @@ func (p Profile) validate(name string) error {
 	}
 	for i, l := range p.Rules.Links {
 		if _, err := regexp.Compile(l.Match); err != nil {
-			return &InvalidError{File: name, Field: fmt.Sprintf("rules.links[%d].match", i), Value: l.Match, Want: "a regular expression (" + err.Error() + ")"}
+			return &InvalidError{
+				File:  name,
+				Field: fmt.Sprintf("rules.links[%d].match", i),
+				Value: l.Match,
+				Want:  "a regular expression (" + err.Error() + ")",
+			}
 		}
 	}
 	for _, s := range p.Rules.Stubs {

@@ -74,7 +74,8 @@ func TestForSuiteDerives(t *testing.T) {
 }
 
 func TestLoadUserProfile(t *testing.T) {
-	src := `{"name": "mine", "l4t": "r36.5", "rules": {"rules": [{"match": "opt/nvidia/**", "drop": "not redist content"}]}}`
+	src := `{"name": "mine", "l4t": "r36.5", "rules": {"rules": [{"match": "opt/nvidia/**", "drop": "not redist ` +
+		`content"}]}}`
 	p, err := Load(strings.NewReader(src), "mine.json")
 	if err != nil {
 		t.Fatal(err)
@@ -114,8 +115,9 @@ func TestLoadRefusesAList(t *testing.T) {
 	} {
 		_, err := Load(strings.NewReader(list), "list.json")
 		var ie *InvalidError
-		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "list.json:1:") || !strings.Contains(err.Error(), "one of Builtin's, encoded as JSON") {
-			t.Errorf("Load(%s): %v, want an *InvalidError at its line hinting at one of Builtin's profiles", list, err)
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "list.json:1:") ||
+			!strings.Contains(err.Error(), "a profile file holds one profile: one of Profiles' entries encoded as JSON") {
+			t.Errorf("Load(%s): %v, want an *InvalidError at its line hinting at one of the built-in profiles", list, err)
 		}
 	}
 }
@@ -137,11 +139,17 @@ func TestDefaultsPassTheGrammar(t *testing.T) {
 // with an *InvalidError naming the field.
 func TestHostileProfileFields(t *testing.T) {
 	comp := func(field, value string) string {
-		return `{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "cuda", "name": "x", "license": "x", ` + field + `: ` + value + `}]}}`
+		return `{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "cuda", "name": "x", ` +
+			`"license": "x", ` +
+			field + `: ` + value + `}]}}`
 	}
 	long := `"` + strings.Repeat("a", 65) + `"`
 	for _, c := range []struct{ src, field string }{
-		{`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "../../../../PRODUCT-ESCAPE", "name": "x", "license": "x"}]}}`, "rules.components[0].product"},
+		{
+			`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda-cudart", "product": "../../../../PRODUCT-ESCAPE", ` +
+				`"name": "x", "license": "x"}]}}`,
+			"rules.components[0].product",
+		},
 		{comp(`"pname"`, `"../../../../../PNAME-ESCAPE"`), "rules.components[0].pname"},
 		{comp(`"pname"`, `"/tmp/abs"`), "rules.components[0].pname"},
 		{comp(`"pname"`, `"cuda\u0000x"`), "rules.components[0].pname"},
@@ -149,8 +157,15 @@ func TestHostileProfileFields(t *testing.T) {
 		{comp(`"pname"`, `"cuda_cudаrt"`), "rules.components[0].pname"}, // Cyrillic а
 		{comp(`"pname"`, `"CUDA"`), "rules.components[0].pname"},
 		{comp(`"platform"`, `"linux-../x"`), "rules.components[0].platform"},
-		{`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda.cudart", "product": "cuda", "name": "x", "license": "x"}]}}`, "rules.components[0].pname (derived from source; set one)"},
-		{`{"l4t": "r36.5", "rules": {"components": [{"source": "", "product": "cuda", "name": "x", "license": "x"}]}}`, "rules.components[0].source"},
+		{
+			`{"l4t": "r36.5", "rules": {"components": [{"source": "cuda.cudart", "product": "cuda", "name": "x", "license": ` +
+				`"x"}]}}`,
+			"rules.components[0].pname (derived from source; set one)",
+		},
+		{
+			`{"l4t": "r36.5", "rules": {"components": [{"source": "", "product": "cuda", "name": "x", "license": "x"}]}}`,
+			"rules.components[0].source",
+		},
 		{`{"l4t": "r36.5", "platform": "../linux"}`, "platform"},
 		{`{"l4t": "r36.5", "platform": "linux-aarch64/x"}`, "platform"},
 		{`{"l4t": "r36.5", "target": "../x"}`, "target"},
@@ -176,7 +191,8 @@ func TestHostileProfileFields(t *testing.T) {
 		}
 	}
 	// Placeholders in rule targets and link names are fine.
-	ok := `{"l4t": "r36.5", "rules": {"rules": [{"match": "usr/**", "to": "lib/cuda-{cuda}"}], "links": [{"match": "x", "name": "lib/${1}.so"}]}}`
+	ok := `{"l4t": "r36.5", "rules": {"rules": [{"match": "usr/**", "to": "lib/cuda-{cuda}"}], "links": [{"match": "x", ` +
+		`"name": "lib/${1}.so"}]}}`
 	if _, err := Load(strings.NewReader(ok), "ok.json"); err != nil {
 		t.Errorf("placeholders: %v", err)
 	}
@@ -187,7 +203,8 @@ func TestCompareDotted(t *testing.T) {
 		a, b string
 		want int
 	}{
-		{"12.6", "13.0", -1}, {"13.2.1", "13.2", 1}, {"13.2", "13.2.0", 0}, {"10.16.1", "10.3.0.30", 1}, {"11.4", "11.4", 0}, {"9", "10", -1},
+		{"12.6", "13.0", -1}, {"13.2.1", "13.2", 1}, {"13.2", "13.2.0", 0}, {"10.16.1", "10.3.0.30", 1},
+		{"11.4", "11.4", 0}, {"9", "10", -1},
 	} {
 		if got := CompareDotted(c.a, c.b); got != c.want {
 			t.Errorf("CompareDotted(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
@@ -200,8 +217,11 @@ func TestCompareDotted(t *testing.T) {
 // top level's.
 func TestLoadFileNestedUnknownKey(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"name": "x", "l4t": "r36.5", "rules": {"dorp": 1}}`:                                                              `:1:41: unknown field "dorp" in rules (known here: components, cuda_majors, drop_binaries, links, meta_packages, products, rules, stubs, wheels)`,
-		`{"name": "x", "l4t": "r36.5", "rules": {"rules": [{"match": "a/**", "to": "bin"}, {"match": "b", "dorp": "x"}]}}`: `:1:98: unknown field "dorp" in rules.rules[1] (known here: drop, license, match, packages, to, types)`,
+		`{"name": "x", "l4t": "r36.5", "rules": {"dorp": 1}}`: `:1:41: unknown field "dorp" in rules ` +
+			`(known here: components, cuda_majors, drop_binaries, links, meta_packages, products, rules, stubs, wheels)`,
+		`{"name": "x", "l4t": "r36.5", "rules": {"rules": [{"match": "a/**", "to": "bin"}, ` +
+			`{"match": "b", "dorp": "x"}]}}`: `:1:98: unknown field "dorp" in rules.rules[1] ` +
+			`(known here: drop, license, match, packages, to, types)`,
 	} {
 		f := filepath.Join(t.TempDir(), "p.json")
 		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
@@ -234,10 +254,22 @@ func TestLoadStrictKeys(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, in, want string }{
 		{"L4T", strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","L4T":"r36.4"`, 1), `unknown field "L4T"`},
-		{"Release_Date", strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","Release_Date":"2020-01-01"`, 1), `unknown field "Release_Date"`},
-		{"l4t twice", strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","l4t":"r36.4"`, 1), `duplicate key "l4t" in the top-level object`},
+		{
+			"Release_Date",
+			strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","Release_Date":"2020-01-01"`, 1),
+			`unknown field "Release_Date"`,
+		},
+		{
+			"l4t twice",
+			strings.Replace(good, `"l4t":"r36.5"`, `"l4t":"r36.5","l4t":"r36.4"`, 1),
+			`duplicate key "l4t" in the top-level object`,
+		},
 		{"invalid UTF-8", strings.Replace(good, `"description":"`, "\"description\":\"\xff", 1), "invalid UTF-8"},
-		{"deep", `{"rules": {"rules": [` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `]}}`, "nested deeper than 64"},
+		{
+			"deep",
+			`{"rules": {"rules": [` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `]}}`,
+			"nested deeper than 64",
+		},
 	} {
 		_, err := Load(strings.NewReader(tc.in), "p.json")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "p.json:1:") {

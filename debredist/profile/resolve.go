@@ -2,11 +2,12 @@ package profile
 
 import (
 	"cmp"
-	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/debredist/debredist/debredist/fault"
 )
 
 // Binary is what Resolve needs to know of an index entry.
@@ -29,7 +30,11 @@ func (p Profile) Resolve(pkgs []Binary) (Profile, error) {
 			}
 		}
 		if len(found) == 0 {
-			return p, fmt.Errorf("L4T %s: cannot derive the CUDA version: no cuda-cudart-X-Y package in the index (set \"cuda\" in a Release.ProfileFile file)", p.L4T)
+			return p, fault.Errorf(
+				"L4T %s: cannot derive the CUDA version: no cuda-cudart-X-Y package in the index (set \"cuda\" in a %s file)",
+				p.L4T,
+				fault.RefProfileFile,
+			)
 		}
 		sort.Slice(found, func(i, j int) bool { return CompareDotted(found[i], found[j]) < 0 })
 		p.CUDA = found[len(found)-1]

@@ -19,7 +19,8 @@ func TestStubRules(t *testing.T) {
 			covered[p] = true
 		}
 	}
-	for _, p := range []string{"libcublas", "libcufft", "libcurand", "libcusolver", "libcusparse", "libnpp", "libnvjpeg", "cuda_nvrtc", "libnvjitlink", "libcudla", "tensorrt"} {
+	for _, p := range []string{"libcublas", "libcufft", "libcurand", "libcusolver", "libcusparse", "libnpp", "libnvjpeg",
+		"cuda_nvrtc", "libnvjitlink", "libcudla", "tensorrt"} {
 		if !covered[p] {
 			t.Errorf("no stub rule for %s", p)
 		}
@@ -32,7 +33,13 @@ func TestStubRules(t *testing.T) {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}
-	p, err := Load(strings.NewReader(`{"name": "x", "l4t": "r36.5", "rules": {"stubs": [{"packages": ["mine"], "match": "^lib/(libmine)\\.so\\.1$", "name": "lib/stubs/${1}.so"}]}}`), "x.json")
+	p, err := Load(
+		strings.NewReader(
+			`{"name": "x", "l4t": "r36.5", "rules": {"stubs": [{"packages": ["mine"], "match": "^lib/(libmine)\\.so\\.1$", `+
+				`"name": "lib/stubs/${1}.so"}]}}`,
+		),
+		"x.json",
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

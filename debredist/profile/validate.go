@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/jsonpos"
 )
 
@@ -47,12 +48,15 @@ type InvalidError struct {
 	Err   error  // decoding error, when Field is ""
 }
 
-func (e *InvalidError) Error() string {
+func (e *InvalidError) Error() string { return e.Render(nil) }
+
+// Render is Error with the Refs of its cause worded by w.
+func (e *InvalidError) Render(w fault.Words) string {
 	var je *jsonpos.Error
 	var pe *fs.PathError
 	switch {
 	case e.Field == "" && errors.As(e.Err, &je): // names the file, line and column
-		return "profile " + je.Error()
+		return "profile " + fault.Render(e.Err, w)
 	case e.Field == "" && errors.As(e.Err, &pe):
 		return fmt.Sprintf("profile %s: %v", e.File, pe.Err)
 	case e.Field == "":
@@ -79,7 +83,19 @@ func ValidName(s string) bool { return len(s) <= MaxNameLen && NameRE.MatchStrin
 // "_" (_cuda, __splicedPackages), which ValidPName refuses as a class. A
 // component of such a name would replace the set's machinery (the overlay
 // hands every component to the set by name): no component is ever named so.
-var ReservedNames = []string{"cudatoolkit", "fixups", "flags", "gpus", "lib", "manifests", "override", "packages", "pkgs", "tests", "type"}
+var ReservedNames = []string{
+	"cudatoolkit",
+	"fixups",
+	"flags",
+	"gpus",
+	"lib",
+	"manifests",
+	"override",
+	"packages",
+	"pkgs",
+	"tests",
+	"type",
+}
 
 // ValidPName reports whether s can name a redist package: ValidName, not
 // one of ReservedNames and not beginning with "_".
@@ -88,7 +104,8 @@ func ValidPName(s string) bool {
 }
 
 // PNameWant says in words what ValidPName accepts.
-const PNameWant = "a redist package name ([a-z0-9_]+, at most 64 characters, not beginning with '_', and none of the names nixpkgs' CUDA package set uses for itself: " +
+const PNameWant = "a redist package name ([a-z0-9_]+, at most 64 characters, not beginning with '_', and none of the " +
+	"names nixpkgs' CUDA package set uses for itself: " +
 	"cudatoolkit, fixups, flags, gpus, lib, manifests, override, packages, pkgs, tests, type)"
 
 // TextProblem says what is wrong with s as a text value of at most max
@@ -137,7 +154,12 @@ func (p Profile) checkNames(file string) error {
 		glob     = "a Debian package glob ([a-z0-9.+*?-]+, at most 64 characters)"
 		relPath  = "a relative path inside the archive (segments of [A-Za-z0-9._+-], no '.' or '..', no leading '/')"
 	)
-	check("name", p.Name, "a profile name ([a-z0-9._-]+, at most 64 characters)", len(p.Name) <= MaxNameLen && profileNameRE.MatchString(p.Name))
+	check(
+		"name",
+		p.Name,
+		"a profile name ([a-z0-9._-]+, at most 64 characters)",
+		len(p.Name) <= MaxNameLen && profileNameRE.MatchString(p.Name),
+	)
 	for i, r := range p.Repos {
 		check(fmt.Sprintf("repos[%d]", i), r, "a repository name ([a-z0-9]+)", len(r) <= MaxNameLen && repoRE.MatchString(r))
 	}
@@ -150,12 +172,22 @@ func (p Profile) checkNames(file string) error {
 	check("description", p.Description, "text (printable, at most 1024 bytes)", TextProblem(p.Description, 1024) == "")
 	check("jetpack", p.JetPack, "a JetPack version (dotted numbers)", p.JetPack == "" || ValidVersion(p.JetPack))
 	for i, a := range p.Aliases {
-		check(fmt.Sprintf("aliases[%d]", i), a, "a profile name ([a-z0-9._-]+, at most 64 characters)", len(a) <= MaxNameLen && profileNameRE.MatchString(a))
+		check(
+			fmt.Sprintf("aliases[%d]", i),
+			a,
+			"a profile name ([a-z0-9._-]+, at most 64 characters)",
+			len(a) <= MaxNameLen && profileNameRE.MatchString(a),
+		)
 	}
 	r := p.Rules
 	for _, k := range slices.Sorted(maps.Keys(r.Products)) {
 		check("rules.products key", k, name, ValidName(k))
-		check("rules.products."+k+".label_from", r.Products[k].LabelFrom, name, r.Products[k].LabelFrom == "" || ValidName(r.Products[k].LabelFrom))
+		check(
+			"rules.products."+k+".label_from",
+			r.Products[k].LabelFrom,
+			name,
+			r.Products[k].LabelFrom == "" || ValidName(r.Products[k].LabelFrom),
+		)
 	}
 	for i, m := range r.MetaPackages {
 		check(fmt.Sprintf("rules.meta_packages[%d]", i), m, glob, validGlob(m))
@@ -172,7 +204,12 @@ func (p Profile) checkNames(file string) error {
 		check(f+"product", c.Product, name, ValidName(c.Product))
 		check(f+"name", c.Name, "text (printable, at most 256 bytes)", TextProblem(c.Name, 256) == "")
 		check(f+"license", c.License, "text (printable, at most 256 bytes)", TextProblem(c.License, 256) == "")
-		check(f+"cuda_variant_minor_from", c.CUDAVariantMinorFrom, "a CUDA release MAJOR.MINOR", c.CUDAVariantMinorFrom == "" || cudaRE.MatchString(c.CUDAVariantMinorFrom))
+		check(
+			f+"cuda_variant_minor_from",
+			c.CUDAVariantMinorFrom,
+			"a CUDA release MAJOR.MINOR",
+			c.CUDAVariantMinorFrom == "" || cudaRE.MatchString(c.CUDAVariantMinorFrom),
+		)
 		if c.PName != "" {
 			check(f+"pname", c.PName, PNameWant, ValidPName(c.PName))
 		} else if derived := strings.ReplaceAll(c.Source, "-", "_"); !strings.ContainsAny(derived, "*?[") {

@@ -56,8 +56,8 @@ func ExampleReadManifest() {
 		c := m.Components[name]
 		for _, a := range c.Artifacts() {
 			key := a.Platform // "linux-aarch64", or "source" for samples
-			if a.Variant != "" {
-				key += "/" + a.Variant // "cuda12": the archive for CUDA 12
+			if a.CUDAVariant != "" {
+				key += "/" + redist.VariantKey(a.CUDAVariant) // "cuda12": the archive for CUDA 12
 			}
 			fmt.Println(name, c.Version, key, a.Artifact.RelativePath, a.Artifact.Size)
 		}
@@ -177,16 +177,21 @@ func ExampleReadProvenance() {
   "encoder": {"format": ".tar.xz", "block_size": 25165824, "preset": 4},
   "profile": {"name": "jetpack6", "l4t": "r36.5", "repos": ["common", "t234"], "cuda": "12.6",
               "platform": "linux-aarch64", "target": "aarch64-linux", "triple": "aarch64-linux-gnu"},
-  "indexes": [{"repo": "common", "url": "https://repo.download.nvidia.com/jetson/common/dists/r36.5/main/binary-arm64/Packages.gz",
+  "indexes": [{"repo": "common", ` +
+		`"url": "https://repo.download.nvidia.com/jetson/common/dists/r36.5/main/binary-arm64/Packages.gz",
                "sha256": "5f2a0c1d3e4b5a6978f0e1d2c3b4a5968778695a4b3c2d1e0f1a2b3c4d5e6f70", "signed": false}],
   "archives": [{
     "product": "cuda", "pname": "libcublas", "platform": "linux-aarch64", "version": "12.6.1.4",
     "relative_path": "libcublas/linux-aarch64/libcublas-linux-aarch64-12.6.1.4-archive.tar.xz",
-    "size": 1000, "sha256": "abababababababababababababababababababababababababababababababab", "md5": "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", "nar_hash": "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", "input_key": "ef",
+    "size": 1000, "sha256": "abababababababababababababababababababababababababababababababab", ` +
+		`"md5": "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd", "nar_hash": "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", ` +
+		`"input_key": "ef",
     "debs": [{"repo": "common", "package": "libcublas-12-6", "version": "12.6.1.4-1",
-              "filename": "pool/main/libc/libcublas/libcublas-12-6_12.6.1.4-1_arm64.deb", "sha256": "0101010101010101010101010101010101010101010101010101010101010101"}],
+              "filename": "pool/main/libc/libcublas/libcublas-12-6_12.6.1.4-1_arm64.deb", ` +
+		`"sha256": "0101010101010101010101010101010101010101010101010101010101010101"}],
     "stubs": [{"path": "lib/stubs/libcublas.so", "from": "lib/libcublas.so.12.6.1.4",
-               "from_deb": "libcublas-12-6_12.6.1.4-1_arm64.deb", "soname": "libcublas.so.12", "symbols": 1234, "sha256": "2323232323232323232323232323232323232323232323232323232323232323"}]
+               "from_deb": "libcublas-12-6_12.6.1.4-1_arm64.deb", "soname": "libcublas.so.12", "symbols": 1234, ` +
+		`"sha256": "2323232323232323232323232323232323232323232323232323232323232323"}]
   }]
 }`
 	p, err := redist.ReadProvenance(strings.NewReader(sidecar))

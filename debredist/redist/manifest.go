@@ -65,7 +65,11 @@ type Artifact struct {
 func (a *Artifact) Bytes() (int64, error) {
 	n, err := strconv.ParseInt(a.Size, 10, 64)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("artifact %s: size %s is not a number of bytes", jsonpos.Quote(a.RelativePath), jsonpos.Quote(a.Size))
+		return 0, fmt.Errorf(
+			"artifact %s: size %s is not a number of bytes",
+			jsonpos.Quote(a.RelativePath),
+			jsonpos.Quote(a.Size),
+		)
 	}
 	return n, nil
 }
@@ -80,29 +84,35 @@ func (c *Component) Artifacts() []PlatformArtifact {
 			out = append(out, PlatformArtifact{Platform: p, Artifact: pl.Artifact})
 		}
 		for _, v := range slices.Sorted(maps.Keys(pl.Variants)) {
-			out = append(out, PlatformArtifact{Platform: p, Variant: v, Artifact: pl.Variants[v]})
+			out = append(
+				out,
+				PlatformArtifact{Platform: p, CUDAVariant: strings.TrimPrefix(v, "cuda"), Artifact: pl.Variants[v]},
+			)
 		}
 	}
 	return out
 }
 
-// PlatformArtifact is an artifact with the keys it sits under. Variant is
-// the manifest key ("cuda12"); VariantOf spells it as debredist's JSON does.
+// PlatformArtifact is an artifact with the keys it sits under: its
+// platform and its CUDA variant, spelled as everywhere in debredist's Go
+// and JSON ("12", "13.2"; "" for none). VariantKey spells it as the
+// manifest's key.
 type PlatformArtifact struct {
-	Platform, Variant string
-	Artifact          *Artifact
+	Platform, CUDAVariant string
+	Artifact              *Artifact
 }
 
-// VariantOf is the CUDA variant a manifest key names, spelled as the
-// component's "cuda_variant" list, plan, convert, verify and the provenance
-// spell it: "12" for "cuda12", "13.2" for "cuda13.2".
-func VariantOf(key string) string { return strings.TrimPrefix(key, "cuda") }
+// VariantKey is the manifest key NVIDIA nests the artifact of a CUDA
+// variant under ("cuda12" for "12", "cuda13.2" for "13.2"), the key of
+// [Platform.Variants].
+func VariantKey(cudaVariant string) string { return "cuda" + cudaVariant }
 
 var variantKeyRE = regexp.MustCompile(`^cuda[0-9]+(\.[0-9]+)?$`) // cuda13, and cuda13.2 (cuda_compat from CUDA 13)
 
-// UnmarshalJSON reads NVIDIA's manifest format (strictly, as
-// internal/jsonpos reads every JSON input: keys case-sensitive, none twice).
-// Its errors are the JSON reader's, located by the caller's Decode.
+// UnmarshalJSON reads NVIDIA's manifest format (strictly, as debredist
+// reads every JSON input: keys case-sensitive, none twice). Its errors are
+// the JSON reader's, located by the caller's decoder ([ReadManifest]
+// names line and column).
 func (m *Manifest) UnmarshalJSON(b []byte) error {
 	var top map[string]json.RawMessage
 	if err := jsonpos.Unmarshal(b, &top); err != nil {
@@ -178,7 +188,11 @@ func (c *Component) UnmarshalJSON(b []byte) error {
 			p.Variants = map[string]*Artifact{}
 			for v, vraw := range obj {
 				if !variantKeyRE.MatchString(v) {
-					return fmt.Errorf("platform %s: unexpected key %s (want relative_path or cuda<MAJOR>[.<MINOR>])", jsonpos.Quote(k), jsonpos.Quote(v))
+					return fmt.Errorf(
+						"platform %s: unexpected key %s (want relative_path or cuda<MAJOR>[.<MINOR>])",
+						jsonpos.Quote(k),
+						jsonpos.Quote(v),
+					)
 				}
 				a := &Artifact{}
 				if err := jsonpos.Unmarshal(vraw, a, jsonpos.AllowUnknown); err != nil {
@@ -287,9 +301,9 @@ func WriteManifest(w io.Writer, m *Manifest) error {
 	return err
 }
 
-// ReadManifest parses a manifest: at most MaxJSON bytes, read as every
-// JSON input is (internal/jsonpos: bounded nesting, keys case-sensitive,
-// none twice, errors with line and column), and valid (Check).
+// ReadManifest parses a manifest: at most [MaxJSON] bytes, read as every
+// JSON input is (bounded nesting, keys case-sensitive, none twice, errors
+// with line and column), and valid ([Manifest.Check]).
 func ReadManifest(r io.Reader) (*Manifest, error) {
 	b, err := jsonpos.ReadAll("", r, MaxJSON)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // TestManifestRoundTripNVIDIA reads NVIDIA's real manifests and writes them
@@ -63,10 +65,12 @@ func TestManifestRoundTripNVIDIA(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := m.Components["cudnn"]
-	if c == nil || !reflect.DeepEqual(c.CUDAVariant, []string{"11", "12"}) || c.Platforms["linux-aarch64"].Variants["cuda12"] == nil {
+	if c == nil || !reflect.DeepEqual(c.CUDAVariant, []string{"11", "12"}) ||
+		c.Platforms["linux-aarch64"].Variants["cuda12"] == nil {
 		t.Fatalf("cudnn variants not read: %+v", c)
 	}
-	if got := c.Platforms["linux-aarch64"].Variants["cuda12"].RelativePath; got != "cudnn/linux-aarch64/cudnn-linux-aarch64-9.8.0.87_cuda12-archive.tar.xz" {
+	got := c.Platforms["linux-aarch64"].Variants["cuda12"].RelativePath
+	if got != "cudnn/linux-aarch64/cudnn-linux-aarch64-9.8.0.87_cuda12-archive.tar.xz" {
 		t.Errorf("relative_path = %s", got)
 	}
 }
@@ -75,11 +79,25 @@ func TestManifestRoundTripNVIDIA(t *testing.T) {
 // order and 4-space indentation.
 func TestManifestLayout(t *testing.T) {
 	t.Parallel()
-	m := &Manifest{ReleaseDate: "2026-01-15", ReleaseLabel: "9.3.0", ReleaseProduct: "cudnn", Components: map[string]*Component{
-		"cudnn": {Name: "NVIDIA CUDA Deep Neural Network library", License: "cudnn", LicensePath: "cudnn/LICENSE.txt", Version: "9.3.0.75",
-			CUDAVariant: []string{"12"}, Platforms: map[string]*Platform{"linux-aarch64": {Variants: map[string]*Artifact{"cuda12": {
-				RelativePath: "cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz", SHA256: "ab", MD5: "cd", Size: "12"}}}}},
-	}}
+	m := &Manifest{
+		ReleaseDate:    "2026-01-15",
+		ReleaseLabel:   "9.3.0",
+		ReleaseProduct: "cudnn",
+		Components: map[string]*Component{
+			"cudnn": {
+				Name:        "NVIDIA CUDA Deep Neural Network library",
+				License:     "cudnn",
+				LicensePath: "cudnn/LICENSE.txt",
+				Version:     "9.3.0.75",
+				CUDAVariant: []string{
+					"12",
+				},
+				Platforms: map[string]*Platform{"linux-aarch64": {Variants: map[string]*Artifact{"cuda12": {
+					RelativePath: "cudnn/linux-aarch64/cudnn-linux-aarch64-9.3.0.75_cuda12-archive.tar.xz", SHA256: "ab", MD5: "cd",
+					Size: "12"}}}},
+			},
+		},
+	}
 	var out bytes.Buffer
 	if err := WriteManifest(&out, m); err != nil {
 		t.Fatal(err)
@@ -128,15 +146,15 @@ func TestReadSidecar(t *testing.T) {
 	if _, _, err := ReadSidecar(mf); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("no sidecar: %v, want fs.ErrNotExist", err)
 	}
-	os.WriteFile(legacy, []byte(`{"tool": "debredist 0.0.9"}`), 0o644)
+	testutil.Must(t, os.WriteFile(legacy, []byte(`{"tool": "debredist 0.0.9"}`), 0o644))
 	if p, name, err := ReadSidecar(mf); err != nil || name != legacy || p.Tool != "debredist 0.0.9" {
 		t.Fatalf("legacy only: %+v %s %v", p, name, err)
 	}
-	os.WriteFile(cur, []byte(`{"tool": "debredist 0.1.0"}`), 0o644)
+	testutil.Must(t, os.WriteFile(cur, []byte(`{"tool": "debredist 0.1.0"}`), 0o644))
 	if p, name, err := ReadSidecar(mf); err != nil || name != cur || p.Tool != "debredist 0.1.0" {
 		t.Fatalf("both: %+v %s %v", p, name, err)
 	}
-	os.WriteFile(cur, []byte(`{"tool": `), 0o644)
+	testutil.Must(t, os.WriteFile(cur, []byte(`{"tool": `), 0o644))
 	if _, name, err := ReadSidecar(mf); err == nil || name != cur || !strings.Contains(err.Error(), cur) {
 		t.Fatalf("a broken sidecar: %s %v, want an error naming it", name, err)
 	}

@@ -56,7 +56,7 @@ type Archive struct {
 	Product      string `json:"product"`
 	PName        string `json:"pname"`
 	Platform     string `json:"platform"`
-	Variant      string `json:"cuda_variant,omitempty"`
+	CUDAVariant  string `json:"cuda_variant,omitempty"`
 	Version      string `json:"version"`
 	RelativePath string `json:"relative_path"`
 	Size         int64  `json:"size"`
@@ -127,10 +127,10 @@ func (p *Provenance) MirrorBase() string {
 // MaxJSON bounds what ReadManifest and ReadProvenance read: 64 MiB.
 const MaxJSON = 64 << 20
 
-// ReadProvenance reads a provenance sidecar: at most MaxJSON bytes, read
-// as every JSON input is (internal/jsonpos: bounded nesting, keys
-// case-sensitive, none twice; keys a later version adds are ignored), and
-// valid (Check).
+// ReadProvenance reads a provenance sidecar: at most [MaxJSON] bytes,
+// read as every JSON input is (bounded nesting, keys case-sensitive, none
+// twice; keys a later version adds are ignored), and valid
+// ([Provenance.Check]).
 func ReadProvenance(r io.Reader) (*Provenance, error) {
 	b, err := jsonpos.ReadAll("", r, MaxJSON)
 	if err != nil {
@@ -149,7 +149,7 @@ func ReadProvenance(r io.Reader) (*Provenance, error) {
 // ReadSidecar reads the provenance sidecar of the manifest file at path:
 // under its current name, else under the name of versions before it
 // (SidecarFor). It returns the file it read; a missing sidecar is an error
-// wrapping fs.ErrNotExist that names the current name. It reads regular
+// wrapping [fs.ErrNotExist] that names the current name. It reads regular
 // files only (a named pipe is refused, not waited on); a reader of an OUT
 // reads through debredist/outdir instead, which follows no link either.
 func ReadSidecar(manifest string) (*Provenance, string, error) {
@@ -169,7 +169,7 @@ func ReadSidecarWith(manifest string, open func(name string) (io.ReadCloser, err
 	if err != nil {
 		return nil, cur, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	p, err := ReadProvenance(f)
 	if err != nil {
 		return nil, name, fmt.Errorf("%s: %w", name, err)
@@ -206,7 +206,8 @@ func SidecarFor(manifest string) (current, legacy string) {
 // IsManifestName reports whether a file name is a redistrib_<label>.json
 // manifest (not a legacy sidecar).
 func IsManifestName(name string) bool {
-	return strings.HasPrefix(name, ManifestPrefix) && strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, LegacySidecarSuffix)
+	return strings.HasPrefix(name, ManifestPrefix) && strings.HasSuffix(name, ".json") &&
+		!strings.HasSuffix(name, LegacySidecarSuffix)
 }
 
 // IsSidecarName reports whether a file name is a provenance sidecar, under

@@ -18,7 +18,7 @@ import (
 // sbom, nix, diff, build-archive, convert's look at its previous output):
 // ReadManifest and ReadProvenance refuse a file that breaks these rules,
 // and Compare tells a manifest entry that disagrees with its provenance
-// record. Every string is bounded and printable (profile.TextProblem), so
+// record. Every string is bounded and printable ([profile.TextProblem]), so
 // that no reader cuts, folds or shows it differently from another.
 const (
 	MaxTextLen    = 256  // a component's name and license
@@ -67,7 +67,9 @@ func (ps *problems) match(field, s string, ok bool, want string) {
 
 // relPath checks a path relative to the manifest's directory.
 func (ps *problems) relPath(field, p string) {
-	if c, ok := CleanRelativePath(p); !ok || len(p) > MaxPathLen || path.Clean(p) != p || profile.TextProblem(p, MaxPathLen) != "" || c == "" {
+	if c, ok := CleanRelativePath(p); !ok || len(p) > MaxPathLen || path.Clean(p) != p ||
+		profile.TextProblem(p, MaxPathLen) != "" ||
+		c == "" {
 		ps.add(field, "%s is not a relative path below the manifest's directory", jsonpos.Quote(p))
 	}
 }
@@ -87,7 +89,7 @@ func (ps *problems) err() error {
 // Check reports what makes m no valid manifest of an output directory,
 // every problem naming its field (nil when none): release_product a name,
 // release_label dotted numbers, release_date a date; each component key a
-// redist package name (profile.ValidPName: none nixpkgs' CUDA package set
+// redist package name ([profile.ValidPName]: none nixpkgs' CUDA package set
 // uses for itself), its name and license printable text of at most
 // MaxTextLen bytes, its version dotted numbers, its license_path and each
 // artifact's relative_path a path below the manifest's directory, each
@@ -127,12 +129,17 @@ func (c *Component) check(ps *problems, name string) {
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(c.Platforms)) {
-		ps.match(name+" platform", p, len(p) <= profile.MaxNameLen && platformRE.MatchString(p), "a platform (linux-aarch64, linux-x86_64, …, or source)")
+		ps.match(
+			name+" platform",
+			p,
+			len(p) <= profile.MaxNameLen && platformRE.MatchString(p),
+			"a platform (linux-aarch64, linux-x86_64, …, or source)",
+		)
 	}
 	for _, pa := range c.Artifacts() {
 		where := name + "." + pa.Platform
-		if pa.Variant != "" {
-			where += "." + pa.Variant
+		if pa.CUDAVariant != "" {
+			where += "." + VariantKey(pa.CUDAVariant)
 		}
 		a := pa.Artifact
 		ps.relPath(where+".relative_path", a.RelativePath)
@@ -161,22 +168,38 @@ func walkStrings(v any, fn func(string)) {
 
 // Check reports what makes p no valid provenance sidecar, every problem
 // naming its field (nil when none): the profile it records valid as a
-// profile file is (profile.Profile.Validate), and each archive's product,
-// pname (not empty: profile.ValidPName), platform, cuda_variant, version,
+// profile file is ([profile.Profile.Validate]), and each archive's product,
+// pname (not empty: [profile.ValidPName]), platform, cuda_variant, version,
 // relative_path, size, hashes, debs and stubs within the same grammars as
 // the manifest's, every other string printable and bounded.
 func (p *Provenance) Check() error {
 	var ps problems
 	ps.text("tool", p.Tool, MaxTextLen, false)
-	ps.match("encoder.format", p.Encoder.Format, p.Encoder.Format == "" || strings.HasPrefix(p.Encoder.Format, ".tar.") && profile.ValidName(strings.TrimPrefix(p.Encoder.Format, ".tar.")), "an archive extension (.tar.xz, .tar.zst)")
+	ps.match(
+		"encoder.format",
+		p.Encoder.Format,
+		p.Encoder.Format == "" ||
+			strings.HasPrefix(p.Encoder.Format, ".tar.") && profile.ValidName(strings.TrimPrefix(p.Encoder.Format, ".tar.")),
+		"an archive extension (.tar.xz, .tar.zst)",
+	)
 	ps.text("mirror", p.Mirror, MaxLineLen, false)
 	pr := p.Profile
 	ps.text("profile.name", pr.Name, profile.MaxNameLen, false)
 	ps.text("profile.description", pr.Description, 1024, false)
 	ps.match("profile.l4t", pr.L4T, pr.L4T == "" || profile.ValidSuite(pr.L4T), "an L4T suite (r36.5)")
 	ps.match("profile.cuda", pr.CUDA, pr.CUDA == "" || profile.ValidVersion(pr.CUDA), "a CUDA version (12.6)")
-	ps.match("profile.jetpack", pr.JetPack, pr.JetPack == "" || profile.ValidVersion(pr.JetPack), "a JetPack version (6.2.2)")
-	ps.match("profile.release_date", pr.ReleaseDate, pr.ReleaseDate == "" || dateRE.MatchString(pr.ReleaseDate), "a date YYYY-MM-DD")
+	ps.match(
+		"profile.jetpack",
+		pr.JetPack,
+		pr.JetPack == "" || profile.ValidVersion(pr.JetPack),
+		"a JetPack version (6.2.2)",
+	)
+	ps.match(
+		"profile.release_date",
+		pr.ReleaseDate,
+		pr.ReleaseDate == "" || dateRE.MatchString(pr.ReleaseDate),
+		"a date YYYY-MM-DD",
+	)
 	if pr.Name != "" { // a recorded profile: whole, as a profile file is checked
 		if err := pr.Validate("(recorded)"); err != nil {
 			ps.add("profile", "%v", err)
@@ -193,7 +216,12 @@ func (p *Provenance) Check() error {
 		ps.match(f+".product", a.Product, profile.ValidName(a.Product), "a product name ([a-z0-9_]+)")
 		ps.match(f+".pname", a.PName, profile.ValidPName(a.PName), profile.PNameWant)
 		ps.match(f+".platform", a.Platform, profile.ValidPlatform(a.Platform), "a platform (linux-[a-z0-9]+)")
-		ps.match(f+".cuda_variant", a.Variant, a.Variant == "" || variantRE.MatchString(a.Variant), "a CUDA version (12, 13.2)")
+		ps.match(
+			f+".cuda_variant",
+			a.CUDAVariant,
+			a.CUDAVariant == "" || variantRE.MatchString(a.CUDAVariant),
+			"a CUDA version (12, 13.2)",
+		)
 		ps.match(f+".version", a.Version, profile.ValidVersion(a.Version), "dotted numbers (at most 64 bytes)")
 		ps.relPath(f+".relative_path", a.RelativePath)
 		ps.match(f+".size", strconv.FormatInt(a.Size, 10), a.Size > 0, "a positive number of bytes")
@@ -204,8 +232,18 @@ func (p *Provenance) Check() error {
 		for j, d := range a.Debs {
 			g := fmt.Sprintf("%s.debs[%d]", f, j)
 			ps.text(g+".repo", d.Repo, profile.MaxNameLen, true)
-			ps.match(g+".package", d.Package, len(d.Package) <= MaxTextLen && debNameRE.MatchString(d.Package), "a Debian package name")
-			ps.match(g+".version", d.Version, len(d.Version) <= MaxDebVersion && debVerRE.MatchString(d.Version), "a Debian version")
+			ps.match(
+				g+".package",
+				d.Package,
+				len(d.Package) <= MaxTextLen && debNameRE.MatchString(d.Package),
+				"a Debian package name",
+			)
+			ps.match(
+				g+".version",
+				d.Version,
+				len(d.Version) <= MaxDebVersion && debVerRE.MatchString(d.Version),
+				"a Debian version",
+			)
 			ps.relPath(g+".filename", d.Filename)
 			ps.match(g+".sha256", d.SHA256, hex64RE.MatchString(d.SHA256), "64 lower-case hex digits")
 		}
@@ -241,7 +279,15 @@ func (p *Provenance) Check() error {
 func Compare(name string, c *Component, pa PlatformArtifact, rec Archive, platforms []string) []string {
 	var out []string
 	differ := func(field, manifest, recorded string) {
-		out = append(out, fmt.Sprintf("field %s: the manifest says %s, the provenance sidecar records %s", field, jsonpos.Quote(manifest), jsonpos.Quote(recorded)))
+		out = append(
+			out,
+			fmt.Sprintf(
+				"field %s: the manifest says %s, the provenance sidecar records %s",
+				field,
+				jsonpos.Quote(manifest),
+				jsonpos.Quote(recorded),
+			),
+		)
 	}
 	if name != rec.PName {
 		differ("pname (the component's key)", name, rec.PName)
@@ -252,8 +298,8 @@ func Compare(name string, c *Component, pa PlatformArtifact, rec Archive, platfo
 	if !slices.Contains(platforms, rec.Platform) {
 		differ("platform", pa.Platform, rec.Platform)
 	}
-	if want := rec.Variant; want != "" && pa.Variant != "cuda"+want || want == "" && pa.Variant != "" {
-		differ("cuda_variant", strings.TrimPrefix(pa.Variant, "cuda"), rec.Variant)
+	if pa.CUDAVariant != rec.CUDAVariant {
+		differ("cuda_variant", pa.CUDAVariant, rec.CUDAVariant)
 	}
 	if pa.Artifact.Size != strconv.FormatInt(rec.Size, 10) {
 		differ("size", pa.Artifact.Size, strconv.FormatInt(rec.Size, 10))
@@ -288,7 +334,14 @@ func CompareAll(m *Manifest, p *Provenance) []string {
 		for _, pa := range c.Artifacts() {
 			rec, ok := recs[pa.Artifact.RelativePath]
 			if !ok {
-				out = append(out, fmt.Sprintf("%s: archive %s: not recorded in the provenance sidecar", name, jsonpos.Quote(pa.Artifact.RelativePath)))
+				out = append(
+					out,
+					fmt.Sprintf(
+						"%s: archive %s: not recorded in the provenance sidecar",
+						name,
+						jsonpos.Quote(pa.Artifact.RelativePath),
+					),
+				)
 				continue
 			}
 			for _, d := range Compare(name, c, pa, rec, platforms[pa.Artifact.RelativePath]) {
@@ -298,7 +351,10 @@ func CompareAll(m *Manifest, p *Provenance) []string {
 	}
 	for _, rp := range slices.Sorted(maps.Keys(recs)) {
 		if _, ok := platforms[rp]; !ok {
-			out = append(out, fmt.Sprintf("the provenance sidecar records %s, which the manifest does not name", jsonpos.Quote(rp)))
+			out = append(
+				out,
+				fmt.Sprintf("the provenance sidecar records %s, which the manifest does not name", jsonpos.Quote(rp)),
+			)
 		}
 	}
 	return out

@@ -5,6 +5,6 @@
 // changed type or link target, and which deb paths the new release has that
 // no layout rule places.
 //
-// It compares plans and trees that package plan and internal/layout made;
+// It compares plans (package plan) and the layout trees a conversion made;
 // it reads no index, downloads nothing and never decides a layout itself.
 package reldiff

@@ -13,16 +13,16 @@ import (
 
 // release plans a JetPack release from a few debs, as debredist.Diff does
 // from a mirror's indexes or a lock file.
-func release(jetpack string, debs ...apt.Package) *reldiff.Release {
+func release(jetpack string, debs ...apt.Package) *reldiff.Input {
 	p, err := profile.ForJetPack(jetpack)
 	if err != nil {
 		panic(err)
 	}
-	pl, err := plan.Build(p, debs)
+	pl, err := plan.Group(p, debs)
 	if err != nil {
 		panic(err)
 	}
-	return &reldiff.Release{Ref: "jetpack" + jetpack, Origin: "mirror", Profile: pl.Profile, Packages: pl.Packages}
+	return &reldiff.Input{Ref: "jetpack" + jetpack, Origin: "mirror", Profile: pl.Profile, Packages: pl.Packages}
 }
 
 func deb(name, source, version string) apt.Package {

@@ -54,7 +54,8 @@ type LinkChange struct {
 
 // Empty reports no finding.
 func (f *Files) Empty() bool {
-	return len(f.Added)+len(f.Removed)+len(f.TypeChanged)+len(f.LinkChanged)+len(f.Unplaced) == 0 && f.Problem == "" && f.FromProblem == ""
+	return len(f.Added)+len(f.Removed)+len(f.TypeChanged)+len(f.LinkChanged)+len(f.Unplaced) == 0 && f.Problem == "" &&
+		f.FromProblem == ""
 }
 
 // NewListing is the Listing of one component: the entries its archive
@@ -79,7 +80,13 @@ func NewListing(nodes []entry.Header, unplaced []fault.DebPath, err error) Listi
 // added, only its unplaced paths and problems are reported); to is nil for
 // a removed component (nothing to report).
 func CompareFiles(from, to *Listing) *Files {
-	f := &Files{Added: []string{}, Removed: []string{}, TypeChanged: []TypeChange{}, LinkChanged: []LinkChange{}, Unplaced: []fault.DebPath{}}
+	f := &Files{
+		Added:       []string{},
+		Removed:     []string{},
+		TypeChanged: []TypeChange{},
+		LinkChanged: []LinkChange{},
+		Unplaced:    []fault.DebPath{},
+	}
 	if to == nil {
 		return f
 	}
@@ -125,7 +132,7 @@ func CompareFiles(from, to *Listing) *Files {
 // side of every changed component, or of every component both sides have
 // when their layout rules differ (a profile file that moves paths changes
 // the archives of components whose debs did not change).
-func NeedsFiles(r *Result, from, to *Release) (fromNames, toNames []string) {
+func NeedsFiles(r *Result, from, to *Input) (fromNames, toNames []string) {
 	for _, p := range to.Packages {
 		toNames = append(toNames, p.PName)
 	}
@@ -165,11 +172,11 @@ func sameLayout(a, b profile.Profile) bool {
 	return key(a) == key(b)
 }
 
-// AddFiles fills Component.Files from the listings (keyed by pname) and
+// AddFiles fills [ComponentChange.Files] from the listings (keyed by pname) and
 // adds the components of the new release (toRel) whose debs did not change
 // but whose listing differs from the old one (when both are given) or has
 // unplaced paths or a problem.
-func AddFiles(r *Result, toRel *Release, from, to map[string]*Listing) {
+func AddFiles(r *Result, toRel *Input, from, to map[string]*Listing) {
 	r.Files = true
 	listed := map[string]bool{}
 	for i := range r.Products {
@@ -198,7 +205,12 @@ func AddFiles(r *Result, toRel *Release, from, to map[string]*Listing) {
 			if f.Empty() {
 				continue
 			}
-			p.Components = append(p.Components, normalize(Component{PName: pkg.PName, Status: Unchanged, FromVersion: pkg.Version, ToVersion: pkg.Version, Files: f}))
+			p.Components = append(
+				p.Components,
+				normalize(
+					ComponentChange{PName: pkg.PName, Status: Unchanged, FromVersion: pkg.Version, ToVersion: pkg.Version, Files: f},
+				),
+			)
 			p.Unchanged--
 		}
 		sort.Slice(p.Components, func(a, b int) bool { return p.Components[a].PName < p.Components[b].PName })

@@ -9,9 +9,9 @@ import (
 	"github.com/debredist/debredist/debredist/profile"
 )
 
-// Release is one side of a comparison: a resolved profile and the redist
+// Input is one side of a comparison: a resolved profile and the redist
 // packages a conversion of it builds (or built).
-type Release struct {
+type Input struct {
 	// Ref is how the user named the release ("r36.4", "jetpack6", a lock
 	// file or an output directory).
 	Ref string
@@ -32,7 +32,8 @@ type Result struct {
 	From     Side      `json:"from"`
 	To       Side      `json:"to"`
 	Products []Product `json:"products"`
-	// Files says whether in-archive paths were compared (Component.Files).
+	// Files says whether in-archive paths were compared
+	// ([ComponentChange.Files]).
 	Files bool `json:"files"`
 	// Others compares the debs no component converts (nil when a side
 	// does not know them: an output directory).
@@ -68,13 +69,13 @@ type Product struct {
 	ToLabel   string `json:"to_label"`
 	// Components lists the components that differ (or, with files, that
 	// have unplaced paths or layout problems), sorted by pname.
-	Components []Component `json:"components"`
+	Components []ComponentChange `json:"components"`
 	// Unchanged counts the components present on both sides with the same
 	// version, platform, variant and debs (name, version, sha256).
 	Unchanged int `json:"unchanged"`
 }
 
-// Component states of Component.Status.
+// Component states of [ComponentChange.Status].
 const (
 	Added     = "added"
 	Removed   = "removed"
@@ -82,8 +83,8 @@ const (
 	Unchanged = "unchanged" // same debs; listed only for its Files findings
 )
 
-// Component is one redist package that differs between the sides.
-type Component struct {
+// ComponentChange is one redist package that differs between the sides.
+type ComponentChange struct {
 	PName  string `json:"pname"`
 	Status string `json:"status"` // added, removed, changed, unchanged
 	// FromVersion and ToVersion are the redist versions; empty on the side
@@ -92,10 +93,10 @@ type Component struct {
 	ToVersion   string `json:"to_version"`
 	// FromPlatform/ToPlatform and FromVariant/ToVariant are set only when
 	// they differ between the sides.
-	FromPlatform string `json:"from_platform,omitempty"`
-	ToPlatform   string `json:"to_platform,omitempty"`
-	FromVariant  string `json:"from_cuda_variant,omitempty"`
-	ToVariant    string `json:"to_cuda_variant,omitempty"`
+	FromPlatform    string `json:"from_platform,omitempty"`
+	ToPlatform      string `json:"to_platform,omitempty"`
+	FromCUDAVariant string `json:"from_cuda_variant,omitempty"`
+	ToCUDAVariant   string `json:"to_cuda_variant,omitempty"`
 
 	DebsAdded   []Deb       `json:"debs_added"`
 	DebsRemoved []Deb       `json:"debs_removed"`
@@ -133,13 +134,13 @@ type DebChange struct {
 }
 
 // Compare diffs two releases at the level of components and debs.
-func Compare(from, to *Release) *Result {
+func Compare(from, to *Input) *Result {
 	res := &Result{From: side(from), To: side(to)}
 	fromLabels, toLabels := labels(from), labels(to)
 	var order []string
 	seen := map[string]bool{}
-	for _, r := range []*Release{from, to} {
-		for _, pl := range (&plan.Plan{Profile: r.Profile, Packages: r.Packages}).Products() {
+	for _, r := range []*Input{from, to} {
+		for _, pl := range (&plan.Grouping{Profile: r.Profile, Packages: r.Packages}).Products() {
 			if !seen[pl.Product] {
 				seen[pl.Product] = true
 				order = append(order, pl.Product)
@@ -147,18 +148,18 @@ func Compare(from, to *Release) *Result {
 		}
 	}
 	for _, prod := range order {
-		p := Product{Product: prod, FromLabel: fromLabels[prod], ToLabel: toLabels[prod], Components: []Component{}}
+		p := Product{Product: prod, FromLabel: fromLabels[prod], ToLabel: toLabels[prod], Components: []ComponentChange{}}
 		a, b := byPName(from, prod), byPName(to, prod)
 		for _, name := range unionKeys(a, b) {
 			fp, inFrom := a[name]
 			tp, inTo := b[name]
 			switch {
 			case !inTo:
-				c := Component{PName: name, Status: Removed, FromVersion: fp.Version}
+				c := ComponentChange{PName: name, Status: Removed, FromVersion: fp.Version}
 				c.DebsRemoved = debs(fp.Debs)
 				p.Components = append(p.Components, normalize(c))
 			case !inFrom:
-				c := Component{PName: name, Status: Added, ToVersion: tp.Version}
+				c := ComponentChange{PName: name, Status: Added, ToVersion: tp.Version}
 				c.DebsAdded = debs(tp.Debs)
 				p.Components = append(p.Components, normalize(c))
 			default:
@@ -200,7 +201,16 @@ func compareOthers(a, b []apt.Package) *Others {
 		case !inA:
 			o.Added = append(o.Added, Deb{Repo: y.Repo, Name: y.Name, Version: y.Version})
 		case x.Version != y.Version || x.SHA256 != y.SHA256:
-			o.Changed = append(o.Changed, DebChange{Repo: x.Repo, Name: x.Name, FromVersion: x.Version, ToVersion: y.Version, Rebuilt: x.Version == y.Version})
+			o.Changed = append(
+				o.Changed,
+				DebChange{
+					Repo:        x.Repo,
+					Name:        x.Name,
+					FromVersion: x.Version,
+					ToVersion:   y.Version,
+					Rebuilt:     x.Version == y.Version,
+				},
+			)
 		}
 	}
 	return o
@@ -221,19 +231,26 @@ func (r *Result) Empty() bool {
 	return true
 }
 
-func side(r *Release) Side {
-	return Side{Ref: r.Ref, Origin: r.Origin, Profile: r.Profile.Name, L4T: r.Profile.L4T, CUDA: r.Profile.CUDA, ReleaseDate: r.Profile.ReleaseDate}
+func side(r *Input) Side {
+	return Side{
+		Ref:         r.Ref,
+		Origin:      r.Origin,
+		Profile:     r.Profile.Name,
+		L4T:         r.Profile.L4T,
+		CUDA:        r.Profile.CUDA,
+		ReleaseDate: r.Profile.ReleaseDate,
+	}
 }
 
-func labels(r *Release) map[string]string {
+func labels(r *Input) map[string]string {
 	m := map[string]string{}
-	for _, pl := range (&plan.Plan{Profile: r.Profile, Packages: r.Packages}).Products() {
+	for _, pl := range (&plan.Grouping{Profile: r.Profile, Packages: r.Packages}).Products() {
 		m[pl.Product] = pl.Label
 	}
 	return m
 }
 
-func byPName(r *Release, product string) map[string]plan.Package {
+func byPName(r *Input, product string) map[string]plan.Package {
 	m := map[string]plan.Package{}
 	for _, p := range r.Packages {
 		if p.Product == product {
@@ -267,7 +284,7 @@ func debs(ps []apt.Package) []Deb {
 }
 
 // normalize turns nil slices into empty ones (stable JSON for tools).
-func normalize(c Component) Component {
+func normalize(c ComponentChange) ComponentChange {
 	for _, s := range []*[]Deb{&c.DebsAdded, &c.DebsRemoved} {
 		if *s == nil {
 			*s = []Deb{}
@@ -282,13 +299,13 @@ func normalize(c Component) Component {
 	return c
 }
 
-func compareComponent(a, b plan.Package) Component {
-	c := Component{PName: a.PName, Status: Unchanged, FromVersion: a.Version, ToVersion: b.Version}
+func compareComponent(a, b plan.Package) ComponentChange {
+	c := ComponentChange{PName: a.PName, Status: Unchanged, FromVersion: a.Version, ToVersion: b.Version}
 	if a.Platform != b.Platform {
 		c.FromPlatform, c.ToPlatform = a.Platform, b.Platform
 	}
 	if a.CUDAVariant != b.CUDAVariant {
-		c.FromVariant, c.ToVariant = orNone(a.CUDAVariant), orNone(b.CUDAVariant)
+		c.FromCUDAVariant, c.ToCUDAVariant = orNone(a.CUDAVariant), orNone(b.CUDAVariant)
 	}
 	ad, bd := map[string]apt.Package{}, map[string]apt.Package{}
 	for _, d := range a.Debs {
@@ -307,7 +324,10 @@ func compareComponent(a, b plan.Package) Component {
 		case !inA:
 			came = append(came, y)
 		case x.Version != y.Version || x.SHA256 != y.SHA256:
-			c.DebsChanged = append(c.DebsChanged, DebChange{Name: name, FromVersion: x.Version, ToVersion: y.Version, Rebuilt: x.Version == y.Version})
+			c.DebsChanged = append(
+				c.DebsChanged,
+				DebChange{Name: name, FromVersion: x.Version, ToVersion: y.Version, Rebuilt: x.Version == y.Version},
+			)
 		}
 	}
 	// Pair renames: same name once digits are ignored, in name order.
@@ -331,7 +351,7 @@ func compareComponent(a, b plan.Package) Component {
 			c.DebsAdded = append(c.DebsAdded, debs([]apt.Package{n})[0])
 		}
 	}
-	if a.Version != b.Version || c.FromPlatform != "" || c.FromVariant != "" ||
+	if a.Version != b.Version || c.FromPlatform != "" || c.FromCUDAVariant != "" ||
 		len(c.DebsAdded)+len(c.DebsRemoved)+len(c.DebsRenamed)+len(c.DebsChanged) > 0 {
 		c.Status = Changed
 	}

@@ -12,7 +12,7 @@
 // caller holds.
 //
 // Both return a report of everything found wrong, never stopping at the
-// first problem; the error is for failures to run at all. Report.Err and
-// NixpkgsReport.Err turn the problems into one *Error, in the spirit of
+// first problem; the error is for failures to run at all. [Report.Err] and
+// [NixpkgsReport.Err] turn the problems into one *Error, in the spirit of
 // golang.org/x/mod/zip's CheckedFiles.
 package verify

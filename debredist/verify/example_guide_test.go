@@ -19,7 +19,7 @@ import (
 func convert() (out string, cleanup func(), err error) {
 	out, _ = os.MkdirTemp("", "debredist-example")
 	cache, _ := os.MkdirTemp("", "debredist-cache")
-	cleanup = func() { os.RemoveAll(out); os.RemoveAll(cache) }
+	cleanup = func() { _ = os.RemoveAll(out); _ = os.RemoveAll(cache) }
 	_, err = debredist.Convert(context.Background(), debredist.Options{
 		Source:  debredist.Source{Mirror: "../../testdata/sample-mirror", CacheDir: cache},
 		Release: debredist.Release{JetPack: "6"},

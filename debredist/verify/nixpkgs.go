@@ -35,13 +35,13 @@ type Excluded struct {
 
 // NixpkgsArchive is nixpkgs' view of one archive.
 type NixpkgsArchive struct {
-	Manifest  string `json:"manifest"`
-	Component string `json:"component"`
-	Platform  string `json:"platform"`
-	Variant   string `json:"cuda_variant,omitempty"`
-	Path      string `json:"path"`
-	CUDA      string `json:"cuda"`
-	Version   string `json:"version"`
+	Manifest    string `json:"manifest"`
+	Component   string `json:"component"`
+	Platform    string `json:"platform"`
+	CUDAVariant string `json:"cuda_variant,omitempty"`
+	Path        string `json:"path"`
+	CUDA        string `json:"cuda"`
+	Version     string `json:"version"`
 	// Known is false for packages nixpkgs has no rules for here: only the
 	// generic checks apply (outputs: out).
 	Known bool `json:"known"`
@@ -114,7 +114,7 @@ func (r *NixpkgsReport) Err() error {
 // Like Dir, it reads one generation of OUT, again when a conversion
 // replaced it meanwhile.
 func Nixpkgs(ctx context.Context, dir string) (*NixpkgsReport, error) {
-	return reread(ctx, dir, "verify.Nixpkgs", NixpkgsSnapshot)
+	return reread(ctx, dir, "nixpkgs' rules for", NixpkgsSnapshot)
 }
 
 // NixpkgsSnapshot is Nixpkgs on one Snapshot of OUT.
@@ -133,22 +133,22 @@ func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, e
 	var ms []loaded
 	cudaLabel := ""
 	for _, mf := range manifests {
-		rel, _ := filepath.Rel(dir, mf)
+		rel := mf
 		f, err := s.Open(mf)
 		if err != nil {
-			rep.Problems = append(rep.Problems, Problem{Path: filepath.ToSlash(rel), Err: err})
+			rep.Problems = append(rep.Problems, Problem{Path: rel, Err: err})
 			continue
 		}
 		m, err := redist.ReadManifest(f)
 		f.Close()
 		if err != nil {
-			rep.Problems = append(rep.Problems, Problem{Path: filepath.ToSlash(rel), Err: err})
+			rep.Problems = append(rep.Problems, Problem{Path: rel, Err: err})
 			continue
 		}
 		if m.ReleaseProduct == "cuda" {
 			cudaLabel = m.ReleaseLabel
 		}
-		ms = append(ms, loaded{mf, filepath.ToSlash(rel), m})
+		ms = append(ms, loaded{mf, rel, m})
 	}
 	for _, l := range ms {
 		if !table.IsRedist(l.m.ReleaseProduct) {
@@ -159,7 +159,10 @@ func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, e
 					if !seen[pa.Artifact.RelativePath] {
 						seen[pa.Artifact.RelativePath] = true
 						rep.Excluded = append(rep.Excluded, Excluded{Manifest: l.rel, Component: name, Path: pa.Artifact.RelativePath,
-							Reason: fmt.Sprintf("%s is not one of nixpkgs' CUDA redists: use the archive directly (fetchurl with the manifest's sha256)", l.m.ReleaseProduct)})
+							Reason: fmt.Sprintf(
+								"%s is not one of nixpkgs' CUDA redists: use the archive directly (fetchurl with the manifest's sha256)",
+								l.m.ReleaseProduct,
+							)})
 					}
 				}
 			}
@@ -171,7 +174,10 @@ func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, e
 			cuda = cudaLabel
 		}
 		if cuda == "" {
-			rep.Problems = append(rep.Problems, Problemf(l.rel, "no provenance sidecar and no cuda manifest name the CUDA version of the package set"))
+			rep.Problems = append(
+				rep.Problems,
+				Problemf(l.rel, "no provenance sidecar and no cuda manifest name the CUDA version of the package set"),
+			)
 			continue
 		}
 		base := filepath.Dir(l.file)
@@ -191,14 +197,31 @@ func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, e
 					continue
 				}
 				seen[pa.Artifact.RelativePath] = true
-				nc := NixpkgsArchive{Manifest: l.rel, Component: name, Platform: pa.Platform, Variant: redist.VariantOf(pa.Variant), Path: pa.Artifact.RelativePath, CUDA: cuda, Version: l.m.Components[name].Version}
+				nc := NixpkgsArchive{
+					Manifest:    l.rel,
+					Component:   name,
+					Platform:    pa.Platform,
+					CUDAVariant: pa.CUDAVariant,
+					Path:        pa.Artifact.RelativePath,
+					CUDA:        cuda,
+					Version:     l.m.Components[name].Version,
+				}
 				p, ok := redist.CleanRelativePath(pa.Artifact.RelativePath)
 				if !ok {
 					nc.Failures = append(nc.Failures, "unsafe relative_path")
 					rep.Components = append(rep.Components, nc)
 					continue
 				}
-				if err := checkNixpkgs(ctx, s, table, &nc, filepath.Join(base, p), prof.Capabilities, platforms[pa.Artifact.RelativePath]); err != nil {
+				err := checkNixpkgs(
+					ctx,
+					s,
+					table,
+					&nc,
+					filepath.Join(base, p),
+					prof.Capabilities,
+					platforms[pa.Artifact.RelativePath],
+				)
+				if err != nil {
 					nc.Failures = append(nc.Failures, err.Error())
 				}
 				rep.Components = append(rep.Components, nc)
@@ -208,13 +231,29 @@ func NixpkgsSnapshot(ctx context.Context, s *outdir.Snapshot) (*NixpkgsReport, e
 	return rep, ctx.Err()
 }
 
-func checkNixpkgs(ctx context.Context, s *outdir.Snapshot, table *nixcheck.Table, nc *NixpkgsArchive, file string, caps, platforms []string) error {
+func checkNixpkgs(
+	ctx context.Context,
+	s *outdir.Snapshot,
+	table *nixcheck.Table,
+	nc *NixpkgsArchive,
+	file string,
+	caps, platforms []string,
+) error {
 	f, err := s.Open(file)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	c := table.NewChecker(nixcheck.Target{PName: nc.Component, Platform: nc.Platform, CUDA: nc.CUDA, Version: nc.Version, Capabilities: caps, Platforms: platforms})
+	c := table.NewChecker(
+		nixcheck.Target{
+			PName:        nc.Component,
+			Platform:     nc.Platform,
+			CUDA:         nc.CUDA,
+			Version:      nc.Version,
+			Capabilities: caps,
+			Platforms:    platforms,
+		},
+	)
 	// Known before the walk: an archive that does not decode still has its
 	// package rules.
 	_, nc.Known = table.Outputs(nc.Component, nc.Platform, nc.CUDA, nc.Version)
@@ -222,7 +261,8 @@ func checkNixpkgs(ctx context.Context, s *outdir.Snapshot, table *nixcheck.Table
 		return err
 	}
 	r := c.Finish()
-	nc.Known, nc.Outputs, nc.Broken, nc.NixpkgsOwn, nc.EmptyOutputs = r.Known, r.Outputs, r.Broken, r.NixpkgsOwn, r.EmptyOutputs
+	nc.Known, nc.Outputs, nc.Broken = r.Known, r.Outputs, r.Broken
+	nc.NixpkgsOwn, nc.EmptyOutputs = r.NixpkgsOwn, r.EmptyOutputs
 	nc.Insecure, nc.Devices, nc.Source = r.Insecure, r.Devices, r.Source
 	nc.Fills, nc.StubsDir, nc.Generations = r.Fills, r.StubsDir, r.Generations
 	for _, f := range r.Failures {

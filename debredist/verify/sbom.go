@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
@@ -23,7 +24,8 @@ import (
 // manifest with the sha256 the manifest records (which Dir checks against
 // the archive itself), and no archive of this manifest's directory that the
 // manifest does not name.
-func verifySBOM(snap *outdir.Snapshot, rep *Report, mf, rel string) {
+func verifySBOM(snap *outdir.Snapshot, rep *Report, rel string) {
+	mf := rel
 	label := strings.TrimSuffix(strings.TrimPrefix(path.Base(rel), redist.ManifestPrefix), ".json")
 	spdxName, cdxName := redist.SBOMNames(label)
 	var m *redist.Manifest
@@ -64,15 +66,44 @@ func verifySBOM(snap *outdir.Snapshot, rep *Report, mf, rel string) {
 		for _, a := range slices.Sorted(maps.Keys(want)) {
 			switch sum, ok := got[a]; {
 			case !ok:
-				rep.Problems = append(rep.Problems, Problemf(drel, "bill of materials does not list the archive %s (rerun Convert with Build.SBOM)", a))
+				rep.Problems = append(
+					rep.Problems,
+					Problemf(
+						drel,
+						"bill of materials does not list the archive %s (rerun %s with %s)",
+						a,
+						fault.RefConvert,
+						fault.RefSBOM,
+					),
+				)
 			case sum != want[a]:
-				rep.Problems = append(rep.Problems, Problemf(drel, "bill of materials gives %s the sha256 %s, the manifest and the archive %s (rerun Convert with Build.SBOM)", a, sum, want[a]))
+				rep.Problems = append(
+					rep.Problems,
+					Problemf(
+						drel,
+						"bill of materials gives %s the sha256 %s, the manifest and the archive %s (rerun %s with %s)",
+						a,
+						sum,
+						want[a],
+						fault.RefConvert,
+						fault.RefSBOM,
+					),
+				)
 			}
 		}
 		dir := path.Dir(rel) + "/"
 		for _, a := range slices.Sorted(maps.Keys(got)) {
 			if _, ok := want[a]; !ok && strings.HasPrefix(a, dir) {
-				rep.Problems = append(rep.Problems, Problemf(drel, "bill of materials lists the archive %s, which the manifest does not name (rerun Convert with Build.SBOM)", a))
+				rep.Problems = append(
+					rep.Problems,
+					Problemf(
+						drel,
+						"bill of materials lists the archive %s, which the manifest does not name (rerun %s with %s)",
+						a,
+						fault.RefConvert,
+						fault.RefSBOM,
+					),
+				)
 			}
 		}
 	}

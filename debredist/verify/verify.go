@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
@@ -43,16 +44,16 @@ func (r *Report) Archives() int {
 
 // Archive is the check of one archive named by a manifest.
 type Archive struct {
-	Manifest  string `json:"manifest"`
-	Component string `json:"component"`
-	Platform  string `json:"platform"`
-	Variant   string `json:"cuda_variant,omitempty"`
+	Manifest    string `json:"manifest"`
+	Component   string `json:"component"`
+	Platform    string `json:"platform"`
+	CUDAVariant string `json:"cuda_variant,omitempty"`
 	// Path is the manifest's relative_path: relative to the manifest's
 	// directory (path.Join(path.Dir(Manifest), Path) is relative to Dir).
 	Path     string    `json:"path"`
 	Size     int64     `json:"size"`
 	NAR      string    `json:"nar_hash,omitempty"`
-	Problems []Problem `json:"problems"` // what is wrong with this archive; Path is "" (it is Archive.Path)
+	Problems []Problem `json:"problems"` // what is wrong with this archive; Path is "" (it is [Archive.Path])
 }
 
 // OK reports whether nothing is wrong.
@@ -67,12 +68,12 @@ type Problem struct {
 	Err  error
 	// Aside marks a problem with something that is not output (a link or
 	// file debredist did not write, a stray or unlinked entry, a bill of
-	// materials): Report.OutputErr leaves it out.
+	// materials): [Report.OutputErr] leaves it out.
 	Aside bool
 }
 
 func (p Problem) Error() string {
-	if _, ok := p.Err.(interface{ namesPath() }); p.Path == "" || ok {
+	if _, ok := p.Err.(*strayError); p.Path == "" || ok { // a stray's message names its file
 		return p.Err.Error()
 	}
 	return p.Path + ": " + p.Err.Error()
@@ -97,7 +98,7 @@ func (p *Problem) UnmarshalJSON(b []byte) error {
 // Problemf is a Problem of the file at path (relative to the checked
 // directory, "" for none) with a formatted message.
 func Problemf(path, format string, a ...any) Problem {
-	return Problem{Path: path, Err: fmt.Errorf(format, a...)}
+	return Problem{Path: path, Err: fault.Errorf(format, a...)}
 }
 
 // Error lists everything Dir (or Convert's check of its own output, or
@@ -112,7 +113,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%d problem(s):\n  %s", len(e.Problems), strings.Join(msgs, "\n  "))
 }
 
-// Unwrap returns every problem, so that errors.Is and errors.As reach the
+// Unwrap returns every problem, so that [errors.Is] and [errors.As] reach the
 // errors the problems wrap.
 func (e *Error) Unwrap() []error {
 	errs := make([]error, len(e.Problems))
@@ -163,9 +164,9 @@ func (r *Report) Err() error {
 // file), entry safety (no absolute paths, escapes or devices), the license
 // file, and the provenance sidecar's record of the archive. The returned
 // error is for failures to run at all; what is wrong with the output is in
-// the Report (see Report.Err).
+// the Report (see [Report.Err]).
 //
-// Dir reads one generation of dir (outdir.Open): when a conversion
+// Dir reads one generation of dir ([outdir.Open]): when a conversion
 // switches OUT while it reads and the old generation's removal makes a
 // read fail, it reads the new one again from the start, up to
 // maxRereads times.
@@ -181,7 +182,11 @@ const maxRereads = 5
 // conversion replaced the generation meanwhile and the report found
 // problems (the removal of the old generation failing a read), up to
 // maxRereads times. what names the check in an error.
-func reread[R interface{ Err() error }](ctx context.Context, dir, what string, check func(context.Context, *outdir.Snapshot) (R, error)) (R, error) {
+func reread[R interface{ Err() error }](
+	ctx context.Context,
+	dir, what string,
+	check func(context.Context, *outdir.Snapshot) (R, error),
+) (R, error) {
 	dir = filepath.Clean(dir)
 	for try := 0; ; try++ {
 		s, err := outdir.Open(dir)
@@ -194,7 +199,7 @@ func reread[R interface{ Err() error }](ctx context.Context, dir, what string, c
 		}
 		rep, err := check(ctx, s)
 		replaced := s.Replaced()
-		s.Close()
+		_ = s.Close()
 		if err == nil && replaced && rep.Err() != nil && try < maxRereads {
 			continue
 		}
@@ -213,39 +218,43 @@ func DirSnapshot(ctx context.Context, s *outdir.Snapshot) (*Report, error) {
 	// or unlinked entries) is reported aside: readers never take it.
 	defer func(n int) { markAside(rep.Problems[n:]) }(len(rep.Problems))
 	for _, p := range found.Foreign {
-		l, _ := os.Readlink(p)
+		l, _ := os.Readlink(s.Path(p))
 		l = strconv.Quote(l) // the target is OUT's text: quoted, never raw on a terminal
-		rel, _ := filepath.Rel(dir, p)
-		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
+		rep.Problems = append(rep.Problems, Problemf(p,
 			"a symbolic link (to %s) that debredist did not write: not followed, its target is not verified", l))
 	}
 	for _, p := range found.Other {
-		rel, _ := filepath.Rel(dir, p)
-		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
+		rep.Problems = append(rep.Problems, Problemf(p,
 			"a file debredist did not write: not output, not verified (an output directory holds only what convert writes)"))
 	}
 	for _, p := range found.Outside {
-		rel, _ := filepath.Rel(dir, p)
-		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
+		rep.Problems = append(rep.Problems, Problemf(p,
 			"a directory that is no product of the current output (not debredist's, or a copy of one): not read, not verified"))
 	}
 	for _, p := range found.Dangling {
-		rel, _ := filepath.Rel(dir, p)
-		rep.Problems = append(rep.Problems, Problemf(filepath.ToSlash(rel),
-			"a product link of debredist's (to %s) whose product the current output lacks: left by a run killed before it switched (rerun convert to remove it)", publish.ProductLink(filepath.Base(p))))
+		rep.Problems = append(rep.Problems, Problemf(
+			p,
+			"a product link of debredist's (to %s) whose product the current output lacks: left by a run killed before it "+
+				"switched (rerun convert to remove it)",
+			publish.ProductLink(filepath.Base(p)),
+		))
 	}
 	for _, p := range found.Unlinked {
-		rep.Problems = append(rep.Problems, Problemf(p,
-			"product %s is in the current output (%s) but has no link in OUT: a run was killed after it switched (rerun convert to link it)", p, publish.ProductLink(p)))
+		rep.Problems = append(rep.Problems, Problemf(
+			p,
+			"product %s is in the current output (%s) but has no link in OUT: a run was killed after it switched (rerun "+
+				"convert to link it)",
+			p,
+			publish.ProductLink(p),
+		))
 	}
 	for _, p := range found.Strays {
 		// NVIDIA's shell-parse.sh takes every redistrib_* file for a release.
-		rel, _ := filepath.Rel(dir, p)
 		what := "is not a redistrib_<label>.json manifest"
 		if strings.HasSuffix(p, redist.LegacySidecarSuffix) {
 			what = "is a provenance sidecar under its old name (rerun convert to rename it)"
 		}
-		rep.Problems = append(rep.Problems, Problem{Path: filepath.ToSlash(rel), Err: &strayError{filepath.ToSlash(rel), what}})
+		rep.Problems = append(rep.Problems, Problem{Path: p, Err: &strayError{p, what}})
 	}
 	if len(manifests) == 0 {
 		rep.Problems = append(rep.Problems, Problemf("", "no redistrib_*.json manifest under %s", dir))
@@ -254,17 +263,17 @@ func DirSnapshot(ctx context.Context, s *outdir.Snapshot) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rel, _ := filepath.Rel(dir, mf)
-		rep.Manifests = append(rep.Manifests, filepath.ToSlash(rel))
-		verifyManifest(ctx, s, rep, mf, filepath.ToSlash(rel))
+		rep.Manifests = append(rep.Manifests, mf)
+		verifyManifest(ctx, s, rep, mf)
 		n := len(rep.Problems)
-		verifySBOM(s, rep, mf, filepath.ToSlash(rel)) // sbom.go
-		markAside(rep.Problems[n:])                   // the documents are not what readers read
+		verifySBOM(s, rep, mf)      // sbom.go
+		markAside(rep.Problems[n:]) // the documents are not what readers read
 	}
 	return rep, ctx.Err()
 }
 
-func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, mf, rel string) {
+func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, rel string) {
+	mf := rel
 	f, err := s.Open(mf)
 	if err != nil {
 		rep.Problems = append(rep.Problems, Problem{Path: rel, Err: err})
@@ -319,7 +328,13 @@ func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, mf, re
 			}
 		}
 		for _, pa := range c.Artifacts() {
-			ar := Archive{Manifest: rel, Component: name, Platform: pa.Platform, Variant: redist.VariantOf(pa.Variant), Path: pa.Artifact.RelativePath}
+			ar := Archive{
+				Manifest:    rel,
+				Component:   name,
+				Platform:    pa.Platform,
+				CUDAVariant: pa.CUDAVariant,
+				Path:        pa.Artifact.RelativePath,
+			}
 			k := seen{pa.Artifact.RelativePath, pa.Artifact.SHA256, pa.Artifact.Size, pa.Artifact.MD5}
 			if first, ok := checked[k]; ok {
 				ar.Size, ar.NAR, ar.Problems = first.Size, first.NAR, slices.Clone(first.Problems)
@@ -338,12 +353,22 @@ func verifyManifest(ctx context.Context, s *outdir.Snapshot, rep *Report, mf, re
 	}
 	for _, p := range slices.Sorted(maps.Keys(prov)) {
 		if !named[p] {
-			rep.Problems = append(rep.Problems, Problemf(rel, "the provenance sidecar records %s, which the manifest does not name", p))
+			rep.Problems = append(
+				rep.Problems,
+				Problemf(rel, "the provenance sidecar records %s, which the manifest does not name", p),
+			)
 		}
 	}
 }
 
-func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base string, a *redist.Artifact, prov map[string]redist.Archive) {
+func verifyArtifact(
+	ctx context.Context,
+	s *outdir.Snapshot,
+	ar *Archive,
+	base string,
+	a *redist.Artifact,
+	prov map[string]redist.Archive,
+) {
 	bad := func(format string, v ...any) { ar.Problems = append(ar.Problems, Problemf("", format, v...)) }
 	p, ok := redist.CleanRelativePath(a.RelativePath)
 	if !ok {
@@ -363,7 +388,12 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 	}
 	ar.Size = st.Size()
 	if n, links := s.LinksOutside(f, filepath.Join(base, p)); n > 0 {
-		bad("hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive (copy it instead of linking it)", n, links)
+		bad(
+			"hard-linked to %d file(s) outside OUT (%d links): whoever writes one of them changes the archive (copy it "+
+				"instead of linking it)",
+			n,
+			links,
+		)
 	}
 	// The sizes first, by stat: a file of another size is not the archive,
 	// and is not read (it could be terabytes).
@@ -383,7 +413,12 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 		// An archive that does not decode is first of all not the bytes
 		// its manifest names: say so, and why it does not decode after.
 		if sum, herr := files.HashFile(ctx, f, st.Size()); herr == nil && sum != a.SHA256 {
-			bad("sha256 is %s, manifest says %s: the archive is damaged or was replaced (it does not decode: %v)", sum, a.SHA256, strings.TrimPrefix(err.Error(), "archive: "))
+			bad(
+				"sha256 is %s, manifest says %s: the archive is damaged or was replaced (it does not decode: %v)",
+				sum,
+				a.SHA256,
+				strings.TrimPrefix(err.Error(), "archive: "),
+			)
 			return
 		}
 		bad("%w", err) // internal/archive's errors name it ("archive: …")
@@ -397,11 +432,25 @@ func verifyArtifact(ctx context.Context, s *outdir.Snapshot, ar *Archive, base s
 		bad("md5 is %s, manifest says %s", r.MD5, a.MD5)
 	}
 	if want := archive.TopName(path.Base(a.RelativePath)); r.Top != want {
-		bad("top-level directory is %s, want %s (the file name without its extension)", jsonpos.Quote(r.Top), jsonpos.Quote(want))
+		bad(
+			"top-level directory is %s, want %s (the file name without its extension)",
+			jsonpos.Quote(r.Top),
+			jsonpos.Quote(want),
+		)
 	}
 	if rec, ok := prov[a.RelativePath]; ok {
 		if rec.SHA256 != r.SHA256 || rec.NAR != r.NAR || rec.Size != st.Size() || (rec.MD5 != "" && rec.MD5 != r.MD5) {
-			bad("provenance records size %d sha256 %s md5 %s nar %s, archive has %d %s %s %s", rec.Size, rec.SHA256, rec.MD5, rec.NAR, st.Size(), r.SHA256, r.MD5, r.NAR)
+			bad(
+				"provenance records size %d sha256 %s md5 %s nar %s, archive has %d %s %s %s",
+				rec.Size,
+				rec.SHA256,
+				rec.MD5,
+				rec.NAR,
+				st.Size(),
+				r.SHA256,
+				r.MD5,
+				r.NAR,
+			)
 		}
 	} else if prov != nil {
 		bad("not recorded in the provenance sidecar")
@@ -415,4 +464,34 @@ type strayError struct{ path, what string }
 func (e *strayError) Error() string {
 	return e.path + " " + e.what + ", but NVIDIA's shell-parse.sh takes every redistrib_* file for a release"
 }
-func (e *strayError) namesPath() {}
+
+// Readable refuses an OUT (the Snapshot a reader reads) that Dir finds
+// anything wrong with in what readers read ([Report.OutputErr]): what verify
+// refuses, no other reader (sbom, nix) turns into output. The error is
+// one line.
+func Readable(ctx context.Context, snap *outdir.Snapshot) error {
+	rep, err := DirSnapshot(ctx, snap)
+	if err != nil {
+		return err
+	}
+	var ve *Error
+	if !errors.As(rep.OutputErr(), &ve) {
+		return nil
+	}
+	var msgs []string
+	for _, p := range ve.Problems[:min(len(ve.Problems), 3)] {
+		msgs = append(msgs, p.Error())
+	}
+	more := ""
+	if n := len(ve.Problems) - len(msgs); n > 0 {
+		more = fmt.Sprintf("; and %d more", n)
+	}
+	return fault.Errorf(
+		"%s is not a valid output, %d problem(s): %s%s (%s tells more)",
+		snap.Out,
+		len(ve.Problems),
+		strings.Join(msgs, "; "),
+		more,
+		fault.RefVerify,
+	)
+}

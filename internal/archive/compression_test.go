@@ -21,7 +21,8 @@ func TestCompressions(t *testing.T) {
 		{XZ, []string{"xz"}, ".tar.xz", lzma.MaxLevel, lzma.DefaultLevel, 7, "archive: xz preset 7 out of range 1..6"},
 		{Zstd, []string{"zstd", "zst"}, ".tar.zst", 4, 4, 5, "archive: zstd preset 5 out of range 1..4"},
 	} {
-		if tc.c.String() != tc.names[0] || tc.c.Ext() != tc.ext || tc.c.MaxPreset() != tc.max || tc.c.DefaultPreset() != tc.def {
+		if tc.c.String() != tc.names[0] || tc.c.Ext() != tc.ext || tc.c.MaxPreset() != tc.max ||
+			tc.c.DefaultPreset() != tc.def {
 			t.Errorf("%v: %q %q %d %d", tc.c, tc.c.String(), tc.c.Ext(), tc.c.MaxPreset(), tc.c.DefaultPreset())
 		}
 		for _, n := range tc.names {

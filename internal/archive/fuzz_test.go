@@ -12,7 +12,16 @@ import (
 // allocate without bound, and whatever it accepts must satisfy the safety
 // invariants it promises.
 func FuzzInspect(f *testing.F) {
-	f.Add(rawArchive(f, XZ, mdir("t/"), reg("t/a", "hello"), mlink(tar.TypeSymlink, "t/l", "a"), mlink(tar.TypeLink, "t/h", "t/a")))
+	f.Add(
+		rawArchive(
+			f,
+			XZ,
+			mdir("t/"),
+			reg("t/a", "hello"),
+			mlink(tar.TypeSymlink, "t/l", "a"),
+			mlink(tar.TypeLink, "t/h", "t/a"),
+		),
+	)
 	f.Add(rawArchive(f, Zstd, mdir("t/"), reg("t/a", "hello")))
 	f.Add(rawArchive(f, XZ, reg("t/../x", "x")))
 	var buf bytes.Buffer

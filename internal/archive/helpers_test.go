@@ -20,7 +20,14 @@ import (
 // content returns n deterministic, moderately compressible bytes.
 func content(seed uint64, n int) []byte {
 	r := rand.New(rand.NewPCG(seed, 42))
-	words := [][]byte{[]byte("cuda"), []byte("\x00\x00\x00\x00"), []byte("libcudart.so.12"), []byte("\x48\x89\xe5\x41\x57"), []byte("nvidia"), []byte("\xff\xff")}
+	words := [][]byte{
+		[]byte("cuda"),
+		[]byte("\x00\x00\x00\x00"),
+		[]byte("libcudart.so.12"),
+		[]byte("\x48\x89\xe5\x41\x57"),
+		[]byte("nvidia"),
+		[]byte("\xff\xff"),
+	}
 	b := make([]byte, 0, n)
 	for len(b) < n {
 		if r.IntN(3) == 0 {
@@ -97,7 +104,7 @@ func narOfDir(t *testing.T, root string) string {
 		var n [8]byte
 		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
-		io.WriteString(h, s)
+		_, _ = io.WriteString(h, s) // a hash.Hash never fails
 		h.Write(make([]byte, (8-len(s)%8)%8))
 	}
 	var node func(p string)

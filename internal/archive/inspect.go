@@ -160,7 +160,7 @@ func Inspect(ctx context.Context, r io.Reader) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: inspect: %w", err)
 	}
-	defer dec.Close()
+	defer func() { _ = dec.Close() }()
 	in.bound = &boundReader{r: dec, in: in.hr}
 	in.tr = tar.NewReader(in.bound)
 	for {
@@ -292,7 +292,7 @@ func (in *inspector) add(h *tar.Header, hd entry.Header) (*seen, error) {
 		return nil, fmt.Errorf("archive: inspect: %w: more than %d bytes of names", ErrLimit, MaxNameBytes)
 	}
 	if n, ok := in.nodes[rel]; ok {
-		if !(n.implicit && hd.Type == entry.Dir) {
+		if !n.implicit || hd.Type != entry.Dir {
 			return nil, &EntryError{Name: h.Name, Err: ErrDuplicate}
 		}
 	}
@@ -310,7 +310,10 @@ func (in *inspector) add(h *tar.Header, hd entry.Header) (*seen, error) {
 	if hd.Type == entry.Hardlink {
 		t, ok := in.nodes[hd.Link]
 		if !ok || (t.typ != entry.Regular && t.typ != entry.Hardlink) {
-			return nil, &EntryError{Name: h.Name, Err: fmt.Errorf("%w: target %q is not an earlier regular file", ErrHardlink, hd.Link)}
+			return nil, &EntryError{
+				Name: h.Name,
+				Err:  fmt.Errorf("%w: target %q is not an earlier regular file", ErrHardlink, hd.Link),
+			}
 		}
 		me.root = hd.Link
 		if t.typ == entry.Hardlink {
@@ -452,15 +455,29 @@ func (b *boundReader) Read(p []byte) (int, error) {
 func (b *boundReader) check() error {
 	out := b.out + b.extra
 	if b.extra > MaxLinkedFactor*max(b.out, RatioMinBytes) {
-		return fmt.Errorf("%w: hardlinks repeat %d bytes of content, more than MaxLinkedFactor=%d times the %d-byte tar stream (or RatioMinBytes=%d)",
-			ErrLimit, b.extra, MaxLinkedFactor, b.out, RatioMinBytes)
+		return fmt.Errorf(
+			"%w: hardlinks repeat %d bytes of content, more than MaxLinkedFactor=%d times the %d-byte tar stream (or "+
+				"RatioMinBytes=%d)",
+			ErrLimit,
+			b.extra,
+			MaxLinkedFactor,
+			b.out,
+			RatioMinBytes,
+		)
 	}
 	if out > MaxBytes {
 		return fmt.Errorf("%w: more than MaxBytes=%d bytes of content (hardlinks counted)", ErrLimit, int64(MaxBytes))
 	}
 	if out > RatioMinBytes && out/max(b.in.n, 1) >= MaxRatio {
-		return fmt.Errorf("%w: decompression bomb: %d compressed bytes expand to more than %d (hardlinks counted; over MaxRatio=%dx past RatioMinBytes=%d)",
-			ErrLimit, b.in.n, out, MaxRatio, RatioMinBytes)
+		return fmt.Errorf(
+			"%w: decompression bomb: %d compressed bytes expand to more than %d (hardlinks counted; over MaxRatio=%dx past "+
+				"RatioMinBytes=%d)",
+			ErrLimit,
+			b.in.n,
+			out,
+			MaxRatio,
+			RatioMinBytes,
+		)
 	}
 	return nil
 }
@@ -469,7 +486,13 @@ func (b *boundReader) check() error {
 // NAR hash of its content, keeping the content of each hardlink target
 // (known from the first pass) until its links come. The entries must be
 // those of the first pass (rep.Entries), or the archive changed meanwhile.
-func narSecondPass(ctx context.Context, ra io.ReaderAt, start int64, rep *Report, targets map[string]bool) (string, error) {
+func narSecondPass(
+	ctx context.Context,
+	ra io.ReaderAt,
+	start int64,
+	rep *Report,
+	targets map[string]bool,
+) (string, error) {
 	sr := io.NewSectionReader(ra, start, math.MaxInt64-start)
 	hr := &hashReader{ctx: ctx, r: sr, sha: sha256.New(), md5: md5.New()}
 	br := bufio.NewReaderSize(hr, 64<<10)
@@ -477,7 +500,7 @@ func narSecondPass(ctx context.Context, ra io.ReaderAt, start int64, rep *Report
 	if err != nil {
 		return "", err
 	}
-	defer dec.Close()
+	defer func() { _ = dec.Close() }()
 	sp := &spool{mem: map[string][]byte{}, at: map[string][2]int64{}}
 	defer sp.close()
 	nar := newNARWriter()
@@ -568,7 +591,7 @@ func (s *spool) writer(name string, size int64) io.Writer {
 		if s.f, s.err = os.CreateTemp("", "debredist-inspect-*"); s.err != nil {
 			return io.Discard
 		}
-		os.Remove(s.f.Name()) // unlinked: gone with the descriptor
+		_ = os.Remove(s.f.Name()) // unlinked: gone with the descriptor
 	}
 	s.at[name] = [2]int64{s.end, size}
 	return writerFunc(func(p []byte) (int, error) {

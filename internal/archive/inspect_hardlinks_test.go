@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/internal/testutil"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -121,8 +122,8 @@ func sparseArchive(t *testing.T, typ byte) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	tw := tar.NewWriter(&b)
-	tw.WriteHeader(&tar.Header{Name: "top/", Typeflag: tar.TypeDir, Mode: 0o755})
-	tw.Flush()
+	testutil.Must(t, tw.WriteHeader(&tar.Header{Name: "top/", Typeflag: tar.TypeDir, Mode: 0o755}))
+	testutil.Must(t, tw.Flush())
 	// The headers are written raw: tar.Writer drops GNU.sparse records
 	// and writes no type 'S'.
 	raw := func(name string, typ byte, body []byte, realsize int64) {
@@ -156,7 +157,8 @@ func sparseArchive(t *testing.T, typ byte) []byte {
 	if typ == tar.TypeGNUSparse {
 		raw("top/s", typ, make([]byte, 512), 1<<30)
 	} else {
-		rec := paxRec("GNU.sparse.major", "1") + paxRec("GNU.sparse.minor", "0") + paxRec("GNU.sparse.name", "top/s") + paxRec("GNU.sparse.realsize", fmt.Sprint(1<<30))
+		rec := paxRec("GNU.sparse.major", "1") + paxRec("GNU.sparse.minor", "0") + paxRec("GNU.sparse.name", "top/s") +
+			paxRec("GNU.sparse.realsize", fmt.Sprint(1<<30))
 		raw("top/PaxHeaders/s", 'x', []byte(rec), 0)
 		raw("top/s", '0', append([]byte("1\n0\n0\n"), make([]byte, 506)...), 0)
 	}
@@ -175,7 +177,8 @@ func TestInspectSparseRefused(t *testing.T) {
 	for _, typ := range []byte{'0', tar.TypeGNUSparse} {
 		c := sparseArchive(t, typ)
 		_, err := Inspect(context.Background(), bytes.NewReader(c))
-		if !errors.Is(err, ErrType) || !errors.Is(err, entry.ErrSparse) || !strings.Contains(err.Error(), "unsupported entry type: sparse file") {
+		if !errors.Is(err, ErrType) || !errors.Is(err, entry.ErrSparse) ||
+			!strings.Contains(err.Error(), "unsupported entry type: sparse file") {
 			t.Errorf("type %q: Inspect: got %v, want a sparse-file ErrType", typ, err)
 		}
 		err = Walk(context.Background(), bytes.NewReader(c), "", func(h entry.Header, content io.Reader) error {
@@ -206,7 +209,9 @@ func zstdCompress(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.Write(b)
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
@@ -260,9 +265,9 @@ func TestWalkBounded(t *testing.T) {
 		if strings.HasSuffix(n, "/") {
 			typ = tar.TypeDir
 		}
-		tw.WriteHeader(&tar.Header{Name: n, Typeflag: typ, Mode: 0o644})
+		testutil.Must(t, tw.WriteHeader(&tar.Header{Name: n, Typeflag: typ, Mode: 0o644}))
 	}
-	tw.Close()
+	testutil.Must(t, tw.Close())
 	two, err := zstdCompress(b.Bytes())
 	if err != nil {
 		t.Fatal(err)

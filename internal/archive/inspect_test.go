@@ -44,8 +44,20 @@ func TestInspectRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Top != "top-1" || rep.Size != res.Size || rep.SHA256 != res.SHA256 || rep.MD5 != res.MD5 || rep.NAR != res.NAR {
-				t.Errorf("Report %s %d %s %s %s\n  Result %d %s %s %s", rep.Top, rep.Size, rep.SHA256, rep.MD5, rep.NAR, res.Size, res.SHA256, res.MD5, res.NAR)
+			if rep.Top != "top-1" || rep.Size != res.Size || rep.SHA256 != res.SHA256 || rep.MD5 != res.MD5 ||
+				rep.NAR != res.NAR {
+				t.Errorf(
+					"Report %s %d %s %s %s\n  Result %d %s %s %s",
+					rep.Top,
+					rep.Size,
+					rep.SHA256,
+					rep.MD5,
+					rep.NAR,
+					res.Size,
+					res.SHA256,
+					res.MD5,
+					res.NAR,
+				)
 			}
 			if len(rep.Entries) != len(items) {
 				t.Fatalf("%d entries, want %d", len(rep.Entries), len(items))
@@ -149,20 +161,24 @@ func rawArchive(t testing.TB, comp Compression, ms ...member) []byte {
 		if err := tw.WriteHeader(&h); err != nil {
 			t.Fatal(err)
 		}
-		io.WriteString(tw, m.body)
+		if _, err := io.WriteString(tw, m.body); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := tw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	var zw io.WriteCloser = NewXZWriter(&out, 1)
+	zw := NewXZWriter(&out, 1)
 	if comp == Zstd {
 		var err error
 		if zw, err = zstd.NewWriter(&out); err != nil {
 			t.Fatal(err)
 		}
 	}
-	zw.Write(tb.Bytes())
+	if _, err := zw.Write(tb.Bytes()); err != nil {
+		t.Fatal(err)
+	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -186,11 +202,19 @@ func TestInspectRejects(t *testing.T) {
 		{"through file", []member{top, reg("t/a", "x"), reg("t/a/b", "y")}, ErrNotDir},
 		{"through symlink", []member{top, mlink(tar.TypeSymlink, "t/l", "."), reg("t/l/b", "y")}, ErrNotDir},
 		{"file over implicit dir", []member{top, reg("t/d/x", "x"), reg("t/d", "y")}, ErrDuplicate},
-		{"char device", []member{top, {h: tar.Header{Name: "t/null", Typeflag: tar.TypeChar, Mode: 0o666, Devmajor: 1, Devminor: 3}}}, ErrType},
+		{
+			"char device",
+			[]member{top, {h: tar.Header{Name: "t/null", Typeflag: tar.TypeChar, Mode: 0o666, Devmajor: 1, Devminor: 3}}},
+			ErrType,
+		},
 		{"fifo", []member{top, {h: tar.Header{Name: "t/p", Typeflag: tar.TypeFifo, Mode: 0o666}}}, ErrType},
 		{"symlink escape", []member{top, mlink(tar.TypeSymlink, "t/lib/l", "../../etc/passwd")}, ErrSymlink},
 		{"symlink absolute", []member{top, mlink(tar.TypeSymlink, "t/l", "/etc/passwd")}, ErrSymlink},
-		{"symlink escape via symlink", []member{top, mlink(tar.TypeSymlink, "t/s", "."), mlink(tar.TypeSymlink, "t/x", "s/..")}, ErrSymlink},
+		{
+			"symlink escape via symlink",
+			[]member{top, mlink(tar.TypeSymlink, "t/s", "."), mlink(tar.TypeSymlink, "t/x", "s/..")},
+			ErrSymlink,
+		},
 		{"hardlink outside", []member{top, mlink(tar.TypeLink, "t/h", "/etc/passwd")}, ErrHardlink},
 		{"hardlink other top", []member{top, mlink(tar.TypeLink, "t/h", "u/x")}, ErrHardlink},
 		{"hardlink missing", []member{top, mlink(tar.TypeLink, "t/h", "t/x")}, ErrHardlink},

@@ -45,7 +45,11 @@ func TestRealTools(t *testing.T) {
 	}{{XZ, "xz", "-J"}, {Zstd, "zstd", "--zstd"}} {
 		t.Run(tc.comp.String(), func(t *testing.T) {
 			tool := testutil.RequireTool(t, tc.tool)
-			data, res := writeArchive(t, entries, Options{Top: "foo-1.0-archive", MTime: mtime, Compression: tc.comp, Workers: 2})
+			data, res := writeArchive(
+				t,
+				entries,
+				Options{Top: "foo-1.0-archive", MTime: mtime, Compression: tc.comp, Workers: 2},
+			)
 			dir := t.TempDir()
 			arch := filepath.Join(dir, "foo-1.0-archive"+tc.comp.Ext())
 			if err := os.WriteFile(arch, data, 0o644); err != nil {
@@ -56,7 +60,8 @@ func TestRealTools(t *testing.T) {
 			// 8 MiB header at BlockSize is pinned by TestGolden.
 			if tc.comp == XZ {
 				info := run(t, tool, "-lvv", arch)
-				for _, want := range []string{"Blocks:            2", "Check:             CRC64", "Sizes in headers:  Yes", fmt.Sprintf("--lzma2=dict=%dKiB", testBlock>>10)} {
+				for _, want := range []string{"Blocks:            2", "Check:             CRC64", "Sizes in headers:  Yes",
+					fmt.Sprintf("--lzma2=dict=%dKiB", testBlock>>10)} {
 					if !strings.Contains(info, want) {
 						t.Errorf("xz -lvv lacks %q:\n%s", want, info)
 					}

@@ -27,7 +27,7 @@ func Walk(ctx context.Context, r io.Reader, top string, fn func(h entry.Header, 
 	if err != nil {
 		return fmt.Errorf("archive: walk: %w", err)
 	}
-	defer dec.Close()
+	defer func() { _ = dec.Close() }()
 	tr := tar.NewReader(&boundReader{r: dec, in: hr})
 	for {
 		h, err := tr.Next()
@@ -45,7 +45,10 @@ func Walk(ctx context.Context, r io.Reader, top string, fn func(h entry.Header, 
 		case top == "":
 			top = t
 		case t != top:
-			return &EntryError{Name: h.Name, Err: fmt.Errorf("%w: %q, want %q (the file name without its extension)", ErrTopDir, t, top)}
+			return &EntryError{
+				Name: h.Name,
+				Err:  fmt.Errorf("%w: %q, want %q (the file name without its extension)", ErrTopDir, t, top),
+			}
 		}
 		if rel == "" {
 			continue

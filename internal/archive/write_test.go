@@ -64,7 +64,13 @@ func TestWriteDeterministic(t *testing.T) {
 					opts.Top, opts.Compression = "top", comp
 					got, res := writeArchive(t, v.entries(), opts)
 					if !bytes.Equal(got, want) {
-						t.Fatalf("output differs: %d bytes sha256 %s, want %d bytes sha256 %s", len(got), res.SHA256, len(want), wantRes.SHA256)
+						t.Fatalf(
+							"output differs: %d bytes sha256 %s, want %d bytes sha256 %s",
+							len(got),
+							res.SHA256,
+							len(want),
+							wantRes.SHA256,
+						)
 					}
 					if res != wantRes {
 						t.Fatalf("Result = %+v, want %+v", res, wantRes)
@@ -132,7 +138,11 @@ func TestGolden(t *testing.T) {
 			if big == realBig && !goldenBig() {
 				continue // compresses 36 MiB twice: with DEBREDIST_LONG_TESTS=1 or -update
 			}
-			_, res := writeArchive(t, sampleEntries(big), Options{Top: "golden-1.0-archive", MTime: time.Unix(1700000000, 0), Compression: comp, blockSize: BlockSize})
+			_, res := writeArchive(
+				t,
+				sampleEntries(big),
+				Options{Top: "golden-1.0-archive", MTime: time.Unix(1700000000, 0), Compression: comp, blockSize: BlockSize},
+			)
 			fmt.Fprintf(&sb, "%s big=%d size=%d sha256=%s md5=%s nar=%s files=%d\n",
 				comp, big, res.Size, res.SHA256, res.MD5, res.NAR, res.Files)
 		}
@@ -198,7 +208,13 @@ func TestWriteRejects(t *testing.T) {
 		{"symlink escape via chain", "t", []Entry{symlink("d/s", ".."), symlink("d/x", "s/../..")}, "d/x", ErrSymlink},
 		{"symlink loop", "t", []Entry{symlink("a", "b"), symlink("b", "a")}, "a", ErrSymlink},
 		{"symlink empty", "t", []Entry{symlink("a", "")}, "a", ErrSymlink},
-		{"negative size", "t", []Entry{{Header: entry.Header{Path: "f", Type: entry.Regular, Size: -1}, Open: ok.Open}}, "f", ErrSize},
+		{
+			"negative size",
+			"t",
+			[]Entry{{Header: entry.Header{Path: "f", Type: entry.Regular, Size: -1}, Open: ok.Open}},
+			"f",
+			ErrSize,
+		},
 		{"no Open", "t", []Entry{{Header: entry.Header{Path: "f", Type: entry.Regular}}}, "f", ErrType},
 		{"bad type", "t", []Entry{{Header: entry.Header{Path: "f", Type: entry.Type(9)}}}, "f", ErrType},
 	}
@@ -299,12 +315,21 @@ func TestWriteErrors(t *testing.T) {
 		t.Errorf("cancelled: err = %v, want context.Canceled", err)
 	}
 	for _, comp := range []Compression{XZ, Zstd} {
-		_, err := Write(context.Background(), &failWriter{after: 100}, sampleEntries(bigSize), Options{Top: "t", Compression: comp, blockSize: testBlock})
+		_, err := Write(
+			context.Background(),
+			&failWriter{after: 100},
+			sampleEntries(bigSize),
+			Options{Top: "t", Compression: comp, blockSize: testBlock},
+		)
 		if err == nil || !strings.Contains(err.Error(), "disk full") {
 			t.Errorf("%v: failing writer: err = %v", comp, err)
 		}
 	}
-	for _, o := range []Options{{Top: "t", Preset: 99}, {Top: "t", Compression: Zstd, Preset: -1}, {Top: "t", Compression: 7}} {
+	for _, o := range []Options{
+		{Top: "t", Preset: 99},
+		{Top: "t", Compression: Zstd, Preset: -1},
+		{Top: "t", Compression: 7},
+	} {
 		if _, err := Write(context.Background(), io.Discard, sampleEntries(0), o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
@@ -382,7 +407,14 @@ func TestBudgetSharedByConcurrentWrites(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				var buf bytes.Buffer
-				if _, err := Write(context.Background(), &buf, entries(i), Options{Top: "t", Workers: 2, Budget: budget, Compression: XZ, blockSize: testBlock}); err != nil {
+				_, err := Write(context.Background(), &buf, entries(i), Options{
+					Top:         "t",
+					Workers:     2,
+					Budget:      budget,
+					Compression: XZ,
+					blockSize:   testBlock,
+				})
+				if err != nil {
 					errs <- err
 					return
 				}

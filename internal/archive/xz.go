@@ -36,7 +36,13 @@ func NewXZWriter(w io.Writer, workers int) io.WriteCloser {
 }
 
 // xzFormat is xz: the presets are internal/lzma's levels.
-var xzFormat = format{name: "xz", ext: ".tar.xz", maxPreset: lzma.MaxLevel, defPreset: DefaultPreset, newWriter: newXZWriter}
+var xzFormat = format{
+	name:      "xz",
+	ext:       ".tar.xz",
+	maxPreset: lzma.MaxLevel,
+	defPreset: DefaultPreset,
+	newWriter: newXZWriter,
+}
 
 func newXZWriter(w io.Writer, workers, preset int, budget *Budget, blockSize int) (io.WriteCloser, error) {
 	params, err := lzma.Level(preset)

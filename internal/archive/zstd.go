@@ -16,7 +16,14 @@ var zstdLevels = [...]zstd.EncoderLevel{
 }
 
 // zstdFormat is zstd: the presets are zstdLevels.
-var zstdFormat = format{name: "zstd", aliases: []string{"zst"}, ext: ".tar.zst", maxPreset: len(zstdLevels) - 1, defPreset: len(zstdLevels) - 1, newWriter: newZstdWriter}
+var zstdFormat = format{
+	name:      "zstd",
+	aliases:   []string{"zst"},
+	ext:       ".tar.zst",
+	maxPreset: len(zstdLevels) - 1,
+	defPreset: len(zstdLevels) - 1,
+	newWriter: newZstdWriter,
+}
 
 // newZstdWriter returns a parallel deterministic zstd encoder: every
 // BlockSize block becomes an independent zstd frame (with content checksum),

@@ -89,7 +89,7 @@ func Package(ctx context.Context, o Options) (*Result, error) {
 	if err := os.MkdirAll(filepath.Join(work, "blobs"), 0o755); err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(work)
+	defer func() { _ = os.RemoveAll(work) }()
 	pkg := o.Package
 	debs := append([]apt.Package(nil), pkg.Debs...)
 	sort.Slice(debs, func(a, b int) bool { return debs[a].Name < debs[b].Name })
@@ -151,7 +151,18 @@ func Package(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	r, err := archive.Write(ctx, bw, entries, archive.Options{MTime: o.MTime, Compression: o.Compression, Preset: o.Preset, Top: topDir(name, o.Compression), Budget: o.Budget})
+	r, err := archive.Write(
+		ctx,
+		bw,
+		entries,
+		archive.Options{
+			MTime:       o.MTime,
+			Compression: o.Compression,
+			Preset:      o.Preset,
+			Top:         topDir(name, o.Compression),
+			Budget:      o.Budget,
+		},
+	)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -172,9 +183,28 @@ func Package(ctx context.Context, o Options) (*Result, error) {
 		asRead.Debs[i].SHA256, asRead.Debs[i].Size = read[i].SHA256, read[i].Size
 	}
 	sec := o.MTime.Unix()
-	res.Archive = redist.Archive{Product: pkg.Product, PName: pkg.PName, Platform: pkg.Platform, Variant: pkg.CUDAVariant, Version: pkg.Version,
-		RelativePath: o.Rel, Size: r.Size, SHA256: r.SHA256, MD5: r.MD5, NAR: r.NAR, InputKey: InputKey(o.Tool, o.Profile, asRead, o.Compression, o.Preset, o.MTime), Debs: read, Stubs: stubs, Changes: treeChanges(tree),
-		Warnings: redist.SortWarnings(res.Warnings), ProfileRules: tree.ProfileRules, MTime: &sec, Preset: Encoder(o.Compression, o.Preset).Preset}
+	res.Archive = redist.Archive{
+		Product:      pkg.Product,
+		PName:        pkg.PName,
+		Platform:     pkg.Platform,
+		CUDAVariant:  pkg.CUDAVariant,
+		Version:      pkg.Version,
+		RelativePath: o.Rel,
+		Size:         r.Size,
+		SHA256:       r.SHA256,
+		MD5:          r.MD5,
+		NAR:          r.NAR,
+		InputKey:     InputKey(o.Tool, o.Profile, asRead, o.Compression, o.Preset, o.MTime),
+		Debs:         read,
+		Stubs:        stubs,
+		Changes:      treeChanges(tree),
+		Warnings: redist.SortWarnings(
+			res.Warnings,
+		),
+		ProfileRules: tree.ProfileRules,
+		MTime:        &sec,
+		Preset:       Encoder(o.Compression, o.Preset).Preset,
+	}
 	return res, nil
 }
 
@@ -184,7 +214,14 @@ func Package(ctx context.Context, o Options) (*Result, error) {
 // first deb's in that order (every deb started runs to its end, so the
 // error does not depend on timing; none is started after one that cannot
 // be).
-func stageAll(ctx context.Context, decoders chan struct{}, limits entry.Limits, debs []apt.Package, paths map[string]string, dir string) ([]layout.Input, []redist.Deb, error) {
+func stageAll(
+	ctx context.Context,
+	decoders chan struct{},
+	limits entry.Limits,
+	debs []apt.Package,
+	paths map[string]string,
+	dir string,
+) ([]layout.Input, []redist.Deb, error) {
 	type staged struct {
 		ins []layout.Input
 		rd  redist.Deb
@@ -236,12 +273,18 @@ func stageAll(ctx context.Context, decoders chan struct{}, limits entry.Limits, 
 // metadata. The deb's bytes are hashed as they are read: it returns the
 // deb as read (sha256 and size), and a *fault.CorruptCacheError, whatever the
 // deb reader said, when the cache entry is not the deb it was stored as.
-func Stage(ctx context.Context, limits entry.Limits, d apt.Package, debPath, dir string, n *int) ([]layout.Input, redist.Deb, error) {
+func Stage(
+	ctx context.Context,
+	limits entry.Limits,
+	d apt.Package,
+	debPath, dir string,
+	n *int,
+) ([]layout.Input, redist.Deb, error) {
 	ent, err := fetch.OpenEntry(debPath, d.Name, d.SHA256)
 	if err != nil {
 		return nil, redist.Deb{}, err
 	}
-	defer ent.Close()
+	defer func() { _ = ent.Close() }()
 	ins, err := stageDeb(ctx, limits, d, ent, dir, n)
 	if err != nil && ctx.Err() != nil {
 		return nil, redist.Deb{}, err // cancelled: do not read the rest
@@ -250,15 +293,33 @@ func Stage(ctx context.Context, limits entry.Limits, d apt.Package, debPath, dir
 	if verr != nil {
 		return nil, redist.Deb{}, verr
 	}
-	return ins, redist.Deb{Repo: d.Repo, Package: d.Name, Version: d.Version, Filename: d.Filename, SHA256: sum, Size: size}, err
+	return ins, redist.Deb{
+		Repo:     d.Repo,
+		Package:  d.Name,
+		Version:  d.Version,
+		Filename: d.Filename,
+		SHA256:   sum,
+		Size:     size,
+	}, err
 }
 
-func stageDeb(ctx context.Context, limits entry.Limits, d apt.Package, f io.Reader, dir string, n *int) ([]layout.Input, error) {
-	r, err := deb.NewReader(ctx, bufio.NewReaderSize(f, 1<<20), deb.Options{Limits: limits, Name: path.Base(d.Filename), SystemXZ: true, Size: d.Size})
+func stageDeb(
+	ctx context.Context,
+	limits entry.Limits,
+	d apt.Package,
+	f io.Reader,
+	dir string,
+	n *int,
+) ([]layout.Input, error) {
+	r, err := deb.NewReader(
+		ctx,
+		bufio.NewReaderSize(f, 1<<20),
+		deb.Options{Limits: limits, Name: path.Base(d.Filename), SystemXZ: true, Size: d.Size},
+	)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	var out []layout.Input
 	buf := make([]byte, 1<<20)
 	for {
@@ -322,7 +383,14 @@ func topDir(name string, c archive.Compression) string { return name[:len(name)-
 
 // InputKey identifies everything an archive's bytes depend on; tool is
 // the tool and version that builds it.
-func InputKey(tool string, p profile.Profile, pkg plan.Package, c archive.Compression, preset int, mtime time.Time) string {
+func InputKey(
+	tool string,
+	p profile.Profile,
+	pkg plan.Package,
+	c archive.Compression,
+	preset int,
+	mtime time.Time,
+) string {
 	p.Expect, p.Capabilities = nil, nil // what the plan must contain and whom it is for, not how an archive is made
 	type deb struct{ Name, SHA256 string }
 	var debs []deb
@@ -348,7 +416,8 @@ func InputKey(tool string, p profile.Profile, pkg plan.Package, c archive.Compre
 		Version  string
 		Product  string
 		Debs     []deb
-	}{tool, true, archive.BlockSize, c.Ext(), preset, mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform, pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
+	}{tool, true, archive.BlockSize, c.Ext(), preset, mtime.Unix(), p, p.Merged(), pkg.PName, pkg.Platform,
+		pkg.CUDAVariant, pkg.Version, pkg.Product, debs})
 	if err != nil {
 		panic(err)
 	}

@@ -23,8 +23,15 @@ import (
 // placed, and the error that stopped the layout (part of what it reports,
 // not a failure of Listing). A deb missing from paths, or one that cannot
 // be staged, is an error naming ref, the package and the deb.
-func Listing(ctx context.Context, limits entry.Limits, p profile.Profile, ref string, pkgs []plan.Package, paths map[string]string,
-	each func(pname string, nodes []entry.Header, unplaced []fault.DebPath, err error)) error {
+func Listing(
+	ctx context.Context,
+	limits entry.Limits,
+	p profile.Profile,
+	ref string,
+	pkgs []plan.Package,
+	paths map[string]string,
+	each func(pname string, nodes []entry.Header, unplaced []fault.DebPath, err error),
+) error {
 	eng, err := layout.New(p)
 	if err != nil {
 		return err
@@ -33,7 +40,7 @@ func Listing(ctx context.Context, limits entry.Limits, p profile.Profile, ref st
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	defer func() { _ = os.RemoveAll(work) }()
 	for i, p := range pkgs {
 		dir := filepath.Join(work, fmt.Sprint(i))
 		if err := os.Mkdir(dir, 0o755); err != nil {

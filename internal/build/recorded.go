@@ -31,7 +31,15 @@ import (
 // from the debs at the given paths, into the new file out: what
 // debredist.BuildArchive documents (and runs); tool is this tool and
 // version ("debredist 0.1.0"), named in errors.
-func Recorded(ctx context.Context, prov *redist.Provenance, rel string, debs []string, out string, limits entry.Limits, tool string) error {
+func Recorded(
+	ctx context.Context,
+	prov *redist.Provenance,
+	rel string,
+	debs []string,
+	out string,
+	limits entry.Limits,
+	tool string,
+) error {
 	if err := checkNewFile(out); err != nil {
 		return err
 	}
@@ -50,19 +58,31 @@ func Recorded(ctx context.Context, prov *redist.Provenance, rel string, debs []s
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	paths, err := copyDebs(ctx, rec, debs, tmp)
 	if err != nil {
 		return err
 	}
-	pkg := plan.Package{PName: rec.PName, Product: rec.Product, Platform: rec.Platform, CUDAVariant: rec.Variant, Version: rec.Version}
+	pkg := plan.Package{
+		PName:       rec.PName,
+		Product:     rec.Product,
+		Platform:    rec.Platform,
+		CUDAVariant: rec.CUDAVariant,
+		Version:     rec.Version,
+	}
 	for _, d := range rec.Debs {
-		pkg.Debs = append(pkg.Debs, apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size})
+		pkg.Debs = append(
+			pkg.Debs,
+			apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size},
+		)
 	}
 	staged := filepath.Join(tmp, "archive")
-	r, err := Package(ctx, Options{Profile: prov.Profile, Package: pkg, Paths: paths, Work: filepath.Join(tmp, "work"), Staged: staged, Rel: rel,
-		Compression: comp, Preset: preset, MTime: mtime, Budget: archive.NewBudget(2), Limits: limits,
-		Decoders: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))), Tool: tool})
+	r, err := Package(
+		ctx,
+		Options{Profile: prov.Profile, Package: pkg, Paths: paths, Work: filepath.Join(tmp, "work"), Staged: staged, Rel: rel,
+			Compression: comp, Preset: preset, MTime: mtime, Budget: archive.NewBudget(2), Limits: limits,
+			Decoders: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))), Tool: tool},
+	)
 	if err != nil {
 		return InPackage(pkg.PName, err)
 	}
@@ -74,7 +94,15 @@ func Recorded(ctx context.Context, prov *redist.Provenance, rel string, debs []s
 		if r.Archive.InputKey != rec.InputKey {
 			hint = " (its inputs differ from the recorded ones: " + prov.Tool + " made it, this is " + tool + ")"
 		}
-		return fmt.Errorf("archive %s: built %d bytes with sha256 %s, the manifest says %d bytes with sha256 %s%s", rel, r.Archive.Size, r.Archive.SHA256, rec.Size, rec.SHA256, hint)
+		return fmt.Errorf(
+			"archive %s: built %d bytes with sha256 %s, the manifest says %d bytes with sha256 %s%s",
+			rel,
+			r.Archive.Size,
+			r.Archive.SHA256,
+			rec.Size,
+			rec.SHA256,
+			hint,
+		)
 	}
 	return copyFile(staged, out)
 }
@@ -91,7 +119,11 @@ func RecordOf(prov *redist.Provenance, rel string) (*redist.Archive, error) {
 		have = append(have, prov.Archives[i].RelativePath)
 	}
 	slices.Sort(have)
-	return nil, fault.Usagef("the provenance records no archive %s (it records: %s)", rel, strings.Join(slices.Compact(have), ", "))
+	return nil, fault.Usagef(
+		"the provenance records no archive %s (it records: %s)",
+		rel,
+		strings.Join(slices.Compact(have), ", "),
+	)
 }
 
 // CheckRecord checks that rec, an archive record of prov, is one Recorded
@@ -106,20 +138,37 @@ func CheckRecord(prov *redist.Provenance, rec *redist.Archive, tool string) erro
 }
 
 // recordedEncoding is how prov says its archives were compressed.
-func recordedEncoding(prov *redist.Provenance, rec *redist.Archive, tool string) (archive.Compression, int, time.Time, error) {
+func recordedEncoding(
+	prov *redist.Provenance,
+	rec *redist.Archive,
+	tool string,
+) (archive.Compression, int, time.Time, error) {
 	comp, ok := archive.CompressionOfExt(prov.Encoder.Format)
 	if !ok {
 		var exts []string
 		for _, c := range archive.Compressions() {
 			exts = append(exts, c.Ext())
 		}
-		return 0, 0, time.Time{}, fmt.Errorf("provenance encoder: format %q: this debredist writes %s", prov.Encoder.Format, strings.Join(exts, " or "))
+		return 0, 0, time.Time{}, fmt.Errorf(
+			"provenance encoder: format %q: this debredist writes %s",
+			prov.Encoder.Format,
+			strings.Join(exts, " or "),
+		)
 	}
 	if prov.Encoder.BlockSize != archive.BlockSize {
-		return 0, 0, time.Time{}, fmt.Errorf("provenance encoder: block size %d, this debredist writes %d", prov.Encoder.BlockSize, archive.BlockSize)
+		return 0, 0, time.Time{}, fmt.Errorf(
+			"provenance encoder: block size %d, this debredist writes %d",
+			prov.Encoder.BlockSize,
+			archive.BlockSize,
+		)
 	}
 	if rec.MTime == nil {
-		return 0, 0, time.Time{}, fmt.Errorf("the provenance does not record the entries' mtime of %s (%s wrote it): convert again with %s", rec.RelativePath, prov.Tool, tool)
+		return 0, 0, time.Time{}, fmt.Errorf(
+			"the provenance does not record the entries' mtime of %s (%s wrote it): convert again with %s",
+			rec.RelativePath,
+			prov.Tool,
+			tool,
+		)
 	}
 	return comp, cmp.Or(rec.Preset, prov.Encoder.Preset), time.Unix(*rec.MTime, 0).UTC(), nil
 }
@@ -128,7 +177,10 @@ func recordedEncoding(prov *redist.Provenance, rec *redist.Archive, tool string)
 // created: it does not exist, and its directory does.
 func checkNewFile(out string) error {
 	if _, err := os.Lstat(out); err == nil {
-		return &fault.UsageError{Msg: "out " + out + " exists: the archive is written to a new file only (remove it first)", File: out}
+		return &fault.UsageError{
+			Msg:  "out " + out + " exists: the archive is written to a new file only (remove it first)",
+			File: out,
+		}
 	}
 	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
 		return &fault.UsageError{Msg: "out " + out + ": its directory " + filepath.Dir(out) + " is not there", File: out}
@@ -152,10 +204,14 @@ func checkRecord(rec *redist.Archive, comp archive.Compression) error {
 		return bad("platform", rec.Platform, "a redist platform")
 	case !profile.ValidVersion(rec.Version):
 		return bad("version", rec.Version, "a dotted version")
-	case rec.Variant != "" && !profile.ValidVersion(rec.Variant):
-		return bad("cuda_variant", rec.Variant, "a CUDA major version")
+	case rec.CUDAVariant != "" && !profile.ValidVersion(rec.CUDAVariant):
+		return bad("cuda_variant", rec.CUDAVariant, "a CUDA major version")
 	}
-	if want := path.Join(rec.PName, rec.Platform, redist.ArchiveName(rec.PName, rec.Platform, rec.Version, rec.Variant, comp.Ext())); rec.RelativePath != want {
+	if want := path.Join(
+		rec.PName,
+		rec.Platform,
+		redist.ArchiveName(rec.PName, rec.Platform, rec.Version, rec.CUDAVariant, comp.Ext()),
+	); rec.RelativePath != want {
 		return bad("relative_path", rec.RelativePath, want+" (its pname, platform and archive name)")
 	}
 	if len(rec.Debs) == 0 {
@@ -167,8 +223,13 @@ func checkRecord(rec *redist.Archive, comp archive.Compression) error {
 		case !isSHA256(d.SHA256):
 			return bad(field+".sha256", d.SHA256, "64 lower-case hex digits")
 		case d.Size <= 0:
-			return bad(field+".size", strconv.FormatInt(d.Size, 10), "a size in bytes (written by debredist since the size was recorded: convert again)")
-		case d.Package == "" || strings.ContainsFunc(d.Package, func(r rune) bool { return r <= ' ' || r == '/' || r == 0x7f }):
+			return bad(
+				field+".size",
+				strconv.FormatInt(d.Size, 10),
+				"a size in bytes (written by debredist since the size was recorded: convert again)",
+			)
+		case d.Package == "" ||
+			strings.ContainsFunc(d.Package, func(r rune) bool { return r <= ' ' || r == '/' || r == 0x7f }):
 			return bad(field+".package", d.Package, "a package name")
 		}
 	}
@@ -196,7 +257,14 @@ func copyDebs(ctx context.Context, rec *redist.Archive, debs []string, dir strin
 		sum, err := copyDeb(ctx, p, sizes, filepath.Join(dir, fmt.Sprintf("%d.deb", i)))
 		var se *sizeError
 		if errors.As(err, &se) {
-			return nil, fault.Usagef("deb %s is %d bytes: it is none of the %d debs archive %s was made from (none has that size; a longer or shorter file is not read)", p, se.size, len(rec.Debs), rec.RelativePath)
+			return nil, fault.Usagef(
+				"deb %s is %d bytes: it is none of the %d debs archive %s was made from (none has that size; a longer or shorter "+
+					"file is not read)",
+				p,
+				se.size,
+				len(rec.Debs),
+				rec.RelativePath,
+			)
 		}
 		if err != nil {
 			var ue *fault.UsageError
@@ -210,7 +278,13 @@ func copyDebs(ctx context.Context, rec *redist.Archive, debs []string, dir strin
 			return nil, &fault.UsageError{Msg: msg, Err: err, File: p}
 		}
 		if _, ok := want[sum]; !ok {
-			return nil, fault.Usagef("deb %s (sha256 %s) is none of the %d debs archive %s was made from", p, sum, len(rec.Debs), rec.RelativePath)
+			return nil, fault.Usagef(
+				"deb %s (sha256 %s) is none of the %d debs archive %s was made from",
+				p,
+				sum,
+				len(rec.Debs),
+				rec.RelativePath,
+			)
 		}
 		if q, ok := given[sum]; ok {
 			return nil, fault.Usagef("deb %s is given twice (as %s too, sha256 %s): give each deb once", p, q, sum)
@@ -221,11 +295,20 @@ func copyDebs(ctx context.Context, rec *redist.Archive, debs []string, dir strin
 	var missing []string
 	for _, d := range rec.Debs {
 		if _, ok := paths[d.SHA256]; !ok {
-			missing = append(missing, fmt.Sprintf("%s %s (%s, sha256 %s)", d.Package, d.Version, path.Base(d.Filename), d.SHA256))
+			missing = append(
+				missing,
+				fmt.Sprintf("%s %s (%s, sha256 %s)", d.Package, d.Version, path.Base(d.Filename), d.SHA256),
+			)
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fault.Usagef("archive %s: %d of its %d debs not given: %s", rec.RelativePath, len(missing), len(want), strings.Join(slices.Compact(missing), "; "))
+		return nil, fault.Usagef(
+			"archive %s: %d of its %d debs not given: %s",
+			rec.RelativePath,
+			len(missing),
+			len(want),
+			strings.Join(slices.Compact(missing), "; "),
+		)
 	}
 	return paths, nil
 }
@@ -287,11 +370,11 @@ func copyFile(src, dst string) error {
 	}
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
-		os.Remove(dst)
+		_ = os.Remove(dst)
 		return err
 	}
 	if err := out.Close(); err != nil {
-		os.Remove(dst)
+		_ = os.Remove(dst)
 		return err
 	}
 	return nil

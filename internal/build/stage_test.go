@@ -27,13 +27,20 @@ func TestStageAllOrder(t *testing.T) {
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d := apt.Package{Name: name, Version: "1", Filename: "pool/" + name + "_1_arm64.deb", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
+		d := apt.Package{
+			Name:     name,
+			Version:  "1",
+			Filename: "pool/" + name + "_1_arm64.deb",
+			SHA256:   hex.EncodeToString(sum[:]),
+			Size:     int64(len(b)),
+		}
 		debs = append(debs, d)
 		paths[d.SHA256] = p
 	}
 	for _, name := range []string{"a", "b", "c", "d"} {
 		b, err := debtest.Build(debtest.Deb{
-			Control:     "Package: " + name + "\nVersion: 1\nArchitecture: arm64\nMaintainer: x <x@example.com>\nDescription: stage test\n",
+			Control: "Package: " + name +
+				"\nVersion: 1\nArchitecture: arm64\nMaintainer: x <x@example.com>\nDescription: stage test\n",
 			Compression: "xz",
 			Files:       []debtest.File{{Name: "usr/lib/" + name + ".so", Body: []byte(strings.Repeat(name, 1<<16))}},
 		})
@@ -59,7 +66,8 @@ func TestStageAllOrder(t *testing.T) {
 				got = append(got, in.Path)
 			}
 		}
-		if len(read) != 4 || read[0].Package != "a" || read[3].Package != "d" || strings.Join(got, " ") != "usr/lib/a.so usr/lib/b.so usr/lib/c.so usr/lib/d.so" {
+		if len(read) != 4 || read[0].Package != "a" || read[3].Package != "d" ||
+			strings.Join(got, " ") != "usr/lib/a.so usr/lib/b.so usr/lib/c.so usr/lib/d.so" {
 			t.Fatalf("run %d: read %v, inputs %v: want a..d in order", i, read, got)
 		}
 	}

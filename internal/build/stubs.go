@@ -94,7 +94,14 @@ func addStubs(p profile.Profile, pname string, tree *layout.Tree, debs []apt.Pac
 		}
 		b, lib, err := synthesizeStub(real.Ref)
 		if err != nil {
-			return nil, fmt.Errorf("stub %s: reading %s (deb %s, %s) as an ELF shared library: %w", name, origin.Path, debFile, real.Path, err)
+			return nil, fmt.Errorf(
+				"stub %s: reading %s (deb %s, %s) as an ELF shared library: %w",
+				name,
+				origin.Path,
+				debFile,
+				real.Path,
+				err,
+			)
 		}
 		sum := sha256.Sum256(b)
 		digest := hex.EncodeToString(sum[:])
@@ -105,7 +112,13 @@ func addStubs(p profile.Profile, pname string, tree *layout.Tree, debs []apt.Pac
 				}
 				continue
 			}
-			tree.Nodes = append(tree.Nodes, layout.Node{Header: entry.Header{Path: d, Type: entry.Dir, Mode: 0o755}, Origins: []fault.DebPath{{Deb: stubOrigin, Path: name}}})
+			tree.Nodes = append(
+				tree.Nodes,
+				layout.Node{
+					Header:  entry.Header{Path: d, Type: entry.Dir, Mode: 0o755},
+					Origins: []fault.DebPath{{Deb: stubOrigin, Path: name}},
+				},
+			)
 			nodes[d] = &tree.Nodes[len(tree.Nodes)-1]
 		}
 		tree.Nodes = append(tree.Nodes, layout.Node{
@@ -115,7 +128,17 @@ func addStubs(p profile.Profile, pname string, tree *layout.Tree, debs []apt.Pac
 			Origins: []fault.DebPath{{Deb: stubOrigin, Path: real.Path}},
 		})
 		nodes[name] = &tree.Nodes[len(tree.Nodes)-1]
-		recs = append(recs, redist.Stub{Path: name, From: real.Path, FromDeb: debFile, SOName: lib.SOName, Symbols: len(lib.Symbols), SHA256: digest})
+		recs = append(
+			recs,
+			redist.Stub{
+				Path:    name,
+				From:    real.Path,
+				FromDeb: debFile,
+				SOName:  lib.SOName,
+				Symbols: len(lib.Symbols),
+				SHA256:  digest,
+			},
+		)
 	}
 	sort.Slice(tree.Nodes, func(i, j int) bool { return tree.Nodes[i].Path < tree.Nodes[j].Path })
 	return recs, nil

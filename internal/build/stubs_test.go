@@ -44,12 +44,17 @@ func stubTree(t *testing.T, body []byte, extra ...layout.Node) *layout.Tree {
 
 func demoLibrary(t *testing.T) ([]byte, *elfstub.Library) {
 	t.Helper()
-	lib := &elfstub.Library{Machine: elf.EM_AARCH64, ByteOrder: binary.LittleEndian, SOName: "libdemo.so.3", Versioned: true,
-		Versions: []elfstub.Version{{Name: "libdemo.so.3", Flags: uint16(elf.VER_FLG_BASE)}, {Name: "libdemo.so.3"}},
+	lib := &elfstub.Library{
+		Machine:   elf.EM_AARCH64,
+		ByteOrder: binary.LittleEndian,
+		SOName:    "libdemo.so.3",
+		Versioned: true,
+		Versions:  []elfstub.Version{{Name: "libdemo.so.3", Flags: uint16(elf.VER_FLG_BASE)}, {Name: "libdemo.so.3"}},
 		Symbols: []elfstub.Symbol{
 			{Name: "demoRun", Kind: elfstub.Func, Bind: elf.STB_GLOBAL, VerIndex: 2, Version: "libdemo.so.3"},
 			{Name: "demoState", Kind: elfstub.Object, Bind: elf.STB_GLOBAL, Size: 64, VerIndex: 2, Version: "libdemo.so.3"},
-		}}
+		},
+	}
 	b, err := elfstub.Write(lib)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +86,11 @@ func TestAddStubs(t *testing.T) {
 			stub = &tr.Nodes[i]
 		}
 	}
-	if want := []string{"lib", "lib/libdemo.so", "lib/libdemo.so.3", "lib/libdemo.so.3.1", "lib/stubs", "lib/stubs/libdemo.so"}; !reflect.DeepEqual(paths, want) {
+	if want := []string{"lib", "lib/libdemo.so", "lib/libdemo.so.3", "lib/libdemo.so.3.1", "lib/stubs",
+		"lib/stubs/libdemo.so"}; !reflect.DeepEqual(
+		paths,
+		want,
+	) {
 		t.Fatalf("tree %v, want %v", paths, want)
 	}
 	got, err := elfstub.Read(bytes.NewReader(stub.Data), int64(len(stub.Data)))
@@ -91,7 +100,16 @@ func TestAddStubs(t *testing.T) {
 	if got.SOName != "libdemo.so.3" || !reflect.DeepEqual(got.Exports(), lib.Exports()) {
 		t.Errorf("stub: %s %v, want libdemo.so.3 %v", got.SOName, got.Exports(), lib.Exports())
 	}
-	want := []redist.Stub{{Path: "lib/stubs/libdemo.so", From: "lib/libdemo.so.3.1", FromDeb: "libdemo3_3.1-1_arm64.deb", SOName: "libdemo.so.3", Symbols: 2, SHA256: stub.Digest}}
+	want := []redist.Stub{
+		{
+			Path:    "lib/stubs/libdemo.so",
+			From:    "lib/libdemo.so.3.1",
+			FromDeb: "libdemo3_3.1-1_arm64.deb",
+			SOName:  "libdemo.so.3",
+			Symbols: 2,
+			SHA256:  stub.Digest,
+		},
+	}
 	if !reflect.DeepEqual(recs, want) {
 		t.Errorf("provenance %+v, want %+v", recs, want)
 	}
@@ -142,7 +160,8 @@ func TestAddStubsNotELF(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error for a library that is not ELF")
 	}
-	for _, want := range []string{"libdemo3_3.1-1_arm64.deb", "usr/lib/aarch64-linux-gnu/libdemo.so.3.1", "lib/stubs/libdemo.so", "not an ELF file"} {
+	for _, want := range []string{"libdemo3_3.1-1_arm64.deb", "usr/lib/aarch64-linux-gnu/libdemo.so.3.1",
+		"lib/stubs/libdemo.so", "not an ELF file"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
@@ -173,7 +192,10 @@ func TestAddStubsHardlink(t *testing.T) {
 		if tr.Nodes[i].Path == "lib/libdemo.so.3.1" {
 			f := tr.Nodes[i]
 			f.Path = "lib/libdemo-impl.bin"
-			tr.Nodes[i] = layout.Node{Header: entry.Header{Path: "lib/libdemo.so.3.1", Type: entry.Hardlink, Link: f.Path}, Origins: f.Origins}
+			tr.Nodes[i] = layout.Node{
+				Header:  entry.Header{Path: "lib/libdemo.so.3.1", Type: entry.Hardlink, Link: f.Path},
+				Origins: f.Origins,
+			}
 			tr.Nodes = append(tr.Nodes, f)
 		}
 	}

@@ -66,7 +66,14 @@ func addWheels(p profile.Profile, pname, version, tool string, tree *layout.Tree
 			continue
 		}
 		if n.Type != entry.Regular {
-			return nil, fmt.Errorf("wheel %s: %s (deb %s, %s) is a %s; a wheel holds regular files only", rules[ri].Name, n.Path, n.Origins[0].Deb, n.Origins[0].Path, n.Type)
+			return nil, fmt.Errorf(
+				"wheel %s: %s (deb %s, %s) is a %s; a wheel holds regular files only",
+				rules[ri].Name,
+				n.Path,
+				n.Origins[0].Deb,
+				n.Origins[0].Path,
+				n.Type,
+			)
 		}
 		k := key{ri, m[1]}
 		nd := n

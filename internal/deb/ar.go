@@ -149,7 +149,14 @@ func (a *arReader) next() (h arHeader, err error) {
 			return arHeader{}, io.EOF
 		}
 		if errors.Is(rerr, io.ErrUnexpectedEOF) {
-			a.err = a.errorf(fault.DebTruncated, "", io.ErrUnexpectedEOF, "ar header after %q cut short at offset %d", a.cur.Name, a.off)
+			a.err = a.errorf(
+				fault.DebTruncated,
+				"",
+				io.ErrUnexpectedEOF,
+				"ar header after %q cut short at offset %d",
+				a.cur.Name,
+				a.off,
+			)
 		} else {
 			a.err = a.errorf(fault.DebIO, "", rerr, "read ar header at offset %d", a.off)
 		}

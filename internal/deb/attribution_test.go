@@ -48,13 +48,25 @@ func TestErrorAttribution(t *testing.T) {
 			if c.systemXZ {
 				testutil.RequireTool(t, "xz")
 			}
-			err := drain(context.Background(), io.MultiReader(bytes.NewReader(c.deb)), Options{Name: "x.deb", SystemXZ: c.systemXZ, systemXZMin: 1})
+			err := drain(
+				context.Background(),
+				io.MultiReader(bytes.NewReader(c.deb)),
+				Options{Name: "x.deb", SystemXZ: c.systemXZ, systemXZMin: 1},
+			)
 			var e *fault.DebError
 			if !errors.As(err, &e) {
 				t.Fatalf("error %v is not a *fault.DebError", err)
 			}
 			if e.Kind != c.kind || e.Entry != c.entry || e.Member != "data.tar.xz" || e.Deb != "x.deb" {
-				t.Errorf("got kind %v member %q entry %q, want %v data.tar.xz %q: %v", e.Kind, e.Member, e.Entry, c.kind, c.entry, err)
+				t.Errorf(
+					"got kind %v member %q entry %q, want %v data.tar.xz %q: %v",
+					e.Kind,
+					e.Member,
+					e.Entry,
+					c.kind,
+					c.entry,
+					err,
+				)
 			}
 			if !strings.Contains(err.Error(), c.errText) {
 				t.Errorf("%q does not say %q", err, c.errText)

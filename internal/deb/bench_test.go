@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/internal/deb/debtest"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // benchDataTar returns an uncompressed data.tar of about DEBREDIST_BENCH_MB
@@ -32,7 +33,12 @@ func benchDataTar(b *testing.B) []byte {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	add := func(name string, body []byte) {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Format: tar.FormatGNU}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{
+			Name:   name,
+			Mode:   0o644,
+			Size:   int64(len(body)),
+			Format: tar.FormatGNU,
+		}); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := tw.Write(body); err != nil {
@@ -126,10 +132,9 @@ func benchDeb(b *testing.B, comp string) (deb []byte, tarSize int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err == nil {
-		os.WriteFile(path, d, 0o644)
-		os.WriteFile(sizePath, []byte(strconv.Itoa(len(dt))), 0o644)
-	}
+	testutil.Must(b, os.MkdirAll(dir, 0o755))
+	testutil.Must(b, os.WriteFile(path, d, 0o644))
+	testutil.Must(b, os.WriteFile(sizePath, []byte(strconv.Itoa(len(dt))), 0o644))
 	return d, int64(len(dt))
 }
 
@@ -172,7 +177,7 @@ func BenchmarkDataStream(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				rd.Close()
+				_ = rd.Close()
 			}
 		})
 	}

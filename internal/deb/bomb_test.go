@@ -16,6 +16,7 @@ import (
 	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/deb/debtest"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // bombDeb writes a deb whose data member expands to 12 GiB of zeros
@@ -43,7 +44,7 @@ func bombDeb(t *testing.T, comp string) (string, string) {
 func duBytes(t *testing.T, dir string) int64 {
 	t.Helper()
 	var n int64
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if st, err := d.Info(); err == nil {
 				n += st.Size()
@@ -51,6 +52,7 @@ func duBytes(t *testing.T, dir string) int64 {
 		}
 		return nil
 	})
+	testutil.Must(t, err)
 	return n
 }
 
@@ -75,7 +77,7 @@ func TestBombRefusedByRatio(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer rd.Close()
+				defer func() { _ = rd.Close() }()
 				var out int64
 				buf := make([]byte, 1<<20)
 				for {
@@ -92,7 +94,8 @@ func TestBombRefusedByRatio(t *testing.T) {
 					}
 				}
 				var de *fault.DebError
-				if !errors.As(err, &de) || de.Kind != fault.DebLimit || de.Member != member || de.Deb != "bomb.deb" || !strings.Contains(err.Error(), "MaxRatio") {
+				if !errors.As(err, &de) || de.Kind != fault.DebLimit || de.Member != member || de.Deb != "bomb.deb" ||
+					!strings.Contains(err.Error(), "MaxRatio") {
 					t.Fatalf("got %v, want a MaxRatio limit error naming bomb.deb and %s", err, member)
 				}
 				if out >= 100<<20 {
@@ -104,7 +107,8 @@ func TestBombRefusedByRatio(t *testing.T) {
 				parent := t.TempDir()
 				dst := filepath.Join(parent, "x")
 				err = Extract(context.Background(), p, dst, false, Options{SystemXZ: sysxz, systemXZMin: 1})
-				if !errors.Is(err, fault.ErrDebLimit) || !strings.Contains(err.Error(), member) || !strings.Contains(err.Error(), p) {
+				if !errors.Is(err, fault.ErrDebLimit) || !strings.Contains(err.Error(), member) ||
+					!strings.Contains(err.Error(), p) {
 					t.Fatalf("Extract: got %v, want a limit error naming %s and %s", err, p, member)
 				}
 				if n := duBytes(t, parent); n != 0 {
@@ -125,15 +129,20 @@ func TestDebRatioBudget(t *testing.T) {
 	}
 	defer f.Close()
 	// A huge MaxRatio disables the per-member check; the budget remains.
-	rd, err := NewReader(context.Background(), f, Options{Name: "b", Limits: Limits{MaxRatio: 1 << 40, RatioMinBytes: 1 << 20, MaxDebRatio: 10}})
+	rd, err := NewReader(
+		context.Background(),
+		f,
+		Options{Name: "b", Limits: Limits{MaxRatio: 1 << 40, RatioMinBytes: 1 << 20, MaxDebRatio: 10}},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	for err == nil {
 		_, err = rd.Next()
 	}
-	if !errors.Is(err, fault.ErrDebLimit) || !strings.Contains(err.Error(), "MaxDebRatio=10x") || !strings.Contains(err.Error(), member) {
+	if !errors.Is(err, fault.ErrDebLimit) || !strings.Contains(err.Error(), "MaxDebRatio=10x") ||
+		!strings.Contains(err.Error(), member) {
 		t.Fatalf("got %v, want a MaxDebRatio limit error", err)
 	}
 }
@@ -141,16 +150,23 @@ func TestDebRatioBudget(t *testing.T) {
 // TestDuplicateUnreadContent: a duplicate is refused even when the consumer
 // skips both contents.
 func TestDuplicateUnreadContent(t *testing.T) {
-	b := mustBuild(t, mini(debtest.File{Name: "usr/a", Body: []byte("first")}, debtest.File{Name: "usr/a", Body: []byte("other")}))
+	b := mustBuild(
+		t,
+		mini(debtest.File{Name: "usr/a", Body: []byte("first")}, debtest.File{Name: "usr/a", Body: []byte("other")}),
+	)
 	rd, err := NewReader(context.Background(), bytes.NewReader(b), Options{Name: "dup.deb"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	for err == nil {
 		_, err = rd.Next()
 	}
-	if !errors.Is(err, fault.ErrDebFormat) || !strings.Contains(err.Error(), "deb dup.deb: member data.tar.xz: entry ./usr/a: malformed deb: ambiguous duplicate path usr/a: different contents") {
+	if !errors.Is(err, fault.ErrDebFormat) ||
+		!strings.Contains(
+			err.Error(),
+			"deb dup.deb: member data.tar.xz: entry ./usr/a: malformed deb: ambiguous duplicate path usr/a: different contents",
+		) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -183,7 +199,7 @@ func TestSparseRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	for err == nil {
 		if _, err = rd.Next(); err == nil {
 			// Bounded, so that a regression fails instead of reading 100 GB.
@@ -192,7 +208,8 @@ func TestSparseRefused(t *testing.T) {
 			}
 		}
 	}
-	if !errors.Is(err, fault.ErrDebFormat) || !errors.Is(err, entry.ErrSparse) || !strings.Contains(err.Error(), "sparse file") {
+	if !errors.Is(err, fault.ErrDebFormat) || !errors.Is(err, entry.ErrSparse) ||
+		!strings.Contains(err.Error(), "sparse file") {
 		t.Fatalf("got %v, want a sparse-file format error", err)
 	}
 }
@@ -207,11 +224,13 @@ func TestSparseControlRefused(t *testing.T) {
 	rd, err := NewReader(context.Background(), bytes.NewReader(mustBuild(t, d)), Options{Name: "sparse.deb"})
 	if err == nil {
 		n := len(rd.ControlFiles()["postinst"])
-		rd.Close()
+		_ = rd.Close()
 		t.Fatalf("accepted; postinst is %d bytes", n)
 	}
 	var e *fault.DebError
-	if !errors.As(err, &e) || e.Kind != fault.DebFormat || e.Member != "control.tar.xz" || !errors.Is(err, entry.ErrSparse) || !strings.Contains(err.Error(), "sparse file") {
+	if !errors.As(err, &e) || e.Kind != fault.DebFormat || e.Member != "control.tar.xz" ||
+		!errors.Is(err, entry.ErrSparse) ||
+		!strings.Contains(err.Error(), "sparse file") {
 		t.Fatalf("got %v, want a sparse-file format error on control.tar.xz", err)
 	}
 }
@@ -224,11 +243,12 @@ func TestEntryBombRefused(t *testing.T) {
 	var tb bytes.Buffer
 	tw := tar.NewWriter(&tb)
 	for i := range 100_000 {
-		if err := tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("./e/%06d", i), Mode: 0o644, Typeflag: tar.TypeReg}); err != nil {
+		err := tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("./e/%06d", i), Mode: 0o644, Typeflag: tar.TypeReg})
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	tw.Close()
+	testutil.Must(t, tw.Close())
 	d := mini()
 	d.Compression = "zstd"
 	d.DataMember = mustCompress(t, "zstd", tb.Bytes())
@@ -237,7 +257,8 @@ func TestEntryBombRefused(t *testing.T) {
 	t.Logf("%d entries in a %d-byte deb", 100_000, len(deb))
 	err := drain(context.Background(), bytes.NewReader(deb), Options{Name: "bomb.deb"})
 	var e *fault.DebError
-	if !errors.As(err, &e) || e.Kind != fault.DebLimit || e.Member != "data.tar.zst" || !strings.Contains(err.Error(), "MinEntryBytes") {
+	if !errors.As(err, &e) || e.Kind != fault.DebLimit || e.Member != "data.tar.zst" ||
+		!strings.Contains(err.Error(), "MinEntryBytes") {
 		t.Fatalf("err = %v, want an entry-bomb limit error on data.tar.zst", err)
 	}
 	if !strings.Contains(err.Error(), "bomb.deb") {

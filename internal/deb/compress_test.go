@@ -39,7 +39,9 @@ func TestReadOnlyCompressions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w.Write(dt)
+			if _, err := w.Write(dt); err != nil {
+				t.Fatal(err)
+			}
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +56,7 @@ func TestReadOnlyCompressions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer rd.Close()
+			defer func() { _ = rd.Close() }()
 			e, err := rd.Next()
 			if err != nil {
 				t.Fatal(err)

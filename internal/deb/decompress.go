@@ -55,7 +55,14 @@ const systemXZMin = 32 << 10
 
 // newDecoder returns a decompressing reader for a member of size bytes with
 // the given compression suffix, after checking the stream's magic bytes.
-func newDecoder(ctx context.Context, e *fault.DebError, suffix string, r io.Reader, size int64, opts *Options) (*decoder, error) {
+func newDecoder(
+	ctx context.Context,
+	e *fault.DebError,
+	suffix string,
+	r io.Reader,
+	size int64,
+	opts *Options,
+) (*decoder, error) {
 	f, ok := decompress.ForSuffix(suffix)
 	if !ok {
 		return nil, e.With(fault.DebCompression, fmt.Errorf("unknown compression suffix %q", suffix))

@@ -45,7 +45,9 @@ func dpkgList(t *testing.T, dpkg, debPath string) []listing {
 			t.Fatalf("unparsable dpkg-deb -c line %q", line)
 		}
 		var size int64
-		fmt.Sscan(f[2], &size)
+		if _, err := fmt.Sscan(f[2], &size); err != nil {
+			t.Fatalf("dpkg-deb -c line %q: size: %v", line, err)
+		}
 		l := listing{Type: f[0][0], Perm: f[0][1:], Size: size}
 		name := strings.TrimPrefix(f[5], "./")
 		name = strings.TrimSuffix(name, "/")
@@ -71,7 +73,7 @@ func readAll(t *testing.T, r io.Reader, opts Options) ([]listing, map[string][]b
 	if err != nil {
 		t.Fatalf("NewReader: %v", err)
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	var ls []listing
 	bodies := map[string][]byte{}
 	for {
@@ -161,9 +163,16 @@ func makeTree(t *testing.T, dir string) map[string][]byte {
 	}
 	must(os.Chmod(filepath.Join(dir, "usr/local/cuda-12.6/bin/nvcc"), 0o4755))
 	must(os.Symlink("targets/aarch64-linux/lib", filepath.Join(dir, "usr/local/cuda-12.6/lib64")))
-	must(os.Symlink("libcudart.so.12.6.68", filepath.Join(dir, "usr/local/cuda-12.6/targets/aarch64-linux/lib/libcudart.so.12")))
+	must(
+		os.Symlink(
+			"libcudart.so.12.6.68",
+			filepath.Join(dir, "usr/local/cuda-12.6/targets/aarch64-linux/lib/libcudart.so.12"),
+		),
+	)
 	must(os.Symlink("/usr/lib/aarch64-linux-gnu/tegra/libcuda.so", filepath.Join(dir, "usr/local/cuda-12.6/libcuda.so")))
-	must(os.Link(filepath.Join(dir, "usr/local/cuda-12.6/bin/nvcc"), filepath.Join(dir, "usr/local/cuda-12.6/bin/nvcc-hard")))
+	must(
+		os.Link(filepath.Join(dir, "usr/local/cuda-12.6/bin/nvcc"), filepath.Join(dir, "usr/local/cuda-12.6/bin/nvcc-hard")),
+	)
 	must(os.MkdirAll(filepath.Join(dir, "usr/share/empty-dir"), 0o2775))
 	must(os.Chmod(filepath.Join(dir, "usr/share/empty-dir"), 0o2775))
 	files["usr/local/cuda-12.6/bin/nvcc-hard"] = files["usr/local/cuda-12.6/bin/nvcc"]
@@ -230,7 +239,8 @@ func TestReaderMatchesDpkgDeb(t *testing.T) {
 				}
 				// Control() versus dpkg-deb -f.
 				ctl := rd.Control()
-				for _, field := range []string{"Package", "Version", "Architecture", "Source", "Depends", "Description", "Installed-Size"} {
+				for _, field := range []string{"Package", "Version", "Architecture", "Source", "Depends", "Description",
+					"Installed-Size"} {
 					out, err := exec.Command(dpkg, "-f", debPath, field).Output()
 					if err != nil {
 						t.Fatalf("dpkg-deb -f %s: %v", field, err)
@@ -242,7 +252,8 @@ func TestReaderMatchesDpkgDeb(t *testing.T) {
 						t.Errorf("Control field %s = %q, dpkg-deb -f says %q", field, g, w)
 					}
 				}
-				if ctl.Package != "cuda-nvcc-12-6" || ctl.Source != "cuda-nvcc" || ctl.SourceVersion != "12.6.68-1" || ctl.Architecture != "arm64" {
+				if ctl.Package != "cuda-nvcc-12-6" || ctl.Source != "cuda-nvcc" || ctl.SourceVersion != "12.6.68-1" ||
+					ctl.Architecture != "arm64" {
 					t.Errorf("Control = %+v", ctl)
 				}
 				if string(rd.ControlFiles()["postinst"]) != "#!/bin/sh\nexit 0\n" {

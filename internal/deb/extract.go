@@ -12,11 +12,12 @@ import (
 	"sort"
 	"strings"
 
+	"syscall"
+
 	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/safepath"
-	"syscall"
 )
 
 // Extract writes a deb's data safely into dir. It refuses an existing
@@ -48,7 +49,7 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 				return fail(fault.DebIO, "", err)
 			}
 			if !empty {
-				return fail(fault.DebExists, "", fmt.Errorf("destination %s is not empty (ExtractOptions.Force replaces it)", dir))
+				return fail(fault.DebExists, "", fault.Errorf("destination %s is not empty (%s replaces it)", dir, fault.RefForce))
 			}
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -64,7 +65,7 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 	if err != nil {
 		return err
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".extract-")
 	if err != nil {
@@ -72,14 +73,22 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(tmp)
+			_ = os.RemoveAll(tmp)
 		}
 	}()
 	root, err := os.OpenRoot(tmp)
 	if err != nil {
 		return fail(fault.DebIO, "", err)
 	}
-	x := &extractor{rd: rd, root: root, deb: opts.Name, warn: opts.Warn, member: rd.DataMember(), symlinks: map[string]string{}, dirModes: map[string]fs.FileMode{}}
+	x := &extractor{
+		rd:       rd,
+		root:     root,
+		deb:      opts.Name,
+		warn:     opts.Warn,
+		member:   rd.DataMember(),
+		symlinks: map[string]string{},
+		dirModes: map[string]fs.FileMode{},
+	}
 	err = x.run()
 	if cerr := root.Close(); err == nil && cerr != nil {
 		err = fail(fault.DebIO, "", cerr)
@@ -115,14 +124,14 @@ func Extract(ctx context.Context, debPath, dir string, force bool, opts Options)
 	}
 	oldPath := filepath.Join(old, "d")
 	if err := os.Rename(dir, oldPath); err != nil {
-		os.Remove(old)
+		_ = os.Remove(old)
 		return fail(fault.DebIO, "", fmt.Errorf("move old destination aside: %w", err))
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if rerr := os.Rename(oldPath, dir); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
-		os.RemoveAll(old)
+		_ = os.RemoveAll(old)
 		return fail(fault.DebIO, "", fmt.Errorf("move into place: %w", err))
 	}
 	if err := os.RemoveAll(old); err != nil {
@@ -232,7 +241,8 @@ func (x *extractor) entry(e *Entry) error {
 		}
 	}
 	perm := e.Mode.Perm()
-	if bits := e.Mode & (fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); bits != 0 && (e.Type == entry.Regular || e.Type == entry.Dir) {
+	if bits := e.Mode & (fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); bits != 0 &&
+		(e.Type == entry.Regular || e.Type == entry.Dir) {
 		x.changed(e, "%s stripped", SpecialBits(bits))
 	}
 	if perm&0o002 != 0 && (e.Type == entry.Dir || e.Type == entry.Regular) {

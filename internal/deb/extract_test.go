@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debredist/debredist/debredist/entry"
 	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/deb/debtest"
 	"github.com/debredist/debredist/internal/testutil"
@@ -66,7 +67,11 @@ var goodDeb = debtest.Deb{
 	Files: []debtest.File{
 		{Name: "usr/local/cuda-12.6/bin/nvcc", Mode: 0o755, Body: []byte("nvcc")},
 		{Name: "usr/local/cuda-12.6/targets/aarch64-linux/lib/libcudart.so.12.6.68", Body: []byte("lib")},
-		{Name: "usr/local/cuda-12.6/targets/aarch64-linux/lib/libcudart.so.12", Type: tar.TypeSymlink, Linkname: "libcudart.so.12.6.68"},
+		{
+			Name:     "usr/local/cuda-12.6/targets/aarch64-linux/lib/libcudart.so.12",
+			Type:     tar.TypeSymlink,
+			Linkname: "libcudart.so.12.6.68",
+		},
 		{Name: "usr/local/cuda-12.6/lib64", Type: tar.TypeSymlink, Linkname: "targets/aarch64-linux/lib"},
 		{Name: "usr/local/cuda-12.6/up", Type: tar.TypeSymlink, Linkname: "../../share"},
 		{Name: "usr/local/cuda-12.6/bin/nvcc.hard", Type: tar.TypeLink, Linkname: "usr/local/cuda-12.6/bin/nvcc"},
@@ -113,12 +118,14 @@ func TestExtractMatchesDpkgDeb(t *testing.T) {
 
 // chmodAll makes read-only test dirs removable by t.TempDir cleanup.
 func chmodAll(t *testing.T, dir string) {
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o755)
+			return os.Chmod(p, 0o755)
 		}
 		return nil
 	})
+	testutil.Must(t, err)
 }
 
 func TestExtractUnsafe(t *testing.T) {
@@ -193,7 +200,7 @@ func TestExtractFailureLeavesNothing(t *testing.T) {
 		{Name: "dev/null", Type: tar.TypeChar},
 	}})
 	err := Extract(context.Background(), debPath, filepath.Join(tmp, "out"), false, Options{})
-	if !errors.Is(err, fault.ErrDebDevice) {
+	if !errors.Is(err, entry.ErrDevice) {
 		t.Fatalf("err = %v, want ErrDevice", err)
 	}
 	assertNothingLeft(t, tmp)
@@ -288,7 +295,11 @@ func TestExtractAbsoluteSymlinks(t *testing.T) {
 	debPath := writeDeb(t, tmp, debtest.Deb{Control: miniControl, AddParents: true, Files: []debtest.File{
 		{Name: "usr/lib/aarch64-linux-gnu/nvidia/libcuda.so.1.1", Body: []byte("elf")},
 		{Name: "usr/lib/aarch64-linux-gnu/tegra", Type: tar.TypeSymlink, Linkname: "/usr/lib/aarch64-linux-gnu/nvidia"},
-		{Name: "usr/lib/aarch64-linux-gnu/libcuda.so", Type: tar.TypeSymlink, Linkname: "/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1"},
+		{
+			Name:     "usr/lib/aarch64-linux-gnu/libcuda.so",
+			Type:     tar.TypeSymlink,
+			Linkname: "/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1",
+		},
 	}})
 	dest := filepath.Join(tmp, "out")
 	if err := Extract(context.Background(), debPath, dest, false, Options{}); err != nil {
@@ -303,7 +314,8 @@ func TestExtractAbsoluteSymlinks(t *testing.T) {
 			t.Errorf("%s -> %q (%v), want %q", name, got, err, want)
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(dest, "usr/lib/aarch64-linux-gnu/libcuda.so")); err != nil || string(b) != "elf" {
+	if b, err := os.ReadFile(filepath.Join(dest, "usr/lib/aarch64-linux-gnu/libcuda.so")); err != nil ||
+		string(b) != "elf" {
 		t.Errorf("link does not resolve inside DIR: %q %v", b, err)
 	}
 }
@@ -319,7 +331,13 @@ func TestExtractClearsWorldWritable(t *testing.T) {
 	}})
 	dest := filepath.Join(tmp, "out")
 	var warned []string
-	if err := Extract(context.Background(), debPath, dest, false, Options{Warn: func(m string) { warned = append(warned, m) }}); err != nil {
+	if err := Extract(
+		context.Background(),
+		debPath,
+		dest,
+		false,
+		Options{Warn: func(m string) { warned = append(warned, m) }},
+	); err != nil {
 		t.Fatal(err)
 	}
 	var cleared []string
@@ -328,10 +346,15 @@ func TestExtractClearsWorldWritable(t *testing.T) {
 			cleared = append(cleared, w)
 		}
 	}
-	if len(cleared) != 2 || !strings.Contains(cleared[0], "usr/share/sticky") || !strings.Contains(cleared[1], "usr/share/sticky/f") {
+	if len(cleared) != 2 || !strings.Contains(cleared[0], "usr/share/sticky") ||
+		!strings.Contains(cleared[1], "usr/share/sticky/f") {
 		t.Errorf("warnings %q, want o+w cleared on usr/share/sticky and usr/share/sticky/f", warned)
 	}
-	for name, want := range map[string]os.FileMode{"usr/share/sticky": 0o775, "usr/share/sticky/f": 0o664, "usr/share/ok": 0o644} {
+	for name, want := range map[string]os.FileMode{
+		"usr/share/sticky":   0o775,
+		"usr/share/sticky/f": 0o664,
+		"usr/share/ok":       0o644,
+	} {
 		st, err := os.Stat(filepath.Join(dest, name))
 		if err != nil || st.Mode().Perm() != want {
 			t.Errorf("%s: %v %v, want %v", name, st.Mode().Perm(), err, want)

@@ -91,7 +91,10 @@ func FuzzArReader(f *testing.F) {
 func FuzzDebReader(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		opts := Options{Name: "fuzz.deb", Limits: Limits{MaxBytes: 8 << 20, MaxEntries: 1000, MaxControlBytes: 1 << 20, MaxWindow: 8 << 20}}
+		opts := Options{
+			Name:   "fuzz.deb",
+			Limits: Limits{MaxBytes: 8 << 20, MaxEntries: 1000, MaxControlBytes: 1 << 20, MaxWindow: 8 << 20},
+		}
 		rd, err := NewReader(context.Background(), bytes.NewReader(b), opts)
 		if err != nil {
 			var e *fault.DebError
@@ -100,7 +103,7 @@ func FuzzDebReader(f *testing.F) {
 			}
 			return
 		}
-		defer rd.Close()
+		defer func() { _ = rd.Close() }()
 		var total int64
 		for {
 			e, err := rd.Next()

@@ -130,7 +130,15 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) (*Reader, error) 
 	if name == "" {
 		name = "deb"
 	}
-	rd := &Reader{ctx: ctx, opts: opts, lim: withDefaults(opts.Limits), name: name, regular: map[string]bool{}, seen: map[string]seenEntry{}, hash: sha256.New()}
+	rd := &Reader{
+		ctx:     ctx,
+		opts:    opts,
+		lim:     withDefaults(opts.Limits),
+		name:    name,
+		regular: map[string]bool{},
+		seen:    map[string]seenEntry{},
+		hash:    sha256.New(),
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, rd.errorf(fault.DebIO, "", "", err)
 	}
@@ -149,7 +157,7 @@ func NewReader(ctx context.Context, r io.Reader, opts Options) (*Reader, error) 
 		rd.maxEntries = rd.lim.MaxEntries
 	}
 	if err := rd.readHead(); err != nil {
-		rd.Close()
+		_ = rd.Close()
 		return nil, err
 	}
 	return rd, nil
@@ -258,7 +266,7 @@ func (r *Reader) readControl(member, suffix string) error {
 	if err != nil {
 		return err
 	}
-	defer dec.Close()
+	defer func() { _ = dec.Close() }()
 	cr := r.counted(dec, member, r.lim.MaxControlBytes, "MaxControlBytes")
 	tr := tar.NewReader(cr)
 	files := map[string][]byte{}
@@ -270,7 +278,7 @@ func (r *Reader) readControl(member, suffix string) error {
 		if err != nil {
 			return r.tarError(member, "", err)
 		}
-		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA {
+		if hdr.Typeflag != tar.TypeReg { // archive/tar's Reader reports TypeRegA as TypeReg
 			continue
 		}
 		if _, err := entry.FromTar(hdr); err != nil {
@@ -390,8 +398,18 @@ func (r *Reader) next() (*Entry, error) {
 			if r.maxEntries == r.lim.MaxEntries {
 				return nil, r.errorf(fault.DebLimit, m, hdr.Name, fmt.Errorf("more than MaxEntries=%d entries", r.lim.MaxEntries))
 			}
-			return nil, r.errorf(fault.DebLimit, m, hdr.Name, fmt.Errorf("entry bomb: more than %d entries in a %d-byte deb (MinEntryBytes=%d bytes of deb per entry, at least %d entries)",
-				r.maxEntries, r.budget.size, r.lim.MinEntryBytes, minEntryBudget))
+			return nil, r.errorf(
+				fault.DebLimit,
+				m,
+				hdr.Name,
+				fmt.Errorf(
+					"entry bomb: more than %d entries in a %d-byte deb (MinEntryBytes=%d bytes of deb per entry, at least %d entries)",
+					r.maxEntries,
+					r.budget.size,
+					r.lim.MinEntryBytes,
+					minEntryBudget,
+				),
+			)
 		}
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
 			continue
@@ -433,7 +451,12 @@ func (r *Reader) next() (*Entry, error) {
 				return nil, r.errorf(fault.DebUnsafePath, m, hdr.Name, errors.New("symlink target contains NUL"))
 			}
 			if len(hdr.Linkname) > r.lim.MaxNameLen {
-				return nil, r.errorf(fault.DebLimit, m, hdr.Name, fmt.Errorf("symlink target longer than MaxNameLen=%d", r.lim.MaxNameLen))
+				return nil, r.errorf(
+					fault.DebLimit,
+					m,
+					hdr.Name,
+					fmt.Errorf("symlink target longer than MaxNameLen=%d", r.lim.MaxNameLen),
+				)
 			}
 			delete(r.regular, name)
 		case entry.Hardlink:
@@ -442,7 +465,12 @@ func (r *Reader) next() (*Entry, error) {
 				return nil, r.errorf(kind, m, hdr.Name, fmt.Errorf("hardlink target: %w", err))
 			}
 			if !r.regular[target] {
-				return nil, r.errorf(fault.DebUnsafePath, m, hdr.Name, fmt.Errorf("hardlink target %q is not an earlier regular file", hdr.Linkname))
+				return nil, r.errorf(
+					fault.DebUnsafePath,
+					m,
+					hdr.Name,
+					fmt.Errorf("hardlink target %q is not an earlier regular file", hdr.Linkname),
+				)
 			}
 			e.Link = target
 			r.regular[name] = true
@@ -541,9 +569,19 @@ func (r *Reader) checkTrailer() error {
 		if err != nil {
 			var e *fault.DebError
 			if errors.As(err, &e) {
-				return r.errorf(fault.DebFormat, r.dataMember, "", fmt.Errorf("bytes after the last member are not an ar member: %w", e.Err))
+				return r.errorf(
+					fault.DebFormat,
+					r.dataMember,
+					"",
+					fmt.Errorf("bytes after the last member are not an ar member: %w", e.Err),
+				)
 			}
-			return r.errorf(fault.DebFormat, r.dataMember, "", fmt.Errorf("bytes after the last member are not an ar member: %w", err))
+			return r.errorf(
+				fault.DebFormat,
+				r.dataMember,
+				"",
+				fmt.Errorf("bytes after the last member are not an ar member: %w", err),
+			)
 		}
 		switch {
 		case strings.HasPrefix(h.Name, "_"):
@@ -553,7 +591,12 @@ func (r *Reader) checkTrailer() error {
 		case strings.HasPrefix(h.Name, "control.tar"):
 			return r.errorf(fault.DebFormat, h.Name, "", fmt.Errorf("control member after %s", r.dataMember))
 		}
-		return r.errorf(fault.DebFormat, h.Name, "", fmt.Errorf("unexpected member %q after %s (only _-prefixed members may follow)", h.Name, r.dataMember))
+		return r.errorf(
+			fault.DebFormat,
+			h.Name,
+			"",
+			fmt.Errorf("unexpected member %q after %s (only _-prefixed members may follow)", h.Name, r.dataMember),
+		)
 	}
 }
 
@@ -624,13 +667,30 @@ func (c *countReader) limitErr() error {
 	}
 	if c.n > c.lim.RatioMinBytes {
 		if in := max(c.in(), 1); c.n/in >= c.lim.MaxRatio {
-			return c.e.With(fault.DebLimit, fmt.Errorf("decompression bomb: %d compressed bytes expanded to more than %d (over MaxRatio=%dx past RatioMinBytes=%d)",
-				in, c.n, c.lim.MaxRatio, c.lim.RatioMinBytes))
+			return c.e.With(
+				fault.DebLimit,
+				fmt.Errorf(
+					"decompression bomb: %d compressed bytes expanded to more than %d (over MaxRatio=%dx past RatioMinBytes=%d)",
+					in,
+					c.n,
+					c.lim.MaxRatio,
+					c.lim.RatioMinBytes,
+				),
+			)
 		}
 	}
 	if b := c.budget; b.max > 0 && b.n > b.max {
-		return c.e.With(fault.DebLimit, fmt.Errorf("decompression bomb: the deb's members expand to more than %d bytes (MaxDebRatio=%dx its size %d, at least RatioMinBytes=%d)",
-			b.max, c.lim.MaxDebRatio, b.size, c.lim.RatioMinBytes))
+		return c.e.With(
+			fault.DebLimit,
+			fmt.Errorf(
+				"decompression bomb: the deb's members expand to more than %d bytes (MaxDebRatio=%dx its size %d, at least "+
+					"RatioMinBytes=%d)",
+				b.max,
+				c.lim.MaxDebRatio,
+				b.size,
+				c.lim.RatioMinBytes,
+			),
+		)
 	}
 	return nil
 }

@@ -24,7 +24,13 @@ func TestExtractWarns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	err := Extract(context.Background(), p, filepath.Join(t.TempDir(), "x"), false, Options{Name: "w.deb", Warn: func(s string) { got = append(got, s) }})
+	err := Extract(
+		context.Background(),
+		p,
+		filepath.Join(t.TempDir(), "x"),
+		false,
+		Options{Name: "w.deb", Warn: func(s string) { got = append(got, s) }},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

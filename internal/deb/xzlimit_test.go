@@ -26,12 +26,19 @@ func TestXZDictionaryInLaterStream(t *testing.T) {
 	tw := tar.NewWriter(&tb)
 	body := bytes.Repeat([]byte("debredist "), 1000)
 	for _, name := range []string{"./a", "./b"} {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{
+			Name:     name,
+			Mode:     0o644,
+			Size:     int64(len(body)),
+			Typeflag: tar.TypeReg,
+		}); err != nil {
 			t.Fatal(err)
 		}
-		tw.Write(body)
+		if _, err := tw.Write(body); err != nil {
+			t.Fatal(err)
+		}
 	}
-	tw.Close()
+	testutil.Must(t, tw.Close())
 	half := tb.Len() / 2
 	xzOf := func(b []byte) []byte {
 		cmd := exec.Command("xz", "-c", "--lzma2=dict=1MiB")

@@ -76,10 +76,16 @@ func (pr *Reader) Next() (bool, error) {
 			continue
 		}
 		if i := badByte(b); i >= 0 {
-			return false, &SyntaxError{Line: pr.line, Msg: fmt.Sprintf("control character %#02x at column %d (binary data?)", b[i], i+1)}
+			return false, &SyntaxError{
+				Line: pr.line,
+				Msg:  fmt.Sprintf("control character %#02x at column %d (binary data?)", b[i], i+1),
+			}
 		}
 		if len(pr.buf)+len(b)+1 > pr.max {
-			return false, &SyntaxError{Line: pr.line, Msg: fmt.Sprintf("stanza starting at line %d exceeds %d bytes", pr.start, pr.max)}
+			return false, &SyntaxError{
+				Line: pr.line,
+				Msg:  fmt.Sprintf("stanza starting at line %d exceeds %d bytes", pr.start, pr.max),
+			}
 		}
 		if b[0] == ' ' || b[0] == '\t' {
 			if len(pr.spans) == 0 {

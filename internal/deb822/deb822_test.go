@@ -8,7 +8,10 @@ import (
 )
 
 func TestParseStanza(t *testing.T) {
-	st, err := ParseStanza(strings.NewReader("Package: cuda-cudart\r\nVersion:  12.6.68-1 \nDescription: CUDA\n runtime\n .\n more\n\n"), 1<<10)
+	st, err := ParseStanza(
+		strings.NewReader("Package: cuda-cudart\r\nVersion:  12.6.68-1 \nDescription: CUDA\n runtime\n .\n more\n\n"),
+		1<<10,
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -17,7 +20,8 @@ func TestParseStanza(t *testing.T) {
 		Values: []string{"cuda-cudart", "12.6.68-1", "CUDA\nruntime\n\nmore"},
 		Lines:  []int{1, 2, 3},
 	}
-	if !slices.Equal(st.Names, want.Names) || !slices.Equal(st.Values, want.Values) || !slices.Equal(st.Lines, want.Lines) {
+	if !slices.Equal(st.Names, want.Names) || !slices.Equal(st.Values, want.Values) ||
+		!slices.Equal(st.Lines, want.Lines) {
 		t.Errorf("got %#v, want %#v", st, want)
 	}
 	for _, tt := range []struct{ in, msg string }{

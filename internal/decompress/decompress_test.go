@@ -59,7 +59,7 @@ func TestZstdWindow(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		defer d.Close()
+		defer func() { _ = d.Close() }()
 		out, err := io.ReadAll(d)
 		if err == nil && !bytes.Equal(out, in) {
 			t.Fatal("zstd output differs")
@@ -73,7 +73,11 @@ func TestZstdWindow(t *testing.T) {
 		t.Errorf("128 MiB window: err = %v, want ErrLimit", err)
 	}
 	err = read(frame("26"), 1<<20)
-	if want := fmt.Sprintf("zstd: window beyond the limit of %d bytes (window size exceeded)", 1<<20); !errors.Is(err, ErrLimit) || err.Error() != want {
+	if want := fmt.Sprintf("zstd: window beyond the limit of %d bytes (window size exceeded)", 1<<20); !errors.Is(
+		err,
+		ErrLimit,
+	) ||
+		err.Error() != want {
 		t.Errorf("64 MiB window under a 1 MiB limit: err = %v, want %q (ErrLimit)", err, want)
 	}
 }
@@ -94,7 +98,9 @@ func TestOpenTable(t *testing.T) {
 	}
 	head := []byte{0x5d, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff} // 64 MiB dictionary
 	_, err = Open(LZMA, bufio.NewReader(bytes.NewReader(head)), 1<<20, 0)
-	if want := fmt.Sprintf("lzma dictionary size %d exceeds limit %d", 64<<20, 1<<20); !errors.Is(err, ErrLimit) || err == nil || err.Error() != want {
+	if want := fmt.Sprintf("lzma dictionary size %d exceeds limit %d", 64<<20, 1<<20); !errors.Is(err, ErrLimit) ||
+		err == nil ||
+		err.Error() != want {
 		t.Errorf("lzma: err = %v, want %q (ErrLimit)", err, want)
 	}
 	for f := None; f <= LZMA; f++ {

@@ -1,8 +1,9 @@
 // Package depcheck reads the module's import graph (go list) and the
-// exported declarations of its packages (go/parser), so that the layering
-// rules of docs/architecture.md are a test (layering_test.go) rather than
-// prose. It is used by tests only; it changes nothing and runs nothing of
-// debredist.
+// exported declarations of its packages with their doc comments
+// (go/parser, go/doc), so that the layering rules of docs/architecture.md
+// (layering_test.go) and the names the public docs use (docs_test.go) are
+// tests rather than prose. It is used by tests only; it changes nothing
+// and runs nothing of debredist.
 package depcheck
 
 import (
@@ -23,6 +24,7 @@ import (
 // Package is one package of the module as go list describes it.
 type Package struct {
 	ImportPath string
+	Name       string
 	Dir        string
 	GoFiles    []string
 	Imports    []string // non-test imports, standard library included
@@ -61,10 +63,17 @@ func Module(dir string) (module string, pkgs map[string]*Package, err error) {
 // ExportedMentions returns, for the package in dir, every exported
 // declaration whose signature (a function's parameters and results, a
 // type's definition with its exported fields and methods, a variable's or
-// constant's declared type, an alias's target) or doc comment (the
-// package's too) names an identifier of an imported package for which bad
-// reports true; each as "file:line: Name mentions path.Ident".
-func ExportedMentions(dir string, files []string, bad func(importPath string) bool) ([]string, error) {
+// constant's declared type and value, an alias's target) names an
+// identifier of an imported package for which bad reports true, and every
+// doc comment of the exported API (the package's, a declaration's, an
+// exported field's or constant's line comment; see Comments) that names
+// such a package: an identifier of it ("build.Package", the package
+// imported or one of known, which maps the names of the module's packages
+// to their import paths) or its path (a key of known with a slash,
+// "internal/build"). Each is "file:line: Name mentions path.Ident" or
+// "file:line: Name's doc mentions ...".
+func ExportedMentions(dir string, files []string, known map[string]string,
+	bad func(importPath string) bool) ([]string, error) {
 	fset := token.NewFileSet()
 	var found []string
 	for _, name := range files {
@@ -105,42 +114,49 @@ func ExportedMentions(dir string, files []string, bad func(importPath string) bo
 				return inspectSel(fset, name, decl, imports, bad, &found)(n)
 			})
 		}
-		checkDoc := func(decl string, doc *ast.CommentGroup) {
-			if doc == nil {
-				return
-			}
-			for _, m := range docRef.FindAllStringSubmatch(doc.Text(), -1) {
-				if path, ok := imports[m[1]]; ok && bad(path) {
-					found = append(found, fmt.Sprintf("%s:%d: %s's doc mentions %s.%s", name, fset.Position(doc.Pos()).Line, decl, path, m[2]))
-				}
-			}
-		}
-		checkDoc("package "+f.Name.Name, f.Doc)
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				if !d.Name.IsExported() || (d.Recv != nil && !exportedRecv(d.Recv)) {
 					continue
 				}
-				checkDoc(d.Name.Name, d.Doc)
 				check(d.Name.Name, d.Type)
 			case *ast.GenDecl:
 				for _, s := range d.Specs {
 					switch s := s.(type) {
 					case *ast.TypeSpec:
 						if s.Name.IsExported() {
-							checkDoc(s.Name.Name, cmpDoc(s.Doc, d.Doc))
 							check(s.Name.Name, s.Type)
 						}
 					case *ast.ValueSpec:
 						for _, n := range s.Names {
 							if n.IsExported() {
-								checkDoc(n.Name, cmpDoc(s.Doc, d.Doc))
+								// go doc shows the value too:
+								// "const X = string(pkg.Y)".
 								check(n.Name, s.Type)
+								for _, v := range s.Values {
+									check(n.Name, v)
+								}
 								break
 							}
 						}
 					}
+				}
+			}
+		}
+		for _, c := range Comments(fset, []*ast.File{f}) {
+			for _, m := range docRef.FindAllStringSubmatch(c.Text, -1) {
+				path, ok := imports[m[1]]
+				if !ok {
+					path, ok = known[m[1]]
+				}
+				if ok && bad(path) {
+					found = append(found, fmt.Sprintf("%s:%d: %s's doc mentions %s.%s", name, c.Pos.Line, c.Decl, path, m[2]))
+				}
+			}
+			for k, path := range known {
+				if strings.Contains(k, "/") && bad(path) && mentionsPath(c.Text, k) {
+					found = append(found, fmt.Sprintf("%s:%d: %s's doc mentions %s", name, c.Pos.Line, c.Decl, k))
 				}
 			}
 		}
@@ -149,19 +165,36 @@ func ExportedMentions(dir string, files []string, bad func(importPath string) bo
 	return found, nil
 }
 
+// mentionsPath reports whether text names the package path p as a whole
+// word: "internal/build" in "see internal/build's" but not in
+// "internal/buildinfo".
+func mentionsPath(text, p string) bool {
+	for i := strings.Index(text, p); i >= 0; {
+		end := i + len(p)
+		before := i == 0 || !isPathByte(text[i-1])
+		after := end == len(text) || !isPathByte(text[end])
+		if before && after {
+			return true
+		}
+		j := strings.Index(text[i+1:], p)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+func isPathByte(c byte) bool {
+	return c == '/' || c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
 // docRef is a reference to a package's identifier in a doc comment:
 // "deb.Limits".
 var docRef = regexp.MustCompile(`\b([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9]*)`)
 
-// cmpDoc is a spec's own doc comment, else its declaration's.
-func cmpDoc(spec, decl *ast.CommentGroup) *ast.CommentGroup {
-	if spec != nil {
-		return spec
-	}
-	return decl
-}
-
-func inspectSel(fset *token.FileSet, file, decl string, imports map[string]string, bad func(string) bool, found *[]string) func(ast.Node) bool {
+func inspectSel(fset *token.FileSet, file, decl string, imports map[string]string, bad func(string) bool,
+	found *[]string) func(ast.Node) bool {
 	return func(n ast.Node) bool {
 		sel, ok := n.(*ast.SelectorExpr)
 		if !ok {
@@ -172,7 +205,8 @@ func inspectSel(fset *token.FileSet, file, decl string, imports map[string]strin
 			return true
 		}
 		if path, ok := imports[id.Name]; ok && bad(path) {
-			*found = append(*found, fmt.Sprintf("%s:%d: %s mentions %s.%s", file, fset.Position(sel.Pos()).Line, decl, path, sel.Sel.Name))
+			*found = append(*found, fmt.Sprintf("%s:%d: %s mentions %s.%s",
+				file, fset.Position(sel.Pos()).Line, decl, path, sel.Sel.Name))
 		}
 		return false
 	}

@@ -25,10 +25,41 @@ func sample() *Library {
 			{Name: "demoCreate", Kind: Func, Bind: elf.STB_GLOBAL, Size: 12, VerIndex: 3, Version: "DEMO_2"},
 			{Name: "demoOld", Kind: Func, Bind: elf.STB_GLOBAL, VerIndex: 2, Version: "libdemo.so.1", Hidden: true},
 			{Name: "demoWeak", Kind: Func, Bind: elf.STB_WEAK, VerIndex: 3, Version: "DEMO_2"},
-			{Name: "demoProtected", Kind: Func, Bind: elf.STB_GLOBAL, Visibility: elf.STV_PROTECTED, VerIndex: 3, Version: "DEMO_2"},
-			{Name: "demoTable", Kind: Object, Storage: ReadOnly, Bind: elf.STB_GLOBAL, Size: 40, VerIndex: 2, Version: "libdemo.so.1"},
-			{Name: "demoCounter", Kind: Object, Storage: Data, Bind: elf.STB_GLOBAL, Size: 4, VerIndex: 2, Version: "libdemo.so.1"},
-			{Name: "demoScratch", Kind: Object, Storage: Bss, Bind: elf.STB_GLOBAL, Size: 4096, VerIndex: 2, Version: "libdemo.so.1"},
+			{
+				Name:       "demoProtected",
+				Kind:       Func,
+				Bind:       elf.STB_GLOBAL,
+				Visibility: elf.STV_PROTECTED,
+				VerIndex:   3,
+				Version:    "DEMO_2",
+			},
+			{
+				Name:     "demoTable",
+				Kind:     Object,
+				Storage:  ReadOnly,
+				Bind:     elf.STB_GLOBAL,
+				Size:     40,
+				VerIndex: 2,
+				Version:  "libdemo.so.1",
+			},
+			{
+				Name:     "demoCounter",
+				Kind:     Object,
+				Storage:  Data,
+				Bind:     elf.STB_GLOBAL,
+				Size:     4,
+				VerIndex: 2,
+				Version:  "libdemo.so.1",
+			},
+			{
+				Name:     "demoScratch",
+				Kind:     Object,
+				Storage:  Bss,
+				Bind:     elf.STB_GLOBAL,
+				Size:     4096,
+				VerIndex: 2,
+				Version:  "libdemo.so.1",
+			},
 			{Name: "demoTLSData", Kind: TLS, Storage: Data, Bind: elf.STB_GLOBAL, Size: 8, VerIndex: 2, Version: "libdemo.so.1"},
 			{Name: "demoTLSBss", Kind: TLS, Storage: Bss, Bind: elf.STB_GLOBAL, Size: 24, VerIndex: 2, Version: "libdemo.so.1"},
 			{Name: "DEMO_2", Kind: Abs, Bind: elf.STB_GLOBAL, VerIndex: 3, Version: "DEMO_2"},
@@ -54,15 +85,35 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	sortSymbols(want.Symbols)
 	b, got := roundTrip(t, want)
 	if got.SOName != want.SOName || got.Machine != want.Machine || !reflect.DeepEqual(got.Versions, want.Versions) {
-		t.Errorf("header/versions: got %s %v %+v, want %s %v %+v", got.SOName, got.Machine, got.Versions, want.SOName, want.Machine, want.Versions)
+		t.Errorf(
+			"header/versions: got %s %v %+v, want %s %v %+v",
+			got.SOName,
+			got.Machine,
+			got.Versions,
+			want.SOName,
+			want.Machine,
+			want.Versions,
+		)
 	}
 	if !reflect.DeepEqual(got.Exports(), want.Exports()) {
 		t.Errorf("exports:\n got %v\nwant %v", got.Exports(), want.Exports())
 	}
 	for i, s := range got.Symbols {
 		w := want.Symbols[i]
-		if s.Kind != w.Kind || s.Bind != w.Bind || s.Visibility != w.Visibility || s.Storage != w.Storage && (s.Kind == Object || s.Kind == TLS) {
-			t.Errorf("symbol %s: got %v/%v/%v/%v, want %v/%v/%v/%v", s.Name, s.Kind, s.Bind, s.Visibility, s.Storage, w.Kind, w.Bind, w.Visibility, w.Storage)
+		if s.Kind != w.Kind || s.Bind != w.Bind || s.Visibility != w.Visibility ||
+			s.Storage != w.Storage && (s.Kind == Object || s.Kind == TLS) {
+			t.Errorf(
+				"symbol %s: got %v/%v/%v/%v, want %v/%v/%v/%v",
+				s.Name,
+				s.Kind,
+				s.Bind,
+				s.Visibility,
+				s.Storage,
+				w.Kind,
+				w.Bind,
+				w.Visibility,
+				w.Storage,
+			)
 		}
 		if (s.Kind == Object || s.Kind == TLS) && s.Size != w.Size {
 			t.Errorf("symbol %s: size %d, want %d", s.Name, s.Size, w.Size)
@@ -178,7 +229,12 @@ func TestWriteMachines(t *testing.T) {
 	for _, c := range []struct {
 		m  elf.Machine
 		bo binary.ByteOrder
-	}{{elf.EM_AARCH64, binary.LittleEndian}, {elf.EM_AARCH64, binary.BigEndian}, {elf.EM_X86_64, binary.LittleEndian}, {elf.EM_PPC64, binary.BigEndian}} {
+	}{
+		{elf.EM_AARCH64, binary.LittleEndian},
+		{elf.EM_AARCH64, binary.BigEndian},
+		{elf.EM_X86_64, binary.LittleEndian},
+		{elf.EM_PPC64, binary.BigEndian},
+	} {
 		lib := sample()
 		lib.Machine, lib.ByteOrder = c.m, c.bo
 		_, got := roundTrip(t, lib)
@@ -261,12 +317,18 @@ func TestWriteRejects(t *testing.T) {
 		t.Error("no SONAME: no error")
 	}
 	lib = sample()
-	lib.Symbols = append(lib.Symbols, Symbol{Name: "huge", Kind: Object, Storage: ReadOnly, Size: MaxFileBytes + 1, VerIndex: 2})
+	lib.Symbols = append(
+		lib.Symbols,
+		Symbol{Name: "huge", Kind: Object, Storage: ReadOnly, Size: MaxFileBytes + 1, VerIndex: 2},
+	)
 	if _, err := Write(lib); err == nil || !strings.Contains(err.Error(), "exceed") {
 		t.Errorf("huge read-only object: %v", err)
 	}
 	lib = sample()
-	lib.Symbols = append(lib.Symbols, Symbol{Name: "hugebss", Kind: Object, Storage: Bss, Size: MaxObjectSize, VerIndex: 2})
+	lib.Symbols = append(
+		lib.Symbols,
+		Symbol{Name: "hugebss", Kind: Object, Storage: Bss, Size: MaxObjectSize, VerIndex: 2},
+	)
 	if _, err := Write(lib); err != nil {
 		t.Errorf("a huge .bss object costs no file bytes: %v", err)
 	}

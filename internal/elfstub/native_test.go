@@ -35,7 +35,8 @@ extern __thread int demoTLS; extern __thread int demoTLSZero;
 int main(void) {
 	void *h = dlopen("libdemo.so.1", RTLD_NOW);
 	int (*old)(int) = h ? (int (*)(int))dlvsym(h, "demoRunOld", "LIBDEMO_OLD") : 0;
-	printf("%d %d %d %d %d %d %d\n", demoRun(1), demoCounter, demoTable[2], demoBuf[7], demoTLS, demoTLSZero, old ? old(1) : -1);
+	printf("%d %d %d %d %d %d %d\n", demoRun(1), demoCounter, demoTable[2], demoBuf[7], demoTLS, demoTLSZero, ` +
+	`old ? old(1) : -1);
 	return 0;
 }
 `

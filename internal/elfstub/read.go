@@ -110,7 +110,7 @@ func Read(r io.ReaderAt, size int64) (*Library, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not an ELF file: %w", err)
 	}
-	defer f.Close()
+	// f holds nothing to close: NewFile opened no file.
 	if f.Class != elf.ELFCLASS64 {
 		return nil, fmt.Errorf("ELF class %v: only ELFCLASS64 libraries are supported", f.Class)
 	}
@@ -183,7 +183,12 @@ func Read(r io.ReaderAt, size int64) (*Library, error) {
 		}
 		for i, v := range vs {
 			if int(v.Index) != i+1 {
-				return nil, fmt.Errorf(".gnu.version_d: version %q has index %d, want %d (indexes must be dense)", v.Name, v.Index, i+1)
+				return nil, fmt.Errorf(
+					".gnu.version_d: version %q has index %d, want %d (indexes must be dense)",
+					v.Name,
+					v.Index,
+					i+1,
+				)
 			}
 			lib.Versions = append(lib.Versions, Version{Name: v.Name, Flags: uint16(v.Flags), Deps: v.Deps})
 		}

@@ -19,13 +19,21 @@ type body struct {
 
 var bodies = map[elf.Machine]body{
 	// mov w0, #1; ret
-	elf.EM_AARCH64: {little: []byte{0x20, 0x00, 0x80, 0x52, 0xc0, 0x03, 0x5f, 0xd6}, big: []byte{0x52, 0x80, 0x00, 0x20, 0xd6, 0x5f, 0x03, 0xc0}, align: 8},
+	elf.EM_AARCH64: {
+		little: []byte{0x20, 0x00, 0x80, 0x52, 0xc0, 0x03, 0x5f, 0xd6},
+		big:    []byte{0x52, 0x80, 0x00, 0x20, 0xd6, 0x5f, 0x03, 0xc0},
+		align:  8,
+	},
 	// mov eax, 1; ret
 	elf.EM_X86_64: {little: []byte{0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3, 0xcc, 0xcc}, align: 16},
 	// li a0, 1; ret
 	elf.EM_RISCV: {little: []byte{0x13, 0x05, 0x10, 0x00, 0x67, 0x80, 0x00, 0x00}, align: 8},
 	// li r3, 1; blr
-	elf.EM_PPC64: {little: []byte{0x01, 0x00, 0x60, 0x38, 0x20, 0x00, 0x80, 0x4e}, big: []byte{0x38, 0x60, 0x00, 0x01, 0x4e, 0x80, 0x00, 0x20}, align: 8},
+	elf.EM_PPC64: {
+		little: []byte{0x01, 0x00, 0x60, 0x38, 0x20, 0x00, 0x80, 0x4e},
+		big:    []byte{0x38, 0x60, 0x00, 0x01, 0x4e, 0x80, 0x00, 0x20},
+		align:  8,
+	},
 }
 
 // pageSize is the alignment of the two PT_LOAD segments: 64 KiB, the
@@ -256,19 +264,36 @@ func (w *writer) newSections() {
 	w.sec = sections{
 		text:   &section{name: ".text", typ: elf.SHT_PROGBITS, flags: elf.SHF_ALLOC | elf.SHF_EXECINSTR, align: w.codeAlign},
 		rodata: &section{name: ".rodata", typ: elf.SHT_PROGBITS, flags: elf.SHF_ALLOC, align: 16},
-		tdata:  &section{name: ".tdata", typ: elf.SHT_PROGBITS, flags: elf.SHF_ALLOC | elf.SHF_WRITE | elf.SHF_TLS, align: 16},
-		tbss:   &section{name: ".tbss", typ: elf.SHT_NOBITS, flags: elf.SHF_ALLOC | elf.SHF_WRITE | elf.SHF_TLS, align: 16},
-		data:   &section{name: ".data", typ: elf.SHT_PROGBITS, flags: elf.SHF_ALLOC | elf.SHF_WRITE, align: 16},
-		bss:    &section{name: ".bss", typ: elf.SHT_NOBITS, flags: elf.SHF_ALLOC | elf.SHF_WRITE, align: 16},
+		tdata: &section{
+			name:  ".tdata",
+			typ:   elf.SHT_PROGBITS,
+			flags: elf.SHF_ALLOC | elf.SHF_WRITE | elf.SHF_TLS,
+			align: 16,
+		},
+		tbss: &section{name: ".tbss", typ: elf.SHT_NOBITS, flags: elf.SHF_ALLOC | elf.SHF_WRITE | elf.SHF_TLS, align: 16},
+		data: &section{name: ".data", typ: elf.SHT_PROGBITS, flags: elf.SHF_ALLOC | elf.SHF_WRITE, align: 16},
+		bss:  &section{name: ".bss", typ: elf.SHT_NOBITS, flags: elf.SHF_ALLOC | elf.SHF_WRITE, align: 16},
 
 		hash:      &section{name: ".hash", typ: elf.SHT_HASH, flags: elf.SHF_ALLOC, align: 8, entsize: 4},
 		gnuhash:   &section{name: ".gnu.hash", typ: elf.SHT_GNU_HASH, flags: elf.SHF_ALLOC, align: 8},
 		dynsym:    &section{name: ".dynsym", typ: elf.SHT_DYNSYM, flags: elf.SHF_ALLOC, align: 8, entsize: 24, info: 1},
 		dynstrSec: &section{name: ".dynstr", typ: elf.SHT_STRTAB, flags: elf.SHF_ALLOC, align: 1},
 		versym:    &section{name: ".gnu.version", typ: elf.SHT_GNU_VERSYM, flags: elf.SHF_ALLOC, align: 2, entsize: 2},
-		verdef:    &section{name: ".gnu.version_d", typ: elf.SHT_GNU_VERDEF, flags: elf.SHF_ALLOC, align: 4, info: uint32(len(w.lib.Versions))},
-		dynamic:   &section{name: ".dynamic", typ: elf.SHT_DYNAMIC, flags: elf.SHF_ALLOC | elf.SHF_WRITE, align: 8, entsize: 16},
-		shstr:     &section{name: ".shstrtab", typ: elf.SHT_STRTAB, align: 1},
+		verdef: &section{
+			name:  ".gnu.version_d",
+			typ:   elf.SHT_GNU_VERDEF,
+			flags: elf.SHF_ALLOC,
+			align: 4,
+			info:  uint32(len(w.lib.Versions)),
+		},
+		dynamic: &section{
+			name:    ".dynamic",
+			typ:     elf.SHT_DYNAMIC,
+			flags:   elf.SHF_ALLOC | elf.SHF_WRITE,
+			align:   8,
+			entsize: 16,
+		},
+		shstr: &section{name: ".shstrtab", typ: elf.SHT_STRTAB, align: 1},
 	}
 }
 
@@ -529,7 +554,13 @@ func (w *writer) linkSections(all []*section) map[*section]uint16 {
 func (w *writer) fillDynsym(index map[*section]uint16, tlsStart uint64) {
 	for i, s := range w.syms {
 		e := w.sec.dynsym.data[24*(i+1):]
-		typ := map[Kind]elf.SymType{Func: elf.STT_FUNC, Object: elf.STT_OBJECT, TLS: elf.STT_TLS, Abs: elf.STT_OBJECT, NoType: elf.STT_NOTYPE}[s.Kind]
+		typ := map[Kind]elf.SymType{
+			Func:   elf.STT_FUNC,
+			Object: elf.STT_OBJECT,
+			TLS:    elf.STT_TLS,
+			Abs:    elf.STT_OBJECT,
+			NoType: elf.STT_NOTYPE,
+		}[s.Kind]
 		shndx, value := uint16(elf.SHN_ABS), s.value
 		if s.sec != nil {
 			shndx = index[s.sec]
@@ -634,17 +665,49 @@ func (w *writer) putHeader(out []byte, nph int, shoff uint64, shnum int) {
 func (w *writer) putProgramHeaders(ph []byte, seg segments) {
 	dynamic := w.sec.dynamic
 	ph = w.putProgramHeader(ph, elf.PT_LOAD, elf.PF_R|elf.PF_X, 0, 0, seg.rxEnd, seg.rxEnd, pageSize)
-	ph = w.putProgramHeader(ph, elf.PT_LOAD, elf.PF_R|elf.PF_W, seg.rwOff, seg.rwAddr, seg.fileEnd-seg.rwOff, seg.memEnd-seg.rwAddr, pageSize)
-	ph = w.putProgramHeader(ph, elf.PT_DYNAMIC, elf.PF_R|elf.PF_W, dynamic.off, dynamic.addr, uint64(len(dynamic.data)), uint64(len(dynamic.data)), 8)
+	ph = w.putProgramHeader(
+		ph,
+		elf.PT_LOAD,
+		elf.PF_R|elf.PF_W,
+		seg.rwOff,
+		seg.rwAddr,
+		seg.fileEnd-seg.rwOff,
+		seg.memEnd-seg.rwAddr,
+		pageSize,
+	)
+	ph = w.putProgramHeader(
+		ph,
+		elf.PT_DYNAMIC,
+		elf.PF_R|elf.PF_W,
+		dynamic.off,
+		dynamic.addr,
+		uint64(len(dynamic.data)),
+		uint64(len(dynamic.data)),
+		8,
+	)
 	ph = w.putProgramHeader(ph, elf.PT_GNU_STACK, elf.PF_R|elf.PF_W, 0, 0, 0, 0, 16)
 	if seg.hasTLS {
-		w.putProgramHeader(ph, elf.PT_TLS, elf.PF_R, seg.tlsOff, seg.tlsStart, seg.tlsFileEnd-seg.tlsStart, seg.tlsMemEnd-seg.tlsStart, 16)
+		w.putProgramHeader(
+			ph,
+			elf.PT_TLS,
+			elf.PF_R,
+			seg.tlsOff,
+			seg.tlsStart,
+			seg.tlsFileEnd-seg.tlsStart,
+			seg.tlsMemEnd-seg.tlsStart,
+			16,
+		)
 	}
 }
 
 // putProgramHeader writes one program header (p_paddr = p_vaddr) to the
 // start of ph and returns the rest of ph.
-func (w *writer) putProgramHeader(ph []byte, typ elf.ProgType, flags elf.ProgFlag, off, vaddr, filesz, memsz, align uint64) []byte {
+func (w *writer) putProgramHeader(
+	ph []byte,
+	typ elf.ProgType,
+	flags elf.ProgFlag,
+	off, vaddr, filesz, memsz, align uint64,
+) []byte {
 	w.bo.PutUint32(ph[0:], uint32(typ))
 	w.bo.PutUint32(ph[4:], uint32(flags))
 	w.bo.PutUint64(ph[8:], off)

@@ -225,7 +225,14 @@ func (f *Fetcher) download(ctx context.Context, pkg apt.Package, u, sha, dst str
 
 // attempt runs one request and appends its body to part. On success part
 // holds exactly the expected bytes.
-func (f *Fetcher) attempt(ctx context.Context, pkg apt.Package, u, sha string, part *partial, buf []byte, mismatches *int) error {
+func (f *Fetcher) attempt(
+	ctx context.Context,
+	pkg apt.Package,
+	u, sha string,
+	part *partial,
+	buf []byte,
+	mismatches *int,
+) error {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	rc, start, err := f.open(actx, cancel, pkg.Name, u, part.n)
@@ -237,7 +244,7 @@ func (f *Fetcher) attempt(ctx context.Context, pkg apt.Package, u, sha string, p
 	if err != nil {
 		return err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	if start != part.n { // the server ignored the range: start over
 		if err := part.reset(); err != nil {
 			return err

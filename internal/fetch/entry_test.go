@@ -33,7 +33,7 @@ func TestEntryVerifiesWhatWasRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer e.Close()
+		defer func() { _ = e.Close() }()
 		if _, err := io.CopyN(io.Discard, e, 1000); err != nil { // a reader stopping early
 			t.Fatal(err)
 		}
@@ -120,7 +120,8 @@ func TestSameCauseIsOneError(t *testing.T) {
 	o.Retries = -1
 	_, err := mustNew(t, o).Fetch(context.Background(), pkgs)
 	var sc *fault.SameCauseError
-	if !errors.As(err, &sc) || len(sc.Errs) != 3 || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "3 debs failed the same way (") ||
+	if !errors.As(err, &sc) || len(sc.Errs) != 3 || strings.Count(err.Error(), "\n") != 0 ||
+		!strings.Contains(err.Error(), "3 debs failed the same way (") ||
 		!strings.Contains(err.Error(), "connection refused): liba, libb, libc; the first: liba") {
 		t.Fatalf("got %v, want one line for 3 debs", err)
 	}
@@ -129,7 +130,11 @@ func TestSameCauseIsOneError(t *testing.T) {
 	// errors.As finds each *HTTPError.
 	_, err = mustNew(t, testOptions(t, s.URL, nil)).Fetch(context.Background(), pkgs)
 	var he *fault.HTTPError
-	if !errors.As(err, &he) || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "3 debs failed the same way (HTTP 404 Not Found): liba, libb, libc; the first: liba: ") {
+	if !errors.As(err, &he) || strings.Count(err.Error(), "\n") != 0 ||
+		!strings.Contains(
+			err.Error(),
+			"3 debs failed the same way (HTTP 404 Not Found): liba, libb, libc; the first: liba: ",
+		) {
 		t.Fatalf("got %v, want one line for 3 HTTP 404s", err)
 	}
 	if !errors.As(err, &sc) || len(sc.Errs) != 3 {
@@ -141,7 +146,8 @@ func TestSameCauseIsOneError(t *testing.T) {
 	o = testOptions(t, s.URL, nil)
 	o.Retries = 1
 	_, err = mustNew(t, o).Fetch(context.Background(), pkgs)
-	if n := strings.Count(err.Error(), "\n"); n != 1 || !strings.HasPrefix(err.Error(), "liba ") || !strings.Contains(err.Error(), "2 debs failed the same way (HTTP 404 Not Found): libb, libc;") {
+	if n := strings.Count(err.Error(), "\n"); n != 1 || !strings.HasPrefix(err.Error(), "liba ") ||
+		!strings.Contains(err.Error(), "2 debs failed the same way (HTTP 404 Not Found): libb, libc;") {
 		t.Errorf("got %v, want a line for liba and one for the two 404s", err)
 	}
 }

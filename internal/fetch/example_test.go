@@ -17,8 +17,8 @@ import (
 func ExampleFetcher_Fetch() {
 	mirror, _ := os.MkdirTemp("", "mirror")
 	cache, _ := os.MkdirTemp("", "cache")
-	defer os.RemoveAll(mirror)
-	defer os.RemoveAll(cache)
+	defer func() { _ = os.RemoveAll(mirror) }()
+	defer func() { _ = os.RemoveAll(cache) }()
 
 	deb := []byte("!<arch>\n…")
 	sum := sha256.Sum256(deb)
@@ -28,8 +28,12 @@ func ExampleFetcher_Fetch() {
 		Size:     int64(len(deb)), SHA256: hex.EncodeToString(sum[:]),
 	}
 	path := filepath.Join(mirror, "common", filepath.FromSlash(pkg.Filename))
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	os.WriteFile(path, deb, 0o644)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		panic(err)
+	}
+	if err := os.WriteFile(path, deb, 0o644); err != nil {
+		panic(err)
+	}
 
 	f, err := fetch.New(fetch.Options{
 		Base:     mirror,

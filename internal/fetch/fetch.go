@@ -276,7 +276,10 @@ func (f *Fetcher) Fetch(ctx context.Context, pkgs []apt.Package) (map[string]str
 		})
 		me := &fault.MissingError{Cache: f.cache, Mirror: f.base, Local: !isHTTP(f.base)}
 		for _, p := range missing {
-			me.Packages = append(me.Packages, fault.MissingDeb{Name: p.Name, Version: p.Version, Filename: p.Filename, SHA256: p.SHA256})
+			me.Packages = append(
+				me.Packages,
+				fault.MissingDeb{Name: p.Name, Version: p.Version, Filename: p.Filename, SHA256: p.SHA256},
+			)
 		}
 		errs = append(errs, me)
 	}
@@ -320,7 +323,7 @@ func normalizeSHA(s string) (string, error) {
 	s = strings.ToLower(s)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return "", fmt.Errorf("sha256 %q is not 64 hex digits", s)
 		}
 	}

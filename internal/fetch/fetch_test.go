@@ -35,25 +35,51 @@ func TestFetchFaults(t *testing.T) {
 	}{
 		{name: "ok", requests: 1},
 		{name: "reset mid-body, Range honoured", faults: []srvFault{resetAfter(100 << 10)}, requests: 2, ranged: true},
-		{name: "reset mid-body, Range ignored", faults: []srvFault{resetAfter(100 << 10), ignoreRange}, requests: 2, ranged: true},
+		{
+			name:     "reset mid-body, Range ignored",
+			faults:   []srvFault{resetAfter(100 << 10), ignoreRange},
+			requests: 2,
+			ranged:   true,
+		},
 		{name: "500 then 503 then ok", faults: []srvFault{status(500), status(503)}, requests: 3},
 		{name: "429 then ok", faults: []srvFault{status(429)}, requests: 2},
 		{name: "404 not retried", faults: []srvFault{status(404)}, requests: 1, wantErr: httpStatus(404)},
 		{name: "403 not retried", faults: []srvFault{status(403)}, requests: 1, wantErr: httpStatus(403)},
 		{name: "410 not retried", faults: []srvFault{status(410)}, requests: 1, wantErr: httpStatus(410)},
-		{name: "500 forever", faults: []srvFault{status(500), status(500), status(500), status(500)}, retries: 2, requests: 3, wantErr: httpStatus(500)},
+		{
+			name:     "500 forever",
+			faults:   []srvFault{status(500), status(500), status(500), status(500)},
+			retries:  2,
+			requests: 3,
+			wantErr:  httpStatus(500),
+		},
 		// A slow but steady body is not a stall: 50 ms gaps against a 2 s
 		// stall timeout (not the tests' 200 ms, which a loaded CI machine
 		// can miss by that much).
 		{name: "trickle", faults: []srvFault{trickle(6, 50*time.Millisecond)}, requests: 1, stall: 2 * time.Second},
 		{name: "stall then ok", faults: []srvFault{stallAfter(50 << 10)}, requests: 2, ranged: true},
 		{name: "wrong bytes once", faults: []srvFault{serveBytes(corrupted(body))}, requests: 2},
-		{name: "wrong bytes twice", faults: []srvFault{serveBytes(corrupted(body)), serveBytes(corrupted(body))}, requests: 2, wantErr: isHashMismatch},
-		{name: "longer file twice", faults: []srvFault{serveBytes(longer), serveBytes(longer)}, requests: 2, wantErr: isSizeMismatch},
+		{
+			name:     "wrong bytes twice",
+			faults:   []srvFault{serveBytes(corrupted(body)), serveBytes(corrupted(body))},
+			requests: 2,
+			wantErr:  isHashMismatch,
+		},
+		{
+			name:     "longer file twice",
+			faults:   []srvFault{serveBytes(longer), serveBytes(longer)},
+			requests: 2,
+			wantErr:  isSizeMismatch,
+		},
 		{name: "Content-Length too large", faults: []srvFault{contentLength(+1000)}, requests: 1},
 		{name: "Content-Length too small once", faults: []srvFault{contentLength(-1000)}, requests: 2, ranged: true},
-		{name: "Content-Length too small always", faults: []srvFault{contentLength(-1000), contentLength(-1000), contentLength(-1000)}, retries: 2, requests: 3,
-			wantErr: func(err error) bool { return strings.Contains(err.Error(), "body ended after") }},
+		{
+			name:     "Content-Length too small always",
+			faults:   []srvFault{contentLength(-1000), contentLength(-1000), contentLength(-1000)},
+			retries:  2,
+			requests: 3,
+			wantErr:  func(err error) bool { return strings.Contains(err.Error(), "body ended after") },
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -271,7 +297,11 @@ func TestFetchCorruptCache(t *testing.T) {
 	}{
 		{name: "same size, no verify: not noticed", corrupt: flipByte, verify: false, refetch: false},
 		{name: "same size, verify: refetched", corrupt: flipByte, verify: true, refetch: true},
-		{name: "truncated, no verify: refetched", corrupt: func(p string) error { return os.Truncate(p, 1000) }, refetch: true},
+		{
+			name:    "truncated, no verify: refetched",
+			corrupt: func(p string) error { return os.Truncate(p, 1000) },
+			refetch: true,
+		},
 		{name: "replaced by a directory: refetched", corrupt: func(p string) error {
 			if err := os.Remove(p); err != nil {
 				return err
@@ -324,8 +354,18 @@ func TestFetchResumesLeftoverPartial(t *testing.T) {
 		requests int
 		firstRng string
 	}{
-		{name: "good prefix resumed", partial: body[:testSize/2], requests: 1, firstRng: "bytes=" + strconv.Itoa(testSize/2) + "-"},
-		{name: "bad prefix: mismatch, then from scratch", partial: bytes.Repeat([]byte{'x'}, 1000), requests: 2, firstRng: "bytes=1000-"},
+		{
+			name:     "good prefix resumed",
+			partial:  body[:testSize/2],
+			requests: 1,
+			firstRng: "bytes=" + strconv.Itoa(testSize/2) + "-",
+		},
+		{
+			name:     "bad prefix: mismatch, then from scratch",
+			partial:  bytes.Repeat([]byte{'x'}, 1000),
+			requests: 2,
+			firstRng: "bytes=1000-",
+		},
 		{name: "too long: dropped", partial: append(bytes.Clone(body), 'x'), requests: 1, firstRng: ""},
 	}
 	for _, tc := range tests {
@@ -510,8 +550,18 @@ func TestFetchUnknownSize(t *testing.T) {
 	}{
 		{name: "ok", requests: 1},
 		{name: "reset then resume", faults: []srvFault{resetAfter(100 << 10)}, requests: 2},
-		{name: "wrong bytes twice", faults: []srvFault{serveBytes(corrupted(body)), serveBytes(corrupted(body))}, requests: 2, wantErr: isHashMismatch},
-		{name: "truncated file twice", faults: []srvFault{serveBytes(body[:1000]), serveBytes(body[:1000])}, requests: 2, wantErr: isHashMismatch},
+		{
+			name:     "wrong bytes twice",
+			faults:   []srvFault{serveBytes(corrupted(body)), serveBytes(corrupted(body))},
+			requests: 2,
+			wantErr:  isHashMismatch,
+		},
+		{
+			name:     "truncated file twice",
+			faults:   []srvFault{serveBytes(body[:1000]), serveBytes(body[:1000])},
+			requests: 2,
+			wantErr:  isHashMismatch,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

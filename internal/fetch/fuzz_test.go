@@ -41,7 +41,12 @@ func FuzzInRelease(f *testing.F) {
 	f.Add(signed)
 	f.Add(text)
 	f.Add(bytes.Replace(signed, []byte("Suite"), []byte("Suitf"), 1))
-	f.Add([]byte("-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nx\n-----BEGIN PGP SIGNATURE-----\n\n-----END PGP SIGNATURE-----\n"))
+	f.Add(
+		[]byte(
+			"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nx\n-----BEGIN PGP SIGNATURE-----\n\n" +
+				"-----END PGP SIGNATURE-----\n",
+		),
+	)
 	with := &Fetcher{keyring: openpgp.EntityList{key}}
 	without := &Fetcher{}
 	f.Fuzz(func(t *testing.T, data []byte) {

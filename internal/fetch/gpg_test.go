@@ -15,7 +15,11 @@ import (
 	"github.com/debredist/debredist/internal/testutil"
 )
 
-var updateGPG = flag.Bool("update-gpg", false, "regenerate testdata/gpg with apt-ftparchive and gpg (starts a gpg-agent)")
+var updateGPG = flag.Bool(
+	"update-gpg",
+	false,
+	"regenerate testdata/gpg with apt-ftparchive and gpg (starts a gpg-agent)",
+)
 
 // gpgDir holds a Release written by apt-ftparchive and signed by GnuPG, with
 // the signer's public key, so that the normal test run needs no gpg-agent.
@@ -93,10 +97,10 @@ func regenerateGPG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(home, 0o700)
+	testutil.Must(t, os.Chmod(home, 0o700))
 	t.Cleanup(func() {
-		exec.Command("gpgconf", "--homedir", home, "--kill", "gpg-agent").Run()
-		os.RemoveAll(home)
+		_ = exec.Command("gpgconf", "--homedir", home, "--kill", "gpg-agent").Run() // no agent left: nothing to stop
+		_ = os.RemoveAll(home)
 	})
 	run := func(dir string, name string, args ...string) []byte {
 		t.Helper()
@@ -119,19 +123,30 @@ func regenerateGPG(t *testing.T) {
 	if err := os.MkdirAll(gpgDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run("", gpg, "--batch", "--passphrase", "", "--quick-gen-key", "debredist test signer <signer@example.com>", "ed25519", "sign", "never")
+	run(
+		"",
+		gpg,
+		"--batch",
+		"--passphrase",
+		"",
+		"--quick-gen-key",
+		"debredist test signer <signer@example.com>",
+		"ed25519",
+		"sign",
+		"never",
+	)
 	write("key.asc", run("", gpg, "--batch", "--armor", "--export"))
 	write("key.gpg", run("", gpg, "--batch", "--export"))
 
 	plain := packagesText()
 	dist := t.TempDir()
 	idx := filepath.Join(dist, "main", "binary-arm64")
-	os.MkdirAll(idx, 0o755)
+	testutil.Must(t, os.MkdirAll(idx, 0o755))
 	xzData := xzed(t, plain)
-	os.WriteFile(filepath.Join(idx, "Packages.xz"), xzData, 0o644)
+	testutil.Must(t, os.WriteFile(filepath.Join(idx, "Packages.xz"), xzData, 0o644))
 	write("Packages.xz", xzData)
 	release := run(dist, ftp, "-o", "APT::FTPArchive::Release::Suite="+testSuite, "release", ".")
-	os.WriteFile(filepath.Join(dist, "Release"), release, 0o644)
+	testutil.Must(t, os.WriteFile(filepath.Join(dist, "Release"), release, 0o644))
 	write("Release", release)
 	write("InRelease", run(dist, gpg, "--batch", "--clearsign", "-o", "-", "Release"))
 	write("Release.gpg", run(dist, gpg, "--batch", "--detach-sign", "-o", "-", "Release"))

@@ -36,7 +36,12 @@ type server struct {
 }
 
 func newServer(t testing.TB) *server {
-	s := &server{files: map[string][]byte{}, faults: map[string][]srvFault{}, reqs: map[string]int{}, ranges: map[string][]string{}}
+	s := &server{
+		files:  map[string][]byte{},
+		faults: map[string][]srvFault{},
+		reqs:   map[string]int{},
+		ranges: map[string][]string{},
+	}
 	s.Server = httptest.NewServer(s)
 	t.Cleanup(s.Close)
 	return s
@@ -93,14 +98,14 @@ func resetAfter(n int) srvFault {
 	return func(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
-		w.Write(body[:n])
+		_, _ = w.Write(body[:n]) // the server's writes fail only when the client left: it reports what it got
 		rc := http.NewResponseController(w)
-		rc.Flush()
+		_ = rc.Flush()
 		conn, _, err := rc.Hijack()
 		if err != nil {
 			panic(err)
 		}
-		conn.Close()
+		_ = conn.Close()
 	}
 }
 
@@ -108,7 +113,7 @@ func resetAfter(n int) srvFault {
 func ignoreRange(w http.ResponseWriter, r *http.Request, body []byte) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
-	w.Write(body)
+	_, _ = w.Write(body)
 }
 
 // trickle sends the file in `chunks` pieces with delay between them.
@@ -119,8 +124,8 @@ func trickle(chunks int, delay time.Duration) srvFault {
 		rc := http.NewResponseController(w)
 		step := (len(body) + chunks - 1) / chunks
 		for i := 0; i < len(body); i += step {
-			w.Write(body[i:min(i+step, len(body))])
-			rc.Flush()
+			_, _ = w.Write(body[i:min(i+step, len(body))])
+			_ = rc.Flush()
 			select {
 			case <-time.After(delay):
 			case <-r.Context().Done():
@@ -135,8 +140,8 @@ func stallAfter(n int) srvFault {
 	return func(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
-		w.Write(body[:n])
-		http.NewResponseController(w).Flush()
+		_, _ = w.Write(body[:n])
+		_ = http.NewResponseController(w).Flush()
 		select {
 		case <-r.Context().Done():
 		case <-time.After(20 * time.Second):
@@ -163,10 +168,10 @@ func contentLength(delta int) srvFault {
 		if err != nil {
 			panic(err)
 		}
-		defer conn.Close()
+		defer func() { _ = conn.Close() }()
 		fmt.Fprintf(bw, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", len(body)+delta)
-		bw.Write(body)
-		bw.Flush()
+		_, _ = bw.Write(body)
+		_ = bw.Flush()
 	}
 }
 

@@ -51,7 +51,8 @@ type IndexInfo struct {
 // Packages.xz, Packages.gz and Packages in that order, taking the first that
 // exists. When a Release lists any of them only the listed ones are tried and
 // the one used must match the Release's size and sha256 (a response that
-// does not is retried like a deb; an *apt.MismatchError once the retries are spent); when it lists none, all are tried and IndexInfo.Release stays
+// does not is retried like a deb; an *apt.MismatchError once the retries are
+// spent); when it lists none, all are tried and IndexInfo.Release stays
 // false. Without a keyring signatures are not checked (Signed is false); with
 // one a bad or missing signature, or a Packages file the signed Release does
 // not cover, is an error (a *SignatureError for signatures). Index sets
@@ -101,7 +102,10 @@ func (f *Fetcher) index(ctx context.Context, repo apt.Repo) ([]apt.Package, Inde
 		case !exists:
 			return nil, info, suiteNotFound(f.base, repo)
 		case f.keyring != nil:
-			return nil, info, &fault.SignatureError{URL: repo.DistURL("InRelease"), Err: errors.New("neither InRelease nor Release exists")}
+			return nil, info, &fault.SignatureError{
+				URL: repo.DistURL("InRelease"),
+				Err: errors.New("neither InRelease nor Release exists"),
+			}
 		default:
 			return nil, info, fmt.Errorf("%s: no InRelease or Release: %w", repo.DistURL(""), fault.ErrUnverifiedIndex)
 		}
@@ -251,7 +255,7 @@ func parseIndex(data []byte) ([]apt.Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	pkgs, _, err := apt.ParsePackages(&capReader{r: rc, left: maxIndexPlainBytes}, apt.ParseOptions{Strict: true})
 	return pkgs, err
 }
@@ -278,7 +282,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 
 // release fetches and checks InRelease, or Release (+ Release.gpg). It
 // returns nil when the repo has neither.
-func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (*apt.Release, bool, error) {
+func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (*apt.ReleaseFile, bool, error) {
 	inURL := repo.DistURL("InRelease")
 	data, err := ir.get(ctx, inURL, maxReleaseBytes, nil)
 	if err == nil {
@@ -286,7 +290,7 @@ func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (
 		if err != nil {
 			return nil, false, &fault.SignatureError{URL: inURL, Err: err}
 		}
-		rel, err := apt.ParseRelease(bytes.NewReader(text))
+		rel, err := apt.ParseReleaseFile(bytes.NewReader(text))
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w", inURL, err)
 		}
@@ -319,7 +323,7 @@ func (f *Fetcher) release(ctx context.Context, ir *indexReader, repo apt.Repo) (
 		}
 		signed = true
 	}
-	rel, err := apt.ParseRelease(bytes.NewReader(data))
+	rel, err := apt.ParseReleaseFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", relURL, err)
 	}
@@ -345,7 +349,7 @@ func (f *Fetcher) getChecked(ctx context.Context, u string, limit int64, check f
 		if err != nil {
 			return err
 		}
-		defer rc.Close()
+		defer func() { _ = rc.Close() }()
 		stall := time.AfterFunc(f.opts.StallTimeout, func() { cancel(errStalled) })
 		defer stall.Stop()
 		n, err := buf.ReadFrom(io.LimitReader(&stallReader{r: rc, t: stall, d: f.opts.StallTimeout}, limit+1))

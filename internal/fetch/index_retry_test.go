@@ -45,7 +45,8 @@ func TestIndexRetriesCorruptResponse(t *testing.T) {
 	o.Retries = 2
 	_, _, err = mustNew(t, o).Index(context.Background(), apt.NewRepo("", "common", testSuite))
 	var me *apt.MismatchError
-	if !errors.As(err, &me) || !strings.Contains(err.Error(), "(attempt 3)") || !strings.Contains(err.Error(), "gave up after 3 attempts") {
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "(attempt 3)") ||
+		!strings.Contains(err.Error(), "gave up after 3 attempts") {
 		t.Fatalf("got %v, want a mismatch on attempt 3 of 3", err)
 	}
 	if n := s.requests("/" + indexDir + "Packages.xz"); n != 2+3 {

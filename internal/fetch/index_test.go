@@ -20,6 +20,7 @@ import (
 
 	"github.com/debredist/debredist/debredist/apt"
 	"github.com/debredist/debredist/debredist/fault"
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 const (
@@ -57,8 +58,16 @@ func packagesText() []byte {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "Package: %s\nArchitecture: arm64\nVersion: %s\nFilename: %s\nSize: %d\nSHA256: %s\nDescription: test %d\n",
-			d.pkg.Name, d.pkg.Version, d.pkg.Filename, d.pkg.Size, d.pkg.SHA256, i)
+		fmt.Fprintf(
+			&b,
+			"Package: %s\nArchitecture: arm64\nVersion: %s\nFilename: %s\nSize: %d\nSHA256: %s\nDescription: test %d\n",
+			d.pkg.Name,
+			d.pkg.Version,
+			d.pkg.Filename,
+			d.pkg.Size,
+			d.pkg.SHA256,
+			i,
+		)
 	}
 	return b.Bytes()
 }
@@ -66,7 +75,9 @@ func packagesText() []byte {
 func gzipped(t testing.TB, b []byte) []byte {
 	var buf bytes.Buffer
 	w := gzip.NewWriter(&buf)
-	w.Write(b)
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +90,9 @@ func xzed(t testing.TB, b []byte) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write(b)
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +129,9 @@ func clearsigned(t testing.TB, e *openpgp.Entity, text []byte) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write(text)
+	if _, err := w.Write(text); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +163,7 @@ func keyringFile(t testing.TB, e *openpgp.Entity, armored bool) string {
 		if err := e.Serialize(w); err != nil {
 			t.Fatal(err)
 		}
-		w.Close()
+		testutil.Must(t, w.Close())
 	} else if err := e.Serialize(&buf); err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +239,8 @@ func TestIndex(t *testing.T) {
 	isUnverified := func(err error) bool { return errors.Is(err, fault.ErrUnverifiedIndex) }
 	isNotFound := func(err error) bool {
 		var nf *fault.NotFoundError
-		return errors.As(err, &nf) && !errors.Is(err, fault.ErrUnverifiedIndex) && strings.Contains(err.Error(), "no such suite "+testSuite)
+		return errors.As(err, &nf) && !errors.Is(err, fault.ErrUnverifiedIndex) &&
+			strings.Contains(err.Error(), "no such suite "+testSuite)
 	}
 	contains := func(s string) func(error) bool {
 		return func(err error) bool { return strings.Contains(err.Error(), s) }
@@ -245,14 +261,30 @@ func TestIndex(t *testing.T) {
 		{name: "no Release refused", mirror: mk(all, nil), wantErr: isUnverified},
 		{name: "Release lists none refused", mirror: mk(all, only()), wantErr: isUnverified},
 		{name: "xz preferred", mirror: mk(all, nil), wantFile: "Packages.xz", unverified: true},
-		{name: "gz fallback", mirror: mk([]string{"Packages.gz", "Packages"}, nil), wantFile: "Packages.gz", unverified: true},
+		{
+			name:       "gz fallback",
+			mirror:     mk([]string{"Packages.gz", "Packages"}, nil),
+			wantFile:   "Packages.gz",
+			unverified: true,
+		},
 		{name: "plain fallback", mirror: mk([]string{"Packages"}, nil), wantFile: "Packages", unverified: true},
 		{name: "no index", mirror: mk(nil, nil), wantErr: isNotFound, unverified: true},
 		{name: "no index, not unverified", mirror: mk(nil, nil), wantErr: isNotFound},
 		{name: "no index, keyring", mirror: mk(nil, nil), keyring: ringA, wantErr: isNotFound},
-		{name: "listed index absent", mirror: mirrorFiles{distDir + "Release": releaseText(map[string][]byte{"main/binary-arm64/Packages.xz": variants["Packages.xz"]})}, wantErr: contains("no Packages index found")},
+		{
+			name: "listed index absent",
+			mirror: mirrorFiles{
+				distDir + "Release": releaseText(map[string][]byte{"main/binary-arm64/Packages.xz": variants["Packages.xz"]}),
+			},
+			wantErr: contains("no Packages index found"),
+		},
 		{name: "Release verifies", mirror: mk(all, release), wantFile: "Packages.xz", wantRelease: true},
-		{name: "Release lists only gz", mirror: mk(all, only("main/binary-arm64/Packages.gz")), wantFile: "Packages.gz", wantRelease: true},
+		{
+			name:        "Release lists only gz",
+			mirror:      mk(all, only("main/binary-arm64/Packages.gz")),
+			wantFile:    "Packages.gz",
+			wantRelease: true,
+		},
 		{name: "Release lists none", mirror: mk(all, only()), wantFile: "Packages.xz", unverified: true},
 		{name: "Release mismatch", mirror: func() mirrorFiles {
 			m := mk(all, release)
@@ -260,8 +292,22 @@ func TestIndex(t *testing.T) {
 			return m
 		}(), wantErr: func(err error) bool { var me *apt.MismatchError; return errors.As(err, &me) }},
 		{name: "InRelease, no keyring", mirror: mk(all, inRelease(keyA)), wantFile: "Packages.xz", wantRelease: true},
-		{name: "InRelease, good key", mirror: mk(all, inRelease(keyA)), keyring: ringA, wantFile: "Packages.xz", wantRelease: true, wantSigned: true},
-		{name: "InRelease, binary keyring", mirror: mk(all, inRelease(keyA)), keyring: ringABin, wantFile: "Packages.xz", wantRelease: true, wantSigned: true},
+		{
+			name:        "InRelease, good key",
+			mirror:      mk(all, inRelease(keyA)),
+			keyring:     ringA,
+			wantFile:    "Packages.xz",
+			wantRelease: true,
+			wantSigned:  true,
+		},
+		{
+			name:        "InRelease, binary keyring",
+			mirror:      mk(all, inRelease(keyA)),
+			keyring:     ringABin,
+			wantFile:    "Packages.xz",
+			wantRelease: true,
+			wantSigned:  true,
+		},
 		{name: "InRelease, wrong key", mirror: mk(all, inRelease(keyA)), keyring: ringB, wantErr: isSig},
 		{name: "InRelease, tampered", mirror: func() mirrorFiles {
 			m := mk(all, inRelease(keyA))
@@ -271,9 +317,28 @@ func TestIndex(t *testing.T) {
 		{name: "InRelease not signed, keyring", mirror: mk(all, func(idx map[string][]byte) mirrorFiles {
 			return mirrorFiles{"InRelease": releaseText(idx)}
 		}), keyring: ringA, wantErr: isSig},
-		{name: "Release.gpg armored", mirror: mk(all, detachedRelease(keyA, true)), keyring: ringA, wantFile: "Packages.xz", wantRelease: true, wantSigned: true},
-		{name: "Release.gpg binary", mirror: mk(all, detachedRelease(keyA, false)), keyring: ringA, wantFile: "Packages.xz", wantRelease: true, wantSigned: true},
-		{name: "Release.gpg, no keyring", mirror: mk(all, detachedRelease(keyA, false)), wantFile: "Packages.xz", wantRelease: true},
+		{
+			name:        "Release.gpg armored",
+			mirror:      mk(all, detachedRelease(keyA, true)),
+			keyring:     ringA,
+			wantFile:    "Packages.xz",
+			wantRelease: true,
+			wantSigned:  true,
+		},
+		{
+			name:        "Release.gpg binary",
+			mirror:      mk(all, detachedRelease(keyA, false)),
+			keyring:     ringA,
+			wantFile:    "Packages.xz",
+			wantRelease: true,
+			wantSigned:  true,
+		},
+		{
+			name:        "Release.gpg, no keyring",
+			mirror:      mk(all, detachedRelease(keyA, false)),
+			wantFile:    "Packages.xz",
+			wantRelease: true,
+		},
 		{name: "Release.gpg wrong key", mirror: mk(all, detachedRelease(keyB, true)), keyring: ringA, wantErr: isSig},
 		{name: "Release.gpg missing", mirror: mk(all, release), keyring: ringA, wantErr: isSig},
 		{name: "no Release, keyring", mirror: mk(all, nil), keyring: ringA, wantErr: isSig},
@@ -301,7 +366,9 @@ func TestIndex(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !strings.HasSuffix(info.URL, "/"+tc.wantFile) || info.Release != tc.wantRelease || info.Signed != tc.wantSigned || info.Repo != "common" {
+				if !strings.HasSuffix(info.URL, "/"+tc.wantFile) || info.Release != tc.wantRelease ||
+					info.Signed != tc.wantSigned ||
+					info.Repo != "common" {
 					t.Errorf("info %+v, want file %s release %v signed %v", info, tc.wantFile, tc.wantRelease, tc.wantSigned)
 				}
 				if info.SHA256 != sha256Hex(variants[tc.wantFile]) {
@@ -312,7 +379,8 @@ func TestIndex(t *testing.T) {
 					t.Fatalf("%d packages, want %d", len(pkgs), len(want))
 				}
 				for i, p := range pkgs {
-					if p.Repo != "common" || p.Name != want[i].pkg.Name || p.SHA256 != want[i].pkg.SHA256 || p.Size != want[i].pkg.Size {
+					if p.Repo != "common" || p.Name != want[i].pkg.Name || p.SHA256 != want[i].pkg.SHA256 ||
+						p.Size != want[i].pkg.Size {
 						t.Errorf("package %d = %+v", i, p)
 					}
 				}
@@ -372,8 +440,8 @@ func TestKeyringErrors(t *testing.T) {
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty")
 	garbage := filepath.Join(dir, "garbage")
-	os.WriteFile(empty, nil, 0o644)
-	os.WriteFile(garbage, []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nnot a key\n"), 0o644)
+	testutil.Must(t, os.WriteFile(empty, nil, 0o644))
+	testutil.Must(t, os.WriteFile(garbage, []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nnot a key\n"), 0o644))
 	for _, path := range []string{filepath.Join(dir, "absent"), empty, garbage} {
 		if _, err := New(Options{Keyring: path, CacheDir: dir}); err == nil || !strings.Contains(err.Error(), "keyring") {
 			t.Errorf("New with keyring %s: err = %v", filepath.Base(path), err)
@@ -438,14 +506,16 @@ func TestIndexNotFound(t *testing.T) {
 				t.Fatalf("%s (allow %v): err = %v, want a *fault.NotFoundError", kind, allow, err)
 			}
 			msg := err.Error()
-			if !strings.Contains(msg, "dists/"+testSuite) || !strings.Contains(msg, "no such suite "+testSuite) || strings.Contains(msg, "unverified") {
+			if !strings.Contains(msg, "dists/"+testSuite) || !strings.Contains(msg, "no such suite "+testSuite) ||
+				strings.Contains(msg, "unverified") {
 				t.Errorf("%s: %q does not say which suite is missing where", kind, msg)
 			}
 			if kind == "http" {
 				if nf.Listed || !strings.Contains(msg, "does not list its suites") {
 					t.Errorf("http: %q claims to know the suites", msg)
 				}
-			} else if !nf.Listed || strings.Join(nf.Suites, ",") != "r35.6,r36.4" || !strings.Contains(msg, "suites: r35.6, r36.4") {
+			} else if !nf.Listed || strings.Join(nf.Suites, ",") != "r35.6,r36.4" ||
+				!strings.Contains(msg, "suites: r35.6, r36.4") {
 				t.Errorf("%s: suites %v, message %q; want r35.6, r36.4 listed", kind, nf.Suites, msg)
 			}
 		}
@@ -454,7 +524,8 @@ func TestIndexNotFound(t *testing.T) {
 	for _, base := range []string{missing, "file://" + missing} {
 		err := index(base, false)
 		var nf *fault.NotFoundError
-		if !errors.As(err, &nf) || nf.What != "mirror directory" || !strings.Contains(err.Error(), missing+": no such mirror directory") {
+		if !errors.As(err, &nf) || nf.What != "mirror directory" ||
+			!strings.Contains(err.Error(), missing+": no such mirror directory") {
 			t.Errorf("mirror %s: err = %v, want it named as a missing mirror directory", base, err)
 		}
 	}
@@ -465,9 +536,15 @@ func TestIndexNotFound(t *testing.T) {
 func TestIndexCompressionName(t *testing.T) {
 	plain := packagesText()
 	for _, name := range []string{"Packages.xz", "Packages.gz"} {
-		m := mirrorFiles{indexDir + name: plain, distDir + "Release": releaseText(map[string][]byte{"main/binary-arm64/" + name: plain})}
+		m := mirrorFiles{
+			indexDir + name:     plain,
+			distDir + "Release": releaseText(map[string][]byte{"main/binary-arm64/" + name: plain}),
+		}
 		_, bases := serveMirror(t, m)
-		_, _, err := mustNew(t, testOptions(t, bases["dir"], nil)).Index(context.Background(), apt.NewRepo("", "common", testSuite))
+		_, _, err := mustNew(
+			t,
+			testOptions(t, bases["dir"], nil),
+		).Index(context.Background(), apt.NewRepo("", "common", testSuite))
 		var ce *apt.CompressionMismatchError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), name+": named like") {
 			t.Errorf("%s holding plain text: err = %v, want a *apt.CompressionMismatchError naming it", name, err)

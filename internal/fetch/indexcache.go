@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/internal/files"
 	"github.com/debredist/debredist/internal/jsonpos"
 )
@@ -47,14 +48,25 @@ type indexReader struct {
 }
 
 func (f *Fetcher) newIndexReader(repo apt.Repo) (*indexReader, error) {
-	r := &indexReader{f: f, rec: &indexRecord{Base: f.base, Repo: repo.Name, Suite: repo.Suite, Files: map[string]string{}}, blobs: map[string][]byte{}}
+	r := &indexReader{
+		f:     f,
+		rec:   &indexRecord{Base: f.base, Repo: repo.Name, Suite: repo.Suite, Files: map[string]string{}},
+		blobs: map[string][]byte{},
+	}
 	if !f.opts.Offline || !isHTTP(f.base) {
 		return r, nil
 	}
 	r.replay = true
 	b, err := readCapped(f.indexRecordPath(repo), maxIndexRecordBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("offline: the index of %s %s from %s is not in the cache (%s); run once without Source.Offline to cache it", repo.Name, repo.Suite, f.base, f.cache)
+		return nil, fault.Errorf(
+			"offline: the index of %s %s from %s is not in the cache (%s); run once without %s to cache it",
+			repo.Name,
+			repo.Suite,
+			f.base,
+			f.cache,
+			fault.RefOffline,
+		)
 	}
 	if err == nil {
 		err = jsonpos.Decode(f.indexRecordPath(repo), b, r.rec)
@@ -63,7 +75,12 @@ func (f *Fetcher) newIndexReader(repo apt.Repo) (*indexReader, error) {
 		err = errors.New("it records another mirror, repo or suite")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("offline: cached index record %s is unusable (%v); run once without Source.Offline to replace it", f.indexRecordPath(repo), err)
+		return nil, fault.Errorf(
+			"offline: cached index record %s is unusable (%v); run once without %s to replace it",
+			f.indexRecordPath(repo),
+			err,
+			fault.RefOffline,
+		)
 	}
 	return r, nil
 }
@@ -84,7 +101,7 @@ func (r *indexReader) get(ctx context.Context, u string, limit int64, check func
 	}
 	sum, ok := r.rec.Files[u]
 	if !ok {
-		return nil, fmt.Errorf("offline: %s is not in the index cache; run once without Source.Offline", u)
+		return nil, fault.Errorf("offline: %s is not in the index cache; run once without %s", u, fault.RefOffline)
 	}
 	if sum == "" {
 		return nil, fmt.Errorf("%s: %w (as recorded by the last online run)", u, fs.ErrNotExist)
@@ -95,10 +112,15 @@ func (r *indexReader) get(ctx context.Context, u string, limit int64, check func
 	}
 	b, err := readCapped(p, limit)
 	if err != nil {
-		return nil, fmt.Errorf("offline: cached %s: %w; run once without Source.Offline", u, err)
+		return nil, fault.Errorf("offline: cached %s: %w; run once without %s", u, err, fault.RefOffline)
 	}
 	if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != sum {
-		return nil, fmt.Errorf("offline: cached %s (%s) does not have the sha256 recorded for it; run once without Source.Offline", u, p)
+		return nil, fault.Errorf(
+			"offline: cached %s (%s) does not have the sha256 recorded for it; run once without %s",
+			u,
+			p,
+			fault.RefOffline,
+		)
 	}
 	if check != nil {
 		if err := check(b); err != nil {

@@ -20,14 +20,18 @@ func TestIndexOffline(t *testing.T) {
 	ring := keyringFile(t, keyA, true)
 	xzIdx := xzed(t, packagesText())
 	rel := releaseText(map[string][]byte{"main/binary-arm64/Packages.xz": xzIdx})
-	srv, _ := serveMirror(t, mirrorFiles{indexDir + "Packages.xz": xzIdx, distDir + "InRelease": clearsigned(t, keyA, rel)})
+	srv, _ := serveMirror(
+		t,
+		mirrorFiles{indexDir + "Packages.xz": xzIdx, distDir + "InRelease": clearsigned(t, keyA, rel)},
+	)
 	repo := apt.NewRepo("", "common", testSuite)
 	ctx := context.Background()
 
 	o := testOptions(t, srv.URL, nil)
 	o.Keyring = ring
 	o.Offline = true
-	if _, _, err := mustNew(t, o).Index(ctx, repo); err == nil || !strings.Contains(err.Error(), "run once without Source.Offline") {
+	if _, _, err := mustNew(t, o).Index(ctx, repo); err == nil ||
+		!strings.Contains(err.Error(), "run once without Source.Offline") {
 		t.Fatalf("offline before any online run: err = %v", err)
 	}
 
@@ -82,10 +86,11 @@ func TestIndexStrict(t *testing.T) {
 			_, _, err := mustNew(t, o).Index(context.Background(), apt.NewRepo("", "common", testSuite))
 			var se *apt.StanzaError
 			var sy *apt.SyntaxError
-			if err == nil || !(errors.As(err, &se) || errors.As(err, &sy)) {
+			if err == nil || !errors.As(err, &se) && !errors.As(err, &sy) {
 				t.Fatalf("err = %v, want a stanza or syntax error", err)
 			}
-			if !strings.Contains(err.Error(), filepath.Join(bases["dir"], indexDir+"Packages")) || !strings.Contains(err.Error(), "line ") {
+			if !strings.Contains(err.Error(), filepath.Join(bases["dir"], indexDir+"Packages")) ||
+				!strings.Contains(err.Error(), "line ") {
 				t.Errorf("%q does not name the file and line", err)
 			}
 		})

@@ -74,7 +74,12 @@ func CheckBase(base string) error {
 // returns the body and the offset of its first byte, which is 0 when the
 // server ignored the range. cancel belongs to ctx; it is used to enforce the
 // header timeout. Errors worth another attempt are marked retryable.
-func (f *Fetcher) open(ctx context.Context, cancel context.CancelCauseFunc, pkg, loc string, offset int64) (io.ReadCloser, int64, error) {
+func (f *Fetcher) open(
+	ctx context.Context,
+	cancel context.CancelCauseFunc,
+	pkg, loc string,
+	offset int64,
+) (io.ReadCloser, int64, error) {
 	if !isHTTP(loc) {
 		return openLocal(loc, offset)
 	}
@@ -100,16 +105,16 @@ func (f *Fetcher) open(ctx context.Context, cancel context.CancelCauseFunc, pkg,
 	case http.StatusPartialContent:
 		start, ok := parseContentRange(resp.Header.Get("Content-Range"))
 		if !ok || start != offset {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			return nil, 0, retryable(fmt.Errorf("%s: Content-Range %q for offset %d: %w",
 				loc, resp.Header.Get("Content-Range"), offset, errRestart))
 		}
 		return resp.Body, start, nil
 	case http.StatusRequestedRangeNotSatisfiable:
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		return nil, 0, retryable(fmt.Errorf("%s: HTTP 416 for offset %d: %w", loc, offset, errRestart))
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	herr := &fault.HTTPError{Package: pkg, URL: loc, Status: resp.StatusCode}
 	if retryableStatus(resp.StatusCode) {
 		return nil, 0, retryable(herr)

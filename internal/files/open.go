@@ -54,7 +54,11 @@ type LinkError struct {
 }
 
 func (e *LinkError) Error() string {
-	return fmt.Sprintf("%s is a symbolic link (to %q) that debredist did not write: not followed", e.Path, e.Target) // the target is OUT's text: quoted
+	return fmt.Sprintf(
+		"%s is a symbolic link (to %q) that debredist did not write: not followed",
+		e.Path,
+		e.Target,
+	) // the target is OUT's text: quoted
 }
 
 // OpenRegular opens the file at name for reading, following links as the
@@ -162,12 +166,17 @@ func findLink(dir *os.File, rel string) *LinkError {
 // openSteps is OpenBeneath without openat2: each component opened with
 // O_NOFOLLOW relative to the one before, so no link is ever followed and
 // nothing outside dir is reached ("..": refused before).
-func openSteps(dirfd int, dirName, rel string, wantDir bool, open func(fd int, name string, flags int) (int, error)) (*os.File, error) {
+func openSteps(
+	dirfd int,
+	dirName, rel string,
+	wantDir bool,
+	open func(fd int, name string, flags int) (int, error),
+) (*os.File, error) {
 	cs := strings.Split(rel, "/")
 	fd := dirfd
 	closeFd := func() {
 		if fd != dirfd {
-			syscall.Close(fd)
+			_ = syscall.Close(fd)
 		}
 	}
 	for i, c := range cs {

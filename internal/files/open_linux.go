@@ -18,9 +18,17 @@ func openBeneath(dir *os.File, rel string, wantDir bool) (*os.File, error) {
 		flags |= unix.O_DIRECTORY
 	}
 	if !noOpenat2.Load() {
-		fd, err := unix.Openat2(int(dir.Fd()), rel, &unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+		fd, err := unix.Openat2(
+			int(dir.Fd()),
+			rel,
+			&unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS},
+		)
 		for errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
-			fd, err = unix.Openat2(int(dir.Fd()), rel, &unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+			fd, err = unix.Openat2(
+				int(dir.Fd()),
+				rel,
+				&unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS},
+			)
 		}
 		switch {
 		case err == nil:

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // TestOpenBeneath: with openat2 and with the one-component-at-a-time
@@ -26,13 +28,13 @@ func TestOpenBeneath(t *testing.T) {
 	}
 	mk(filepath.Join(root, "a/b/file"), "x")
 	mk(filepath.Join(outside, "secret"), "s")
-	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "a/b/out"))
-	os.Symlink("file", filepath.Join(root, "a/b/in"))
-	os.Symlink(outside, filepath.Join(root, "a/dirlink"))
+	testutil.Must(t, os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "a/b/out")))
+	testutil.Must(t, os.Symlink("file", filepath.Join(root, "a/b/in")))
+	testutil.Must(t, os.Symlink(outside, filepath.Join(root, "a/dirlink")))
 	if err := syscall.Mkfifo(filepath.Join(root, "a/fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	os.Symlink("/dev/zero", filepath.Join(root, "a/dev"))
+	testutil.Must(t, os.Symlink("/dev/zero", filepath.Join(root, "a/dev")))
 	for _, steps := range []bool{false, true} {
 		noOpenat2.Store(steps)
 		d, err := os.Open(root)
@@ -49,7 +51,12 @@ func TestOpenBeneath(t *testing.T) {
 		} else {
 			f.Close()
 		}
-		for rel, link := range map[string]string{"a/b/out": "a/b/out", "a/b/in": "a/b/in", "a/dirlink/secret": "a/dirlink", "a/dev": "a/dev"} {
+		for rel, link := range map[string]string{
+			"a/b/out":          "a/b/out",
+			"a/b/in":           "a/b/in",
+			"a/dirlink/secret": "a/dirlink",
+			"a/dev":            "a/dev",
+		} {
 			_, err := OpenBeneath(d, rel, false)
 			var le *LinkError
 			if !errors.As(err, &le) || le.Path != filepath.Join(root, link) {

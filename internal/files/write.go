@@ -44,7 +44,7 @@ func Write(dst string, data []byte, tmpDir string) error {
 		err = os.Rename(f.Name(), dst)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		_ = os.Remove(f.Name())
 		return fmt.Errorf("writing %s: %w", dst, err)
 	}
 	return nil

@@ -159,7 +159,14 @@ func describe(file string, data []byte, t reflect.Type, err error) error {
 		case errors.Is(syn.Err, io.ErrUnexpectedEOF) || errors.Is(syn.Err, io.EOF):
 			return At(file, data, int64(len(data)), "the JSON ends before the value is complete (the file is cut short?)")
 		case errors.Is(syn.Err, jsontext.ErrDuplicateName):
-			return At(file, data, off, "duplicate key %s in %s", Quote(syn.JSONPointer.LastToken()), objectName(t, syn.JSONPointer.Parent()))
+			return At(
+				file,
+				data,
+				off,
+				"duplicate key %s in %s",
+				Quote(syn.JSONPointer.LastToken()),
+				objectName(t, syn.JSONPointer.Parent()),
+			)
 		case strings.Contains(syn.Err.Error(), "invalid UTF-8"):
 			return At(file, data, off, "invalid UTF-8 (the file must be UTF-8 text)")
 		}
@@ -186,7 +193,15 @@ func describe(file string, data []byte, t reflect.Type, err error) error {
 			}
 			return At(file, data, off, "%s", msg)
 		case sem.Err != nil && sem.JSONKind != 0 && sem.GoType != nil && isSyntaxOfNumber(sem.Err):
-			return At(file, data, off, "%s: want %s, got %s", fieldName(t, sem.JSONPointer), Kind(sem.GoType), kindOf(sem.JSONKind, sem.JSONValue))
+			return At(
+				file,
+				data,
+				off,
+				"%s: want %s, got %s",
+				fieldName(t, sem.JSONPointer),
+				Kind(sem.GoType),
+				kindOf(sem.JSONKind, sem.JSONValue),
+			)
 		case sem.Err != nil:
 			// an UnmarshalJSON method's own error: its words, located
 			var inner *Error
@@ -195,7 +210,15 @@ func describe(file string, data []byte, t reflect.Type, err error) error {
 			}
 			return At(file, data, off, "%s", sem.Err)
 		case sem.GoType != nil:
-			return At(file, data, off, "%s: want %s, got %s", fieldName(t, sem.JSONPointer), Kind(sem.GoType), kindOf(sem.JSONKind, sem.JSONValue))
+			return At(
+				file,
+				data,
+				off,
+				"%s: want %s, got %s",
+				fieldName(t, sem.JSONPointer),
+				Kind(sem.GoType),
+				kindOf(sem.JSONKind, sem.JSONValue),
+			)
 		}
 		return At(file, data, off, "%s", strings.TrimPrefix(sem.Error(), "json: "))
 	}

@@ -63,10 +63,14 @@ func TestDecodeErrors(t *testing.T) {
 		Map   map[string]sample `json:"map"`
 	}
 	for in, want := range map[string]string{
-		`{"inner": {"name": "x", "nmae": 1}}`:                     `p.json:1:25: unknown field "nmae" in inner (known here: count, name, repos)`,
-		`{"list": [{"name": "a"}, {"repos": [], "cnt": 2}]}`:      `p.json:1:40: unknown field "cnt" in list[1] (known here: count, name, repos)`,
-		`{"map": {"k": {"x": 1}}, "name": "n"}`:                   `p.json:1:16: unknown field "x" in map.k (known here: count, name, repos)`,
-		`{"list": [{"name": "a"}], "inner": {}, "extra": [1, 2]}`: `p.json:1:40: unknown field "extra" (known here: inner, list, map, name)`,
+		`{"inner": {"name": "x", "nmae": 1}}`: `p.json:1:25: unknown field "nmae" in inner ` +
+			`(known here: count, name, repos)`,
+		`{"list": [{"name": "a"}, {"repos": [], "cnt": 2}]}`: `p.json:1:40: unknown field "cnt" in list[1] ` +
+			`(known here: count, name, repos)`,
+		`{"map": {"k": {"x": 1}}, "name": "n"}`: `p.json:1:16: unknown field "x" in map.k ` +
+			`(known here: count, name, repos)`,
+		`{"list": [{"name": "a"}], "inner": {}, "extra": [1, 2]}`: `p.json:1:40: unknown field "extra" ` +
+			`(known here: inner, list, map, name)`,
 	} {
 		var n nested
 		if err := Decode("p.json", []byte(in), &n); err == nil || err.Error() != want {
@@ -105,7 +109,10 @@ func TestStrict(t *testing.T) {
 		{`{"name": "x", "name": "y"}`, `p.json:1:15: duplicate key "name" in the top-level object`},
 		{"{\"name\": \"a\xffb\"}", `p.json:1:12: invalid UTF-8 (the file must be UTF-8 text)`},
 		{`{"count": 1.5}`, `p.json:1:11: field "count": want an integer, got the number 1.5`},
-		{`{"repos": [` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `]}`, `p.json:1:74: nested deeper than 64 arrays and objects`},
+		{
+			`{"repos": [` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `]}`,
+			`p.json:1:74: nested deeper than 64 arrays and objects`,
+		},
 	} {
 		var s sample
 		if err := Decode("p.json", []byte(tc.in), &s); fmt.Sprint(err) != tc.want {
@@ -147,7 +154,9 @@ func TestDeepLinear(t *testing.T) {
 }
 
 func TestReadAllAndQuote(t *testing.T) {
-	if _, err := ReadAll("big.json", strings.NewReader(strings.Repeat(" ", 11)), 10); fmt.Sprint(err) != "big.json: too large: more than 10 bytes (10 bytes), not read" {
+	if _, err := ReadAll("big.json", strings.NewReader(strings.Repeat(" ", 11)), 10); fmt.Sprint(
+		err,
+	) != "big.json: too large: more than 10 bytes (10 bytes), not read" {
 		t.Errorf("ReadAll: %v", err)
 	}
 	if b, err := ReadAll("ok.json", strings.NewReader("{}"), 2); err != nil || string(b) != "{}" {
@@ -166,7 +175,16 @@ func TestReadAllAndQuote(t *testing.T) {
 // an *Error with a position inside the input, and what it accepts
 // encoding/json accepts too.
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{`{"name": "x", "repos": ["a"]}`, `{"a": 1, "a": 2}`, `[[[[]]]]`, "{\"name\": \"\xff\"}", `{"count": -0}`, `{"inner": {"name": 1}}`, ``, `{`} {
+	for _, s := range []string{
+		`{"name": "x", "repos": ["a"]}`,
+		`{"a": 1, "a": 2}`,
+		`[[[[]]]]`,
+		"{\"name\": \"\xff\"}",
+		`{"count": -0}`,
+		`{"inner": {"name": 1}}`,
+		``,
+		`{`,
+	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -26,7 +26,8 @@ import (
 func convertSuite(t *testing.T, suite string, useDpkg bool) map[string]*layout.Tree {
 	t.Helper()
 	dir := t.TempDir()
-	if err := mirrorgen.Generate(context.Background(), dir, mirrorgen.Options{Suites: []string{suite}, UseDpkgDeb: useDpkg}); err != nil {
+	err := mirrorgen.Generate(context.Background(), dir, mirrorgen.Options{Suites: []string{suite}, UseDpkgDeb: useDpkg})
+	if err != nil {
 		t.Fatal(err)
 	}
 	prof, err := profile.ForSuite(suite)
@@ -57,7 +58,7 @@ func convertSuite(t *testing.T, suite string, useDpkg bool) map[string]*layout.T
 	if prof, err = prof.Resolve(bins); err != nil {
 		t.Fatal(err)
 	}
-	pl, err := plan.Build(prof, pkgs)
+	pl, err := plan.Group(prof, pkgs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func readDeb(t *testing.T, file, name string, content map[string][]byte) []layou
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	var out []layout.Input
 	for {
 		e, err := r.Next()
@@ -136,10 +137,10 @@ func shapeOf(tr *layout.Tree) shape {
 		if n.Type == entry.Dir {
 			continue
 		}
-		switch {
-		case top == "bin":
+		switch top {
+		case "bin":
 			s.HasBin = true
-		case top == "samples":
+		case "samples":
 			s.HasSample = true
 		}
 		if strings.HasSuffix(n.Path, ".a") {
@@ -170,12 +171,36 @@ type shapeException struct {
 
 // Keys are "<suite>/<pname>" or "*/<pname>".
 var shapeExceptions = map[string]shapeException{
-	"*/cuda_cupti":    {why: "the cupti-dev debs carry lib/libcupti_static.a (as NVIDIA's x86_64 and sbsa archives do); the linux-aarch64 12.2 archive had no static library", static: true},
-	"*/libcublas":     {why: "the libcublas-dev debs ship src/ (Fortran binding sources under usr/local/cuda-X.Y/src); NVIDIA's archive omits it; kept, since nothing is dropped silently", extra: []string{"src"}},
-	"*/libnvjitlink":  {why: "the debs carry nothing for res/ (NVIDIA's archive has a res/ directory)", missing: []string{"res"}},
-	"*/libcufile":     {why: "the libcufile/gds-tools debs carry no etc/ or man/ content (NVIDIA's archive has etc/cufile.json and man pages)", missing: []string{"etc", "man"}},
-	"r39.2/cuda_nvcc": {why: "CUDA 13 moved nvvm/ and libnvptxcompiler_static.a into the libnvvm and libnvptxcompiler components; the reference table is CUDA 12.2's", missing: []string{"lib", "nvvm"}, static: true},
-	"r39.2/cuda_nvtx": {why: "CUDA 13's NVTX is header-only (libnvToolsExt and its .pc are gone); the reference table is CUDA 12.2's", missing: []string{"lib", "pkg-config"}, lib: true},
+	"*/cuda_cupti": {
+		why: "the cupti-dev debs carry lib/libcupti_static.a (as NVIDIA's x86_64 and sbsa archives do); the " +
+			"linux-aarch64 12.2 archive had no static library",
+		static: true,
+	},
+	"*/libcublas": {
+		why: "the libcublas-dev debs ship src/ (Fortran binding sources under usr/local/cuda-X.Y/src); NVIDIA's archive " +
+			"omits it; kept, since nothing is dropped silently",
+		extra: []string{"src"},
+	},
+	"*/libnvjitlink": {
+		why:     "the debs carry nothing for res/ (NVIDIA's archive has a res/ directory)",
+		missing: []string{"res"},
+	},
+	"*/libcufile": {
+		why: "the libcufile/gds-tools debs carry no etc/ or man/ content (NVIDIA's archive has etc/cufile.json and man " +
+			"pages)",
+		missing: []string{"etc", "man"},
+	},
+	"r39.2/cuda_nvcc": {
+		why: "CUDA 13 moved nvvm/ and libnvptxcompiler_static.a into the libnvvm and libnvptxcompiler components; the " +
+			"reference table is CUDA 12.2's",
+		missing: []string{"lib", "nvvm"},
+		static:  true,
+	},
+	"r39.2/cuda_nvtx": {
+		why:     "CUDA 13's NVTX is header-only (libnvToolsExt and its .pc are gone); the reference table is CUDA 12.2's",
+		missing: []string{"lib", "pkg-config"},
+		lib:     true,
+	},
 }
 
 // expected applies an exception to NVIDIA's shape.
@@ -232,8 +257,11 @@ func TestShapeAgainstNVIDIA(t *testing.T) {
 				if ok {
 					want = x.expected(want)
 				}
-				if strings.Join(got.RootDirs, ",") != strings.Join(want.RootDirs, ",") || got.HasBin != want.HasBin || got.HasLib != want.HasLib ||
-					got.HasStatic != want.HasStatic || got.HasSample != want.HasSample || got.HasDev != want.HasDev {
+				if strings.Join(got.RootDirs, ",") != strings.Join(want.RootDirs, ",") || got.HasBin != want.HasBin ||
+					got.HasLib != want.HasLib ||
+					got.HasStatic != want.HasStatic ||
+					got.HasSample != want.HasSample ||
+					got.HasDev != want.HasDev {
 					t.Errorf("%s: shape %+v, NVIDIA's archive with documented exceptions %+v (exception: %s)", key, got, want, x.why)
 				}
 			}
@@ -247,21 +275,40 @@ func TestShapeAgainstNVIDIA(t *testing.T) {
 func TestFixtureTrees(t *testing.T) {
 	want := map[string]map[string][]string{
 		"r35.6": {
-			"cuda_cudart": {"include/cuda_runtime.h", "lib/libcudart.so.11.4.298", "lib/stubs/libcuda.so", "pkg-config/cudart-11.4.pc", "LICENSE"},
+			"cuda_cudart": {
+				"include/cuda_runtime.h",
+				"lib/libcudart.so.11.4.298",
+				"lib/stubs/libcuda.so",
+				"pkg-config/cudart-11.4.pc",
+				"LICENSE",
+			},
 			"cudnn":       {"include/cudnn.h", "lib/libcudnn.so", "lib/libcudnn.so.8"},
 			"cuda_compat": {"compat/libcuda.so.1.1"},
 		},
 		"r36.5": {
-			"cuda_cudart":             {"include/cuda_runtime.h", "lib/libcudart.so.12.6.68", "lib/libcudart.so.12", "lib/libcudart.so", "lib/stubs/libcuda.so", "pkg-config/cudart-12.6.pc", "LICENSE"},
+			"cuda_cudart": {
+				"include/cuda_runtime.h",
+				"lib/libcudart.so.12.6.68",
+				"lib/libcudart.so.12",
+				"lib/libcudart.so",
+				"lib/stubs/libcuda.so",
+				"pkg-config/cudart-12.6.pc",
+				"LICENSE",
+			},
 			"cudnn":                   {"include/cudnn.h", "lib/libcudnn.so", "lib/libcudnn.so.9"},
 			"cuda_compat":             {"compat/libcuda.so.1.1"},
 			"tensorrt":                {"bin/trtexec", "include/NvInfer.h"},
 			"nvidia_l4t_dla_compiler": {"lib/libnvdla_compiler.so"},
 		},
 		"r39.2": {
-			"cuda_cudart": {"include/cuda_runtime.h", "lib/libcudart.so.13.2.75", "lib/stubs/libcuda.so", "pkg-config/cudart-13.2.pc"},
-			"cudnn":       {"include/cudnn.h", "lib/libcudnn.so", "lib/libcudnn.so.9"},
-			"tensorrt":    {"bin/trtexec"},
+			"cuda_cudart": {
+				"include/cuda_runtime.h",
+				"lib/libcudart.so.13.2.75",
+				"lib/stubs/libcuda.so",
+				"pkg-config/cudart-13.2.pc",
+			},
+			"cudnn":    {"include/cudnn.h", "lib/libcudnn.so", "lib/libcudnn.so.9"},
+			"tensorrt": {"bin/trtexec"},
 		},
 	}
 	for suite, pkgs := range want {
@@ -283,7 +330,8 @@ func TestFixtureTrees(t *testing.T) {
 					}
 				}
 				for p := range have {
-					if strings.HasPrefix(p, "usr/") || strings.HasPrefix(p, "targets/") || strings.HasPrefix(p, "lib64/") || strings.HasPrefix(p, "etc/ld.so") {
+					if strings.HasPrefix(p, "usr/") || strings.HasPrefix(p, "targets/") || strings.HasPrefix(p, "lib64/") ||
+						strings.HasPrefix(p, "etc/ld.so") {
 						t.Errorf("%s: unnormalized %s", pname, p)
 					}
 				}

@@ -18,13 +18,19 @@ import (
 // tarInputs reads a raw tar stream as the data.tar of a deb, through the
 // real deb reader, into layout Inputs (nil when the reader refuses it).
 func tarInputs(stream []byte, content map[string][]byte) []Input {
-	b := append(append([]byte(nil), fuzzDebHead...), fmt.Sprintf("%-16s%-12d%-6d%-6d%-8s%-10d`\n", "data.tar", 0, 0, 0, "100644", len(stream))...)
+	b := append(
+		append([]byte(nil), fuzzDebHead...),
+		fmt.Sprintf("%-16s%-12d%-6d%-6d%-8s%-10d`\n", "data.tar", 0, 0, 0, "100644", len(stream))...)
 	b = append(b, stream...)
-	r, err := deb.NewReader(context.Background(), bytes.NewReader(b), deb.Options{Name: "fuzz.deb", Limits: deb.Limits{MaxBytes: 1 << 20, MaxEntries: 500}})
+	r, err := deb.NewReader(
+		context.Background(),
+		bytes.NewReader(b),
+		deb.Options{Name: "fuzz.deb", Limits: deb.Limits{MaxBytes: 1 << 20, MaxEntries: 500}},
+	)
 	if err != nil {
 		return nil
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	var ins []Input
 	for {
 		e, err := r.Next()
@@ -77,11 +83,29 @@ var fuzzDebHead = func() []byte {
 func FuzzLayoutTar(f *testing.F) {
 	tg := "usr/local/cuda-12.6/targets/aarch64-linux/"
 	seeds := [][]debtest.File{
-		{{Name: tg + "lib/libcupti.so.12", Body: []byte("ELF")}, {Name: "usr/local/cuda-12.6/extras/CUPTI/lib64/libcupti.so.12", Type: tar.TypeSymlink, Linkname: "../../../targets/aarch64-linux/lib/libcupti.so.12"}},
-		{{Name: "usr/include/aarch64-linux-gnu/cudnn_v9.h", Body: []byte("h")}, {Name: "usr/include/aarch64-linux-gnu/cudnn.h", Type: tar.TypeSymlink, Linkname: "/etc/alternatives/libcudnn"}},
-		{{Name: "usr/local/cuda-12.6/LICENSE", Body: []byte("l")}, {Name: "usr/local/cuda-12.6/EULA.txt", Body: []byte("l")}, {Name: "usr/share/doc/p/copyright", Body: []byte("c")}},
+		{
+			{Name: tg + "lib/libcupti.so.12", Body: []byte("ELF")},
+			{
+				Name:     "usr/local/cuda-12.6/extras/CUPTI/lib64/libcupti.so.12",
+				Type:     tar.TypeSymlink,
+				Linkname: "../../../targets/aarch64-linux/lib/libcupti.so.12",
+			},
+		},
+		{
+			{Name: "usr/include/aarch64-linux-gnu/cudnn_v9.h", Body: []byte("h")},
+			{Name: "usr/include/aarch64-linux-gnu/cudnn.h", Type: tar.TypeSymlink, Linkname: "/etc/alternatives/libcudnn"},
+		},
+		{
+			{Name: "usr/local/cuda-12.6/LICENSE", Body: []byte("l")},
+			{Name: "usr/local/cuda-12.6/EULA.txt", Body: []byte("l")},
+			{Name: "usr/share/doc/p/copyright", Body: []byte("c")},
+		},
 		{{Name: "etc/cufile.json", Body: []byte("{}")}, {Name: tg + "lib/libcufile.so.0", Body: []byte("ELF")}},
-		{{Name: tg + "lib/x", Body: []byte("1")}, {Name: tg + "lib/x", Body: []byte("1")}, {Name: tg + "lib/h", Type: tar.TypeLink, Linkname: tg + "lib/x"}},
+		{
+			{Name: tg + "lib/x", Body: []byte("1")},
+			{Name: tg + "lib/x", Body: []byte("1")},
+			{Name: tg + "lib/h", Type: tar.TypeLink, Linkname: tg + "lib/x"},
+		},
 		{{Name: tg + "lib/out", Type: tar.TypeSymlink, Linkname: "/tmp"}, {Name: tg + "lib/out/x", Body: []byte("x")}},
 		{{Name: "usr/bin/su", Mode: 0o4755, Body: []byte("s")}, {Name: tg + "lib/sub", Type: tar.TypeDir, Mode: 0o3777}},
 	}
@@ -93,7 +117,16 @@ func FuzzLayoutTar(f *testing.F) {
 		}
 		f.Add(b, uint8(i*3+1))
 	}
-	pnames := []string{"cuda_cudart", "libcublas", "cudnn", "tensorrt", "cuda_cupti", "libcufile", "cuda_compat", "cuda_nvcc"}
+	pnames := []string{
+		"cuda_cudart",
+		"libcublas",
+		"cudnn",
+		"tensorrt",
+		"cuda_cupti",
+		"libcufile",
+		"cuda_compat",
+		"cuda_nvcc",
+	}
 	engines := []*Engine{engine(f, "5"), engine(f, "6"), engine(f, "7")}
 	f.Fuzz(func(t *testing.T, stream []byte, sel uint8) {
 		content := map[string][]byte{}

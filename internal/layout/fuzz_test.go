@@ -76,7 +76,9 @@ func checkTree(t *testing.T, tr *Tree) {
 	byPath := map[string]Node{}
 	for _, n := range tr.Nodes {
 		p := n.Path
-		if p == "" || p == "." || strings.HasPrefix(p, "/") || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") || strings.ContainsRune(p, 0) {
+		if p == "" || p == "." || strings.HasPrefix(p, "/") || path.Clean(p) != p || p == ".." ||
+			strings.HasPrefix(p, "../") ||
+			strings.ContainsRune(p, 0) {
 			t.Fatalf("unsafe tree path %q", p)
 		}
 		if _, dup := byPath[p]; dup {
@@ -118,7 +120,8 @@ func checkTree(t *testing.T, tr *Tree) {
 func FuzzLayout(f *testing.F) {
 	tg := "usr/local/cuda-12.6/targets/aarch64-linux/"
 	seeds := []string{
-		"f0" + tg + "lib/libcudart.so.12.6.68|A\ns0" + tg + "lib/libcudart.so.12|libcudart.so.12.6.68\nf0usr/share/doc/cuda-cudart-12-6/copyright|C",
+		"f0" + tg + "lib/libcudart.so.12.6.68|A\ns0" + tg +
+			"lib/libcudart.so.12|libcudart.so.12.6.68\nf0usr/share/doc/cuda-cudart-12-6/copyright|C",
 		"s0usr/local/cuda-12.6/lib64|targets/aarch64-linux/lib\nf0usr/local/cuda-12.6/lib64/libx.so|x",
 		"s0" + tg + "lib/out|../../../../../../../tmp\nf0" + tg + "lib/out/x|x",
 		"s0" + tg + "lib/out|/tmp\nf0" + tg + "lib/out/x|x",
@@ -135,7 +138,16 @@ func FuzzLayout(f *testing.F) {
 		f.Add(s, uint8(0))
 	}
 	f.Add("f0usr/include/NvInfer.h|x\nf0usr/src/tensorrt/bin/trtexec|t", uint8(3))
-	pnames := []string{"cuda_cudart", "libcublas", "cudnn", "tensorrt", "cuda_cupti", "libcufile", "cuda_compat", "cuda_nvcc"}
+	pnames := []string{
+		"cuda_cudart",
+		"libcublas",
+		"cudnn",
+		"tensorrt",
+		"cuda_cupti",
+		"libcufile",
+		"cuda_compat",
+		"cuda_nvcc",
+	}
 	engines := []*Engine{engine(f, "5"), engine(f, "6"), engine(f, "7")}
 	read := func(ref string) ([]byte, error) { return []byte("license of " + ref), nil }
 	f.Fuzz(func(t *testing.T, data string, sel uint8) {

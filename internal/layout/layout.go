@@ -118,7 +118,10 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 		case ok && whole && in.Type == entry.Symlink && r.src.To != nil:
 			// A link standing for a directory the layout flattens
 			// (lib/tegra -> nvidia): its content lands in place anyway.
-			t.Dropped = append(t.Dropped, Dropped{fault.DebPath{Deb: in.Deb, Path: in.Path}, "symlink to a directory the layout flattens"})
+			t.Dropped = append(
+				t.Dropped,
+				Dropped{fault.DebPath{Deb: in.Deb, Path: in.Path}, "symlink to a directory the layout flattens"},
+			)
 			continue
 		case !ok:
 			if in.Type != entry.Dir { // structural directories (usr/, usr/local/) carry nothing
@@ -171,12 +174,20 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 			}
 			n.Link = target
 			if strings.HasPrefix(p.in.Link, "/") {
-				t.Changes = append(t.Changes, fmt.Sprintf("%s:%s: absolute link to %s re-rooted as %s", p.in.Deb, p.in.Path, p.in.Link, target))
+				t.Changes = append(
+					t.Changes,
+					fmt.Sprintf("%s:%s: absolute link to %s re-rooted as %s", p.in.Deb, p.in.Path, p.in.Link, target),
+				)
 			}
 		case entry.Hardlink:
 			dst, ok := debToTree[path.Clean(p.in.Link)]
 			if !ok {
-				return nil, &fault.LinkError{PName: pname, Link: fault.DebPath{Deb: p.in.Deb, Path: p.in.Path}, Target: p.in.Link, Reason: "hardlink target is not placed in the redist tree"}
+				return nil, &fault.LinkError{
+					PName:  pname,
+					Link:   fault.DebPath{Deb: p.in.Deb, Path: p.in.Path},
+					Target: p.in.Link,
+					Reason: "hardlink target is not placed in the redist tree",
+				}
 			}
 			n.Link = dst
 		}
@@ -202,7 +213,11 @@ func (e *Engine) Build(pname string, inputs []Input, read ContentReader) (*Tree,
 		if err != nil {
 			return nil, fmt.Errorf("redist package %s: %w", pname, err)
 		}
-		if _, err := add(nodes, pname, Node{Header: entry.Header{Path: "LICENSE", Type: entry.Regular, Mode: 0o644, Size: int64(len(text))}, Data: text, Origins: origins}); err != nil {
+		if _, err := add(nodes, pname, Node{
+			Header:  entry.Header{Path: "LICENSE", Type: entry.Regular, Mode: 0o644, Size: int64(len(text))},
+			Data:    text,
+			Origins: origins,
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -236,10 +251,22 @@ func (e *Engine) alternative(pname string, in Input, nodes map[string]*Node) str
 	if r, dest, _, ok := e.place(pname, entry.Symlink, in.Path); ok && r.src.Drop == "" && !r.src.License && dest != "" {
 		if n, ok := nodes[dest]; ok {
 			n.Origins = append(n.Origins, fault.DebPath{Deb: in.Deb, Path: in.Path})
-			return fmt.Sprintf("%s:%s: link to %s resolved by the profile's link rules as %s -> %s", in.Deb, in.Path, in.Link, dest, n.Link)
+			return fmt.Sprintf(
+				"%s:%s: link to %s resolved by the profile's link rules as %s -> %s",
+				in.Deb,
+				in.Path,
+				in.Link,
+				dest,
+				n.Link,
+			)
 		}
 	}
-	return fmt.Sprintf("warning: %s:%s: link to %s dropped: no link rule of the profile gives its target", in.Deb, in.Path, in.Link)
+	return fmt.Sprintf(
+		"warning: %s:%s: link to %s dropped: no link rule of the profile gives its target",
+		in.Deb,
+		in.Path,
+		in.Link,
+	)
 }
 
 // selfLink reports a symlink that, after flattening, points at its own
@@ -253,7 +280,12 @@ func selfLink(n *Node) bool {
 func checkSelfLinks(pname string, nodes map[string]*Node) error {
 	for _, n := range nodes {
 		if selfLink(n) {
-			return &fault.LinkError{PName: pname, Link: n.Origins[0], Target: n.Link, Reason: "link resolves to itself in the redist tree"}
+			return &fault.LinkError{
+				PName:  pname,
+				Link:   n.Origins[0],
+				Target: n.Link,
+				Reason: "link resolves to itself in the redist tree",
+			}
 		}
 	}
 	return nil
@@ -275,7 +307,12 @@ func (e *Engine) relink(pname string, p placed, debToTree map[string]string) (st
 	origin := fault.DebPath{Deb: p.in.Deb, Path: p.in.Path}
 	target, ok := resolveDeb(p.in.Path, p.in.Link)
 	if !ok {
-		return "", &fault.LinkError{PName: pname, Link: origin, Target: p.in.Link, Reason: "points outside the package's filesystem"}
+		return "", &fault.LinkError{
+			PName:  pname,
+			Link:   origin,
+			Target: p.in.Link,
+			Reason: "points outside the package's filesystem",
+		}
 	}
 	dest, ok := debToTree[target]
 	if !ok {
@@ -283,7 +320,12 @@ func (e *Engine) relink(pname string, p placed, debToTree map[string]string) (st
 		// place it by the rules as if it were a file.
 		r, d, _, found := e.place(pname, entry.Regular, target)
 		if !found || r.src.Drop != "" || r.src.License || d == "" {
-			return "", &fault.LinkError{PName: pname, Link: origin, Target: p.in.Link, Reason: "target has no place in the redist tree"}
+			return "", &fault.LinkError{
+				PName:  pname,
+				Link:   origin,
+				Target: p.in.Link,
+				Reason: "target has no place in the redist tree",
+			}
 		}
 		dest = d
 	}
@@ -321,7 +363,14 @@ func add(nodes map[string]*Node, pname string, n Node) (string, error) {
 		file.Origins = append(file.Origins, link.Origins...)
 		nodes[n.Path] = file
 		o := link.Origins[0]
-		return fmt.Sprintf("%s:%s: link to %s merged into the %s it resolves to at %s", o.Deb, o.Path, link.Link, file.Type, n.Path), nil
+		return fmt.Sprintf(
+			"%s:%s: link to %s merged into the %s it resolves to at %s",
+			o.Deb,
+			o.Path,
+			link.Link,
+			file.Type,
+			n.Path,
+		), nil
 	}
 	same := old.Type == n.Type
 	reason := "different entry types"
@@ -349,7 +398,13 @@ func checkParents(pname string, nodes map[string]*Node) error {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			parent, ok := nodes[d]
 			if ok && parent.Type != entry.Dir {
-				return &fault.ConflictError{PName: pname, Path: d, A: parent.Origins[0], B: n.Origins[0], Reason: "a " + parent.Type.String() + " where a directory is needed"}
+				return &fault.ConflictError{
+					PName:  pname,
+					Path:   d,
+					A:      parent.Origins[0],
+					B:      n.Origins[0],
+					Reason: "a " + parent.Type.String() + " where a directory is needed",
+				}
 			}
 		}
 	}
@@ -506,7 +561,12 @@ func hardlinkRefs(pname string, inputs, licenses []Input) error {
 		}
 		t, ok := refs[fault.DebPath{Deb: l.Deb, Path: path.Clean(l.Link)}]
 		if !ok {
-			return &fault.LinkError{PName: pname, Link: fault.DebPath{Deb: l.Deb, Path: l.Path}, Target: l.Link, Reason: "hardlink target is not a file of the same deb"}
+			return &fault.LinkError{
+				PName:  pname,
+				Link:   fault.DebPath{Deb: l.Deb, Path: l.Path},
+				Target: l.Link,
+				Reason: "hardlink target is not a file of the same deb",
+			}
 		}
 		licenses[i].Ref, licenses[i].Size, licenses[i].Type = t.Ref, t.Size, entry.Regular
 	}

@@ -25,7 +25,12 @@ func engine(t testing.TB, jetpack string) *Engine {
 }
 
 func file(deb, p, digest string) Input {
-	return Input{Header: entry.Header{Path: p, Type: entry.Regular, Mode: 0o644, Size: int64(len(digest))}, Deb: deb, Digest: digest, Ref: deb + ":" + p}
+	return Input{
+		Header: entry.Header{Path: p, Type: entry.Regular, Mode: 0o644, Size: int64(len(digest))},
+		Deb:    deb,
+		Digest: digest,
+		Ref:    deb + ":" + p,
+	}
 }
 func link(deb, p, target string) Input {
 	return Input{Header: entry.Header{Path: p, Type: entry.Symlink, Link: target}, Deb: deb}
@@ -72,7 +77,11 @@ func TestCudartJetPack6(t *testing.T) {
 		dir("cuda-driver-dev-12-6", "usr/local/cuda-12.6/lib64"),
 		file("cuda-driver-dev-12-6", "usr/local/cuda-12.6/lib64/libextra.so", "X"),
 		// an absolute link into the targets tree
-		link("cuda-driver-dev-12-6", tg+"lib/libcuda-abs.so", "/usr/local/cuda-12.6/targets/aarch64-linux/lib/stubs/libcuda.so"),
+		link(
+			"cuda-driver-dev-12-6",
+			tg+"lib/libcuda-abs.so",
+			"/usr/local/cuda-12.6/targets/aarch64-linux/lib/stubs/libcuda.so",
+		),
 		file("cuda-cudart-12-6", "usr/share/doc/cuda-cudart-12-6/copyright", "c1"),
 		file("cuda-cudart-dev-12-6", "usr/share/doc/cuda-cudart-dev-12-6/copyright", "c1"),
 		file("cuda-driver-dev-12-6", "usr/share/doc/cuda-driver-dev-12-6/copyright", "c2"),
@@ -116,7 +125,8 @@ func TestCudartJetPack6(t *testing.T) {
 		}
 	}
 	lic := string(m["LICENSE"].Data)
-	if strings.Count(lic, "CUDA license") != 1 || !strings.Contains(lic, "Driver license") || !strings.Contains(lic, "cuda-cudart-12-6, cuda-cudart-dev-12-6") {
+	if strings.Count(lic, "CUDA license") != 1 || !strings.Contains(lic, "Driver license") ||
+		!strings.Contains(lic, "cuda-cudart-12-6, cuda-cudart-dev-12-6") {
 		t.Errorf("LICENSE not merged and deduplicated:\n%s", lic)
 	}
 	if got := m["lib/libcudart.so.12.6.68"].Origins; len(got) != 1 || got[0].Deb != "cuda-cudart-12-6" {
@@ -143,7 +153,8 @@ func TestUnplacedPathIsAnError(t *testing.T) {
 	if !errors.As(err, &ue) {
 		t.Fatalf("want UnplacedError, got %v", err)
 	}
-	if len(ue.Paths) != 2 || !strings.Contains(err.Error(), "libcublas-12-6: opt/nvidia/stray.bin") || !strings.Contains(err.Error(), "libcublas-dev-12-6: usr/local/cuda-12.8/include/x.h") {
+	if len(ue.Paths) != 2 || !strings.Contains(err.Error(), "libcublas-12-6: opt/nvidia/stray.bin") ||
+		!strings.Contains(err.Error(), "libcublas-dev-12-6: usr/local/cuda-12.8/include/x.h") {
 		t.Errorf("error does not list every unplaced path with its deb: %v", err)
 	}
 }
@@ -230,7 +241,14 @@ func TestCudnnAlternativesAndTensorRT(t *testing.T) {
 		t.Fatal(err)
 	}
 	m = treeMap(tr)
-	for _, p := range []string{"bin/trtexec", "samples/sampleOnnxMNIST/main.cpp", "data/mnist/digits.pgm", "lib/libnvinfer.so.10.3.0", "lib/libnvinfer.so.10", "lib/python3.10/dist-packages/tensorrt/__init__.py"} {
+	for _, p := range []string{
+		"bin/trtexec",
+		"samples/sampleOnnxMNIST/main.cpp",
+		"data/mnist/digits.pgm",
+		"lib/libnvinfer.so.10.3.0",
+		"lib/libnvinfer.so.10",
+		"lib/python3.10/dist-packages/tensorrt/__init__.py",
+	} {
 		if _, ok := m[p]; !ok && p != "lib/libnvinfer.so.10" {
 			t.Errorf("missing %s", p)
 		}
@@ -282,11 +300,28 @@ func TestHardlinks(t *testing.T) {
 	lib := "usr/lib/aarch64-linux-gnu/"
 	ins := []Input{
 		file("libnvinfer10", "usr/share/doc/libnvinfer10/copyright", "c"),
-		{Header: entry.Header{Path: "usr/share/doc/libnvinfer10/copyright.hard", Type: entry.Hardlink, Link: "usr/share/doc/libnvinfer10/copyright"}, Deb: "libnvinfer10"},
-		{Header: entry.Header{Path: "usr/share/doc/libnvinfer-dev/copyright", Type: entry.Hardlink, Link: "usr/share/doc/libnvinfer10/copyright"}, Deb: "libnvinfer-dev"},
+		{
+			Header: entry.Header{
+				Path: "usr/share/doc/libnvinfer10/copyright.hard",
+				Type: entry.Hardlink,
+				Link: "usr/share/doc/libnvinfer10/copyright",
+			},
+			Deb: "libnvinfer10",
+		},
+		{
+			Header: entry.Header{
+				Path: "usr/share/doc/libnvinfer-dev/copyright",
+				Type: entry.Hardlink,
+				Link: "usr/share/doc/libnvinfer10/copyright",
+			},
+			Deb: "libnvinfer-dev",
+		},
 		link("libnvinfer10", lib+"tegra", "nvidia"),
 		file("libnvinfer10", lib+"nvidia/libx.so.1", "x"),
-		{Header: entry.Header{Path: lib + "libx-hard.so.1", Type: entry.Hardlink, Link: lib + "tegra/libx.so.1"}, Deb: "libnvinfer10"},
+		{
+			Header: entry.Header{Path: lib + "libx-hard.so.1", Type: entry.Hardlink, Link: lib + "tegra/libx.so.1"},
+			Deb:    "libnvinfer10",
+		},
 	}
 	txt := contents{"libnvinfer10:usr/share/doc/libnvinfer10/copyright": "TensorRT license"}
 	_, err := e.Build("tensorrt", ins, txt.read)

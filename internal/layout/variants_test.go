@@ -30,7 +30,9 @@ func variantTree(t *testing.T, pname string, debs map[string][]debtest.File) (*l
 	content := map[string][]byte{}
 	var ins []layout.Input
 	for name, files := range debs {
-		b, err := debtest.Build(debtest.Deb{Control: "Package: " + name + "\nVersion: 1\nArchitecture: arm64\n", Files: files, AddParents: true})
+		b, err := debtest.Build(
+			debtest.Deb{Control: "Package: " + name + "\nVersion: 1\nArchitecture: arm64\n", Files: files, AddParents: true},
+		)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,14 +71,19 @@ const copyright = "usr/share/doc/x/copyright"
 func TestVariantLinkOntoItsTarget(t *testing.T) {
 	tr, err := variantTree(t, "cuda_cupti", map[string][]debtest.File{"cuda-cupti-12-6": {
 		{Name: cuda + "targets/aarch64-linux/lib/libcupti.so.12", Body: []byte("ELF cupti")},
-		{Name: cuda + "extras/CUPTI/lib64/libcupti.so.12", Type: tar.TypeSymlink, Linkname: "../../../targets/aarch64-linux/lib/libcupti.so.12"},
+		{
+			Name:     cuda + "extras/CUPTI/lib64/libcupti.so.12",
+			Type:     tar.TypeSymlink,
+			Linkname: "../../../targets/aarch64-linux/lib/libcupti.so.12",
+		},
 		{Name: copyright, Body: []byte("c")},
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := nodeAt(tr, "lib/libcupti.so.12")
-	if n == nil || n.Type != entry.Regular || len(n.Origins) != 2 || !strings.Contains(n.Origins[1].Path, "extras/CUPTI/lib64") {
+	if n == nil || n.Type != entry.Regular || len(n.Origins) != 2 ||
+		!strings.Contains(n.Origins[1].Path, "extras/CUPTI/lib64") {
 		t.Fatalf("lib/libcupti.so.12 = %+v, want the file with both origins", n)
 	}
 	if !hasChange(tr, "merged into the file it resolves to at lib/libcupti.so.12") {
@@ -89,12 +96,17 @@ func TestVariantLinkOntoItsTarget(t *testing.T) {
 		{Name: cuda + "extras/CUPTI/lib64/libcupti.so.12.6", Body: []byte("x")},
 	}})
 	var ce *fault.ConflictError
-	if !errors.As(err, &ce) || strings.Count(err.Error(), "different entry types") != 1 || strings.Count(err.Error(), "redist package cuda_cupti") != 1 {
+	if !errors.As(err, &ce) || strings.Count(err.Error(), "different entry types") != 1 ||
+		strings.Count(err.Error(), "redist package cuda_cupti") != 1 {
 		t.Fatalf("got %v, want one conflict naming its reason once", err)
 	}
 	// A link that resolves to itself with nothing shipped there is an error.
 	_, err = variantTree(t, "cuda_cupti", map[string][]debtest.File{"cuda-cupti-12-6": {
-		{Name: cuda + "extras/CUPTI/lib64/libcupti.so.12", Type: tar.TypeSymlink, Linkname: "../../../targets/aarch64-linux/lib/libcupti.so.12"},
+		{
+			Name:     cuda + "extras/CUPTI/lib64/libcupti.so.12",
+			Type:     tar.TypeSymlink,
+			Linkname: "../../../targets/aarch64-linux/lib/libcupti.so.12",
+		},
 	}})
 	var le *fault.LinkError
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "resolves to itself") {
@@ -109,7 +121,11 @@ func TestVariantAlternativesLinks(t *testing.T) {
 	tr, err := variantTree(t, "cudnn", map[string][]debtest.File{"libcudnn9-dev-cuda-12": {
 		{Name: inc + "cudnn_v9.h", Body: []byte("h")},
 		{Name: inc + "cudnn.h", Type: tar.TypeSymlink, Linkname: "/etc/alternatives/libcudnn"},
-		{Name: "usr/lib/aarch64-linux-gnu/libcudnn_stray.so", Type: tar.TypeSymlink, Linkname: "/etc/alternatives/libcudnn_stray_so"},
+		{
+			Name:     "usr/lib/aarch64-linux-gnu/libcudnn_stray.so",
+			Type:     tar.TypeSymlink,
+			Linkname: "/etc/alternatives/libcudnn_stray_so",
+		},
 		{Name: copyright, Body: []byte("c")},
 	}})
 	if err != nil {
@@ -121,8 +137,12 @@ func TestVariantAlternativesLinks(t *testing.T) {
 	if nodeAt(tr, "lib/libcudnn_stray.so") != nil {
 		t.Errorf("an alternatives link no rule resolves must be dropped")
 	}
-	if !hasChange(tr, "cudnn.h: link to /etc/alternatives/libcudnn resolved by the profile's link rules as include/cudnn.h -> cudnn_v9.h") ||
-		!hasChange(tr, "warning: libcudnn9-dev-cuda-12:usr/lib/aarch64-linux-gnu/libcudnn_stray.so: link to /etc/alternatives/libcudnn_stray_so dropped") {
+	if !hasChange(
+		tr,
+		"cudnn.h: link to /etc/alternatives/libcudnn resolved by the profile's link rules as include/cudnn.h -> cudnn_v9.h",
+	) ||
+		!hasChange(tr, "warning: libcudnn9-dev-cuda-12:usr/lib/aarch64-linux-gnu/libcudnn_stray.so: link to "+
+			"/etc/alternatives/libcudnn_stray_so dropped") {
 		t.Errorf("changes: %q", tr.Changes)
 	}
 }
@@ -143,7 +163,8 @@ func TestVariantDebLicense(t *testing.T) {
 		t.Fatal(err)
 	}
 	lic := nodeAt(tr, "LICENSE")
-	if lic == nil || strings.Count(string(lic.Data), "NVIDIA license text") != 1 || !strings.Contains(string(lic.Data), "copyright text") {
+	if lic == nil || strings.Count(string(lic.Data), "NVIDIA license text") != 1 ||
+		!strings.Contains(string(lic.Data), "copyright text") {
 		t.Fatalf("LICENSE not merged and deduplicated: %+v", lic)
 	}
 	if !hasChange(tr, "cuda-cudart-dev-12-6:usr/local/cuda-12.6/LICENSE: license file merged into LICENSE") {

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 // TestMeasureFile compresses $LZMA_MEASURE_FILE (a file, or every file of a
@@ -68,8 +70,15 @@ func TestMeasureFile(t *testing.T) {
 		f := strings.Split(spec, ":")
 		depth, _ := strconv.Atoi(f[1])
 		nice, _ := strconv.Atoi(f[2])
-		p := Params{Optimal: f[0][0] == 'o', BinaryTree: strings.Contains(f[0], "b"), Greedy: f[0][0] == 'g', Depth: depth, Nice: nice,
-			NoHash3: strings.Contains(f[0], "4"), ParseAll: strings.Contains(f[0], "a")}
+		p := Params{
+			Optimal:    f[0][0] == 'o',
+			BinaryTree: strings.Contains(f[0], "b"),
+			Greedy:     f[0][0] == 'g',
+			Depth:      depth,
+			Nice:       nice,
+			NoHash3:    strings.Contains(f[0], "4"),
+			ParseAll:   strings.Contains(f[0], "a"),
+		}
 		if len(f) > 3 {
 			mb, _ := strconv.Atoi(f[3])
 			p.DictSize = mb << 20
@@ -79,7 +88,7 @@ func TestMeasureFile(t *testing.T) {
 		}
 		sizes := make([]int, len(blocks))
 		var ru0, ru1 syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+		testutil.Must(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru0))
 		start := time.Now()
 		var wg sync.WaitGroup
 		next := make(chan int, len(blocks))
@@ -104,7 +113,7 @@ func TestMeasureFile(t *testing.T) {
 		}
 		wg.Wait()
 		el := time.Since(start)
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+		testutil.Must(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru1))
 		cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
 		out := 0
 		for _, s := range sizes {

@@ -203,7 +203,7 @@ func (e *Encoder) optimum(pos int) {
 		}
 		mPrice := curPrice + price1(m.isMatch[st][ps])
 		repMPrice := mPrice + price1(m.isRep[st])
-		if matchByte == curByte && !(int(next.posPrev) < cur && next.back == 0) {
+		if matchByte == curByte && (int(next.posPrev) >= cur || next.back != 0) {
 			if sp := repMPrice + m.shortRepPrice(st, ps); sp <= next.price {
 				next.set(sp, int32(cur), 0)
 				nextIsLit = true

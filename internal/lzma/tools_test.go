@@ -209,12 +209,22 @@ func TestStoredFallback(t *testing.T) {
 					if c >= 0xA0 && c <= 0xBF {
 						resets++
 					} else {
-						t.Errorf("%s: text-random-text: chunk %d after a stored run has control %#x, want 0xA0..0xBF (state reset)", pn, i, c)
+						t.Errorf(
+							"%s: text-random-text: chunk %d after a stored run has control %#x, want 0xA0..0xBF (state reset)",
+							pn,
+							i,
+							c,
+						)
 					}
 				}
 			}
 			if stored == 0 || resets != stored {
-				t.Errorf("%s: text-random-text: %d stored runs followed by an LZMA chunk, %d of them reset the state; want >= 1, all", pn, stored, resets)
+				t.Errorf(
+					"%s: text-random-text: %d stored runs followed by an LZMA chunk, %d of them reset the state; want >= 1, all",
+					pn,
+					stored,
+					resets,
+				)
 			}
 		}
 		r := in["random-2M+1"]

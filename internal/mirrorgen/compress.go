@@ -53,7 +53,7 @@ func Compress(kind string, b []byte) (suffix string, out []byte, err error) {
 			return "", nil, fmt.Errorf("zstd: %w", err)
 		}
 		if _, err := w.Write(b); err != nil {
-			w.Close()
+			_ = w.Close()
 			return "", nil, fmt.Errorf("zstd: %w", err)
 		}
 		if err := w.Close(); err != nil {

@@ -121,7 +121,14 @@ func ELFFixtures() ([]ELFFixture, error) {
 					gen, fname, _ := strings.Cut(n.elf.fixture, "/")
 					e, ok := data[gen][fname]
 					if !ok {
-						return nil, fmt.Errorf("mirrorgen: suite %s package %s: %s: data/needed.json has no %q under %q", name, pkg, p, fname, gen)
+						return nil, fmt.Errorf(
+							"mirrorgen: suite %s package %s: %s: data/needed.json has no %q under %q",
+							name,
+							pkg,
+							p,
+							fname,
+							gen,
+						)
 					}
 					f := ELFFixture{Path: n.elf.fixture, SOName: n.elf.soname, Needed: e.Needed, From: e.From}
 					if old, ok := seen[f.Path]; ok && old.SOName != f.SOName {
@@ -162,7 +169,14 @@ func elfFixture(fixture string) []byte {
 	b, err := elfFS.ReadFile("data/elf/" + fixture)
 	if err != nil {
 		// A template names a file no fixture was built for.
-		panic(fmt.Sprintf("mirrorgen: no ELF fixture data/elf/%s (run go generate ./internal/mirrorgen with aarch64-linux-gnu-gcc installed): %v", fixture, err))
+		panic(
+			fmt.Sprintf(
+				"mirrorgen: no ELF fixture data/elf/%s (run go generate ./internal/mirrorgen with aarch64-linux-gnu-gcc "+
+					"installed): %v",
+				fixture,
+				err,
+			),
+		)
 	}
 	return b
 }

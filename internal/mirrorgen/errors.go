@@ -35,5 +35,10 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("mirrorgen: %s: suites %s and %s generate different bytes for the same pool file", e.Path, e.Suites[0], e.Suites[1])
+	return fmt.Sprintf(
+		"mirrorgen: %s: suites %s and %s generate different bytes for the same pool file",
+		e.Path,
+		e.Suites[0],
+		e.Suites[1],
+	)
 }

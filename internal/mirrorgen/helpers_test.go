@@ -133,7 +133,10 @@ func dpkgDataEntries(t testing.TB, dpkgDeb, deb string) []tarEntry {
 		}
 		body, _ := io.ReadAll(tr)
 		sum := sha256.Sum256(body)
-		ents = append(ents, tarEntry{Name: h.Name, Link: h.Linkname, Type: h.Typeflag, Mode: h.Mode, Sum: hex.EncodeToString(sum[:])})
+		ents = append(
+			ents,
+			tarEntry{Name: h.Name, Link: h.Linkname, Type: h.Typeflag, Mode: h.Mode, Sum: hex.EncodeToString(sum[:])},
+		)
 	}
 	return ents
 }

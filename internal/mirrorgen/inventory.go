@@ -143,7 +143,8 @@ func (s *suite) addSyntheticMetas() {
 	if !ok {
 		return
 	}
-	for _, base := range []string{"cuda", "cuda-toolkit", "cuda-libraries", "cuda-libraries-dev", "cuda-runtime", "cuda-tools"} {
+	for _, base := range []string{"cuda", "cuda-toolkit", "cuda-libraries", "cuda-libraries-dev", "cuda-runtime",
+		"cuda-tools"} {
 		name := base + "-" + s.cudaDash
 		if _, ok := common[name]; ok {
 			continue

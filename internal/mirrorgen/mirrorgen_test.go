@@ -254,7 +254,12 @@ func TestFiles(t *testing.T) {
 			{t126 + "lib/libcudart_static.a", reg, "!<arch>"},
 			{t126 + "lib/libculibos.a", reg, ""},
 			{c126 + "include", sym, "targets/aarch64-linux/include"},
-			{"usr/lib/pkgconfig/cudart-12.6.pc", reg, "cudaroot=/usr/local/cuda-12.6\nlibdir=${cudaroot}/targets/aarch64-linux/lib\nincludedir=${cudaroot}/targets/aarch64-linux/include\n"},
+			{
+				"usr/lib/pkgconfig/cudart-12.6.pc",
+				reg,
+				"cudaroot=/usr/local/cuda-12.6\nlibdir=${cudaroot}/targets/aarch64-linux/lib\n" +
+					"includedir=${cudaroot}/targets/aarch64-linux/include\n",
+			},
 		}},
 		{"r36.5", "common", "cuda-driver-dev-12-6", []want{
 			{t126 + "lib/stubs/libcuda.so", reg, ""},
@@ -327,7 +332,15 @@ func TestFiles(t *testing.T) {
 		{"r36.5", "common", "libnvonnxparsers-dev", []want{{inc + "NvOnnxParser.h", reg, ""}}},
 		{"r36.5", "common", "libnvinfer-bin", []want{{"usr/src/tensorrt/bin/trtexec", reg, ""}, {"usr/bin/trtexec", 0, ""}}},
 		{"r39.2", "common", "libnvinfer-bin", []want{{"usr/bin/trtexec", reg, ""}, {"usr/src/tensorrt/bin/trtexec", 0, ""}}},
-		{"r36.5", "common", "libnvinfer-samples", []want{{"usr/src/tensorrt/samples/sampleOnnxMNIST/sampleOnnxMNIST.cpp", reg, ""}, {"usr/src/tensorrt/data/mnist/mnist.onnx", reg, ""}}},
+		{
+			"r36.5",
+			"common",
+			"libnvinfer-samples",
+			[]want{
+				{"usr/src/tensorrt/samples/sampleOnnxMNIST/sampleOnnxMNIST.cpp", reg, ""},
+				{"usr/src/tensorrt/data/mnist/mnist.onnx", reg, ""},
+			},
+		},
 		{"r36.5", "common", "python3-libnvinfer", []want{{"usr/lib/python3.10/dist-packages/tensorrt/__init__.py", reg, ""}}},
 		{"r35.6", "common", "libnvinfer-dev", []want{{inc + "NvInfer.h", reg, ""}}}, // no headers-dev in 8.5
 		{"r36.5", "common", "cuda-compat-12-6", []want{
@@ -337,17 +350,42 @@ func TestFiles(t *testing.T) {
 			{c126 + "compat/libnvidia-ptxjitcompiler.so.1", reg, ""},
 		}},
 		{"r39.2", "common", "cuda-compat-orin-13-2", []want{{c132 + "compat_orin/libcuda.so.1.1", reg, ""}}},
-		{"r39.2", "common", "cuda-compat-13-2", []want{{c132 + "compat/libcuda.so.595.58.03", reg, ""}, {c132 + "compat/libcuda.so.1", sym, "libcuda.so.595.58.03"}}},
-		{"r39.2", "common", "cuda-cudart-13-2", []want{{t132 + "lib/libcudart.so.13.2.75", reg, ""}, {c132 + "lib64", sym, "targets/sbsa-linux/lib"}}},
-		{"r39.2", "common", "cuda-cudart-dev-13-2", []want{{t132 + "lib/libculibos.a", 0, ""}}}, // own source cuda-culibos in 13.x
+		{
+			"r39.2",
+			"common",
+			"cuda-compat-13-2",
+			[]want{{c132 + "compat/libcuda.so.595.58.03", reg, ""}, {c132 + "compat/libcuda.so.1", sym, "libcuda.so.595.58.03"}},
+		},
+		{
+			"r39.2",
+			"common",
+			"cuda-cudart-13-2",
+			[]want{{t132 + "lib/libcudart.so.13.2.75", reg, ""}, {c132 + "lib64", sym, "targets/sbsa-linux/lib"}},
+		},
+		{
+			"r39.2",
+			"common",
+			"cuda-cudart-dev-13-2",
+			[]want{{t132 + "lib/libculibos.a", 0, ""}},
+		}, // own source cuda-culibos in 13.x
 		{"r39.2", "common", "cuda-culibos-dev-13-2", []want{{t132 + "lib/libculibos.a", reg, ""}}},
 		{"r39.2", "common", "cuda-cccl-13-2", []want{{t132 + "include/cccl/thrust/version.h", reg, ""}}},
 		{"r39.2", "common", "cuda-documentation-13-2", []want{{c132 + "EULA.txt", reg, "License"}}},
 		{"r36.5", "common", "nvidia-l4t-dla-compiler", []want{{gnu + "nvidia/libnvdla_compiler.so", reg, ""}}},
-		{"r36.5", "t234", "nvidia-l4t-core", []want{{gnu + "tegra", sym, "nvidia"}, {gnu + "nvidia/libnvrm_gpu.so", reg, ""}}},
+		{
+			"r36.5",
+			"t234",
+			"nvidia-l4t-core",
+			[]want{{gnu + "tegra", sym, "nvidia"}, {gnu + "nvidia/libnvrm_gpu.so", reg, ""}},
+		},
 		{"r35.6", "t234", "nvidia-l4t-core", []want{{gnu + "tegra/libnvdla_compiler.so", reg, ""}}},
 		{"r39.2", "som", "nvidia-l4t-cuda-nvgpu", []want{{"opt/nvidia/l4t-gpu-libs/nvgpu/libcuda.so.1.1", reg, ""}}},
-		{"r36.5", "common", "cuda-toolkit-12-6", []want{{"usr/share/doc/cuda-toolkit-12-6/copyright", reg, ""}, {"usr/local", 0, ""}}},
+		{
+			"r36.5",
+			"common",
+			"cuda-toolkit-12-6",
+			[]want{{"usr/share/doc/cuda-toolkit-12-6/copyright", reg, ""}, {"usr/local", 0, ""}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.suite+"/"+tt.pkg, func(t *testing.T) {
@@ -388,7 +426,8 @@ func TestFilesInvariants(t *testing.T) {
 				}
 				seen := map[string]bool{}
 				for _, f := range fs {
-					if seen[f.Name] || strings.HasPrefix(f.Name, "/") || strings.Contains(f.Name, "..") || strings.HasSuffix(f.Name, "/") {
+					if seen[f.Name] || strings.HasPrefix(f.Name, "/") || strings.Contains(f.Name, "..") ||
+						strings.HasSuffix(f.Name, "/") {
 						t.Errorf("%s %s: bad or duplicate entry %q", name, pkg, f.Name)
 					}
 					seen[f.Name] = true
@@ -493,8 +532,11 @@ func TestPayloadOptions(t *testing.T) {
 }
 
 func TestIndexes(t *testing.T) {
-	dir := generate(t, Options{Suites: []string{"r36.5"}, Indexes: []string{"Packages", "Packages.gz", "Packages.xz", "Release"},
-		Only: func(repo, pkg string) bool { return strings.HasPrefix(pkg, "libcublas") || pkg == "nvidia-l4t-core" }})
+	dir := generate(
+		t,
+		Options{Suites: []string{"r36.5"}, Indexes: []string{"Packages", "Packages.gz", "Packages.xz", "Release"},
+			Only: func(repo, pkg string) bool { return strings.HasPrefix(pkg, "libcublas") || pkg == "nvidia-l4t-core" }},
+	)
 	for _, repo := range []string{"common", "t234"} {
 		base := filepath.Join(dir, repo, "dists", "r36.5")
 		plain, err := os.ReadFile(filepath.Join(base, "main/binary-arm64/Packages"))
@@ -525,13 +567,21 @@ func TestIndexes(t *testing.T) {
 		}
 		for name, b := range map[string][]byte{"Packages": plain, "Packages.gz": gz, "Packages.xz": xzb} {
 			sum := sha256.Sum256(b)
-			if !bytes.Contains(rel, []byte(hex.EncodeToString(sum[:]))) || !bytes.Contains(rel, []byte("main/binary-arm64/"+name+"\n")) {
+			if !bytes.Contains(rel, []byte(hex.EncodeToString(sum[:]))) ||
+				!bytes.Contains(rel, []byte("main/binary-arm64/"+name+"\n")) {
 				t.Errorf("%s Release lacks the SHA256 of %s", repo, name)
 			}
 		}
 	}
 	// Only the requested index files are written.
-	dir = generate(t, Options{Suites: []string{"r36.5"}, Indexes: []string{"Packages.xz"}, Only: func(string, string) bool { return false }})
+	dir = generate(
+		t,
+		Options{
+			Suites:  []string{"r36.5"},
+			Indexes: []string{"Packages.xz"},
+			Only:    func(string, string) bool { return false },
+		},
+	)
 	ents, err := os.ReadDir(filepath.Join(dir, "common/dists/r36.5/main/binary-arm64"))
 	if err != nil || len(ents) != 1 || ents[0].Name() != "Packages.xz" {
 		t.Errorf("Indexes {Packages.xz}: got %v, %v", ents, err)
@@ -542,7 +592,12 @@ func TestIndexes(t *testing.T) {
 // deb with the package's kind, its suffix and bytes make the member, and the
 // index describes the result; nil is the package function Compress.
 func TestCompressOption(t *testing.T) {
-	want := map[string]string{"cuda-12-6": "gzip", "libnpp-12-6": "xz", "nsight-systems-2024.5.4": "none", "nvidia-l4t-core": "zstd"}
+	want := map[string]string{
+		"cuda-12-6":               "gzip",
+		"libnpp-12-6":             "xz",
+		"nsight-systems-2024.5.4": "none",
+		"nvidia-l4t-core":         "zstd",
+	}
 	opts := Options{Suites: []string{"r36.5"}, Only: func(_, pkg string) bool { return want[pkg] != "" }}
 	def := generate(t, opts)
 	opts.Compress = Compress
@@ -597,7 +652,12 @@ func TestCompressOption(t *testing.T) {
 			t.Errorf("hook called %d times for %s, want 2 (control.tar, data.tar)", n, k)
 		}
 	}
-	if err := Generate(context.Background(), t.TempDir(), Options{Suites: []string{"r36.5"}, UseDpkgDeb: true, Compress: Compress}); err == nil {
+	err := Generate(context.Background(), t.TempDir(), Options{
+		Suites:     []string{"r36.5"},
+		UseDpkgDeb: true,
+		Compress:   Compress,
+	})
+	if err == nil {
 		t.Error("Compress with UseDpkgDeb accepted")
 	}
 }
@@ -628,7 +688,8 @@ func arMembers(t testing.TB, b []byte) map[string][]byte {
 func TestErrors(t *testing.T) {
 	ctx := context.Background()
 	var use *UnknownSuiteError
-	if err := Generate(ctx, t.TempDir(), Options{Suites: []string{"r99.1"}}); !errors.As(err, &use) || use.Suite != "r99.1" {
+	if err := Generate(ctx, t.TempDir(), Options{Suites: []string{"r99.1"}}); !errors.As(err, &use) ||
+		use.Suite != "r99.1" {
 		t.Errorf("unknown suite: %v", err)
 	}
 	if _, err := Files("r36.5", "common", "no-such-package"); !errors.As(err, new(*UnknownPackageError)) {
@@ -661,8 +722,16 @@ func TestDpkgScanpackages(t *testing.T) {
 	var only func(repo, pkg string) bool
 	var sample map[string]bool
 	if !testutil.Long() {
-		sample = map[string]bool{"cuda-13-2": true, "cuda-cccl-13-2": true, "cuda-cudart-13-2": true, "cuda-toolkit-13-2-config-common": true,
-			"libcudnn9-samples": true, "libcudnn9-cuda-13": true, "libcudnn9-dev-cuda-13": true, "libnvinfer10": true}
+		sample = map[string]bool{
+			"cuda-13-2":                       true,
+			"cuda-cccl-13-2":                  true,
+			"cuda-cudart-13-2":                true,
+			"cuda-toolkit-13-2-config-common": true,
+			"libcudnn9-samples":               true,
+			"libcudnn9-cuda-13":               true,
+			"libcudnn9-dev-cuda-13":           true,
+			"libnvinfer10":                    true,
+		}
 		only = func(repo, pkg string) bool { return repo == "som" || sample[pkg] }
 	}
 	for _, suite := range []string{"r39.2"} {
@@ -718,7 +787,8 @@ func TestDpkgDeb(t *testing.T) {
 		for i, st := range idxOurs {
 			n++
 			pkg := st["Package"]
-			for _, k := range []string{"Package", "Version", "Source", "Depends", "Installed-Size", "Description", "Architecture", "Filename"} {
+			for _, k := range []string{"Package", "Version", "Source", "Depends", "Installed-Size", "Description",
+				"Architecture", "Filename"} {
 				if st[k] != idxReal[i][k] {
 					t.Errorf("%s: %s %q vs dpkg-deb %q", pkg, k, st[k], idxReal[i][k])
 				}
@@ -762,7 +832,8 @@ func TestDpkgDeb(t *testing.T) {
 				if f.Type != tar.TypeReg {
 					sum = sha256.Sum256(nil)
 				}
-				if e.Name != name || e.Type != f.Type || e.Mode != f.Mode || e.Link != f.Linkname || e.Sum != hex.EncodeToString(sum[:]) {
+				if e.Name != name || e.Type != f.Type || e.Mode != f.Mode || e.Link != f.Linkname ||
+					e.Sum != hex.EncodeToString(sum[:]) {
 					t.Errorf("%s: tar %+v vs Files %s", pkg, e, f.Name)
 				}
 			}

@@ -90,12 +90,24 @@ func NixpkgsEdits(xy string) []NixpkgsEdit {
 	}
 	if below("13.0") {
 		const guard = "#if defined(__CUDACC__) || defined(__CUDA_ARCH__) || defined(__CUDA_LIBDEVICE__)"
-		crt("host_defines.h", guard, "#if (defined(__CUDACC__) || defined(__CUDA_ARCH__) || defined(__CUDA_LIBDEVICE__)) && !defined(__clang__)")
+		crt(
+			"host_defines.h",
+			guard,
+			"#if (defined(__CUDACC__) || defined(__CUDA_ARCH__) || defined(__CUDA_LIBDEVICE__)) && !defined(__clang__)",
+		)
 	}
 	const features = "#include <features.h> /* for __THROW */"
-	crt("host_config.h", features, features+"\n#if defined(__NVCC__) && defined(__clang__) /* nixpkgs: vfprintf_chk */\n#endif")
+	crt(
+		"host_config.h",
+		features,
+		features+"\n#if defined(__NVCC__) && defined(__clang__) /* nixpkgs: vfprintf_chk */\n#endif",
+	)
 	if below("13.0") {
-		crt("host_config.h", features, features+"\n#if defined(__NVCC__) && defined(__clang__) /* nixpkgs: fortify */\n#endif")
+		crt(
+			"host_config.h",
+			features,
+			features+"\n#if defined(__NVCC__) && defined(__clang__) /* nixpkgs: fortify */\n#endif",
+		)
 	}
 	return out
 }

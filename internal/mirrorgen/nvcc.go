@@ -46,7 +46,8 @@ PATH            += $(TOP)/$(_NVVM_BRANCH_)/bin:$(_HERE_):
 
 INCLUDES        +=  "-I$(TOP)/$(_TARGET_DIR_)/include" $(_SPACE_)
 
-LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
+LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" ` +
+		`"-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
 
 CUDAFE_FLAGS    +=
 PTXAS_FLAGS     +=
@@ -63,7 +64,8 @@ PATH            += $(CICC_PATH):$(_HERE_):
 
 INCLUDES        +=  "-I$(TOP)/$(_TARGET_DIR_)/include" $(_SPACE_)
 
-LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
+LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" ` +
+		`"-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
 
 CUDAFE_FLAGS    +=
 PTXAS_FLAGS     +=
@@ -80,7 +82,8 @@ PATH            += $(CICC_PATH):$(_HERE_):
 INCLUDES        +=  "-I$(TOP)/$(_TARGET_DIR_)/include" $(_SPACE_)
 SYSTEM_INCLUDES +=  "-isystem" "$(TOP)/$(_TARGET_DIR_)/include/cccl" $(_SPACE_)
 
-LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
+LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" ` +
+		`"-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
 
 CUDAFE_FLAGS    +=
 PTXAS_FLAGS     +=
@@ -115,7 +118,8 @@ func (s *suite) nvccProfile() string { return NVCCProfile(s.cudaXY) }
 func (s *suite) crtHeaders(t *tree, inc string) {
 	crt := inc + "/crt/"
 	head := func(name string) string {
-		return "/* crt/" + name + ": synthetic (debredist mirrorgen), with the lines consumers edit as NVIDIA writes them */\n"
+		return "/* crt/" + name +
+			": synthetic (debredist mirrorgen), with the lines consumers edit as NVIDIA writes them */\n"
 	}
 	type fn struct{ name, typ, arg string }
 	var fns []fn
@@ -128,23 +132,66 @@ func (s *suite) crtHeaders(t *tree, inc string) {
 	}
 	h, hpp := head("math_functions.h"), head("math_functions.hpp")
 	for _, f := range fns {
-		h += "extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ " + f.typ + strings.Repeat(" ", 23-len(f.typ)) + f.name + "(" + f.typ + " x);\n"
+		h += "extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ " + f.typ + strings.Repeat(
+			" ",
+			23-len(f.typ),
+		) + f.name + "(" + f.typ + " x);\n"
 		hpp += "__func__(" + f.typ + " " + f.name + "(" + f.arg + "))\n{\n  return 0;\n}\n\n"
 	}
 	if !versionLess(s.cudaXY, "13.2") {
-		h += "extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ double                 rsqrt(double x) _NV_RSQRT_SPECIFIER;\n"
-		h += "extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ float                  rsqrtf(float x) _NV_RSQRT_SPECIFIER;\n"
+		h += "extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ double                 rsqrt(double x) " +
+			"_NV_RSQRT_SPECIFIER;\n"
+		h += "extern __DEVICE_FUNCTIONS_DECL__ __device_builtin__ float                  rsqrtf(float x) " +
+			"_NV_RSQRT_SPECIFIER;\n"
 	}
 	t.text(crt+"math_functions.h", h)
 	t.text(crt+"math_functions.hpp", hpp)
 	defines := head("host_defines.h")
 	if versionLess(s.cudaXY, "13.0") {
-		defines += "#if defined(__CUDACC__) || defined(__CUDA_ARCH__) || defined(__CUDA_LIBDEVICE__)\n#define __noinline__ __attribute__((noinline))\n#endif\n"
+		defines += "#if defined(__CUDACC__) || defined(__CUDA_ARCH__) || defined(__CUDA_LIBDEVICE__)\n" +
+			"#define __noinline__ __attribute__((noinline))\n#endif\n"
 	}
 	t.text(crt+"host_defines.h", defines)
-	t.text(crt+"host_config.h", head("host_config.h")+"#if defined(__linux__)\n#include <features.h> /* for __THROW */\n#endif\n")
+	t.text(
+		crt+"host_config.h",
+		head("host_config.h")+"#if defined(__linux__)\n#include <features.h> /* for __THROW */\n#endif\n",
+	)
 	t.blobs(inc+"/crt", "common_functions.h", "device_functions.h")
 }
 
 // versionLess reports whether dotted version a is below b, numerically.
 func versionLess(a, b string) bool { return profile.CompareDotted(a, b) < 0 }
+
+// cubPatched returns the cub headers of CUDA xy that nixpkgs patches, by
+// path below include/cub, each holding the lines the patch changes with
+// the context it needs, as NVIDIA's headers of that release write them.
+// NixOS/nixpkgs pkgs/development/cuda-modules/packages/cccl.nix (read at
+// Swarsel/nixpkgs 4aa6836a648ca76c68866decf0c8965e36ec2a3b) applies to
+// CUDA 13.2 and later a fetchpatch of NVIDIA/cccl commit
+// 8e41eeabe54ab9ae48ad5640cfa7153b0a1071af ("Fix invalid C++ syntax",
+// stripLen 2, extraPrefix include/): its two hunks need these lines of
+// NVIDIA/cccl before that commit (cub/cub/device/device_transform.cuh and
+// dispatch/tuning/tuning_transform.cuh, lines 42-50 and 42-51), or the
+// build fails in its patch phase. The rest of each file is ours.
+func cubPatched(xy string) map[string]string {
+	if versionLess(xy, "13.2") {
+		return nil
+	}
+	head := func(name string) string {
+		return "/* cub/" + name +
+			": synthetic (debredist mirrorgen), with the lines nixpkgs patches as NVIDIA writes them */\n"
+	}
+	return map[string]string{
+		"device/device_transform.cuh": head("device/device_transform.cuh") +
+			"} // namespace detail\nCUB_NAMESPACE_END\n\ntemplate <typename T>\n" +
+			"struct ::cuda::proclaims_copyable_arguments<CUB_NS_QUALIFIER::detail::__return_constant<T>> : " +
+			"::cuda::std::true_type\n" +
+			"{};\n\nCUB_NAMESPACE_BEGIN\n" +
+			"//! DeviceTransform provides device-wide, parallel operations for transforming elements tuple-wise from multiple " +
+			"input\n",
+		"device/dispatch/tuning/tuning_transform.cuh": head("device/dispatch/tuning/tuning_transform.cuh") +
+			"} // namespace detail::transform\nCUB_NAMESPACE_END\n\ntemplate <>\n" +
+			"struct ::cuda::proclaims_copyable_arguments<CUB_NS_QUALIFIER::detail::transform::always_true_predicate>\n" +
+			"    : ::cuda::std::true_type\n{};\n\nCUB_NAMESPACE_BEGIN\nnamespace detail::transform\n",
+	}
+}

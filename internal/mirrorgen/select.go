@@ -7,7 +7,10 @@ import (
 )
 
 var metaREs = []*regexp.Regexp{
-	regexp.MustCompile(`^cuda(-toolkit|-libraries|-libraries-dev|-runtime|-compiler|-minimal-build|-command-line-tools|-visual-tools|-tools|-nsight-compute|-nsight-systems)?-\d+-\d+$`),
+	regexp.MustCompile(
+		`^cuda(-toolkit|-libraries|-libraries-dev|-runtime|-compiler|-minimal-build|-command-line-tools|-visual-tools|` +
+			`-tools|-nsight-compute|-nsight-systems)?-\d+-\d+$`,
+	),
 	regexp.MustCompile(`^cudnn\d*(-jit)?(-cuda-\d+(-\d+)?)?$`),
 	regexp.MustCompile(`^tensorrt(-dev|-libs)?$`),
 	regexp.MustCompile(`^nvidia-(jetpack|cuda|cudnn\d*|tensorrt)(-dev|-runtime)?$`),

@@ -132,7 +132,10 @@ func (t *tree) hasPrefix(dir string) bool {
 // by the payload when it is not the default one (an ELF file may carry
 // trailing bytes), so that a caller's Payload or SizeOf still changes or
 // grows exactly the files it means to.
-func (t *tree) files(payload func(pkg, path string, size int64) []byte, sizeOf func(pkg, path string) int64) []debtest.File {
+func (t *tree) files(
+	payload func(pkg, path string, size int64) []byte,
+	sizeOf func(pkg, path string) int64,
+) []debtest.File {
 	all := map[string]*node{}
 	for p, n := range t.nodes {
 		all[p] = n
@@ -166,7 +169,10 @@ func (t *tree) files(payload func(pkg, path string, size int64) []byte, sizeOf f
 			switch {
 			case n.elf != nil:
 				f.Body = elfFixture(n.elf.fixture)
-				if extra := payload(t.pkg, p, sizeOf(t.pkg, p)); !bytes.Equal(extra, DefaultPayload(t.pkg, p, DefaultSizeOf(t.pkg, p))) {
+				if extra := payload(t.pkg, p, sizeOf(t.pkg, p)); !bytes.Equal(
+					extra,
+					DefaultPayload(t.pkg, p, DefaultSizeOf(t.pkg, p)),
+				) {
 					f.Body = append(append([]byte(nil), f.Body...), extra...)
 				}
 			case n.synth:

@@ -429,8 +429,14 @@ func underPattern(pat, p string) bool {
 // requirements, buildRedist's unpack and its split into outputs, then the
 // checks of postFixup on every output.
 func (c *Checker) Finish() *Result {
-	res := &Result{PName: c.target.PName, Known: c.known, Outputs: map[string]int{}, Broken: c.pkg.Broken, Source: c.pkg.Source,
-		Generations: slices.Clone(c.pkg.Generations)}
+	res := &Result{
+		PName:       c.target.PName,
+		Known:       c.known,
+		Outputs:     map[string]int{},
+		Broken:      c.pkg.Broken,
+		Source:      c.pkg.Source,
+		Generations: slices.Clone(c.pkg.Generations),
+	}
 	if note, ok := c.t.NoPackageFile[c.target.PName]; ok {
 		res.Generations = append(res.Generations, note)
 	}
@@ -473,7 +479,8 @@ func (c *Checker) fills(res *Result, tree map[string]entry.Header, paths []strin
 // entry, and every match must hold the required content and line.
 func (c *Checker) checkRequirements(fail func(string, ...any)) {
 	for _, r := range c.pkg.Requires {
-		if r.CUDABelow != "" && versionAtLeast(c.target.CUDA, r.CUDABelow) || r.CUDAMin != "" && !versionAtLeast(c.target.CUDA, r.CUDAMin) ||
+		if r.CUDABelow != "" && versionAtLeast(c.target.CUDA, r.CUDABelow) ||
+			r.CUDAMin != "" && !versionAtLeast(c.target.CUDA, r.CUDAMin) ||
 			r.VersionBelow != "" && versionAtLeast(c.target.Version, r.VersionBelow) {
 			continue
 		}
@@ -595,7 +602,10 @@ func (c *Checker) linkUnversionedPC(tree map[string]entry.Header, fail func(stri
 // output each path of tree goes to: out, unless a pattern of another
 // output moves it (moveToOutput, in expected order, each pattern taking
 // from all outputs).
-func (c *Checker) splitOutputs(tree map[string]entry.Header, outputs []string) (paths []string, owner map[string]string) {
+func (c *Checker) splitOutputs(
+	tree map[string]entry.Header,
+	outputs []string,
+) (paths []string, owner map[string]string) {
 	owner = map[string]string{}
 	paths = make([]string, 0, len(tree))
 	for p, e := range tree {
@@ -623,7 +633,12 @@ func (c *Checker) splitOutputs(tree map[string]entry.Header, outputs []string) (
 // checkNonEmptyOutputs counts the entries of each output into
 // res.Outputs and is checkCudaNonEmptyOutputs: a declared output that is
 // not exempt must not be empty (unless that is nixpkgs' own gap).
-func (c *Checker) checkNonEmptyOutputs(res *Result, outputs, paths []string, owner map[string]string, fail func(string, ...any)) {
+func (c *Checker) checkNonEmptyOutputs(
+	res *Result,
+	outputs, paths []string,
+	owner map[string]string,
+	fail func(string, ...any),
+) {
 	for _, p := range paths {
 		res.Outputs[owner[p]]++
 	}
@@ -669,11 +684,25 @@ func (c *Checker) checkStubsHook(outputs, paths []string, owner map[string]strin
 		withHook := hook && o == stubsOut
 		switch {
 		case stubs && !withHook && hook:
-			fail("output %q holds a stubs directory but the stubs hook goes to output %q (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)", o, stubsOut)
+			fail(
+				"output %q holds a stubs directory but the stubs hook goes to output %q "+
+					"(checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)",
+				o,
+				stubsOut,
+			)
 		case stubs && !withHook:
-			fail("output %q holds a stubs directory but nixpkgs' %s does not set includeRemoveStubsFromRunpathHook (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)", o, c.target.PName)
+			fail(
+				"output %q holds a stubs directory but nixpkgs' %s does not set includeRemoveStubsFromRunpathHook "+
+					"(checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)",
+				o,
+				c.target.PName,
+			)
 		case !stubs && withHook:
-			fail("output %q gets the stubs hook (includeRemoveStubsFromRunpathHook) but holds no stubs directory (checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)", o)
+			fail(
+				"output %q gets the stubs hook (includeRemoveStubsFromRunpathHook) but holds no stubs directory "+
+					"(checkCudaHasStubsIffIncludeRemoveStubsFromRunpathHook)",
+				o,
+			)
 		}
 	}
 }
@@ -693,13 +722,21 @@ func (c *Checker) checkFHSRefs(fail func(string, ...any)) {
 		refs = append(refs[:5], "… ("+strconv.Itoa(len(refs))+" files)")
 	}
 	if len(refs) > 0 {
-		fail("files mention /usr/ and the package does not allow FHS references (checkCudaFhsRefs): %s", strings.Join(refs, ", "))
+		fail(
+			"files mention /usr/ and the package does not allow FHS references (checkCudaFhsRefs): %s",
+			strings.Join(refs, ", "),
+		)
 	}
 }
 
 // checkDanglingLinks is noBrokenSymlinks, per output: every symlink of
 // paths must be relative and resolve inside its own output.
-func (c *Checker) checkDanglingLinks(tree map[string]entry.Header, paths []string, owner map[string]string, fail func(string, ...any)) {
+func (c *Checker) checkDanglingLinks(
+	tree map[string]entry.Header,
+	paths []string,
+	owner map[string]string,
+	fail func(string, ...any),
+) {
 	dirs := map[string]bool{} // "<output>\x00<dir>" holding something
 	for _, p := range paths {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
@@ -777,7 +814,13 @@ func (c *Checker) evaluate(res *Result) {
 		}
 	}
 	if ok == 0 && listed > 0 {
-		res.Failures = append(res.Failures, fmt.Sprintf("unavailable for every device of the release (%s): platformAssertions fail", strings.Join(c.target.Capabilities, ", ")))
+		res.Failures = append(
+			res.Failures,
+			fmt.Sprintf(
+				"unavailable for every device of the release (%s): platformAssertions fail",
+				strings.Join(c.target.Capabilities, ", "),
+			),
+		)
 	}
 }
 

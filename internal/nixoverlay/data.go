@@ -10,11 +10,13 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/files"
@@ -86,29 +88,50 @@ type Release struct {
 
 // collect reads one generation of OUT (abs, read through snap) into Data,
 // and what the user is told beside the Nix.
-func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations bool, copyTo string, nixpkgs NixpkgsFunc) (*Data, *Result, error) {
+func collect(
+	ctx context.Context,
+	snap *outdir.Snapshot,
+	abs string,
+	derivations bool,
+	copyTo string,
+	nixpkgs NixpkgsFunc,
+) (*Data, *Result, error) {
 	if len(snap.Foreign) > 0 { // what they stand for would be left out silently
-		return nil, nil, fmt.Errorf("%d symbolic link(s) debredist did not write, not followed: %s (verify.Dir lists them)", len(snap.Foreign), strings.Join(snap.Foreign, ", "))
+		return nil, nil, fault.Errorf(
+			"%d symbolic link(s) debredist did not write, not followed: %s (%s lists them)",
+			len(snap.Foreign),
+			strings.Join(snap.Paths(snap.Foreign), ", "),
+			fault.RefVerify,
+		)
 	}
 	type manifest struct {
-		file string
-		m    *redist.Manifest
+		file, rel string // as OUT shows it, and relative to OUT
+		m         *redist.Manifest
 	}
 	byProduct := map[string]manifest{}
 	cudaFromProvenance := ""
 	for _, p := range snap.Manifests {
-		rel, err := snap.ReadRelease(p) // valid, and agreeing with its provenance (outdir)
+		rel, err := snap.ReadProduct(p) // valid, and agreeing with its provenance (outdir)
 		if err != nil {
 			return nil, nil, err
 		}
 		m := rel.M
 		if !nameRE.MatchString(m.ReleaseProduct) {
-			return nil, nil, fmt.Errorf("manifest %s: release_product %q is not a product name ([a-z0-9][a-z0-9_]*)", p, m.ReleaseProduct)
+			return nil, nil, fmt.Errorf(
+				"manifest %s: release_product %q is not a product name ([a-z0-9][a-z0-9_]*)",
+				snap.Path(p),
+				m.ReleaseProduct,
+			)
 		}
 		if prev, ok := byProduct[m.ReleaseProduct]; ok {
-			return nil, nil, fmt.Errorf("two %s manifests: %s and %s (convert into separate directories)", m.ReleaseProduct, prev.file, p)
+			return nil, nil, fmt.Errorf(
+				"two %s manifests: %s and %s (convert into separate directories)",
+				m.ReleaseProduct,
+				prev.file,
+				snap.Path(p),
+			)
 		}
-		byProduct[m.ReleaseProduct] = manifest{p, m}
+		byProduct[m.ReleaseProduct] = manifest{snap.Path(p), p, m}
 		if pv := rel.Prov; pv.Profile.CUDA != "" && cudaFromProvenance == "" {
 			cudaFromProvenance = pv.Profile.CUDA
 		}
@@ -121,7 +144,9 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 		label, where = c.m.ReleaseLabel, "manifest "+c.file
 	}
 	if label == "" {
-		return nil, nil, fmt.Errorf("no cuda manifest and no provenance sidecar naming the CUDA version: cannot name the cudaPackages set")
+		return nil, nil, fmt.Errorf(
+			"no cuda manifest and no provenance sidecar naming the CUDA version: cannot name the cudaPackages set",
+		)
 	}
 	mm, err := cudaMajorMinor(label)
 	if err != nil {
@@ -153,9 +178,17 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 	}
 	for _, prod := range slices.Sorted(maps.Keys(byProduct)) {
 		mf := byProduct[prod]
-		base := filepath.Dir(mf.file)
+		base := path.Dir(mf.rel)
 		if !nixTable().IsRedist(prod) {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s (%s) is not one of nixpkgs' CUDA redists and is left out of the overlay: use its archives directly (fetchurl with the manifest's sha256)", prod, mf.file))
+			res.Notes = append(
+				res.Notes,
+				fmt.Sprintf(
+					"%s (%s) is not one of nixpkgs' CUDA redists and is left out of the overlay: use its archives directly "+
+						"(fetchurl with the manifest's sha256)",
+					prod,
+					mf.file,
+				),
+			)
 			// Still one of OUT's archives: Result.Archives lists it, so
 			// that the store gets it for that fetchurl.
 			for _, name := range slices.Sorted(maps.Keys(mf.m.Components)) {
@@ -191,7 +224,12 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 				if err != nil {
 					return nil, nil, fmt.Errorf("manifest %s: %s: %w", mf.file, name, err)
 				}
-				pkg.Releases[pa.Platform] = Release{RelativePath: rel, SHA256: pa.Artifact.SHA256, MD5: pa.Artifact.MD5, Size: pa.Artifact.Size}
+				pkg.Releases[pa.Platform] = Release{
+					RelativePath: rel,
+					SHA256:       pa.Artifact.SHA256,
+					MD5:          pa.Artifact.MD5,
+					Size:         pa.Artifact.Size,
+				}
 				if seen[rel] {
 					continue
 				}
@@ -220,7 +258,7 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 		d.NullPackages = append(d.NullPackages, "cuda_compat")
 	}
 	for _, p := range rep.Problems {
-		res.Notes = append(res.Notes, "verify.Nixpkgs: "+p)
+		res.Notes = append(res.Notes, "nixpkgs' rules: "+p)
 	}
 	if len(d.Manifests) == 0 {
 		return nil, nil, fmt.Errorf("no manifest of nixpkgs' CUDA redists (%s)", strings.Join(nixTable().Redists, ", "))
@@ -231,21 +269,29 @@ func collect(ctx context.Context, snap *outdir.Snapshot, abs string, derivations
 // addArchive appends the archive a of the manifest in directory base to
 // res.Archives once it is readable (archiveReadable): its path in OUT, or
 // with copyTo its copy there.
-func (res *Result) addArchive(ctx context.Context, snap *outdir.Snapshot, base string, a *redist.Artifact, copyTo string) error {
+func (res *Result) addArchive(
+	ctx context.Context,
+	snap *outdir.Snapshot,
+	base string,
+	a *redist.Artifact,
+	copyTo string,
+) error {
 	rel, err := safeRel(a)
 	if err != nil {
 		return err
 	}
-	src := filepath.Join(base, filepath.FromSlash(rel))
+	src := path.Join(base, rel)
 	if err := archiveReadable(snap, src, a.Size); err != nil {
 		return err
 	}
+	file := snap.Path(src)
 	if copyTo != "" {
-		if src, err = copyArchive(ctx, snap, src, filepath.Join(copyTo, strconv.Itoa(len(res.Archives))), a.SHA256); err != nil {
+		file, err = copyArchive(ctx, snap, src, filepath.Join(copyTo, strconv.Itoa(len(res.Archives))), a.SHA256)
+		if err != nil {
 			return err
 		}
 	}
-	res.Archives = append(res.Archives, src)
+	res.Archives = append(res.Archives, file)
 	return nil
 }
 
@@ -265,11 +311,11 @@ func safeRel(a *redist.Artifact) (string, error) {
 func archiveReadable(snap *outdir.Snapshot, p, size string) error {
 	n, err := strconv.ParseInt(size, 10, 64)
 	if err != nil {
-		return fmt.Errorf("archive %s: size %q is not a number of bytes", p, size)
+		return fmt.Errorf("archive %s: size %q is not a number of bytes", snap.Path(p), size)
 	}
 	f, err := snap.OpenArchive(p, n) // outdir: a regular file of that size, no hard link outside OUT
 	if err != nil {
-		return fmt.Errorf("archive %s: %w (verify.Dir tells more)", p, err)
+		return fault.Errorf("archive %s: %w (%s tells more)", snap.Path(p), err, fault.RefVerify)
 	}
 	return f.Close()
 }
@@ -297,10 +343,16 @@ func copyArchive(ctx context.Context, snap *outdir.Snapshot, p, dir, sha256 stri
 		err = cerr
 	}
 	if err != nil {
-		return "", fmt.Errorf("copying archive %s: %w", p, err)
+		return "", fmt.Errorf("copying archive %s: %w", snap.Path(p), err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != sha256 {
-		return "", fmt.Errorf("archive %s has sha256 %s, the manifest says %s (verify.Dir tells more)", p, got, sha256)
+		return "", fault.Errorf(
+			"archive %s has sha256 %s, the manifest says %s (%s tells more)",
+			snap.Path(p),
+			got,
+			sha256,
+			fault.RefVerify,
+		)
 	}
 	return dst, nil
 }
@@ -330,10 +382,22 @@ func addVerdict(pkg *Package, c Verdict, cuda string, res *Result) {
 	}
 	for _, v := range c.Insecure {
 		src, _, _ := strings.Cut(c.Source, " ")
-		res.Notes = append(res.Notes, fmt.Sprintf("INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs config's permittedInsecurePackages", v, src, cuda, c.Component, c.Version))
+		res.Notes = append(
+			res.Notes,
+			fmt.Sprintf(
+				"INSECURE: %s. nixpkgs marks it insecure (meta.knownVulnerabilities in %s), so it does not evaluate until you "+
+					"accept that: set acceptInsecureTensorRT = true in the printed file, or add \"cuda%s-%s-%s\" to your nixpkgs "+
+					"config's permittedInsecurePackages",
+				v,
+				src,
+				cuda,
+				c.Component,
+				c.Version,
+			),
+		)
 	}
 	for _, f := range c.Failures {
-		res.Notes = append(res.Notes, fmt.Sprintf("verify.Nixpkgs finds a problem no override fixes: %s: %s", c.Component, f))
+		res.Notes = append(res.Notes, fmt.Sprintf("nixpkgs' rules find a problem no override fixes: %s: %s", c.Component, f))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/debredist/debredist/debredist/apt"
+	"github.com/debredist/debredist/debredist/fault"
 	"github.com/debredist/debredist/debredist/outdir"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/files"
@@ -52,7 +53,7 @@ var (
 func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 	recs := map[string]redist.Archive{}
 	for _, mf := range snap.Manifests {
-		rel, err := snap.ReadRelease(mf) // valid, and agreeing with its provenance (outdir)
+		rel, err := snap.ReadProduct(mf) // valid, and agreeing with its provenance (outdir)
 		if err != nil {
 			return err
 		}
@@ -63,7 +64,7 @@ func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 			return err
 		}
 		if !storeNameRE.MatchString(filepath.Base(sidecar)) {
-			return fmt.Errorf("provenance sidecar %s: its name cannot be a Nix store path name", sidecar)
+			return fmt.Errorf("provenance sidecar %s: its name cannot be a Nix store path name", snap.Path(sidecar))
 		}
 		d.Provenance[prod] = Sidecar{Name: filepath.Base(sidecar), Text: string(raw)}
 		base, err := mirrorBase(mirror, prov)
@@ -82,10 +83,20 @@ func (d *Data) addDerivations(snap *outdir.Snapshot, mirror string) error {
 				continue // recorded by an earlier conversion, no longer in the manifest
 			}
 			if a.MTime == nil {
-				return fmt.Errorf("%s does not record the entries' mtime of %s (%s wrote it): convert again with this debredist", sidecar, a.RelativePath, prov.Tool)
+				return fmt.Errorf(
+					"%s does not record the entries' mtime of %s (%s wrote it): convert again with this debredist",
+					sidecar,
+					a.RelativePath,
+					prov.Tool,
+				)
 			}
 			if !storeNameRE.MatchString(path.Base(a.RelativePath)) || !sha256RE.MatchString(a.SHA256) {
-				return fmt.Errorf("%s: archive %q (sha256 %q): not a usable file name and sha256", sidecar, a.RelativePath, a.SHA256)
+				return fmt.Errorf(
+					"%s: archive %q (sha256 %q): not a usable file name and sha256",
+					sidecar,
+					a.RelativePath,
+					a.SHA256,
+				)
 			}
 			made = append(made, a.RelativePath)
 			drv := ArchiveDerivation{Product: prod, RelativePath: a.RelativePath, SHA256: a.SHA256, Attr: a.PName}
@@ -137,7 +148,11 @@ func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 		return "", err
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("the mirror directory %s the debs were read from is not there: give NixOptions.Mirror", abs)
+		return "", fault.Errorf(
+			"the mirror directory %s the debs were read from is not there: give %s",
+			abs,
+			fault.RefNixMirror,
+		)
 	}
 	for _, ix := range prov.Indexes {
 		i := strings.Index(ix.URL, "/"+ix.Repo+"/dists/")
@@ -147,10 +162,26 @@ func mirrorBase(override string, prov *redist.Provenance) (string, error) {
 		file := filepath.Join(abs, filepath.FromSlash(ix.URL[i+1:]))
 		sum, err := files.SHA256(context.Background(), file)
 		if err != nil {
-			return "", fmt.Errorf("the mirror directory %s: index %s of repo %s (recorded as %s): %w", abs, file, ix.Repo, ix.URL, err)
+			return "", fmt.Errorf(
+				"the mirror directory %s: index %s of repo %s (recorded as %s): %w",
+				abs,
+				file,
+				ix.Repo,
+				ix.URL,
+				err,
+			)
 		}
 		if sum != ix.SHA256 {
-			return "", fmt.Errorf("the mirror directory %s holds another index than the conversion read: %s has sha256 %s, the provenance records %s for %s (give NixOptions.Mirror the mirror the conversion read)", abs, file, sum, ix.SHA256, ix.URL)
+			return "", fault.Errorf(
+				"the mirror directory %s holds another index than the conversion read: %s has sha256 %s, the provenance records "+
+					"%s for %s (give %s the mirror the conversion read)",
+				abs,
+				file,
+				sum,
+				ix.SHA256,
+				ix.URL,
+				fault.RefNixMirror,
+			)
 		}
 	}
 	return abs, nil
@@ -176,8 +207,8 @@ func nameArchives(drvs []ArchiveDerivation, recs map[string]redist.Archive) {
 		if count[d.Product+"/"+d.Attr] > 1 {
 			a := recs[d.Product+"/"+d.RelativePath]
 			name := a.PName + "_" + a.Platform
-			if a.Variant != "" {
-				name += "_" + a.Variant
+			if a.CUDAVariant != "" {
+				name += "_" + a.CUDAVariant
 			}
 			drvs[i].Attr = nixIdentRE.ReplaceAllString(name, "_")
 		}

@@ -109,7 +109,7 @@ func Write(ctx context.Context, dir string, o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nix for %s: %w", abs, err)
 	}
-	defer snap.Close()
+	defer func() { _ = snap.Close() }()
 	d, res, err := collect(ctx, snap, abs, o.Derivations, o.CopyArchivesTo, o.Nixpkgs)
 	if err != nil {
 		return nil, fmt.Errorf("nix for %s: %w", abs, err)

@@ -15,7 +15,20 @@ import (
 // decoding Nix applies to a string literal, and that the literal has no
 // interpolation and ends where it should.
 func FuzzNixString(f *testing.F) {
-	for _, s := range []string{"/a/b", "/a b", `/a"${x}\y`, "/it's", "/t\tab\nnl", "$HOME", "a/${b", `\${`, "\u2028", `";builtins.readFile /etc/hostname;"`, "''${x}", "$${x}"} {
+	for _, s := range []string{
+		"/a/b",
+		"/a b",
+		`/a"${x}\y`,
+		"/it's",
+		"/t\tab\nnl",
+		"$HOME",
+		"a/${b",
+		`\${`,
+		"\u2028",
+		`";builtins.readFile /etc/hostname;"`,
+		"''${x}",
+		"$${x}",
+	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -33,7 +46,18 @@ func TestNixStringEvaluates(t *testing.T) {
 	if os.Getenv("NIX_CONFIG") == "" {
 		t.Setenv("NIX_CONFIG", "build-users-group =")
 	}
-	for _, s := range []string{`a"b`, `${builtins.readFile /etc/hostname}`, `\${x}`, "x\ny\r\tz", "\u2028\u2029", `'' ${x} ''`, "$", `\`, "if", `";builtins.abort "pwned";"`} {
+	for _, s := range []string{
+		`a"b`,
+		`${builtins.readFile /etc/hostname}`,
+		`\${x}`,
+		"x\ny\r\tz",
+		"\u2028\u2029",
+		`'' ${x} ''`,
+		"$",
+		`\`,
+		"if",
+		`";builtins.abort "pwned";"`,
+	} {
 		lit := nixString(s)
 		out, err := exec.Command("nix-instantiate", "--eval", "--json", "--expr", lit).CombinedOutput()
 		if err != nil {

@@ -68,22 +68,28 @@ func Take(ctx context.Context, out string, busy func(msg string)) (*Claim, error
 			// OUT is writable but its mutex is not this user's to open (0600
 			// from an older debredist, or another user's): converting
 			// without it could interleave with that user's runs.
-			return nil, fmt.Errorf("%s cannot be opened (%w), though %s is writable: another user's debredist (or an older version, which created it 0600) holds OUT; make the file readable (chmod 644) or remove it when no conversion runs", path, err, out)
+			return nil, fmt.Errorf(
+				"%s cannot be opened (%w), though %s is writable: another user's debredist (or an older version, which created "+
+					"it 0600) holds OUT; make the file readable (chmod 644) or remove it when no conversion runs",
+				path,
+				err,
+				out,
+			)
 		case IsReadOnly(err):
 			return &Claim{dir: out, unlock: func() {}}, nil
 		case err != nil:
 			return nil, fmt.Errorf("locking %s: %w", out, err)
 		}
 		if !stillLocked(l, path) { // the holder removed OUT (or its mutex): start again
-			l.Unlock()
+			_ = l.Unlock()
 			continue
 		}
 		fresh, err := holdsOnlyMutex(out)
 		if err != nil {
-			l.Unlock()
+			_ = l.Unlock()
 			return nil, err
 		}
-		return &Claim{dir: out, fresh: fresh || created, created: created, unlock: func() { l.Unlock() }}, nil
+		return &Claim{dir: out, fresh: fresh || created, created: created, unlock: func() { _ = l.Unlock() }}, nil
 	}
 }
 
@@ -142,11 +148,11 @@ func (c *Claim) Undo() {
 	switch {
 	case !c.fresh:
 	case c.created:
-		os.RemoveAll(c.dir)
+		_ = os.RemoveAll(c.dir)
 	default:
 		ents, _ := os.ReadDir(c.dir)
 		for _, e := range ents {
-			os.RemoveAll(filepath.Join(c.dir, e.Name()))
+			_ = os.RemoveAll(filepath.Join(c.dir, e.Name()))
 		}
 	}
 }

@@ -15,7 +15,11 @@ import (
 func Path(out string, elems ...string) (string, error) {
 	for _, e := range elems {
 		if e == "" || strings.ContainsRune(e, 0) || !filepath.IsLocal(filepath.FromSlash(e)) {
-			return "", fmt.Errorf("refusing to write %q under %s: it is not a path inside the output directory", filepath.Join(elems...), out)
+			return "", fmt.Errorf(
+				"refusing to write %q under %s: it is not a path inside the output directory",
+				filepath.Join(elems...),
+				out,
+			)
 		}
 	}
 	rel := filepath.FromSlash(filepath.Join(elems...))

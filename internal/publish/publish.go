@@ -41,9 +41,9 @@ const (
 	genPrefix = "gen-"
 )
 
-// commitHook, when set, is called at every step of the commit stage; the
-// tests set it (DEBREDIST_TEST_KILL_AT, see init) to kill the process
-// there.
+// commitHook, when set, is called at every step of the commit stage: the
+// crash tests' binaries (built with the tag debredist_killpoints, see
+// killpoints.go) kill themselves there.
 var commitHook func(step string)
 
 // Step marks one step of the commit stage (a point where a test may kill
@@ -51,25 +51,6 @@ var commitHook func(step string)
 func Step(step string) {
 	if commitHook != nil {
 		commitHook(step)
-	}
-}
-
-func init() {
-	at := os.Getenv("DEBREDIST_TEST_KILL_AT")
-	if at == "" {
-		return
-	}
-	n, err := strconv.Atoi(at)
-	if err != nil {
-		return
-	}
-	count := 0
-	commitHook = func(step string) {
-		count++
-		fmt.Fprintf(os.Stderr, "debredist: commit step %d: %s\n", count, step)
-		if count == n {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		}
 	}
 }
 
@@ -189,7 +170,11 @@ func Prune(out string) (n int, err error) {
 	}
 	cur, _ := os.Readlink(filepath.Join(root, Current))
 	if cur != "" && !IsGenName(cur) {
-		return 0, fmt.Errorf("%s points to %q, not a generation of debredist's (remove it)", filepath.Join(root, Current), cur)
+		return 0, fmt.Errorf(
+			"%s points to %q, not a generation of debredist's (remove it)",
+			filepath.Join(root, Current),
+			cur,
+		)
 	}
 	ents, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -272,7 +257,7 @@ func genNumber(s string) (int, bool) {
 // link beside it, renamed over it.
 func setCurrent(root, gen string) error {
 	next := filepath.Join(root, Current+".next")
-	os.Remove(next)
+	_ = os.Remove(next) // a killed run's; one left makes Symlink fail, naming it
 	if err := os.Symlink(gen, next); err != nil {
 		return err
 	}
@@ -292,7 +277,10 @@ func ownEntry(path string, dir bool) error {
 	case err != nil:
 		return err
 	case st.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symbolic link: debredist keeps its own state in OUT itself and never writes through a link (remove it)", path)
+		return fmt.Errorf(
+			"%s is a symbolic link: debredist keeps its own state in OUT itself and never writes through a link (remove it)",
+			path,
+		)
 	case dir && !st.IsDir(), !dir && !st.Mode().IsRegular():
 		return fmt.Errorf("%s is a %s, not debredist's own (remove it)", path, st.Mode().Type())
 	}
@@ -330,7 +318,7 @@ func cloneTree(src, dst string) error {
 // the current one (a failure after the switch).
 func (g *Generation) Discard() {
 	if cur, _ := os.Readlink(filepath.Join(g.out, GenDir, Current)); cur != g.name {
-		os.RemoveAll(g.Dir)
+		_ = os.RemoveAll(g.Dir)
 	}
 }
 
@@ -472,12 +460,12 @@ func RepairLinks(out string) ([]string, error) {
 // then removes the directory.
 func exchangeForLink(out, p string) error {
 	tmp := filepath.Join(out, GenDir, "old-"+p)
-	os.RemoveAll(tmp)
+	_ = os.RemoveAll(tmp) // a killed run's; one left makes Symlink fail, naming it
 	if err := os.Symlink(filepath.Join(GenDir, Current, p), tmp); err != nil {
 		return err
 	}
 	if err := exchange(tmp, filepath.Join(out, p)); err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp)
 		return fmt.Errorf("replacing %s with a link to the new output: %w", filepath.Join(out, p), err)
 	}
 	return os.RemoveAll(tmp) // now the old directory
@@ -494,4 +482,3 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
-

@@ -203,7 +203,8 @@ func TestJoinCheckName(t *testing.T) {
 	}
 	for name, want := range map[string]error{
 		"a/b": nil, "a-b.c": nil, "": ErrNameEmpty, "a\x00b": ErrNameNUL, "/a": ErrNameAbsolute,
-		"a//b": ErrNameComponent, "a/": ErrNameComponent, "./a": ErrNameComponent, "a/../b": ErrNameComponent, "..": ErrNameComponent,
+		"a//b": ErrNameComponent, "a/": ErrNameComponent, "./a": ErrNameComponent,
+		"a/../b": ErrNameComponent, "..": ErrNameComponent,
 	} {
 		if err := CheckName(name); err != want {
 			t.Errorf("CheckName(%q) = %v, want %v", name, err, want)

@@ -35,7 +35,8 @@ func loadCPERules(b []byte) map[string]cpeRule {
 		panic(fmt.Sprintf("sbom: cpe.json: %v", err))
 	}
 	for p, r := range d.Products {
-		if !cpePrefixRE.MatchString(r.CPE) || (r.Version != "release" && r.Version != "release-major-minor") || r.Evidence == "" {
+		if !cpePrefixRE.MatchString(r.CPE) || (r.Version != "release" && r.Version != "release-major-minor") ||
+			r.Evidence == "" {
 			panic(fmt.Sprintf("sbom: cpe.json: product %s: cpe %q, version %q or evidence missing", p, r.CPE, r.Version))
 		}
 	}
@@ -66,7 +67,9 @@ func cpeEsc(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-', c == '.':
+		default:
 			b.WriteByte('\\')
 		}
 		b.WriteByte(c)

@@ -56,7 +56,10 @@ func cdxDoc(in *Input) ([]byte, error) {
 			cpe := releaseCPE(r)
 			ref := refs.id(componentPURL(c))
 			top = append(top, ref)
-			hashes := []cdx.Hash{{Algorithm: cdx.HashAlgoSHA256, Value: c.Archive.SHA256}, {Algorithm: cdx.HashAlgoSHA1, Value: c.Archive.SHA1}}
+			hashes := []cdx.Hash{
+				{Algorithm: cdx.HashAlgoSHA256, Value: c.Archive.SHA256},
+				{Algorithm: cdx.HashAlgoSHA1, Value: c.Archive.SHA1},
+			}
 			if c.Archive.MD5 != "" {
 				hashes = append(hashes, cdx.Hash{Algorithm: cdx.HashAlgoMD5, Value: c.Archive.MD5})
 			}
@@ -76,13 +79,26 @@ func cdxDoc(in *Input) ([]byte, error) {
 			var sub []cdx.Component
 			for _, s := range c.Stubs {
 				from := cdx.Component{Type: cdx.ComponentTypeFile, Name: s.From.Path,
-					Hashes: &[]cdx.Hash{{Algorithm: cdx.HashAlgoSHA256, Value: s.From.SHA256}, {Algorithm: cdx.HashAlgoSHA1, Value: s.From.SHA1}}}
+					Hashes: &[]cdx.Hash{
+						{Algorithm: cdx.HashAlgoSHA256, Value: s.From.SHA256},
+						{Algorithm: cdx.HashAlgoSHA1, Value: s.From.SHA1},
+					}}
 				if d, ok := byFile[s.FromDeb]; ok {
 					from.Pedigree = &cdx.Pedigree{Ancestors: &[]cdx.Component{debComp(d, cpe, false)}}
 				}
-				sub = append(sub, cdx.Component{BOMRef: refs.id(ref + "#" + s.File.Path), Type: cdx.ComponentTypeFile, Name: s.File.Path,
-					Hashes:   &[]cdx.Hash{{Algorithm: cdx.HashAlgoSHA256, Value: s.File.SHA256}, {Algorithm: cdx.HashAlgoSHA1, Value: s.File.SHA1}},
-					Pedigree: &cdx.Pedigree{Ancestors: &[]cdx.Component{from}, Notes: "stub library synthesized by debredist from " + s.From.Path + " (SONAME " + s.SOName + ", from " + s.FromDeb + "): the same exported symbols, to link against, never to run"}})
+				sub = append(
+					sub,
+					cdx.Component{BOMRef: refs.id(ref + "#" + s.File.Path), Type: cdx.ComponentTypeFile, Name: s.File.Path,
+						Hashes: &[]cdx.Hash{
+							{Algorithm: cdx.HashAlgoSHA256, Value: s.File.SHA256},
+							{Algorithm: cdx.HashAlgoSHA1, Value: s.File.SHA1},
+						},
+						Pedigree: &cdx.Pedigree{
+							Ancestors: &[]cdx.Component{from},
+							Notes: "stub library synthesized by debredist from " + s.From.Path + " (SONAME " + s.SOName + ", from " +
+								s.FromDeb + "): the same exported symbols, to link against, never to run",
+						}},
+				)
 			}
 			for _, w := range c.Wheels {
 				var wa []cdx.Component
@@ -92,7 +108,10 @@ func cdxDoc(in *Input) ([]byte, error) {
 					}
 				}
 				wc := cdx.Component{BOMRef: refs.id(ref + "#" + w.File.Path), Type: cdx.ComponentTypeFile, Name: w.File.Path,
-					Hashes: &[]cdx.Hash{{Algorithm: cdx.HashAlgoSHA256, Value: w.File.SHA256}, {Algorithm: cdx.HashAlgoSHA1, Value: w.File.SHA1}}}
+					Hashes: &[]cdx.Hash{
+						{Algorithm: cdx.HashAlgoSHA256, Value: w.File.SHA256},
+						{Algorithm: cdx.HashAlgoSHA1, Value: w.File.SHA1},
+					}}
 				wc.Pedigree = &cdx.Pedigree{Notes: "Python wheel built by debredist from the dist-packages trees of its debs"}
 				if len(wa) > 0 {
 					wc.Pedigree.Ancestors = &wa
@@ -105,18 +124,41 @@ func cdxDoc(in *Input) ([]byte, error) {
 				{Name: "debredist:archive_size", Value: strconv.FormatInt(c.Archive.Size, 10)},
 				{Name: "debredist:platform", Value: c.Platform},
 			}
-			if c.Variant != "" {
-				props = append(props, cdx.Property{Name: "debredist:cuda_variant", Value: c.Variant})
+			if c.CUDAVariant != "" {
+				props = append(props, cdx.Property{Name: "debredist:cuda_variant", Value: c.CUDAVariant})
 			}
-			comp := cdx.Component{BOMRef: ref, Type: cdx.ComponentTypeLibrary, Supplier: supplier, Name: c.PName, Version: c.Version,
-				Description: c.Name, Hashes: &hashes, PackageURL: componentPURL(c), CPE: cpe,
+			comp := cdx.Component{
+				BOMRef:      ref,
+				Type:        cdx.ComponentTypeLibrary,
+				Supplier:    supplier,
+				Name:        c.PName,
+				Version:     c.Version,
+				Description: c.Name,
+				Hashes:      &hashes,
+				PackageURL:  componentPURL(c),
+				CPE:         cpe,
 				// A LicenseRef is no SPDX license id (the schema's id is an
 				// enumeration): the license goes by its name, with its
 				// text and the SPDX document's LicenseRef as a property.
-				Licenses: &cdx.Licenses{{License: &cdx.License{BOMRef: refs.id(lic + "@" + ref), Name: c.License.Name, Acknowledgement: cdx.LicenseAcknowledgementDeclared,
-					Text:       &cdx.AttachedText{ContentType: "text/plain", Content: c.License.Text},
-					Properties: &[]cdx.Property{{Name: "debredist:license_ref", Value: lic}}}}},
-				Pedigree:   &cdx.Pedigree{Ancestors: &anc, Notes: fmt.Sprintf("built by debredist from %d deb(s); license %q as found in their copyright files", len(c.Debs), c.License.Name)},
+				Licenses: &cdx.Licenses{
+					{
+						License: &cdx.License{
+							BOMRef:          refs.id(lic + "@" + ref),
+							Name:            c.License.Name,
+							Acknowledgement: cdx.LicenseAcknowledgementDeclared,
+							Text:            &cdx.AttachedText{ContentType: "text/plain", Content: c.License.Text},
+							Properties:      &[]cdx.Property{{Name: "debredist:license_ref", Value: lic}},
+						},
+					},
+				},
+				Pedigree: &cdx.Pedigree{
+					Ancestors: &anc,
+					Notes: fmt.Sprintf(
+						"built by debredist from %d deb(s); license %q as found in their copyright files",
+						len(c.Debs),
+						c.License.Name,
+					),
+				},
 				Properties: &props,
 			}
 			if len(sub) > 0 {

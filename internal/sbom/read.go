@@ -10,7 +10,6 @@ import (
 	"hash"
 	"io"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -26,28 +25,34 @@ import (
 	"github.com/debredist/debredist/internal/files"
 )
 
-// Read reads what the documents say from the manifests (paths under
-// snap.Out) and the files beside them, all through snap (one generation,
+// Read reads what the documents say from the manifests (paths relative to
+// snap.Out, as its Files name them) and the files beside them, all through snap (one generation,
 // regular files only, no link followed), as every reader of OUT takes
 // them (debredist/outdir: each release valid and agreeing with its
 // provenance, each archive the file its manifest names, not hard-linked
 // outside OUT, and decoded within archive's bounds with one top directory
-// named like the file); tool names the generator ("debredist 0.1.0").
+// named like the file); tool names the generator ("debredist 0.1.0"),
+// created is the documents' creation time (zero: the latest release date
+// of the manifests read).
 // Every string read is checked by Input.Check; errors name the file and
 // field.
-func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool string) (*Input, error) {
-	out := snap.Out
+func Read(
+	ctx context.Context,
+	snap *outdir.Snapshot,
+	manifests []string,
+	tool string,
+	created time.Time,
+) (*Input, error) {
 	in := &Input{Tool: tool}
 	var latest time.Time
 	for _, mf := range slices.Sorted(slices.Values(manifests)) {
-		relm, _ := filepath.Rel(out, mf)
-		relm = filepath.ToSlash(relm)
-		r, err := snap.ReadRelease(mf)
+		relm := mf
+		r, err := snap.ReadProduct(mf)
 		if err != nil {
 			return nil, err
 		}
 		m, prov, side := r.M, r.Prov, r.Sidecar
-		siderel, _ := filepath.Rel(out, side)
+		siderel := side
 		rel := Release{Manifest: relm, Product: m.ReleaseProduct, Label: m.ReleaseLabel, Profile: prov.Profile.Name,
 			JetPack: prov.Profile.JetPack, L4T: prov.Profile.L4T, ReleaseDate: m.ReleaseDate}
 		if d, err := time.Parse(time.DateOnly, m.ReleaseDate); err != nil {
@@ -68,7 +73,8 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 		}
 		urls := map[string]string{}
 		for _, ix := range prov.Indexes {
-			if i := strings.Index(ix.URL, "/dists/"); i > 0 && (strings.HasPrefix(ix.URL, "https://") || strings.HasPrefix(ix.URL, "http://")) {
+			if i := strings.Index(ix.URL, "/dists/"); i > 0 &&
+				(strings.HasPrefix(ix.URL, "https://") || strings.HasPrefix(ix.URL, "http://")) {
 				urls[ix.Repo] = ix.URL[:i+1]
 			}
 		}
@@ -84,7 +90,14 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 				return nil, fmt.Errorf("%s: relative_path: not named by the manifest %s", where, relm)
 			}
 			if art.SHA256 != a.SHA256 || art.Size != strconv.FormatInt(a.Size, 10) {
-				return nil, fmt.Errorf("%s: sha256/size %s/%d, the manifest says %s/%s", where, a.SHA256, a.Size, art.SHA256, art.Size)
+				return nil, fmt.Errorf(
+					"%s: sha256/size %s/%d, the manifest says %s/%s",
+					where,
+					a.SHA256,
+					a.Size,
+					art.SHA256,
+					art.Size,
+				)
 			}
 			rp, ok := redist.CleanRelativePath(a.RelativePath)
 			if !ok {
@@ -99,7 +112,7 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 				return nil, err
 			}
 			arRel := path.Join(path.Dir(relm), rp)
-			comp := Component{PName: a.PName, Name: c.Name, Version: a.Version, Platform: a.Platform, Variant: a.Variant,
+			comp := Component{PName: a.PName, Name: c.Name, Version: a.Version, Platform: a.Platform, CUDAVariant: a.CUDAVariant,
 				License: License{Name: c.License, Text: string(lic)}}
 			for _, d := range a.Debs {
 				sd := Deb{Package: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size}
@@ -132,10 +145,25 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 				return nil, fmt.Errorf("%s: %w", where, err)
 			}
 			if file.SHA256 != a.SHA256 || file.Size != a.Size {
-				return nil, fmt.Errorf("%s: the file has sha256 %s and %d bytes, the provenance records %s and %d: it changed since the conversion (verify.Dir tells more)", where, file.SHA256, file.Size, a.SHA256, a.Size)
+				return nil, fault.Errorf(
+					"%s: the file has sha256 %s and %d bytes, the provenance records %s and %d: it changed since the conversion (%s "+
+						"tells more)",
+					where,
+					file.SHA256,
+					file.Size,
+					a.SHA256,
+					a.Size,
+					fault.RefVerify,
+				)
 			}
 			if file.MD5 != a.MD5 {
-				return nil, fmt.Errorf("%s: the file has md5 %s, the provenance records %s: it changed since the conversion (verify.Dir tells more)", where, file.MD5, a.MD5)
+				return nil, fault.Errorf(
+					"%s: the file has md5 %s, the provenance records %s: it changed since the conversion (%s tells more)",
+					where,
+					file.MD5,
+					a.MD5,
+					fault.RefVerify,
+				)
 			}
 			file.Path = arRel
 			comp.Archive = file
@@ -146,7 +174,13 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 					return nil, fmt.Errorf("%s: stubs: %s or %s is not a regular file of the archive", where, s.Path, s.From)
 				}
 				if sf.SHA256 != s.SHA256 {
-					return nil, fmt.Errorf("%s: stubs: %s has sha256 %s, the provenance records %s", where, s.Path, sf.SHA256, s.SHA256)
+					return nil, fmt.Errorf(
+						"%s: stubs: %s has sha256 %s, the provenance records %s",
+						where,
+						s.Path,
+						sf.SHA256,
+						s.SHA256,
+					)
 				}
 				comp.Stubs = append(comp.Stubs, Stub{File: sf, From: ff, FromDeb: s.FromDeb, SOName: s.SOName})
 			}
@@ -165,18 +199,20 @@ func Read(ctx context.Context, snap *outdir.Snapshot, manifests []string, tool s
 		}
 		for _, p := range slices.Sorted(maps.Keys(arts)) {
 			if !covered[p] { // never a bill of materials that leaves an archive out
-				return nil, fmt.Errorf("%s: archive %s: the provenance sidecar %s has no record of it (verify.Dir tells more)", relm, p, filepath.ToSlash(siderel))
+				return nil, fault.Errorf(
+					"%s: archive %s: the provenance sidecar %s has no record of it (%s tells more)",
+					relm,
+					p,
+					siderel,
+					fault.RefVerify,
+				)
 			}
 		}
 		in.Releases = append(in.Releases, rel)
 	}
 	in.Created = latest
-	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
-		sec, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || sec < 0 {
-			return nil, fault.Usagef("SOURCE_DATE_EPOCH=%q: not a number of seconds", s)
-		}
-		in.Created = time.Unix(sec, 0).UTC()
+	if !created.IsZero() {
+		in.Created = created.UTC()
 	}
 	return in, in.Check()
 }
@@ -191,10 +227,17 @@ type wheelOf struct {
 // a byte is read, and hard links outside OUT), then decodes it (bounded,
 // one top directory named like the file) and hashes the wanted entries and,
 // with wheels, every python/*.whl, by path inside the top directory.
-func hashArchive(ctx context.Context, snap *outdir.Snapshot, name string, size int64, want map[string]bool, wheels bool) (File, map[string]File, error) {
+func hashArchive(
+	ctx context.Context,
+	snap *outdir.Snapshot,
+	name string,
+	size int64,
+	want map[string]bool,
+	wheels bool,
+) (File, map[string]File, error) {
 	f, err := snap.OpenArchive(name, size)
 	if err != nil {
-		return File{}, nil, fmt.Errorf("%w (verify.Dir tells more)", err)
+		return File{}, nil, fault.Errorf("%w (%s tells more)", err, fault.RefVerify)
 	}
 	defer f.Close()
 	s2, s1, m5 := sha256.New(), sha1.New(), md5.New()
@@ -202,13 +245,19 @@ func hashArchive(ctx context.Context, snap *outdir.Snapshot, name string, size i
 	if err != nil {
 		return File{}, nil, err
 	}
-	file := File{SHA256: hex.EncodeToString(s2.Sum(nil)), SHA1: hex.EncodeToString(s1.Sum(nil)), MD5: hex.EncodeToString(m5.Sum(nil)), Size: n}
+	file := File{
+		SHA256: hex.EncodeToString(s2.Sum(nil)),
+		SHA1:   hex.EncodeToString(s1.Sum(nil)),
+		MD5:    hex.EncodeToString(m5.Sum(nil)),
+		Size:   n,
+	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return file, nil, err
 	}
 	inner := map[string]File{}
 	err = archive.Walk(ctx, f, archive.TopName(filepath.Base(name)), func(h entry.Header, content io.Reader) error {
-		if h.Type != entry.Regular || !(want[h.Path] || wheels && strings.HasPrefix(h.Path, "python/") && strings.HasSuffix(h.Path, ".whl")) {
+		isWheel := wheels && strings.HasPrefix(h.Path, "python/") && strings.HasSuffix(h.Path, ".whl")
+		if h.Type != entry.Regular || !want[h.Path] && !isWheel {
 			return nil
 		}
 		hs := []hash.Hash{sha256.New(), sha1.New()}
@@ -216,7 +265,12 @@ func hashArchive(ctx context.Context, snap *outdir.Snapshot, name string, size i
 		if err != nil {
 			return err
 		}
-		inner[h.Path] = File{Path: h.Path, SHA256: hex.EncodeToString(hs[0].Sum(nil)), SHA1: hex.EncodeToString(hs[1].Sum(nil)), Size: n}
+		inner[h.Path] = File{
+			Path:   h.Path,
+			SHA256: hex.EncodeToString(hs[0].Sum(nil)),
+			SHA1:   hex.EncodeToString(hs[1].Sum(nil)),
+			Size:   n,
+		}
 		return nil
 	})
 	return file, inner, err

@@ -46,16 +46,16 @@ type Release struct {
 // Component is one archive: a redist component at one version, platform
 // and CUDA variant.
 type Component struct {
-	PName    string
-	Name     string // the manifest's display name
-	Version  string
-	Platform string
-	Variant  string // CUDA major, "" for none
-	Archive  File   // Path relative to OUT
-	License  License
-	Debs     []Deb
-	Stubs    []Stub
-	Wheels   []Wheel
+	PName       string
+	Name        string // the manifest's display name
+	Version     string
+	Platform    string
+	CUDAVariant string // CUDA major, "" for none
+	Archive     File   // Path relative to OUT
+	License     License
+	Debs        []Deb
+	Stubs       []Stub
+	Wheels      []Wheel
 }
 
 // File is a file with its hashes.
@@ -130,7 +130,12 @@ func (r *Release) check() error {
 	if !safePath(r.Manifest) {
 		return fmt.Errorf("manifest path %q is unsafe", r.Manifest)
 	}
-	for _, c := range []struct{ f, v string }{{"release_product", r.Product}, {"release_label", r.Label}, {"profile.l4t", r.L4T}, {"profile.name", r.Profile}} {
+	for _, c := range []struct{ f, v string }{
+		{"release_product", r.Product},
+		{"release_label", r.Label},
+		{"profile.l4t", r.L4T},
+		{"profile.name", r.Profile},
+	} {
 		if !versionRE.MatchString(c.v) {
 			return fmt.Errorf("%s %q: not a name or version", c.f, c.v)
 		}
@@ -162,8 +167,8 @@ func (c *Component) check() error {
 	if !platRE.MatchString(c.Platform) {
 		return fmt.Errorf("platform %q: not linux-<arch> or source", c.Platform)
 	}
-	if c.Variant != "" && !regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`).MatchString(c.Variant) {
-		return fmt.Errorf("cuda_variant %q: not a CUDA version", c.Variant)
+	if c.CUDAVariant != "" && !regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`).MatchString(c.CUDAVariant) {
+		return fmt.Errorf("cuda_variant %q: not a CUDA version", c.CUDAVariant)
 	}
 	if err := text("name", c.Name, 200); err != nil {
 		return err
@@ -251,7 +256,8 @@ func isHex(s string, n int) bool { return len(s) == n && hexRE.MatchString(s) }
 // safePath reports whether p is a clean relative slash path of printable
 // characters without "..".
 func safePath(p string) bool {
-	if p == "" || len(p) > 4096 || path.IsAbs(p) || path.Clean(p) != p || p == "." || strings.HasPrefix(p, "../") || p == ".." {
+	if p == "" || len(p) > 4096 || path.IsAbs(p) || path.Clean(p) != p || p == "." || strings.HasPrefix(p, "../") ||
+		p == ".." {
 		return false
 	}
 	for _, r := range p {
@@ -339,7 +345,8 @@ func purlEsc(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' || c == '~' {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' ||
+			c == '~' {
 			b.WriteByte(c)
 		} else {
 			fmt.Fprintf(&b, "%%%02X", c)
@@ -351,8 +358,8 @@ func purlEsc(s string) string {
 // componentPURL is the purl of a redist component archive.
 func componentPURL(c *Component) string {
 	q := "platform=" + purlEsc(c.Platform)
-	if c.Variant != "" {
-		q = "cuda_variant=" + purlEsc(c.Variant) + "&" + q
+	if c.CUDAVariant != "" {
+		q = "cuda_variant=" + purlEsc(c.CUDAVariant) + "&" + q
 	}
 	return "pkg:generic/nvidia/" + purlEsc(c.PName) + "@" + purlEsc(c.Version) + "?" + q
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/debredist/debredist/internal/testutil"
 )
 
 func sampleInput() *Input {
@@ -13,14 +15,29 @@ func sampleInput() *Input {
 		return File{Path: p, SHA256: strings.Repeat(c, 64), SHA1: strings.Repeat(c, 40), MD5: strings.Repeat(c, 32), Size: 10}
 	}
 	return &Input{Tool: "debredist 0.1.0", Created: time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC), Releases: []Release{{
-		Manifest: "cuda/redist/redistrib_12.6.68.json", Product: "cuda", Label: "12.6.68", Profile: "jetpack6", JetPack: "6.2.2", L4T: "r36.5", ReleaseDate: "2026-01-15",
+		Manifest: "cuda/redist/redistrib_12.6.68.json", Product: "cuda", Label: "12.6.68", Profile: "jetpack6",
+		JetPack: "6.2.2", L4T: "r36.5", ReleaseDate: "2026-01-15",
 		Components: []Component{{
 			PName: "libcublas", Name: "CUDA cuBLAS", Version: "12.6.1.4", Platform: "linux-aarch64",
 			Archive: f("cuda/redist/libcublas/linux-aarch64/libcublas-linux-aarch64-12.6.1.4-archive.tar.xz", "a"),
 			License: License{Name: "CUDA Toolkit", Text: "NVIDIA Software License Agreement\n"},
-			Debs: []Deb{{Package: "libcublas-12-6", Version: "12.6.1.4-1", Filename: "pool/main/c/libcublas-12-6_12.6.1.4-1_arm64.deb", SHA256: strings.Repeat("b", 64),
-				URL: "https://repo.download.nvidia.com/jetson/common/pool/main/c/libcublas-12-6_12.6.1.4-1_arm64.deb"}},
-			Stubs: []Stub{{File: f("lib/stubs/libcublas.so", "c"), From: f("lib/libcublas.so.12.6.1.4", "d"), FromDeb: "libcublas-12-6_12.6.1.4-1_arm64.deb", SOName: "libcublas.so.12"}},
+			Debs: []Deb{
+				{
+					Package:  "libcublas-12-6",
+					Version:  "12.6.1.4-1",
+					Filename: "pool/main/c/libcublas-12-6_12.6.1.4-1_arm64.deb",
+					SHA256:   strings.Repeat("b", 64),
+					URL:      "https://repo.download.nvidia.com/jetson/common/pool/main/c/libcublas-12-6_12.6.1.4-1_arm64.deb",
+				},
+			},
+			Stubs: []Stub{
+				{
+					File:    f("lib/stubs/libcublas.so", "c"),
+					From:    f("lib/libcublas.so.12.6.1.4", "d"),
+					FromDeb: "libcublas-12-6_12.6.1.4-1_arm64.deb",
+					SOName:  "libcublas.so.12",
+				},
+			},
 		}},
 	}}}
 }
@@ -45,8 +62,8 @@ func TestWriteReproducible(t *testing.T) {
 			t.Fatal(err)
 		}
 		var d1, d2 map[string]any
-		json.Unmarshal(a.Bytes(), &d1)
-		json.Unmarshal(c.Bytes(), &d2)
+		testutil.Must(t, json.Unmarshal(a.Bytes(), &d1))
+		testutil.Must(t, json.Unmarshal(c.Bytes(), &d2))
 		key := "documentNamespace"
 		if f == CycloneDX {
 			key = "serialNumber"
@@ -68,21 +85,46 @@ func TestCheckRefuses(t *testing.T) {
 		mod  func(in *Input)
 		want string
 	}{
-		{"version with newline", func(in *Input) { in.Releases[0].Components[0].Debs[0].Version = "1\n2" }, "not a Debian version"},
-		{"deb path climbs", func(in *Input) { in.Releases[0].Components[0].Debs[0].Filename = "../x.deb" }, "not a relative .deb path"},
+		{
+			"version with newline",
+			func(in *Input) { in.Releases[0].Components[0].Debs[0].Version = "1\n2" },
+			"not a Debian version",
+		},
+		{
+			"deb path climbs",
+			func(in *Input) { in.Releases[0].Components[0].Debs[0].Filename = "../x.deb" },
+			"not a relative .deb path",
+		},
 		{"short sha256", func(in *Input) { in.Releases[0].Components[0].Archive.SHA256 = "abc" }, "sha256 \"abc\""},
-		{"upper-case sha1", func(in *Input) { in.Releases[0].Components[0].Stubs[0].From.SHA1 = strings.Repeat("A", 40) }, "sha1"},
+		{
+			"upper-case sha1",
+			func(in *Input) { in.Releases[0].Components[0].Stubs[0].From.SHA1 = strings.Repeat("A", 40) },
+			"sha1",
+		},
 		{"pname", func(in *Input) { in.Releases[0].Components[0].PName = "Lib/x" }, "pname \"Lib/x\""},
 		{"url with quote", func(in *Input) { in.Releases[0].Components[0].Debs[0].URL = "https://x/\"y" }, "download URL"},
-		{"empty license", func(in *Input) { in.Releases[0].Components[0].License.Text = " \n" }, "license text (CUDA Toolkit) is empty"},
-		{"control character in license", func(in *Input) { in.Releases[0].Components[0].License.Text = "a\x1bb" }, "control character"},
+		{
+			"empty license",
+			func(in *Input) { in.Releases[0].Components[0].License.Text = " \n" },
+			"license text (CUDA Toolkit) is empty",
+		},
+		{
+			"control character in license",
+			func(in *Input) { in.Releases[0].Components[0].License.Text = "a\x1bb" },
+			"control character",
+		},
 		{"release date", func(in *Input) { in.Releases[0].ReleaseDate = "tomorrow" }, "release_date"},
-		{"absolute stub path", func(in *Input) { in.Releases[0].Components[0].Stubs[0].File.Path = "/lib/x.so" }, "stub path"},
+		{
+			"absolute stub path",
+			func(in *Input) { in.Releases[0].Components[0].Stubs[0].File.Path = "/lib/x.so" },
+			"stub path",
+		},
 	} {
 		in := sampleInput()
 		c.mod(in)
 		err := Write(&bytes.Buffer{}, in, SPDX)
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "cuda/redist/redistrib_12.6.68.json: ") {
+		if err == nil || !strings.Contains(err.Error(), c.want) ||
+			!strings.HasPrefix(err.Error(), "cuda/redist/redistrib_12.6.68.json: ") {
 			t.Errorf("%s: %v, want an error naming the manifest and %q", c.name, err, c.want)
 		}
 	}
@@ -108,11 +150,13 @@ func TestLicenseRefs(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &d); err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Licenses) != 1 || !strings.HasPrefix(d.Licenses[0].LicenseID, "LicenseRef-CUDA-Toolkit-") || d.Licenses[0].ExtractedText != "NVIDIA Software License Agreement\n" {
+	if len(d.Licenses) != 1 || !strings.HasPrefix(d.Licenses[0].LicenseID, "LicenseRef-CUDA-Toolkit-") ||
+		d.Licenses[0].ExtractedText != "NVIDIA Software License Agreement\n" {
 		t.Fatalf("licenses: %+v", d.Licenses)
 	}
 	if len(d.Packages) != 2 || d.Packages[0].LicenseDeclared != d.Licenses[0].LicenseID ||
-		d.Packages[1].DownloadLocation != "https://repo.download.nvidia.com/jetson/common/pool/main/c/libcublas-12-6_12.6.1.4-1_arm64.deb" ||
+		d.Packages[1].DownloadLocation != "https://repo.download.nvidia.com/jetson/common/pool/main/c/"+
+			"libcublas-12-6_12.6.1.4-1_arm64.deb" ||
 		d.Packages[1].ExternalRefs[0].ReferenceLocator != "pkg:deb/nvidia/libcublas-12-6@12.6.1.4-1?arch=arm64" ||
 		d.Packages[0].ExternalRefs[0].ReferenceLocator != "pkg:generic/nvidia/libcublas@12.6.1.4?platform=linux-aarch64" {
 		t.Errorf("packages: %+v", d.Packages)
@@ -165,7 +209,13 @@ func TestCPEs(t *testing.T) {
 			for _, c := range d.Components {
 				got = append(got, c.Name+" "+c.Cpe)
 			}
-			if want := []string{"libcublas " + c.want, "libcublas-12-6 " + c.want}; strings.Join(got, "|") != strings.Join(want, "|") {
+			if want := []string{"libcublas " + c.want, "libcublas-12-6 " + c.want}; strings.Join(
+				got,
+				"|",
+			) != strings.Join(
+				want,
+				"|",
+			) {
 				t.Errorf("%s %s, %s: %q, want %q", c.product, c.label, f, got, want)
 			}
 		}
@@ -195,8 +245,10 @@ func TestCycloneDXLicenseName(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := d.Components[0].Licenses
-	if len(l) != 1 || l[0].License.ID != "" || l[0].License.Name != "CUDA Toolkit" || l[0].License.Text.Content != "NVIDIA Software License Agreement\n" ||
-		len(l[0].License.Properties) != 1 || l[0].License.Properties[0].Name != "debredist:license_ref" ||
+	if len(l) != 1 || l[0].License.ID != "" || l[0].License.Name != "CUDA Toolkit" ||
+		l[0].License.Text.Content != "NVIDIA Software License Agreement\n" ||
+		len(l[0].License.Properties) != 1 ||
+		l[0].License.Properties[0].Name != "debredist:license_ref" ||
 		l[0].License.Properties[0].Value != licenseRef(sampleInput().Releases[0].Components[0].License) {
 		t.Errorf("licenses: %+v", l)
 	}

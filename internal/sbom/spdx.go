@@ -40,7 +40,8 @@ func spdxDoc(in *Input) ([]byte, error) {
 		CreationInfo: &spdx.CreationInfo{
 			Creators: []common.Creator{{CreatorType: "Tool", Creator: idChars(in.Tool)}},
 			Created:  in.Created.UTC().Format(time.RFC3339),
-			CreatorComment: "Generated from the manifests, provenance sidecars, LICENSE files and archives of a debredist output directory; " +
+			CreatorComment: "Generated from the manifests, provenance sidecars, LICENSE files and archives of a debredist " +
+				"output directory; " +
 				"license texts are those found in the debs' copyright files, as merged into each component's LICENSE.txt.",
 		},
 	}
@@ -68,12 +69,16 @@ func spdxDoc(in *Input) ([]byte, error) {
 			cpe := releaseCPE(r)
 			if !licIDs[lic] {
 				licIDs[lic] = true
-				doc.OtherLicenses = append(doc.OtherLicenses, &spdx.OtherLicense{LicenseIdentifier: lic, ExtractedText: c.License.Text, LicenseName: c.License.Name,
-					LicenseComment: "NVIDIA's license text as found in the debs' copyright files (merged by debredist into the component's LICENSE.txt)."})
+				doc.OtherLicenses = append(
+					doc.OtherLicenses,
+					&spdx.OtherLicense{LicenseIdentifier: lic, ExtractedText: c.License.Text, LicenseName: c.License.Name,
+						LicenseComment: "NVIDIA's license text as found in the debs' copyright files (merged by debredist into the " +
+							"component's LICENSE.txt)."},
+				)
 			}
 			pkgID := common.ElementID(ids.id("Package-" + idChars(c.PName+"-"+c.Version+"-"+c.Platform)))
-			if c.Variant != "" {
-				pkgID = common.ElementID(ids.id("Package-" + idChars(c.PName+"-"+c.Version+"-"+c.Platform+"-cuda"+c.Variant)))
+			if c.CUDAVariant != "" {
+				pkgID = common.ElementID(ids.id("Package-" + idChars(c.PName+"-"+c.Version+"-"+c.Platform+"-cuda"+c.CUDAVariant)))
 			}
 			pkg := &spdx.Package{
 				PackageName: c.PName, PackageSPDXIdentifier: pkgID, PackageVersion: c.Version,
@@ -81,8 +86,9 @@ func spdxDoc(in *Input) ([]byte, error) {
 				PackageDownloadLocation: noAssertion, FilesAnalyzed: false,
 				PackageChecksums:        []common.Checksum{{Algorithm: common.SHA256, Value: c.Archive.SHA256}},
 				PackageLicenseConcluded: noAssertion, PackageLicenseDeclared: lic, PackageCopyrightText: noAssertion,
-				PackageSummary:            c.Name,
-				PackageComment:            "Redistributable archive of " + r.Product + " " + r.Label + " (" + r.Manifest + "), built by debredist from the debs that GENERATE its archive file.",
+				PackageSummary: c.Name,
+				PackageComment: "Redistributable archive of " + r.Product + " " + r.Label + " (" + r.Manifest +
+					"), built by debredist from the debs that GENERATE its archive file.",
 				PackageExternalReferences: externalRefs(componentPURL(c), cpe),
 				PrimaryPackagePurpose:     "ARCHIVE",
 				ReleaseDate:               r.ReleaseDate + "T00:00:00Z",
@@ -117,7 +123,8 @@ func spdxDoc(in *Input) ([]byte, error) {
 						PackageDownloadLocation: loc, FilesAnalyzed: false,
 						PackageChecksums:        []common.Checksum{{Algorithm: common.SHA256, Value: d.SHA256}},
 						PackageLicenseConcluded: noAssertion, PackageLicenseDeclared: noAssertion, PackageCopyrightText: noAssertion,
-						PackageComment:            "Debian package of NVIDIA's Jetson repository (" + d.Filename + "), hashed by debredist as it read it.",
+						PackageComment: "Debian package of NVIDIA's Jetson repository (" + d.Filename +
+							"), hashed by debredist as it read it.",
 						PackageExternalReferences: externalRefs(debPURL(d), cpe),
 						PrimaryPackagePurpose:     "INSTALL",
 					})
@@ -129,9 +136,21 @@ func spdxDoc(in *Input) ([]byte, error) {
 			for _, s := range c.Stubs {
 				sid := common.ElementID(ids.id("File-" + idChars(c.Archive.Path+"-"+s.File.Path)))
 				fid := common.ElementID(ids.id("File-" + idChars(c.Archive.Path+"-"+s.From.Path)))
-				file(sid, "./"+c.Archive.Path+"/"+s.File.Path, s.File, []string{"BINARY"},
-					"Stub library synthesized by debredist from "+s.From.Path+" (SONAME "+s.SOName+"): the same exported symbols, to link against, never to run.")
-				file(fid, "./"+c.Archive.Path+"/"+s.From.Path, s.From, []string{"BINARY"}, "The library "+s.File.Path+" was synthesized from, from "+s.FromDeb+".")
+				file(
+					sid,
+					"./"+c.Archive.Path+"/"+s.File.Path,
+					s.File,
+					[]string{"BINARY"},
+					"Stub library synthesized by debredist from "+s.From.Path+" (SONAME "+s.SOName+
+						"): the same exported symbols, to link against, never to run.",
+				)
+				file(
+					fid,
+					"./"+c.Archive.Path+"/"+s.From.Path,
+					s.From,
+					[]string{"BINARY"},
+					"The library "+s.File.Path+" was synthesized from, from "+s.FromDeb+".",
+				)
 				rel(arID, sid, common.TypeRelationshipContains)
 				rel(arID, fid, common.TypeRelationshipContains)
 				rel(fid, sid, common.TypeRelationshipGenerates)
@@ -141,7 +160,13 @@ func spdxDoc(in *Input) ([]byte, error) {
 			}
 			for _, w := range c.Wheels {
 				wid := common.ElementID(ids.id("File-" + idChars(c.Archive.Path+"-"+w.File.Path)))
-				file(wid, "./"+c.Archive.Path+"/"+w.File.Path, w.File, []string{"ARCHIVE"}, "Python wheel built by debredist from the dist-packages trees of its debs.")
+				file(
+					wid,
+					"./"+c.Archive.Path+"/"+w.File.Path,
+					w.File,
+					[]string{"ARCHIVE"},
+					"Python wheel built by debredist from the dist-packages trees of its debs.",
+				)
 				rel(arID, wid, common.TypeRelationshipContains)
 				for _, d := range w.Debs {
 					if id, ok := debByName[d]; ok {
@@ -158,7 +183,11 @@ func spdxDoc(in *Input) ([]byte, error) {
 		return nil, err
 	}
 	sum := contentID(b.Bytes())
-	doc.DocumentNamespace = "https://spdx.org/spdxdocs/debredist-" + idChars(in.Releases[0].Profile) + "-" + hex.EncodeToString(sum[:16])
+	doc.DocumentNamespace = "https://spdx.org/spdxdocs/debredist-" + idChars(
+		in.Releases[0].Profile,
+	) + "-" + hex.EncodeToString(
+		sum[:16],
+	)
 	b.Reset()
 	if err := spdxjson.Write(doc, &b, spdxjson.Indent("  "), spdxjson.EscapeHTML(false)); err != nil {
 		return nil, err
@@ -169,9 +198,18 @@ func spdxDoc(in *Input) ([]byte, error) {
 // externalRefs are a package's external references: its purl, and its CPE
 // when its product has one.
 func externalRefs(purl, cpe string) []*spdx.PackageExternalReference {
-	r := []*spdx.PackageExternalReference{{Category: common.CategoryPackageManager, RefType: common.TypePackageManagerPURL, Locator: purl}}
+	r := []*spdx.PackageExternalReference{
+		{Category: common.CategoryPackageManager, RefType: common.TypePackageManagerPURL, Locator: purl},
+	}
 	if cpe != "" {
-		r = append(r, &spdx.PackageExternalReference{Category: common.CategorySecurity, RefType: common.TypeSecurityCPE23Type, Locator: cpe})
+		r = append(
+			r,
+			&spdx.PackageExternalReference{
+				Category: common.CategorySecurity,
+				RefType:  common.TypeSecurityCPE23Type,
+				Locator:  cpe,
+			},
+		)
 	}
 	return r
 }

@@ -17,12 +17,15 @@ func BinaryCorpus(dir string, size int64) error {
 		return nil
 	}
 	var srcs []string
-	for _, pat := range []string{"/usr/lib/x86_64-linux-gnu/*.so*", "/usr/lib/aarch64-linux-gnu/*.so*", "/usr/local/go/pkg/tool/*/*", "/usr/local/go/bin/*"} {
+	for _, pat := range []string{"/usr/lib/x86_64-linux-gnu/*.so*", "/usr/lib/aarch64-linux-gnu/*.so*",
+		"/usr/local/go/pkg/tool/*/*", "/usr/local/go/bin/*"} {
 		m, _ := filepath.Glob(pat)
 		srcs = append(srcs, m...)
 	}
 	sort.Strings(srcs)
-	os.RemoveAll(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
 		return err
 	}

@@ -1,6 +1,6 @@
 // Package testutil holds helpers shared by debredist's tests: finding the
-// real Debian tools the tests cross-check against, and telling whether the
-// long sweeps run.
+// real Debian tools the tests cross-check against, telling whether the
+// long sweeps run, and failing a test whose setup fails (Must).
 package testutil
 
 import (
@@ -10,6 +10,16 @@ import (
 	"syscall"
 	"testing"
 )
+
+// Must fails the test at once when a step that sets it up (writing a
+// fixture file, making a directory or a link, decoding what the test then
+// checks) returns an error: a test that set up silently wrong proves nothing.
+func Must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
 
 // RequireTool returns the path of an external tool such as dpkg-deb. When the
 // tool is missing the test is skipped with a message, or fails when the
@@ -64,8 +74,11 @@ func Main(m *testing.M, cleanup ...func()) {
 	code := func() int {
 		if os.Getenv("TMPDIR") == "" {
 			if dir, err := os.MkdirTemp("/dev/shm", "debredist-test-"); err == nil {
-				os.Setenv("TMPDIR", dir)
-				defer os.RemoveAll(dir)
+				defer func() { _ = os.RemoveAll(dir) }()
+				if err := os.Setenv("TMPDIR", dir); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					return 2
+				}
 			}
 		}
 		defer func() {

@@ -129,7 +129,7 @@ func Write(w io.Writer, m Meta, files []File) error {
 			return fmt.Errorf("wheel %s: %s: %w", m.FileName(), f.Path, err)
 		}
 		err = add(f.Path, mode, rc)
-		rc.Close()
+		_ = rc.Close()
 		if err != nil {
 			return err
 		}
@@ -142,7 +142,13 @@ func Write(w io.Writer, m Meta, files []File) error {
 	if gen == "" {
 		gen = "debredist"
 	}
-	whl := fmt.Sprintf("Wheel-Version: 1.0\nGenerator: %s\nRoot-Is-Purelib: false\nTag: %s-%s-%s\n", gen, m.PythonTag, m.ABITag, m.PlatformTag)
+	whl := fmt.Sprintf(
+		"Wheel-Version: 1.0\nGenerator: %s\nRoot-Is-Purelib: false\nTag: %s-%s-%s\n",
+		gen,
+		m.PythonTag,
+		m.ABITag,
+		m.PlatformTag,
+	)
 	if err := add(di+"/METADATA", 0o644, strings.NewReader(meta)); err != nil {
 		return err
 	}

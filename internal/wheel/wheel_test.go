@@ -22,12 +22,22 @@ func files(m map[string]string) []File {
 		if strings.HasSuffix(p, ".so") {
 			mode = 0o755
 		}
-		fs = append(fs, File{Path: p, Mode: mode, Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(c)), nil }})
+		fs = append(
+			fs,
+			File{Path: p, Mode: mode, Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(c)), nil }},
+		)
 	}
 	return fs
 }
 
-var meta = Meta{Name: "tensorrt_lean", Version: "10.3.0", PythonTag: "cp310", ABITag: "none", PlatformTag: "linux_aarch64", Summary: "TensorRT lean runtime"}
+var meta = Meta{
+	Name:        "tensorrt_lean",
+	Version:     "10.3.0",
+	PythonTag:   "cp310",
+	ABITag:      "none",
+	PlatformTag: "linux_aarch64",
+	Summary:     "TensorRT lean runtime",
+}
 
 var content = map[string]string{
 	"tensorrt_lean/__init__.py":        "from .tensorrt_lean import *\n",
@@ -62,7 +72,7 @@ func TestWheel(t *testing.T) {
 		names = append(names, f.Name)
 		rc, _ := f.Open()
 		got[f.Name], _ = io.ReadAll(rc)
-		rc.Close()
+		_ = rc.Close()
 		if !f.Modified.Equal(MTime) {
 			t.Errorf("%s: mtime %v", f.Name, f.Modified)
 		}
@@ -74,8 +84,14 @@ func TestWheel(t *testing.T) {
 			t.Errorf("%s: mode %v, want %v", f.Name, f.Mode(), want)
 		}
 	}
-	wantNames := []string{"tensorrt_lean/__init__.py", "tensorrt_lean/sub/helper, odd.py", "tensorrt_lean/tensorrt_lean.so",
-		"tensorrt_lean-10.3.0.dist-info/METADATA", "tensorrt_lean-10.3.0.dist-info/WHEEL", "tensorrt_lean-10.3.0.dist-info/RECORD"}
+	wantNames := []string{
+		"tensorrt_lean/__init__.py",
+		"tensorrt_lean/sub/helper, odd.py",
+		"tensorrt_lean/tensorrt_lean.so",
+		"tensorrt_lean-10.3.0.dist-info/METADATA",
+		"tensorrt_lean-10.3.0.dist-info/WHEEL",
+		"tensorrt_lean-10.3.0.dist-info/RECORD",
+	}
 	if strings.Join(names, "|") != strings.Join(wantNames, "|") {
 		t.Errorf("entries %q, want %q", names, wantNames)
 	}
@@ -90,7 +106,8 @@ func TestWheel(t *testing.T) {
 			t.Errorf("RECORD lacks the hash of %s:\n%s", name, rec)
 		}
 	}
-	if !strings.Contains(rec, `"tensorrt_lean/sub/helper, odd.py"`) || !strings.HasSuffix(rec, "tensorrt_lean-10.3.0.dist-info/RECORD,,\n") {
+	if !strings.Contains(rec, `"tensorrt_lean/sub/helper, odd.py"`) ||
+		!strings.HasSuffix(rec, "tensorrt_lean-10.3.0.dist-info/RECORD,,\n") {
 		t.Errorf("RECORD quoting or last line wrong:\n%s", rec)
 	}
 }
@@ -104,8 +121,16 @@ func TestWheelRejects(t *testing.T) {
 		{meta, map[string]string{"../x.py": ""}, "invalid path"},
 		{meta, map[string]string{"tensorrt_lean-10.3.0.dist-info/RECORD": ""}, "inside the generated"},
 		{meta, nil, "no files"},
-		{Meta{Name: "a b", Version: "1", PythonTag: "cp3", ABITag: "none", PlatformTag: "any"}, map[string]string{"a.py": ""}, "invalid distribution name"},
-		{Meta{Name: "a", Version: "1.0-1", PythonTag: "cp3", ABITag: "none", PlatformTag: "any"}, map[string]string{"a.py": ""}, "invalid version"},
+		{
+			Meta{Name: "a b", Version: "1", PythonTag: "cp3", ABITag: "none", PlatformTag: "any"},
+			map[string]string{"a.py": ""},
+			"invalid distribution name",
+		},
+		{
+			Meta{Name: "a", Version: "1.0-1", PythonTag: "cp3", ABITag: "none", PlatformTag: "any"},
+			map[string]string{"a.py": ""},
+			"invalid version",
+		},
 	} {
 		err := Write(io.Discard, tc.m, files(tc.files))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -138,8 +163,21 @@ func TestPipInstalls(t *testing.T) {
 		t.Error(err)
 	}
 	// The wrong Python version is refused: the tag is real.
-	cmd = exec.Command(pip, "install", "--no-deps", "--no-index", "--target", filepath.Join(dir, "other"), "--platform", "linux_aarch64",
-		"--only-binary=:all:", "--python-version", "3.8", "--disable-pip-version-check", whl)
+	cmd = exec.Command(
+		pip,
+		"install",
+		"--no-deps",
+		"--no-index",
+		"--target",
+		filepath.Join(dir, "other"),
+		"--platform",
+		"linux_aarch64",
+		"--only-binary=:all:",
+		"--python-version",
+		"3.8",
+		"--disable-pip-version-check",
+		whl,
+	)
 	if out, err := cmd.CombinedOutput(); err == nil {
 		t.Errorf("pip installed a cp310 wheel for Python 3.8:\n%s", out)
 	}

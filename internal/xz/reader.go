@@ -241,7 +241,7 @@ func (x *reader) index() error {
 		if !bytes.Equal(b, []byte{0, 0, 0, 0}) {
 			break
 		}
-		x.r.Discard(4)
+		_, _ = x.r.Discard(4) // the 4 bytes peeked above
 	}
 	return x.streamHeader()
 }

@@ -15,7 +15,16 @@ import (
 func TestMain(m *testing.M) { testutil.Main(m) }
 
 func TestDictSize(t *testing.T) {
-	for code, want := range map[byte]int64{0: 4 << 10, 1: 6 << 10, 16: 1 << 20, 22: 8 << 20, 28: 64 << 20, 29: 96 << 20, 39: 3 << 30, 40: 1<<32 - 1} {
+	for code, want := range map[byte]int64{
+		0:  4 << 10,
+		1:  6 << 10,
+		16: 1 << 20,
+		22: 8 << 20,
+		28: 64 << 20,
+		29: 96 << 20,
+		39: 3 << 30,
+		40: 1<<32 - 1,
+	} {
 		if got, err := DictSize(code); err != nil || got != want {
 			t.Errorf("DictSize(%d) = %d, %v; want %d", code, got, err, want)
 		}

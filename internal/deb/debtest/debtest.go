@@ -157,7 +157,7 @@ func Compress(compression string, b []byte) ([]byte, error) {
 			return nil, fmt.Errorf("debtest: zstd: %w", err)
 		}
 		if _, err := w.Write(b); err != nil {
-			w.Close()
+			_ = w.Close()
 			return nil, fmt.Errorf("debtest: zstd: %w", err)
 		}
 		if err := w.Close(); err != nil {
@@ -422,7 +422,7 @@ func (d *Deb) BuildDataTar() ([]byte, error) {
 			Uname: "root", Gname: "root", Format: format,
 			Devmajor: f.Devmajor, Devminor: f.Devminor,
 		}
-		if typ == tar.TypeReg || typ == tar.TypeRegA {
+		if typ == tar.TypeReg {
 			h.Size = int64(len(f.Body))
 		}
 		if f.Size != 0 {

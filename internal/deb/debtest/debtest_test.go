@@ -15,7 +15,8 @@ import (
 
 func sample(comp string) Deb {
 	return Deb{
-		Control:     "Package: cuda-nvcc-12-6\nVersion: 12.6.68-1\nArchitecture: arm64\nMaintainer: cudatools <cudatools@nvidia.com>\nDescription: CUDA nvcc",
+		Control: "Package: cuda-nvcc-12-6\nVersion: 12.6.68-1\nArchitecture: arm64\n" +
+			"Maintainer: cudatools <cudatools@nvidia.com>\nDescription: CUDA nvcc",
 		Compression: comp,
 		AddParents:  true,
 		MD5Sums:     true,

@@ -18,10 +18,22 @@ import (
 
 func main() {
 	out := flag.String("out", "", "output directory (required)")
-	suites := flag.String("suites", strings.Join(mirrorgen.SampleSuites(), ","), "comma-separated L4T suites; available: "+strings.Join(mirrorgen.Suites(), ","))
-	indexes := flag.String("indexes", "Packages,Packages.gz,Packages.xz,Release", "comma-separated index files to write (Packages, Packages.gz, Packages.xz, Release)")
+	suites := flag.String(
+		"suites",
+		strings.Join(mirrorgen.SampleSuites(), ","),
+		"comma-separated L4T suites; available: "+strings.Join(mirrorgen.Suites(), ","),
+	)
+	indexes := flag.String(
+		"indexes",
+		"Packages,Packages.gz,Packages.xz,Release",
+		"comma-separated index files to write (Packages, Packages.gz, Packages.xz, Release)",
+	)
 	dpkg := flag.Bool("dpkg-deb", false, "build debs with dpkg-deb --build instead of the built-in builder")
-	clean := flag.Bool("clean", false, "remove the output directory's repo trees first (only directories containing dists/)")
+	clean := flag.Bool(
+		"clean",
+		false,
+		"remove the output directory's repo trees first (only directories containing dists/)",
+	)
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
 		flag.Usage()

@@ -11,10 +11,19 @@ in
 builtins.listToAttrs (map (n: { name = n; value = out n; }) [
   "cuda_cccl" "cuda_cuobjdump" "cuda_cuxxfilt" "cuda_documentation" "cuda_nvdisasm" "cuda_nvprune"
   "cuda_profiler_api" "cuda_sanitizer_api" "cuda_crt" "cuda_ctadvisor" "cuda_culibos" "cuda_sandbox_dev"
-  "cuda_tileiras" "libcuobjclient" "libnvptxcompiler" "libnvvm" "libnvfatbin"
+  "cuda_tileiras" "libcuobjclient" "libnvptxcompiler" "libnvvm"
 ]) // builtins.listToAttrs (map (n: { name = n; value = library n; }) [
   "libcublas" "libcufft" "libcurand" "libnpp" "libnvjpeg" "cuda_nvrtc" "libnvjitlink"
 ]) // {
+  # packages/libnvfatbin.nix at the generation jetpack-nixos pins
+  # (4aa6836a): one output, and the stubs hook ("Includes stubs": NVIDIA's
+  # archive has lib/stubs), so an archive without lib/stubs fails the
+  # stubs check.
+  libnvfatbin = { buildRedist }: buildRedist {
+    redistName = "cuda"; pname = "libnvfatbin";
+    outputs = [ "out" ];
+    includeRemoveStubsFromRunpathHook = true;
+  };
   # packages/cuda_cudart.nix (024ef1dc3076208119baaee8a2babec574573291):
   # the .pc files lose cudaroot= and link the driver's directory; the cuda-
   # ones take their libdir from the stubs; postInstall needs lib/stubs and

@@ -1,5 +1,0 @@
-package deb
-
-import "time"
-
-var timeZero = time.Unix(0, 0)
