@@ -15,7 +15,9 @@ import (
 // command starts with a command word: debredist, go, export, nix, nix-*,
 // scripts/…, or an environment assignment) of the README section that
 // starts at the heading line, up to the next heading of the same or a
-// higher level; each block is its commands, continuation lines joined.
+// higher level; each block is its commands, continuation lines joined. A
+// block that starts with "# needs: …" says what it needs beyond this
+// machine (a remote builder, a served cache) and is not returned.
 func readmeBlocks(t *testing.T, readme, heading string) [][]string {
 	t.Helper()
 	lines := strings.Split(readme, "\n")
@@ -52,6 +54,12 @@ func readmeBlocks(t *testing.T, readme, heading string) [][]string {
 			continue
 		}
 		cmd := cont + strings.TrimSpace(l)
+		if strings.HasPrefix(cmd, "# needs:") {
+			// a block that says what it needs beyond this machine (a
+			// remote builder, a served cache): not run here
+			shell = false
+			continue
+		}
 		if strings.HasSuffix(cmd, `\`) {
 			cont = strings.TrimSuffix(cmd, `\`)
 			continue
