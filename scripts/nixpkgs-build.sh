@@ -180,25 +180,7 @@ EOF
 cat >"$work/cell.sh" <<'EOF'
 set -u
 name=$1 cap=$2 dest=$3
-# The package, capability and set are arguments (--argstr), never Nix
-# syntax; the checkouts and the overlay file are paths the script made
-# absolute.
-expr="{ name, cap, set }: let
-  pkgs = import $NIXPKGS {
-    system = \"aarch64-linux\";
-    config = ($CONFIG) cap;
-    overlays = $OVERLAYS;
-  };
-  p = builtins.getAttr name (builtins.getAttr set pkgs);
-  fetched = if p.src ? src then p.src.src else p.src; # inside srcOnly, as buildRedist makes it
-in
-if p == null then { drv = \"null\"; src = \"\"; outputs = [ ]; }
-else {
-  drv = p.drvPath;
-  src = if p.src == null then \"none\" else toString (fetched.url or fetched.urls or fetched);
-  outputs = map (o: o + \"=\" + (builtins.getAttr o p).outPath) p.outputs;
-}"
-if ! nix-instantiate --eval --strict --json --read-write-mode --argstr name "$name" --argstr cap "$cap" --argstr set "$SET" --expr "$expr" >"$dest.json" 2>"$dest.err"; then
+if ! nix-instantiate --eval --strict --json --read-write-mode --argstr name "$name" --argstr cap "$cap" --argstr set "$SET" "$WORK/cell.nix" >"$dest.json" 2>"$dest.err"; then
 	echo eval-error >"$dest.status"
 	exit 0
 fi
@@ -232,7 +214,7 @@ sh "$WORK/check.sh" "$dest.problems" "$WORK/allowed" $(cat "$dest.outputs")
 if [ -s "$dest.problems" ]; then echo problems >"$dest.status"; else echo built >"$dest.status"; fi
 EOF
 
-export NIXPKGS="$nixpkgs" OVERLAYS="$overlays" SET="$set" CONFIG="$config" FROM="$from" WORK="$work"
+export SET="$set" FROM="$from" WORK="$work"
 xargs -P "${JOBS:-1}" -L 1 sh -c 'sh "$0/cell.sh" "$1" "$2" "$0/cells/$3"' "$work" <"$work/jobs"
 
 # first_error FILE: the line of a build log that says what went wrong: the

@@ -8,8 +8,9 @@
 # Sets: nixpkgs jetpack legacy out (absolute), debredist, work (a temporary
 # directory removed on exit), set (cudaPackages_X_Y), caps, overlays (Nix
 # text: a list of overlays), from (what every source must start with),
-# route, and $work/verify.json, $work/printed.nix, $work/jobs ("pname cap n"
-# per line). Defines expected_reason.
+# route, and $work/verify.json, $work/printed.nix, $work/cell.nix (what one
+# cell evaluates), $work/jobs ("pname cap n" per line). Defines
+# expected_reason and nix_error.
 case $# in
 2) nixpkgs=$1 jetpack= legacy= out=$2 ;;
 3) nixpkgs=$1 jetpack=$2 legacy= out=$3 ;;
@@ -128,6 +129,29 @@ if [ "$route" = manifests-only ] && [ "${DEBREDIST_ACCEPT_INSECURE:-}" = 1 ]; th
 	insecureConfig="allowInsecurePredicate = p: builtins.match \"cuda[0-9.]+-tensorrt-.*\" (p.name or \"\") != null;"
 fi
 config="cap: { allowUnfree = true; cudaSupport = true; cudaCapabilities = [ cap ]; $insecureConfig }"
+
+# What a cell evaluates ($work/cell.nix, a function of its arguments): the
+# package's derivation, where its source comes from and its outputs'
+# store paths (null for a package an overlay sets to null). The package,
+# capability and set are arguments (--argstr), never Nix syntax; the
+# checkouts and the overlay files are paths this script made absolute.
+cat >"$work/cell.nix" <<EOF
+{ name, cap, set }: let
+  pkgs = import $nixpkgs {
+    system = "aarch64-linux";
+    config = ($config) cap;
+    overlays = $overlays;
+  };
+  p = builtins.getAttr name (builtins.getAttr set pkgs);
+  fetched = if p.src ? src then p.src.src else p.src; # inside srcOnly, as buildRedist makes it
+in
+if p == null then { drv = "null"; src = ""; outputs = [ ]; }
+else {
+  drv = p.drvPath;
+  src = if p.src == null then "none" else toString (fetched.url or fetched.urls or fetched);
+  outputs = map (o: o + "=" + (builtins.getAttr o p).outPath) p.outputs;
+}
+EOF
 
 # The cells: every package OUT provides (or PACKAGES), on every device.
 mkdir "$work/cells"

@@ -46,27 +46,13 @@ set -eu
 cat >"$work/cell.sh" <<'EOF'
 set -u
 name=$1 cap=$2 dest=$3
-# The package, capability and set are arguments (--argstr), never Nix
-# syntax; the checkouts and the overlay file are paths this script made
-# absolute.
-expr="{ name, cap, set }: let
-  pkgs = import $NIXPKGS {
-    system = \"aarch64-linux\";
-    config = ($CONFIG) cap;
-    overlays = $OVERLAYS;
-  };
-  p = builtins.getAttr name (builtins.getAttr set pkgs);
-  fetched = if p.src ? src then p.src.src else p.src; # inside srcOnly, as buildRedist makes it
-in
-if p == null then { drv = \"null\"; src = \"\"; }
-else { drv = p.drvPath; src = if p.src == null then \"none\" else toString (fetched.url or fetched.urls or fetched); }"
-if nix-instantiate --eval --strict --json --argstr name "$name" --argstr cap "$cap" --argstr set "$SET" --expr "$expr" >"$dest.json" 2>"$dest.err"; then
+if nix-instantiate --eval --strict --json --argstr name "$name" --argstr cap "$cap" --argstr set "$SET" "$WORK/cell.nix" >"$dest.json" 2>"$dest.err"; then
 	echo ok >"$dest.status"
 else
 	echo error >"$dest.status"
 fi
 EOF
-export NIXPKGS="$nixpkgs" OVERLAYS="$overlays" SET="$set" CONFIG="$config"
+export SET="$set" WORK="$work"
 xargs -P "${JOBS:-2}" -L 1 sh -c 'sh "$0/cell.sh" "$1" "$2" "$0/cells/$3"' "$work" <"$work/jobs"
 
 ok=0 expected=0 failed=0 foreign=0

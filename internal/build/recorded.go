@@ -63,19 +63,7 @@ func Recorded(
 	if err != nil {
 		return err
 	}
-	pkg := plan.Package{
-		PName:       rec.PName,
-		Product:     rec.Product,
-		Platform:    rec.Platform,
-		CUDAVariant: rec.CUDAVariant,
-		Version:     rec.Version,
-	}
-	for _, d := range rec.Debs {
-		pkg.Debs = append(
-			pkg.Debs,
-			apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size},
-		)
-	}
+	pkg := RecordedPackage(rec)
 	staged := filepath.Join(tmp, "archive")
 	r, err := Package(
 		ctx,
@@ -105,6 +93,26 @@ func Recorded(
 		)
 	}
 	return copyFile(staged, out)
+}
+
+// RecordedPackage is the redist package a provenance record describes: its
+// identity and its debs as they were listed (a record carries no name or
+// license).
+func RecordedPackage(rec *redist.Archive) plan.Package {
+	pkg := plan.Package{
+		PName:       rec.PName,
+		Product:     rec.Product,
+		Platform:    rec.Platform,
+		CUDAVariant: rec.CUDAVariant,
+		Version:     rec.Version,
+	}
+	for _, d := range rec.Debs {
+		pkg.Debs = append(
+			pkg.Debs,
+			apt.Package{Repo: d.Repo, Name: d.Package, Version: d.Version, Filename: d.Filename, SHA256: d.SHA256, Size: d.Size},
+		)
+	}
+	return pkg
 }
 
 // RecordOf returns the record of prov's archive whose relative_path is

@@ -205,28 +205,8 @@ func releaseFromOut(out, ref, suite string) (*reldiff.Input, error) {
 		if r.Profile.Name == "" {
 			r.Profile = p.Profile
 		}
-		for _, a := range p.Archives {
-			pkg := plan.Package{
-				PName:       a.PName,
-				Product:     a.Product,
-				Version:     a.Version,
-				Platform:    a.Platform,
-				CUDAVariant: a.CUDAVariant,
-			}
-			for _, d := range a.Debs {
-				pkg.Debs = append(
-					pkg.Debs,
-					apt.Package{
-						Repo:     d.Repo,
-						Name:     d.Package,
-						Version:  d.Version,
-						Filename: d.Filename,
-						SHA256:   d.SHA256,
-						Size:     d.Size,
-					},
-				)
-			}
-			r.Packages = append(r.Packages, pkg)
+		for i := range p.Archives {
+			r.Packages = append(r.Packages, build.RecordedPackage(&p.Archives[i]))
 		}
 	}
 	return r, nil

@@ -192,24 +192,14 @@ func describe(file string, data []byte, t reflect.Type, err error) error {
 				msg += " (known here: " + strings.Join(fields, ", ") + ")"
 			}
 			return At(file, data, off, "%s", msg)
-		case sem.Err != nil && sem.JSONKind != 0 && sem.GoType != nil && isSyntaxOfNumber(sem.Err):
-			return At(
-				file,
-				data,
-				off,
-				"%s: want %s, got %s",
-				fieldName(t, sem.JSONPointer),
-				Kind(sem.GoType),
-				kindOf(sem.JSONKind, sem.JSONValue),
-			)
-		case sem.Err != nil:
+		case sem.Err != nil && (sem.JSONKind == 0 || sem.GoType == nil || !isSyntaxOfNumber(sem.Err)):
 			// an UnmarshalJSON method's own error: its words, located
 			var inner *Error
 			if errors.As(sem.Err, &inner) {
 				return At(file, data, off, "%s", inner.Msg)
 			}
 			return At(file, data, off, "%s", sem.Err)
-		case sem.GoType != nil:
+		case sem.GoType != nil: // a value of the wrong kind (a malformed number included)
 			return At(
 				file,
 				data,
