@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/debredist/debredist/debredist/entry"
+	"github.com/debredist/debredist/debredist/profile"
 	"github.com/debredist/debredist/debredist/redist"
 	"github.com/debredist/debredist/internal/archive"
 	"github.com/debredist/debredist/internal/files"
@@ -242,41 +243,6 @@ func TestNixSnippet(t *testing.T) {
 			manifests: []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp("__functor", "12.6.68", "n.tar.xz"))},
 			wantErr:   `component "__functor": not a redist package name`,
 		},
-		// issue 37: names nixpkgs' CUDA package set uses for itself are
-		// never handed to it as packages
-		{
-			name: "component named lib", subdir: "out",
-			manifests: []*redist.Manifest{
-				nixManifest(
-					"cuda",
-					"12.6.68",
-					plainComp("lib", "12.6.68", "lib/linux-aarch64/lib-linux-aarch64-12.6.68-archive.tar.xz"),
-				),
-			},
-			wantErr: `component "lib": not a redist package name`,
-		},
-		{
-			name: "component named flags", subdir: "out",
-			manifests: []*redist.Manifest{
-				nixManifest(
-					"cuda",
-					"12.6.68",
-					plainComp("flags", "12.6.68", "flags/linux-aarch64/flags-linux-aarch64-12.6.68-archive.tar.xz"),
-				),
-			},
-			wantErr: `component "flags": not a redist package name`,
-		},
-		{
-			name: "component named type", subdir: "out",
-			manifests: []*redist.Manifest{
-				nixManifest(
-					"cuda",
-					"12.6.68",
-					plainComp("type", "12.6.68", "type/linux-aarch64/type-linux-aarch64-12.6.68-archive.tar.xz"),
-				),
-			},
-			wantErr: `component "type": not a redist package name`,
-		},
 		// issue 37: a NUL cuts the string in Nix's builtins.fromJSON
 		{
 			name: "NUL in a version", subdir: "out",
@@ -345,6 +311,22 @@ func TestNixSnippet(t *testing.T) {
 			tc.check(t, d, got, out)
 			checkNixParses(t, got.Text)
 		})
+	}
+}
+
+// TestNixRefusesReservedNames (issue 37): no name nixpkgs' CUDA package
+// set uses for itself (profile.ReservedNames, and the "_" class) is ever
+// handed to it as a package: Nix refuses a manifest component of that name.
+func TestNixRefusesReservedNames(t *testing.T) {
+	for _, name := range append(slices.Clone(profile.ReservedNames), "_cuda") {
+		out := t.TempDir()
+		rel := name + "/linux-aarch64/" + name + "-linux-aarch64-12.6.68-archive.tar.xz"
+		writeNixTree(t, out, []*redist.Manifest{nixManifest("cuda", "12.6.68", plainComp(name, "12.6.68", rel))}, nil)
+		_, err := Nix(context.Background(), out, NixOptions{})
+		want := `component "` + name + `": not a redist package name`
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("component %s: Nix error = %v, want one containing %q", name, err, want)
+		}
 	}
 }
 

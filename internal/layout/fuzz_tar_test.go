@@ -117,32 +117,13 @@ func FuzzLayoutTar(f *testing.F) {
 		}
 		f.Add(b, uint8(i*3+1))
 	}
-	pnames := []string{
-		"cuda_cudart",
-		"libcublas",
-		"cudnn",
-		"tensorrt",
-		"cuda_cupti",
-		"libcufile",
-		"cuda_compat",
-		"cuda_nvcc",
-	}
-	engines := []*Engine{engine(f, "5"), engine(f, "6"), engine(f, "7")}
+	layOut := fuzzLayOut(f)
 	f.Fuzz(func(t *testing.T, stream []byte, sel uint8) {
 		content := map[string][]byte{}
 		ins := tarInputs(stream, content)
 		if ins == nil {
 			return
 		}
-		e := engines[int(sel)%len(engines)]
-		pname := pnames[int(sel/3)%len(pnames)]
-		tr, err := e.Build(pname, ins, func(ref string) ([]byte, error) { return content[ref], nil })
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("empty error message")
-			}
-			return
-		}
-		checkTree(t, tr)
+		layOut(t, ins, sel, func(ref string) ([]byte, error) { return content[ref], nil })
 	})
 }

@@ -138,23 +138,23 @@ func FuzzLayout(f *testing.F) {
 		f.Add(s, uint8(0))
 	}
 	f.Add("f0usr/include/NvInfer.h|x\nf0usr/src/tensorrt/bin/trtexec|t", uint8(3))
+	read := func(ref string) ([]byte, error) { return []byte("license of " + ref), nil }
+	layOut := fuzzLayOut(f)
+	f.Fuzz(func(t *testing.T, data string, sel uint8) { layOut(t, fuzzInputs(data), sel, read) })
+}
+
+// fuzzLayOut returns what every layout fuzz target does with its inputs:
+// lay them out as one of eight packages by JetPack 5's, 6's or 7's engine
+// (sel chooses both), then check the tree, or that the error says
+// something.
+func fuzzLayOut(f *testing.F) func(t *testing.T, ins []Input, sel uint8, read func(string) ([]byte, error)) {
 	pnames := []string{
-		"cuda_cudart",
-		"libcublas",
-		"cudnn",
-		"tensorrt",
-		"cuda_cupti",
-		"libcufile",
-		"cuda_compat",
-		"cuda_nvcc",
+		"cuda_cudart", "libcublas", "cudnn", "tensorrt", "cuda_cupti", "libcufile", "cuda_compat", "cuda_nvcc",
 	}
 	engines := []*Engine{engine(f, "5"), engine(f, "6"), engine(f, "7")}
-	read := func(ref string) ([]byte, error) { return []byte("license of " + ref), nil }
-	f.Fuzz(func(t *testing.T, data string, sel uint8) {
-		ins := fuzzInputs(data)
-		e := engines[int(sel)%len(engines)]
-		pname := pnames[int(sel/3)%len(pnames)]
-		tr, err := e.Build(pname, ins, read)
+	return func(t *testing.T, ins []Input, sel uint8, read func(string) ([]byte, error)) {
+		t.Helper()
+		tr, err := engines[int(sel)%len(engines)].Build(pnames[int(sel/3)%len(pnames)], ins, read)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("empty error message")
@@ -162,5 +162,5 @@ func FuzzLayout(f *testing.F) {
 			return
 		}
 		checkTree(t, tr)
-	})
+	}
 }
